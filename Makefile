@@ -1,0 +1,101 @@
+# vsc: top-level build. `make` builds build/vsc, build/libvsc.a, build/libvsc.so.
+# Parts owned by other folders add themselves through the *.mk fragments
+# included at the end (capture, LTTng, tests, bench, arm64).
+
+CC        ?= cc
+BUILD     ?= build
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+VERSION   := 0.1.0
+SONAME    := libvsc.so.0
+
+WARN      := -Wall -Wextra -Werror
+CFLAGS    ?= -O2 -g
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -Iuserspace/lib $(EXTRA_CFLAGS)
+LDFLAGS   ?=
+LDLIBS_LIB = -lm
+LDLIBS_LIB_SAT ?=
+
+LIB_SRC   := $(wildcard userspace/lib/*.c)
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_SRC   := $(wildcard userspace/cli/*.c)
+CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+
+# Fragments append to these.
+CLI_EXTRA_OBJ  :=
+CLI_EXTRA_LIBS :=
+LIB_EXTRA_OBJ  :=
+ALL_EXTRA      :=
+CHECK_EXTRA    :=
+INSTALL_EXTRA  :=
+UNINSTALL_EXTRA :=
+CLEAN_EXTRA    :=
+
+.PHONY: all check demo install uninstall clean format fuzz bench
+.DEFAULT_GOAL := all
+
+# ---- fragments (they append to the lists above) ---------------------------
+include tests/tests.mk
+-include bpf/bpf.mk
+-include userspace/lttng/lttng.mk
+-include bench/bench.mk
+-include scripts/arm64.mk
+
+
+all: $(BUILD)/vsc $(BUILD)/libvsc.a $(BUILD)/libvsc.so all-extra
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(BUILD)/libvsc.a: $(LIB_OBJ) $(LIB_EXTRA_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libvsc.so: $(LIB_OBJ) $(LIB_EXTRA_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB) $(LDLIBS_LIB_SAT)
+	ln -sf libvsc.so $(BUILD)/$(SONAME)
+
+$(BUILD)/vsc: $(CLI_OBJ) $(CLI_EXTRA_OBJ) $(BUILD)/libvsc.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(CLI_EXTRA_OBJ) $(BUILD)/libvsc.a \
+		$(CLI_EXTRA_LIBS) $(LDLIBS_LIB) $(LDLIBS_LIB_SAT) -lpthread
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# ---- demo: decide the bundled examples -----------------------------------
+demo: all
+	@scripts/demo.sh $(BUILD)/vsc
+
+# ---- install ----------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include/vsc $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/vsc $(DESTDIR)$(PREFIX)/bin/vsc
+	install -m 644 $(BUILD)/libvsc.a $(DESTDIR)$(PREFIX)/lib/libvsc.a
+	install -m 755 $(BUILD)/libvsc.so $(DESTDIR)$(PREFIX)/lib/libvsc.so.$(VERSION)
+	ln -sf libvsc.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libvsc.so
+	install -m 644 include/vsc/*.h $(DESTDIR)$(PREFIX)/include/vsc/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		-e 's|@LIBS_PRIVATE@|$(LDLIBS_LIB) $(LDLIBS_LIB_SAT)|g' \
+		docs/libvsc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libvsc.pc
+	install -m 644 docs/vsc*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+uninstall: $(UNINSTALL_EXTRA)
+	rm -f $(DESTDIR)$(PREFIX)/bin/vsc $(DESTDIR)$(PREFIX)/lib/libvsc.a \
+		$(DESTDIR)$(PREFIX)/lib/libvsc.so $(DESTDIR)$(PREFIX)/lib/$(SONAME) \
+		$(DESTDIR)$(PREFIX)/lib/libvsc.so.$(VERSION) \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/libvsc.pc
+	rm -rf $(DESTDIR)$(PREFIX)/include/vsc
+	for f in docs/vsc*.1; do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$${f#docs/}; done
+
+clean:
+	rm -rf $(BUILD) $(CLEAN_EXTRA)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+all-extra: $(ALL_EXTRA)
+.PHONY: all-extra
+check: all $(CHECK_EXTRA)
+install: $(INSTALL_EXTRA)

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvsc: decide whether an observed execution is sequentially consistent,
+ * and with how few preemptions.
+ *
+ * Conventions (as in libbpf): every public name starts with vsc_; handles are
+ * opaque; constructors return NULL and set errno on failure; other functions
+ * return 0 or a negative errno; *_free() accepts NULL; options structs start
+ * with their size so they can grow (use VSC_OPTS to declare one).
+ */
+#ifndef VSC_VSC_H
+#define VSC_VSC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VSC_VERSION "0.1.0"
+
+/* Declare an options struct with its size filled in:
+ *   VSC_OPTS(vsc_check_opts, opts, .preemptions = 2, .minimize = true); */
+#define VSC_OPTS(TYPE, NAME, ...) \
+	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
+
+struct vsc_trace;   /* a parsed file: one or more executions (segments) */
+struct vsc_program; /* one execution: threads of events */
+struct vsc_result;  /* the answer of vsc_check() */
+
+enum vsc_kind {
+	VSC_READ = 0,  /* reads value */
+	VSC_WRITE = 1, /* writes value */
+	VSC_RMW = 2,   /* reads value, writes new_value, indivisibly */
+};
+
+enum vsc_init {
+	VSC_INIT_NONE = 0,    /* no initial value: a read needs a write first */
+	VSC_INIT_KNOWN = 1,   /* init x 5 */
+	VSC_INIT_UNKNOWN = 2, /* init x ? */
+};
+
+enum vsc_verdict {
+	VSC_CONSISTENT = 0,
+	VSC_INCONSISTENT = 1,
+	VSC_UNKNOWN = 3, /* a limit stopped the search; the numbers match exit codes */
+};
+
+struct vsc_event {
+	uint32_t kind; /* enum vsc_kind */
+	uint32_t var;  /* index into the program's variables */
+	int64_t value; /* value read or written; for RMW the old value */
+	int64_t new_value; /* RMW only: the value written */
+};
+
+/* ---- parsing ---------------------------------------------------------- */
+
+/* Called once per problem found in the input, with a whole message of the
+ * form "FILE:LINE:COL: what is wrong" (no newline). */
+typedef void (*vsc_error_fn)(void *ctx, const char *message);
+
+struct vsc_parse_opts {
+	size_t sz;
+	const char *filename; /* used in messages; default "<input>" */
+	vsc_error_fn on_error; /* default: print to stderr */
+	void *error_ctx;
+	unsigned max_errors; /* stop after this many messages; 0 means 20 */
+};
+
+/* Parse a file ("-" reads standard input). On bad input, reports every
+ * problem through on_error and returns NULL with errno EINVAL; on I/O
+ * trouble returns NULL with the errno of the failure (ENOENT, EISDIR...). */
+struct vsc_trace *vsc_trace_parse_file(const char *path,
+				       const struct vsc_parse_opts *opts);
+struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
+					 const struct vsc_parse_opts *opts);
+struct vsc_trace *vsc_trace_parse_stream(FILE *stream,
+					 const struct vsc_parse_opts *opts);
+void vsc_trace_free(struct vsc_trace *trace);
+
+/* A file without `segment` lines holds exactly one program. */
+size_t vsc_trace_program_count(const struct vsc_trace *trace);
+const struct vsc_program *vsc_trace_program(const struct vsc_trace *trace,
+					    size_t index);
+/* Number of `# lost events: N` style loss reported in the header comments of
+ * a recorded trace (0 when none is reported). */
+uint64_t vsc_trace_lost_events(const struct vsc_trace *trace);
+
+/* ---- the program model ------------------------------------------------ */
+
+/* Segment name, or NULL for a program that is not a named segment. */
+const char *vsc_program_name(const struct vsc_program *prog);
+size_t vsc_program_thread_count(const struct vsc_program *prog);
+const char *vsc_program_thread_name(const struct vsc_program *prog, size_t thread);
+size_t vsc_program_thread_length(const struct vsc_program *prog, size_t thread);
+const struct vsc_event *vsc_program_events(const struct vsc_program *prog,
+					   size_t thread);
+size_t vsc_program_event_count(const struct vsc_program *prog);
+size_t vsc_program_var_count(const struct vsc_program *prog);
+const char *vsc_program_var_name(const struct vsc_program *prog, size_t var);
+/* Returns enum vsc_init; *value is set for VSC_INIT_KNOWN. */
+int vsc_program_var_init(const struct vsc_program *prog, size_t var, int64_t *value);
+/* The largest number of threads that write one variable. */
+size_t vsc_program_writers(const struct vsc_program *prog);
+/* Timestamp hint (@ts) of an event, or 0 when the trace has none. */
+uint64_t vsc_program_event_ts(const struct vsc_program *prog, size_t thread, size_t index);
+/* Line of the trace file the event came from (0 if built by the API). */
+uint32_t vsc_program_event_line(const struct vsc_program *prog, size_t thread,
+				size_t index);
+
+/* Build a program without a file (generators, tests, explanations). */
+struct vsc_program *vsc_program_new(void);
+void vsc_program_free(struct vsc_program *prog);
+/* Returns the thread index (>= 0) or a negative errno. */
+int vsc_program_add_thread(struct vsc_program *prog, const char *name);
+/* Returns the variable index (>= 0) or a negative errno. */
+int vsc_program_add_var(struct vsc_program *prog, const char *name);
+int vsc_program_set_init(struct vsc_program *prog, size_t var, enum vsc_init init,
+			 int64_t value);
+int vsc_program_append(struct vsc_program *prog, size_t thread,
+		       const struct vsc_event *ev, uint64_t ts);
+/* Write the program in the text format (init lines, then events thread by
+ * thread). */
+int vsc_program_write(const struct vsc_program *prog, FILE *out);
+
+/* ---- checking --------------------------------------------------------- */
+
+struct vsc_check_opts {
+	size_t sz;
+	bool bounded;       /* false (the zero default): no bound on preemptions */
+	unsigned long preemptions; /* with bounded: at most this many */
+	bool minimize;      /* find the least number of preemptions */
+	bool want_witness;  /* fill in the witness */
+	double timeout_s;   /* 0: no limit */
+	const char *solver; /* "auto" (NULL), "exact", or another solver's name */
+	size_t memory_limit; /* bytes of search state; 0: a default (half of RAM) */
+	bool progress;      /* progress lines on stderr for long work */
+};
+
+/* Decide prog. Returns 0 and a result (verdict may be VSC_UNKNOWN), or a
+ * negative errno (-EINVAL for bad options, -ENOMEM, -ENOENT for an unknown
+ * solver name). */
+int vsc_check(const struct vsc_program *prog, const struct vsc_check_opts *opts,
+	      struct vsc_result **result);
+
+enum vsc_verdict vsc_result_verdict(const struct vsc_result *res);
+/* Preemptions of the witness found (with minimize, the least possible);
+ * -1 when inconsistent or unknown. */
+long vsc_result_preemptions(const struct vsc_result *res);
+/* The witness: *threads gets an array of thread indices, one per event, in
+ * interleaving order (the i-th time thread t appears is its event i).
+ * Returns the length, 0 when there is none. */
+size_t vsc_result_witness(const struct vsc_result *res, const uint32_t **threads);
+/* Name of the solver that decided. */
+const char *vsc_result_solver(const struct vsc_result *res);
+/* Seconds spent deciding. */
+double vsc_result_time(const struct vsc_result *res);
+void vsc_result_free(struct vsc_result *res);
+
+/* Names of available solvers, NULL-terminated. */
+const char *const *vsc_solver_names(void);
+
+/* Check an interleaving on its own, by a path that shares nothing with the
+ * solvers: every event exactly once, program order kept, every read sees the
+ * last write (or the initial value), as CONTRACT.md section 2 defines.
+ * Returns 0 and sets *preemptions, or -EINVAL and (when why is not NULL)
+ * a short reason in why[0..why_len). */
+int vsc_witness_verify(const struct vsc_program *prog, const uint32_t *threads,
+		       size_t length, long *preemptions, char *why, size_t why_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VSC_VSC_H */

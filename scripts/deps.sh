@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install what vsc needs to build and test on Debian 12. Idempotent: it only
+# asks apt for what is missing. Runs as root, or through sudo when available.
+set -eu
+
+packages="make gcc libc6-dev pkg-config git ca-certificates
+  clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool linux-libc-dev
+  systemtap-sdt-dev libcmocka-dev libcadical-dev cadical
+  liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev
+  libcapstone-dev libdw-dev librsvg2-bin libxml2-utils
+  util-linux procps python3"
+
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing="$missing $p"
+done
+
+if [ -z "$missing" ]; then
+  echo "deps.sh: all packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "deps.sh: run as root (missing:$missing)" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update
+# shellcheck disable=SC2086
+$sudo apt-get install -y --no-install-recommends $missing
