@@ -1,6 +1,29 @@
-# Tests: unit (cmocka), CLI golden files, the sanitizer build, fuzzing.
-.PHONY: check-cli
-CHECK_EXTRA += check-cli
+# Tests: unit (cmocka, tests/unit/test_*.c), CLI golden files (tests/cli/),
+# the whole suite again under -fsanitize=address,undefined, and fuzzing.
+.PHONY: check-unit check-cli check-asan
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+UNIT_HELP := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
+
+CHECK_EXTRA += check-unit check-cli
+ifneq ($(VSC_NO_ASAN),1)
+CHECK_EXTRA += check-asan
+endif
+
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELP) $(BUILD)/libvsc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(UNIT_HELP) $(BUILD)/libvsc.a \
+		-lcmocka $(LDLIBS_LIB) $(LDLIBS_LIB_SAT) -lpthread
+
+check-unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 check-cli: $(BUILD)/vsc
 	@tests/cli/run.sh $(BUILD)/vsc
+
+# The same unit and CLI tests, built with the sanitizers into build/asan.
+check-asan:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan VSC_NO_ASAN=1 \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=address,undefined" check-unit check-cli

@@ -3,14 +3,46 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "commands.h"
 #include "vsc/vsc.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "check", cmd_check, "decide whether traces are sequentially consistent" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: vsc COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'vsc COMMAND --help' tells more; 'vsc --version' prints the version.\n");
+}
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("vsc %s\n", VSC_VERSION);
 		return 0;
 	}
-	fprintf(stderr, "usage: vsc COMMAND [ARGS]\n");
-	return 2;
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "vsc: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
 }

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* The one JSON writer of the CLI: compact, one object per line. */
+#ifndef VSC_CLI_JSON_H
+#define VSC_CLI_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSON_MAX_DEPTH 16
+
+struct json {
+	FILE *out;
+	int depth;
+	int count[JSON_MAX_DEPTH]; /* items written at each depth, for commas */
+};
+
+void json_init(struct json *j, FILE *out);
+void json_object_begin(struct json *j);
+void json_object_end(struct json *j);
+void json_array_begin(struct json *j);
+void json_array_end(struct json *j);
+/* In an object: the key of the next value. */
+void json_key(struct json *j, const char *key);
+void json_string(struct json *j, const char *s);
+void json_int(struct json *j, long long v);
+void json_uint(struct json *j, unsigned long long v);
+void json_double(struct json *j, double v);
+void json_bool(struct json *j, int v);
+void json_null(struct json *j);
+
+#endif

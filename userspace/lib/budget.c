@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "solver.h"
+
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+void budget_init(struct budget *b, const struct vsc_check_opts *opts)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	*b = (struct budget){ 0 };
+	clock_gettime(CLOCK_MONOTONIC, &b->started);
+	b->last_progress = b->started;
+	b->memory_limit = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 2 : (size_t)1 << 32;
+	if (opts->memory_limit)
+		b->memory_limit = opts->memory_limit;
+	b->progress = opts->progress;
+	if (opts->timeout_s > 0) {
+		double whole = (double)(long)opts->timeout_s;
+		b->deadline = b->started;
+		b->deadline.tv_sec += (time_t)whole;
+		b->deadline.tv_nsec += (long)((opts->timeout_s - whole) * 1e9);
+		if (b->deadline.tv_nsec >= 1000000000L) {
+			b->deadline.tv_sec++;
+			b->deadline.tv_nsec -= 1000000000L;
+		}
+	}
+}
+
+int budget_expired(struct budget *b)
+{
+	struct timespec now;
+
+	if ((++b->steps & 4095) != 0 || (b->deadline.tv_sec == 0 && !b->progress))
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (b->progress && seconds_between(&b->last_progress, &now) >= 1.0) {
+		b->last_progress = now;
+		fprintf(stderr, "vsc: %.0fs, %lu steps\n", seconds_between(&b->started, &now),
+			b->steps);
+	}
+	return b->deadline.tv_sec != 0 && seconds_between(&b->deadline, &now) >= 0;
+}
+
+void budget_progress(struct budget *b, const char *what, unsigned long long done,
+		     unsigned long long total)
+{
+	struct timespec now;
+
+	if (!b->progress)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (seconds_between(&b->last_progress, &now) < 1.0)
+		return;
+	b->last_progress = now;
+	fprintf(stderr, "vsc: %.0fs, %s %llu/%llu\n", seconds_between(&b->started, &now), what,
+		done, total);
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* vsc_check(): options -> query, pick a solver, time it, hand back a result. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+static const struct solver *const solvers[] = {
+	&exact_solver,
+};
+
+static const char *const solver_names[] = { "auto", "exact", NULL };
+
+const char *const *vsc_solver_names(void)
+{
+	return solver_names;
+}
+
+static const struct solver *solver_by_name(const char *name)
+{
+	if (!name || strcmp(name, "auto") == 0)
+		return &exact_solver;
+	for (size_t i = 0; i < sizeof(solvers) / sizeof(solvers[0]); i++)
+		if (strcmp(solvers[i]->name, name) == 0)
+			return solvers[i];
+	return NULL;
+}
+
+int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
+	      struct vsc_result **out)
+{
+	struct vsc_check_opts o = { .sz = sizeof(o) };
+	const struct solver *solver;
+	struct vsc_result *res;
+	struct query q;
+	struct budget b;
+	struct timespec t0, t1;
+	int err;
+
+	if (!p || !out)
+		return -EINVAL;
+	*out = NULL;
+	if (opts) {
+		if (opts->sz < offsetof(struct vsc_check_opts, preemptions) + sizeof(long))
+			return -EINVAL;
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+		o.sz = sizeof(o);
+	}
+	if (o.bounded && o.preemptions > (unsigned long)INT32_MAX)
+		o.bounded = false; /* more than any trace can use */
+	if (o.timeout_s < 0)
+		return -EINVAL;
+	solver = solver_by_name(o.solver);
+	if (!solver)
+		return -ENOENT;
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	q.bound = o.bounded ? (long)o.preemptions : -1;
+	q.minimize = o.minimize;
+	q.want_witness = o.want_witness || o.minimize;
+	budget_init(&b, &o);
+	res->preemptions = -1;
+	res->solver = solver->name;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = solver->solve(p, &q, &b, res);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->time_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (err) {
+		vsc_result_free(res);
+		return err;
+	}
+	*out = res;
+	return 0;
+}
+
+enum vsc_verdict vsc_result_verdict(const struct vsc_result *res)
+{
+	return res->verdict;
+}
+
+long vsc_result_preemptions(const struct vsc_result *res)
+{
+	return res->verdict == VSC_CONSISTENT ? res->preemptions : -1;
+}
+
+size_t vsc_result_witness(const struct vsc_result *res, const uint32_t **threads)
+{
+	if (threads)
+		*threads = res->witness;
+	return res->witness ? res->witness_length : 0;
+}
+
+const char *vsc_result_solver(const struct vsc_result *res)
+{
+	return res->solver;
+}
+
+double vsc_result_time(const struct vsc_result *res)
+{
+	return res->time_s;
+}
+
+void vsc_result_free(struct vsc_result *res)
+{
+	if (!res)
+		return;
+	free(res->witness);
+	free(res);
+}

@@ -1,0 +1,646 @@
+/* SPDX-License-Identifier: MIT */
+/* The text trace parser (shared/CONTRACT.md section 1). One pass over a
+ * buffer holding the whole file; no allocation per line: tokens point into
+ * the buffer, names are interned, events go into growing per-thread arrays. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace.h"
+
+#define MAX_TOKENS 7
+#define MAX_NAME 64
+
+struct token {
+	const char *s;
+	uint32_t len;
+	uint32_t col; /* 1-based */
+};
+
+struct global_init {
+	char name[MAX_NAME + 1];
+	uint8_t kind;
+	uint32_t line;
+	int64_t value;
+};
+
+struct parser {
+	const char *filename;
+	vsc_error_fn on_error;
+	void *error_ctx;
+	unsigned max_errors;
+	unsigned errors;
+	uint32_t line;
+	int seen_item;    /* a non-comment line was seen */
+	int seen_segment; /* a segment line was seen */
+	struct vsc_trace *trace;
+	struct vsc_program *cur;
+	struct global_init *globals;
+	size_t nglobals, globals_cap;
+	/* one-entry caches: consecutive lines often name the same thread/var */
+	struct token last_thread, last_var;
+	int last_thread_id, last_var_id;
+};
+
+static void print_error(void *ctx, const char *message)
+{
+	(void)ctx;
+	fprintf(stderr, "%s\n", message);
+}
+
+static void report(struct parser *ps, uint32_t col, const char *fmt, ...)
+{
+	char msg[512];
+	int n;
+	va_list ap;
+
+	ps->errors++;
+	if (ps->errors > ps->max_errors)
+		return;
+	n = snprintf(msg, sizeof(msg), "%s:%u:%u: ", ps->filename, ps->line, col);
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	ps->on_error(ps->error_ctx, msg);
+	if (ps->errors == ps->max_errors) {
+		snprintf(msg, sizeof(msg), "%s: too many errors, stopping", ps->filename);
+		ps->on_error(ps->error_ctx, msg);
+	}
+}
+
+static int name_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '.' || c == ':' || c == '-';
+}
+
+/* A thread, variable or segment token: 1 to 64 characters of [A-Za-z0-9_.:-]. */
+static int check_name(struct parser *ps, const struct token *t, const char *what)
+{
+	if (t->len > MAX_NAME) {
+		report(ps, t->col, "%s name is %u characters long; at most %d are allowed", what,
+		       t->len, MAX_NAME);
+		return -1;
+	}
+	for (uint32_t i = 0; i < t->len; i++) {
+		if (!name_char((unsigned char)t->s[i])) {
+			report(ps, t->col + i, "character '%c' is not allowed in a %s name", t->s[i],
+			       what);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int digit_value(unsigned char c, int base)
+{
+	int d = c >= '0' && c <= '9' ? c - '0'
+		: c >= 'a' && c <= 'f' ? c - 'a' + 10
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10
+				       : 99;
+	return d < base ? d : -1;
+}
+
+/* A signed 64-bit value: [-]digits or [-]0xhexdigits, exact, no overflow. */
+static int parse_value(struct parser *ps, const struct token *t, int64_t *out)
+{
+	const char *s = t->s;
+	uint32_t i = 0, len = t->len;
+	int negative = 0, base = 10;
+	uint64_t v = 0, limit;
+
+	if (len > 0 && s[0] == '-') {
+		negative = 1;
+		i = 1;
+	}
+	if (len - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+		base = 16;
+		i += 2;
+	}
+	if (i == len) {
+		report(ps, t->col, "expected a value, found '%.*s'", (int)(len > 40 ? 40 : len), s);
+		return -1;
+	}
+	limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; i < len; i++) {
+		int d = digit_value((unsigned char)s[i], base);
+		if (d < 0) {
+			report(ps, t->col, "expected a value, found '%.*s'", (int)(len > 40 ? 40 : len),
+			       s);
+			return -1;
+		}
+		if (v > (limit - (uint64_t)d) / (uint64_t)base) {
+			report(ps, t->col, "value does not fit in a signed 64-bit integer");
+			return -1;
+		}
+		v = v * (uint64_t)base + (uint64_t)d;
+	}
+	*out = negative ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+/* @ts: an unsigned 64-bit decimal number of nanoseconds. */
+static int parse_timestamp(struct parser *ps, const struct token *t, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (t->len < 2) {
+		report(ps, t->col, "expected a timestamp after '@'");
+		return -1;
+	}
+	for (uint32_t i = 1; i < t->len; i++) {
+		int d = digit_value((unsigned char)t->s[i], 10);
+		if (d < 0) {
+			report(ps, t->col + i, "a timestamp is '@' and decimal digits");
+			return -1;
+		}
+		if (v > (UINT64_MAX - (uint64_t)d) / 10) {
+			report(ps, t->col, "timestamp does not fit in 64 bits");
+			return -1;
+		}
+		v = v * 10 + (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int token_is(const struct token *t, const char *word)
+{
+	size_t n = strlen(word);
+	return t->len == n && memcmp(t->s, word, n) == 0;
+}
+
+static int op_of(const struct token *t)
+{
+	if (t->len != 1)
+		return -1;
+	switch (t->s[0]) {
+	case 'r':
+		return VSC_READ;
+	case 'w':
+		return VSC_WRITE;
+	case 'u':
+		return VSC_RMW;
+	default:
+		return -1;
+	}
+}
+
+static int trace_add_program(struct vsc_trace *trace, struct vsc_program *p)
+{
+	if (trace->count == trace->cap) {
+		size_t cap = trace->cap ? trace->cap * 2 : 4;
+		struct vsc_program **grown = realloc(trace->programs, cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		trace->programs = grown;
+		trace->cap = cap;
+	}
+	trace->programs[trace->count++] = p;
+	return 0;
+}
+
+static int set_init(struct vsc_program *p, const char *name, size_t len,
+		    uint8_t kind, int64_t value, int global, uint32_t line)
+{
+	int v = program_var(p, name, len);
+	if (v < 0)
+		return v;
+	p->inits[v].kind = kind;
+	p->inits[v].value = value;
+	p->inits[v].global = (uint8_t)global;
+	p->inits[v].line = line;
+	return 0;
+}
+
+static int start_segment(struct parser *ps, const struct token *name)
+{
+	struct vsc_program *p = vsc_program_new();
+
+	if (!p)
+		return -ENOMEM;
+	p->name = strndup(name->s, name->len);
+	if (!p->name) {
+		vsc_program_free(p);
+		return -ENOMEM;
+	}
+	/* The unnamed execution before the first segment is kept only when it
+	 * has events of its own. */
+	if (!ps->seen_segment && ps->cur->event_count == 0) {
+		vsc_program_free(ps->cur);
+	} else if (trace_add_program(ps->trace, ps->cur)) {
+		vsc_program_free(p);
+		return -ENOMEM;
+	}
+	ps->cur = p;
+	ps->seen_segment = 1;
+	ps->last_thread.len = ps->last_var.len = 0;
+	for (size_t i = 0; i < ps->nglobals; i++) {
+		struct global_init *g = &ps->globals[i];
+		int err = set_init(p, g->name, strlen(g->name), g->kind, g->value, 1, g->line);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int remember_global(struct parser *ps, const struct token *var, uint8_t kind,
+			   int64_t value)
+{
+	struct global_init *g;
+
+	for (size_t i = 0; i < ps->nglobals; i++) {
+		if (strlen(ps->globals[i].name) == var->len &&
+		    memcmp(ps->globals[i].name, var->s, var->len) == 0) {
+			ps->globals[i].kind = kind;
+			ps->globals[i].value = value;
+			return 0;
+		}
+	}
+	if (ps->nglobals == ps->globals_cap) {
+		size_t cap = ps->globals_cap ? ps->globals_cap * 2 : 8;
+		g = realloc(ps->globals, cap * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		ps->globals = g;
+		ps->globals_cap = cap;
+	}
+	g = &ps->globals[ps->nglobals++];
+	memcpy(g->name, var->s, var->len);
+	g->name[var->len] = '\0';
+	g->kind = kind;
+	g->value = value;
+	g->line = ps->line;
+	return 0;
+}
+
+static int parse_init(struct parser *ps, const struct token *tok)
+{
+	int64_t value = 0;
+	uint8_t kind = VSC_INIT_KNOWN;
+	int v;
+
+	if (check_name(ps, &tok[1], "variable"))
+		return 0;
+	if (token_is(&tok[2], "?"))
+		kind = VSC_INIT_UNKNOWN;
+	else if (parse_value(ps, &tok[2], &value))
+		return 0;
+	v = intern_find(&ps->cur->var_names, tok[1].s, tok[1].len);
+	if (v >= 0 && ps->cur->inits[v].kind != VSC_INIT_NONE &&
+	    !(ps->seen_segment && ps->cur->inits[v].global)) {
+		report(ps, tok[1].col, "'%.*s' already has an initial value (line %u)",
+		       (int)tok[1].len, tok[1].s, ps->cur->inits[v].line);
+		return 0;
+	}
+	if (!ps->seen_segment && remember_global(ps, &tok[1], kind, value))
+		return -ENOMEM;
+	return set_init(ps->cur, tok[1].s, tok[1].len, kind, value, !ps->seen_segment,
+			ps->line);
+}
+
+static int intern_cached(struct parser *ps, const struct token *t, struct token *cache,
+			 int *cache_id, int is_thread)
+{
+	int id;
+
+	if (cache->len == t->len && memcmp(cache->s, t->s, t->len) == 0)
+		return *cache_id;
+	id = is_thread ? program_thread(ps->cur, t->s, t->len) : program_var(ps->cur, t->s, t->len);
+	if (id >= 0) {
+		*cache = *t;
+		*cache_id = id;
+	}
+	return id;
+}
+
+static int parse_event(struct parser *ps, const struct token *tok, int ntok, int op)
+{
+	struct vsc_event ev = { .kind = (uint32_t)op };
+	int want = op == VSC_RMW ? 5 : 4;
+	uint64_t ts = 0;
+	int t, v;
+
+	if (ntok > want && tok[ntok - 1].s[0] == '@') {
+		if (parse_timestamp(ps, &tok[ntok - 1], &ts))
+			return 0;
+		ntok--;
+	}
+	if (ntok < want) {
+		uint32_t col = tok[ntok - 1].col + tok[ntok - 1].len;
+		report(ps, col, "%s event needs %s", op == VSC_RMW ? "a 'u'" : op == VSC_READ ? "an 'r'" : "a 'w'",
+		       op == VSC_RMW ? "a variable, an old and a new value"
+				     : "a variable and a value");
+		return 0;
+	}
+	if (ntok > want) {
+		report(ps, tok[want].col, "unexpected '%.*s' after the event",
+		       (int)(tok[want].len > 40 ? 40 : tok[want].len), tok[want].s);
+		return 0;
+	}
+	if (check_name(ps, &tok[0], "thread") || check_name(ps, &tok[2], "variable") ||
+	    parse_value(ps, &tok[3], &ev.value) ||
+	    (op == VSC_RMW && parse_value(ps, &tok[4], &ev.new_value)))
+		return 0;
+	if (ps->errors)
+		return 0; /* nothing will be decided: save the work */
+	t = intern_cached(ps, &tok[0], &ps->last_thread, &ps->last_thread_id, 1);
+	v = intern_cached(ps, &tok[2], &ps->last_var, &ps->last_var_id, 0);
+	if (t < 0 || v < 0)
+		return t < 0 ? t : v;
+	ev.var = (uint32_t)v;
+	if (ps->cur->threads[t].length == UINT32_MAX) {
+		report(ps, tok[0].col, "thread has too many events");
+		return 0;
+	}
+	return program_append(ps->cur, (uint32_t)t, &ev, ts, ps->line);
+}
+
+static void note_comment(struct parser *ps, const char *s, const char *end)
+{
+	static const char key[] = "lost events:";
+	uint64_t n = 0;
+
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if ((size_t)(end - s) < sizeof(key) - 1 || memcmp(s, key, sizeof(key) - 1) != 0)
+		return;
+	for (s += sizeof(key) - 1; s < end && *s == ' '; s++)
+		;
+	for (; s < end && *s >= '0' && *s <= '9'; s++)
+		n = n > UINT64_MAX / 10 ? UINT64_MAX : n * 10 + (uint64_t)(*s - '0');
+	if (n > ps->trace->lost_events)
+		ps->trace->lost_events = n;
+}
+
+/* Split one line into tokens. Returns the count, or -1 after reporting. */
+static int tokenize(struct parser *ps, const char *s, const char *end, struct token *tok)
+{
+	int n = 0;
+	const char *p = s;
+
+	while (p < end) {
+		unsigned char c = (unsigned char)*p;
+		if (c == ' ' || c == '\t') {
+			p++;
+			continue;
+		}
+		if (c == '#') {
+			if (n == 0)
+				note_comment(ps, p + 1, end);
+			break;
+		}
+		if (c == '\r' && p + 1 == end)
+			break;
+		const char *start = p;
+		while (p < end) {
+			c = (unsigned char)*p;
+			if (c == ' ' || c == '\t' || c == '#' || (c == '\r' && p + 1 == end))
+				break;
+			if (c < 0x20 || c >= 0x7f) {
+				report(ps, (uint32_t)(p - s) + 1,
+				       c == 0 ? "NUL byte: this is not a text trace"
+					      : "unexpected byte 0x%02x", c);
+				return -1;
+			}
+			p++;
+		}
+		if (n == MAX_TOKENS) {
+			report(ps, (uint32_t)(start - s) + 1, "too many fields on this line");
+			return -1;
+		}
+		tok[n].s = start;
+		tok[n].len = (uint32_t)(p - start) > UINT32_MAX / 2 ? UINT32_MAX / 2
+								  : (uint32_t)(p - start);
+		tok[n].col = (uint32_t)(start - s) + 1;
+		n++;
+	}
+	return n;
+}
+
+static int parse_line(struct parser *ps, const char *s, const char *end)
+{
+	struct token tok[MAX_TOKENS];
+	int ntok = tokenize(ps, s, end, tok);
+	int op;
+
+	if (ntok <= 0)
+		return 0;
+	op = ntok >= 2 ? op_of(&tok[1]) : -1;
+	if (op >= 0 && ntok >= 4) {
+		ps->seen_item = 1;
+		return parse_event(ps, tok, ntok, op);
+	}
+	if (token_is(&tok[0], "vsc") && ntok == 2) {
+		if (ps->seen_item)
+			report(ps, tok[0].col, "the 'vsc' version line must be the first line");
+		else if (!token_is(&tok[1], "1"))
+			report(ps, tok[1].col, "unsupported format version '%.*s' (this is version 1)",
+			       (int)(tok[1].len > 20 ? 20 : tok[1].len), tok[1].s);
+		ps->seen_item = 1;
+		return 0;
+	}
+	ps->seen_item = 1;
+	if (token_is(&tok[0], "init") && ntok == 3)
+		return parse_init(ps, tok);
+	if (token_is(&tok[0], "segment") && ntok == 2) {
+		if (check_name(ps, &tok[1], "segment"))
+			return 0;
+		return start_segment(ps, &tok[1]);
+	}
+	if (token_is(&tok[0], "init"))
+		report(ps, tok[0].col, "an init line is 'init VARIABLE VALUE' or 'init VARIABLE ?'");
+	else if (token_is(&tok[0], "segment"))
+		report(ps, tok[0].col, "a segment line is 'segment NAME'");
+	else if (op >= 0)
+		parse_event(ps, tok, ntok, op); /* reports what is missing */
+	else if (ntok >= 2)
+		report(ps, tok[1].col, "expected 'r', 'w' or 'u' after the thread, found '%.*s'",
+		       (int)(tok[1].len > 40 ? 40 : tok[1].len), tok[1].s);
+	else
+		report(ps, tok[0].col, "expected an event, 'init' or 'segment' line");
+	return 0;
+}
+
+struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
+					 const struct vsc_parse_opts *opts)
+{
+	struct parser ps = {
+		.filename = "<input>",
+		.on_error = print_error,
+		.max_errors = 20,
+		.last_thread_id = -1,
+		.last_var_id = -1,
+	};
+	const char *p = buf, *end = buf + len;
+	int err = 0;
+
+	if (opts && opts->sz >= offsetof(struct vsc_parse_opts, max_errors) + sizeof(unsigned)) {
+		if (opts->filename)
+			ps.filename = opts->filename;
+		if (opts->on_error) {
+			ps.on_error = opts->on_error;
+			ps.error_ctx = opts->error_ctx;
+		}
+		if (opts->max_errors)
+			ps.max_errors = opts->max_errors;
+	}
+	ps.trace = calloc(1, sizeof(*ps.trace));
+	ps.cur = vsc_program_new();
+	if (!ps.trace || !ps.cur) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (p < end && !err && ps.errors < ps.max_errors) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end;
+		if (ps.line == UINT32_MAX) {
+			report(&ps, 1, "too many lines");
+			break;
+		}
+		ps.line++;
+		err = parse_line(&ps, p, line_end);
+		p = nl ? nl + 1 : end;
+	}
+	if (!err && !ps.errors) {
+		err = trace_add_program(ps.trace, ps.cur);
+		if (!err)
+			ps.cur = NULL;
+	}
+out:
+	free(ps.globals);
+	vsc_program_free(ps.cur);
+	if (err || ps.errors) {
+		vsc_trace_free(ps.trace);
+		errno = err ? -err : EINVAL;
+		return NULL;
+	}
+	return ps.trace;
+}
+
+static char *read_all(int fd, size_t *len)
+{
+	struct stat st;
+	size_t cap = 1 << 16, n = 0;
+	char *buf;
+
+	if (fstat(fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return NULL;
+		}
+		if (S_ISREG(st.st_mode) && st.st_size > 0)
+			cap = (size_t)st.st_size + 1;
+	}
+	buf = malloc(cap);
+	if (!buf)
+		return NULL;
+	for (;;) {
+		ssize_t got;
+		if (n == cap) {
+			char *grown = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+			if (!grown) {
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int saved = errno;
+			free(buf);
+			errno = saved;
+			return NULL;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	*len = n;
+	return buf;
+}
+
+static struct vsc_trace *parse_fd(int fd, const char *name, const struct vsc_parse_opts *opts)
+{
+	struct vsc_parse_opts o = { .sz = sizeof(o) };
+	struct vsc_trace *trace;
+	size_t len = 0;
+	char *buf;
+	int saved;
+
+	if (opts && opts->sz >= sizeof(o))
+		o = *opts;
+	if (!o.filename)
+		o.filename = name;
+	buf = read_all(fd, &len);
+	if (!buf)
+		return NULL;
+	trace = vsc_trace_parse_buffer(buf, len, &o);
+	saved = errno;
+	free(buf);
+	errno = saved;
+	return trace;
+}
+
+struct vsc_trace *vsc_trace_parse_stream(FILE *stream, const struct vsc_parse_opts *opts)
+{
+	if (!stream) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return parse_fd(fileno(stream), "<stdin>", opts);
+}
+
+struct vsc_trace *vsc_trace_parse_file(const char *path, const struct vsc_parse_opts *opts)
+{
+	struct vsc_trace *trace;
+	int fd, saved;
+
+	if (!path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (strcmp(path, "-") == 0)
+		return parse_fd(STDIN_FILENO, "<stdin>", opts);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	trace = parse_fd(fd, path, opts);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return trace;
+}
+
+void vsc_trace_free(struct vsc_trace *trace)
+{
+	if (!trace)
+		return;
+	for (size_t i = 0; i < trace->count; i++)
+		vsc_program_free(trace->programs[i]);
+	free(trace->programs);
+	free(trace);
+}
+
+size_t vsc_trace_program_count(const struct vsc_trace *trace)
+{
+	return trace->count;
+}
+
+const struct vsc_program *vsc_trace_program(const struct vsc_trace *trace, size_t index)
+{
+	return index < trace->count ? trace->programs[index] : NULL;
+}
+
+uint64_t vsc_trace_lost_events(const struct vsc_trace *trace)
+{
+	return trace->lost_events;
+}

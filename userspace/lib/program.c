@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+#include "program.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int grow(void **array, uint32_t *cap, uint32_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	uint64_t n = *cap ? (uint64_t)*cap * 2 : 8;
+	while (n < need)
+		n *= 2;
+	if (n > UINT32_MAX)
+		return -ENOMEM;
+	void *grown = realloc(*array, n * size);
+	if (!grown)
+		return -ENOMEM;
+	*array = grown;
+	*cap = (uint32_t)n;
+	return 0;
+}
+
+struct vsc_program *vsc_program_new(void)
+{
+	struct vsc_program *p = calloc(1, sizeof(*p));
+	if (!p)
+		errno = ENOMEM;
+	return p;
+}
+
+void vsc_program_free(struct vsc_program *p)
+{
+	if (!p)
+		return;
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		free(p->threads[t].events);
+		free(p->threads[t].ts);
+		free(p->threads[t].lines);
+	}
+	free(p->threads);
+	free(p->inits);
+	intern_free(&p->thread_names);
+	intern_free(&p->var_names);
+	free(p->name);
+	free(p);
+}
+
+int program_thread(struct vsc_program *p, const char *name, size_t len)
+{
+	int added, t = intern_get(&p->thread_names, name, len, &added);
+	if (t < 0 || !added)
+		return t;
+	if (grow((void **)&p->threads, &p->threads_cap, (uint32_t)t + 1, sizeof(*p->threads)))
+		return -ENOMEM;
+	memset(&p->threads[t], 0, sizeof(p->threads[t]));
+	return t;
+}
+
+int program_var(struct vsc_program *p, const char *name, size_t len)
+{
+	int added, v = intern_get(&p->var_names, name, len, &added);
+	if (v < 0 || !added)
+		return v;
+	if (grow((void **)&p->inits, &p->inits_cap, (uint32_t)v + 1, sizeof(*p->inits)))
+		return -ENOMEM;
+	memset(&p->inits[v], 0, sizeof(p->inits[v]));
+	return v;
+}
+
+int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_event *ev,
+		   uint64_t ts, uint32_t line)
+{
+	struct vsc_thread *th = &p->threads[thread];
+	uint32_t cap = th->cap;
+
+	if (th->length == UINT32_MAX)
+		return -E2BIG;
+	if (th->length == th->cap) {
+		if (grow((void **)&th->events, &cap, th->length + 1, sizeof(*th->events)))
+			return -ENOMEM;
+		if (th->ts && !(th->ts = realloc(th->ts, cap * sizeof(*th->ts))))
+			return -ENOMEM;
+		if (th->lines && !(th->lines = realloc(th->lines, cap * sizeof(*th->lines))))
+			return -ENOMEM;
+		th->cap = cap;
+	}
+	if (ts && !th->ts) {
+		th->ts = calloc(th->cap, sizeof(*th->ts));
+		if (!th->ts)
+			return -ENOMEM;
+	}
+	if (line && !th->lines) {
+		th->lines = calloc(th->cap, sizeof(*th->lines));
+		if (!th->lines)
+			return -ENOMEM;
+	}
+	th->events[th->length] = *ev;
+	if (th->ts)
+		th->ts[th->length] = ts;
+	if (th->lines)
+		th->lines[th->length] = line;
+	th->length++;
+	p->event_count++;
+	return 0;
+}
+
+/* ---- public API ---------------------------------------------------------- */
+
+int vsc_program_add_thread(struct vsc_program *p, const char *name)
+{
+	if (!p || !name || !*name)
+		return -EINVAL;
+	return program_thread(p, name, strlen(name));
+}
+
+int vsc_program_add_var(struct vsc_program *p, const char *name)
+{
+	if (!p || !name || !*name)
+		return -EINVAL;
+	return program_var(p, name, strlen(name));
+}
+
+int vsc_program_set_init(struct vsc_program *p, size_t var, enum vsc_init init, int64_t value)
+{
+	if (!p || var >= program_vars(p) || (unsigned)init > VSC_INIT_UNKNOWN)
+		return -EINVAL;
+	p->inits[var].kind = (uint8_t)init;
+	p->inits[var].value = init == VSC_INIT_KNOWN ? value : 0;
+	return 0;
+}
+
+int vsc_program_append(struct vsc_program *p, size_t thread, const struct vsc_event *ev,
+		       uint64_t ts)
+{
+	if (!p || !ev || thread >= program_threads(p) || ev->var >= program_vars(p) ||
+	    ev->kind > VSC_RMW)
+		return -EINVAL;
+	return program_append(p, (uint32_t)thread, ev, ts, 0);
+}
+
+const char *vsc_program_name(const struct vsc_program *p)
+{
+	return p->name;
+}
+
+size_t vsc_program_thread_count(const struct vsc_program *p)
+{
+	return program_threads(p);
+}
+
+const char *vsc_program_thread_name(const struct vsc_program *p, size_t t)
+{
+	return t < program_threads(p) ? p->thread_names.names[t] : NULL;
+}
+
+size_t vsc_program_thread_length(const struct vsc_program *p, size_t t)
+{
+	return t < program_threads(p) ? p->threads[t].length : 0;
+}
+
+const struct vsc_event *vsc_program_events(const struct vsc_program *p, size_t t)
+{
+	return t < program_threads(p) ? p->threads[t].events : NULL;
+}
+
+size_t vsc_program_event_count(const struct vsc_program *p)
+{
+	return p->event_count;
+}
+
+size_t vsc_program_var_count(const struct vsc_program *p)
+{
+	return program_vars(p);
+}
+
+const char *vsc_program_var_name(const struct vsc_program *p, size_t v)
+{
+	return v < program_vars(p) ? p->var_names.names[v] : NULL;
+}
+
+int vsc_program_var_init(const struct vsc_program *p, size_t v, int64_t *value)
+{
+	if (v >= program_vars(p))
+		return -EINVAL;
+	if (value)
+		*value = p->inits[v].value;
+	return p->inits[v].kind;
+}
+
+size_t vsc_program_writers(const struct vsc_program *p)
+{
+	uint32_t nvars = program_vars(p), best = 0;
+	uint32_t *count = calloc(nvars ? nvars : 1, sizeof(*count));
+	uint32_t *last_thread = calloc(nvars ? nvars : 1, sizeof(*last_thread));
+
+	if (!count || !last_thread) {
+		free(count);
+		free(last_thread);
+		return 0;
+	}
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		const struct vsc_thread *th = &p->threads[t];
+		for (uint32_t i = 0; i < th->length; i++) {
+			uint32_t v = th->events[i].var;
+			if (th->events[i].kind == VSC_READ || last_thread[v] == t + 1)
+				continue;
+			last_thread[v] = t + 1;
+			if (++count[v] > best)
+				best = count[v];
+		}
+	}
+	free(count);
+	free(last_thread);
+	return best;
+}
+
+uint64_t vsc_program_event_ts(const struct vsc_program *p, size_t t, size_t i)
+{
+	if (t >= program_threads(p) || i >= p->threads[t].length || !p->threads[t].ts)
+		return 0;
+	return p->threads[t].ts[i];
+}
+
+uint32_t vsc_program_event_line(const struct vsc_program *p, size_t t, size_t i)
+{
+	if (t >= program_threads(p) || i >= p->threads[t].length || !p->threads[t].lines)
+		return 0;
+	return p->threads[t].lines[i];
+}
+
+int vsc_program_write(const struct vsc_program *p, FILE *out)
+{
+	static const char op[] = { 'r', 'w', 'u' };
+
+	fprintf(out, "vsc 1\n");
+	for (uint32_t v = 0; v < program_vars(p); v++) {
+		if (p->inits[v].kind == VSC_INIT_KNOWN)
+			fprintf(out, "init %s %lld\n", p->var_names.names[v],
+				(long long)p->inits[v].value);
+		else if (p->inits[v].kind == VSC_INIT_UNKNOWN)
+			fprintf(out, "init %s ?\n", p->var_names.names[v]);
+	}
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		const struct vsc_thread *th = &p->threads[t];
+		for (uint32_t i = 0; i < th->length; i++) {
+			const struct vsc_event *e = &th->events[i];
+			fprintf(out, "%s %c %s %lld", p->thread_names.names[t], op[e->kind],
+				p->var_names.names[e->var], (long long)e->value);
+			if (e->kind == VSC_RMW)
+				fprintf(out, " %lld", (long long)e->new_value);
+			if (th->ts && th->ts[i])
+				fprintf(out, " @%llu", (unsigned long long)th->ts[i]);
+			fputc('\n', out);
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}

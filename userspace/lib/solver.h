@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* What every solver shares: the result it fills in, the limits it obeys, and
+ * the small interface the dispatcher in check.c calls. */
+#ifndef VSC_SOLVER_H
+#define VSC_SOLVER_H
+
+#include <time.h>
+
+#include "program.h"
+
+struct vsc_result {
+	enum vsc_verdict verdict;
+	long preemptions;  /* -1 when there is no witness */
+	uint32_t *witness; /* thread of each step, event_count of them, or NULL */
+	size_t witness_length;
+	const char *solver;
+	double time_s;
+};
+
+/* Limits checked inside search loops: a deadline and a memory budget. */
+struct budget {
+	struct timespec deadline; /* tv_sec == 0: none */
+	size_t memory_limit;      /* bytes */
+	unsigned long steps;
+	int progress;             /* print progress lines on stderr */
+	struct timespec started, last_progress;
+};
+
+void budget_init(struct budget *b, const struct vsc_check_opts *opts);
+/* True when the time is up. Cheap: looks at the clock every 4096 calls. */
+int budget_expired(struct budget *b);
+void budget_progress(struct budget *b, const char *what, unsigned long long done,
+		     unsigned long long total);
+
+/* The question a solver answers, from the options. */
+struct query {
+	long bound;   /* -1: no bound */
+	int minimize; /* least number of preemptions (within bound) */
+	int want_witness;
+};
+
+struct solver {
+	const char *name;
+	/* Fill res (verdict, preemptions, witness) or return -errno.
+	 * VSC_UNKNOWN only when the budget ran out. */
+	int (*solve)(const struct vsc_program *p, const struct query *q, struct budget *b,
+		     struct vsc_result *res);
+};
+
+extern const struct solver exact_solver;
+
+/* Preemptions of an interleaving given as threads per step; assumes it is
+ * a valid interleaving of p. */
+long count_preemptions(const struct vsc_program *p, const uint32_t *witness, size_t length);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* A hash set of fixed-width search states (arrays of uint32 words), each with
+ * a small record the search keeps beside it. States are referred to by index. */
+#ifndef VSC_STATE_TABLE_H
+#define VSC_STATE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct state_record {
+	uint32_t cost;   /* preemptions used to reach the state */
+	uint32_t parent; /* state it was reached from (UINT32_MAX: the start) */
+	uint32_t move;   /* thread that moved to reach it */
+};
+
+struct state_table {
+	uint32_t width;   /* words per state */
+	uint32_t count;
+	uint32_t cap;     /* states the arrays can hold */
+	uint32_t *words;  /* count * width */
+	struct state_record *records;
+	uint32_t *slots;  /* index + 1, 0 empty; nslots a power of two */
+	uint32_t nslots;
+};
+
+int state_table_init(struct state_table *t, uint32_t width);
+void state_table_free(struct state_table *t);
+/* Find key; when absent, add it (record zeroed). Returns the index, or
+ * -ENOMEM. *added tells which. */
+int64_t state_table_get(struct state_table *t, const uint32_t *key, int *added);
+size_t state_table_bytes(const struct state_table *t);
+
+static inline const uint32_t *state_words(const struct state_table *t, uint32_t index)
+{
+	return t->words + (size_t)index * t->width;
+}
+
+#endif
