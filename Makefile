@@ -40,6 +40,7 @@ include tests/tests.mk
 -include userspace/lttng/lttng.mk
 -include bench/bench.mk
 -include scripts/arm64.mk
+-include docs/docs.mk
 
 
 all: $(BUILD)/vsc $(BUILD)/libvsc.a $(BUILD)/libvsc.so all-extra

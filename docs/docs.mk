@@ -1,0 +1,20 @@
+# Docs and install extras (docs person): bash completion, and the install
+# test (make install into a temporary DESTDIR, then build a program against
+# it with pkg-config) run by `make check`.
+.PHONY: install-completion uninstall-completion check-install
+
+COMPLETION_DIR = $(PREFIX)/share/bash-completion/completions
+
+INSTALL_EXTRA   += install-completion
+UNINSTALL_EXTRA += uninstall-completion
+CHECK_EXTRA     += check-install
+
+install-completion:
+	install -d $(DESTDIR)$(COMPLETION_DIR)
+	install -m 644 scripts/vsc-completion.bash $(DESTDIR)$(COMPLETION_DIR)/vsc
+
+uninstall-completion:
+	rm -f $(DESTDIR)$(COMPLETION_DIR)/vsc
+
+check-install: all
+	@tests/system/install.sh $(BUILD)
