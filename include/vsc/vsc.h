@@ -160,6 +160,52 @@ const char *vsc_result_solver(const struct vsc_result *res);
 double vsc_result_time(const struct vsc_result *res);
 void vsc_result_free(struct vsc_result *res);
 
+/* ---- explanations ----------------------------------------------------- */
+
+/* An event of a program: its thread and its index in that thread. */
+struct vsc_event_ref {
+	uint32_t thread;
+	uint32_t index;
+};
+
+enum vsc_order_kind {
+	VSC_ORDER_PROGRAM = 0,   /* program order */
+	VSC_ORDER_READS_FROM = 1, /* the only write a read can see comes first */
+	VSC_ORDER_READ_FIRST = 2, /* a read must come before a write that would hide its value */
+	VSC_ORDER_WRITE_FIRST = 3, /* a write must come before the write a read sees */
+};
+
+/* A forced order: `before` must come before `after` in every SC
+ * interleaving of the core. */
+struct vsc_order {
+	struct vsc_event_ref before;
+	struct vsc_event_ref after;
+	uint32_t kind; /* enum vsc_order_kind */
+};
+
+struct vsc_core;
+
+/* For an inconsistent program (under opts' bound): a minimal inconsistent
+ * core, a subset of its events (program order kept) that is itself
+ * inconsistent under the same bound and becomes consistent when any one of
+ * its events is removed. Returns -EINVAL when prog is consistent, -ETIME
+ * when a limit stopped the first check. When a later limit stops the
+ * shrinking, the core is still inconsistent but may not be minimal. */
+int vsc_explain(const struct vsc_program *prog, const struct vsc_check_opts *opts,
+		struct vsc_core **core);
+/* The core's events, sorted by thread and index (of prog). */
+size_t vsc_core_events(const struct vsc_core *core, const struct vsc_event_ref **events);
+/* A cycle of forced orders among the core's events, when one was found
+ * (the usual reason); 0 when the reason is subtler (e.g. the bound). */
+size_t vsc_core_cycle(const struct vsc_core *core, const struct vsc_order **orders);
+bool vsc_core_is_minimal(const struct vsc_core *core);
+void vsc_core_free(struct vsc_core *core);
+
+/* A new program made of the given events of prog (program order kept,
+ * initial values kept, thread names kept). */
+struct vsc_program *vsc_program_subset(const struct vsc_program *prog,
+				       const struct vsc_event_ref *events, size_t count);
+
 /* Names of available solvers, NULL-terminated. */
 const char *const *vsc_solver_names(void);
 

@@ -1,29 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* vsc check: shared/CONTRACT.md section 3. */
+/* vsc check: shared/CONTRACT.md section 3, plus --explain, --svg, --summary
+ * and --jobs. Files are parsed in order, their executions decided (in
+ * parallel with --jobs), then reported in input order. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
-#include "json.h"
-#include "vsc/vsc.h"
-
-struct check_args {
-	struct vsc_check_opts opts;
-	int json;
-	int witness;
-	int several; /* more than one FILE: prefix text lines with it */
-};
-
-/* What one program (file or segment) came to. */
-struct outcome {
-	struct vsc_result *res; /* NULL when the solver failed */
-	int status;
-};
+#include "report.h"
 
 static void check_usage(FILE *out)
 {
@@ -34,6 +23,11 @@ static void check_usage(FILE *out)
 		"      --witness         print the interleaving found\n"
 		"      --json            one JSON object per FILE, one per line\n"
 		"      --timeout SEC     give up after SEC seconds of solving (verdict unknown)\n"
+		"      --explain         for inconsistent executions, a minimal inconsistent core\n"
+		"                        and the orders that force it\n"
+		"      --svg FILE        draw the witness (or the core) as an SVG picture\n"
+		"      --summary         one table over every segment of every FILE\n"
+		"  -j, --jobs N          decide N files/segments at once (same output)\n"
 		"      --solver NAME     auto (default), or one of:");
 	for (const char *const *n = vsc_solver_names(); *n; n++)
 		fprintf(out, " %s", *n);
@@ -47,7 +41,7 @@ static void check_usage(FILE *out)
 static int parse_count(const char *s, unsigned long *out)
 {
 	char *end;
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
 		return -1;
 	errno = 0;
 	*out = strtoul(s, &end, 10);
@@ -64,15 +58,10 @@ static int parse_seconds(const char *s, double *out)
 	return errno || *end || !(*out > 0) || !isfinite(*out) ? -1 : 0;
 }
 
-static int status_of(enum vsc_verdict v)
+const char *verdict_name(int status)
 {
-	return v == VSC_CONSISTENT ? EXIT_CONSISTENT
-	       : v == VSC_INCONSISTENT ? EXIT_INCONSISTENT : EXIT_UNKNOWN;
-}
-
-static const char *verdict_name(enum vsc_verdict v)
-{
-	return v == VSC_CONSISTENT ? "consistent" : v == VSC_INCONSISTENT ? "inconsistent" : "unknown";
+	return status == EXIT_CONSISTENT ? "consistent"
+	       : status == EXIT_INCONSISTENT ? "inconsistent" : "unknown";
 }
 
 static double now_s(void)
@@ -82,38 +71,138 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Decide one program; the time left of the file's --timeout is shared. */
-static struct outcome decide(const struct vsc_program *prog, const struct check_args *a,
-			     double deadline, const char *file)
+/* ---- deciding ------------------------------------------------------------ */
+
+struct pool {
+	struct file_report *files;
+	size_t nfiles;
+	const struct check_args *args;
+	pthread_mutex_t lock;
+	size_t next_file, next_item; /* the next item to take */
+};
+
+static int take(struct pool *pool, struct file_report **f, struct item **it)
 {
-	struct outcome o = { NULL, EXIT_UNKNOWN };
+	int found = 0;
+
+	pthread_mutex_lock(&pool->lock);
+	while (pool->next_file < pool->nfiles && !found) {
+		struct file_report *file = &pool->files[pool->next_file];
+		if (pool->next_item < file->count) {
+			*f = file;
+			*it = &file->items[pool->next_item++];
+			if (file->deadline == 0 && pool->args->opts.timeout_s > 0)
+				file->deadline = now_s() + pool->args->opts.timeout_s;
+			found = 1;
+		} else {
+			pool->next_file++;
+			pool->next_item = 0;
+		}
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return found;
+}
+
+static void decide(struct item *it, const struct check_args *a, double deadline,
+		   const char *path)
+{
 	struct vsc_check_opts opts = a->opts;
 	int err;
 
-	if (deadline > 0) {
-		opts.timeout_s = deadline - now_s();
-		if (opts.timeout_s <= 0)
-			opts.timeout_s = 1e-9;
-	}
-	err = vsc_check(prog, &opts, &o.res);
+	if (deadline > 0)
+		opts.timeout_s = fmax(deadline - now_s(), 1e-9);
+	opts.want_witness = opts.want_witness || a->svg;
+	err = vsc_check(it->prog, &opts, &it->res);
 	if (err) {
-		fprintf(stderr, "vsc: %s: cannot decide: %s\n", file, strerror(-err));
-		o.res = NULL;
-		o.status = err == -ENOMEM ? EXIT_UNKNOWN : EXIT_USAGE;
-		return o;
+		fprintf(stderr, "vsc: %s: cannot decide: %s\n", path, strerror(-err));
+		it->res = NULL;
+		it->status = err == -ENOMEM ? EXIT_UNKNOWN : EXIT_USAGE;
+		return;
 	}
-	o.status = status_of(vsc_result_verdict(o.res));
-	return o;
+	it->status = vsc_result_verdict(it->res) == VSC_CONSISTENT     ? EXIT_CONSISTENT
+		     : vsc_result_verdict(it->res) == VSC_INCONSISTENT ? EXIT_INCONSISTENT
+								       : EXIT_UNKNOWN;
+	if (it->status == EXIT_INCONSISTENT && (a->explain || a->svg)) {
+		opts = a->opts; /* the explanation gets a --timeout of its own */
+		it->core_err = vsc_explain(it->prog, &opts, &it->core);
+	}
 }
 
-static void json_program_keys(struct json *j, const struct vsc_program *prog,
-			      const struct outcome *o, const struct check_args *a)
+static void *worker(void *arg)
 {
+	struct pool *pool = arg;
+	struct file_report *f;
+	struct item *it;
+
+	while (take(pool, &f, &it))
+		decide(it, pool->args, f->deadline, f->path);
+	return NULL;
+}
+
+static void decide_all(struct file_report *files, size_t nfiles, const struct check_args *a)
+{
+	struct pool pool = { .files = files, .nfiles = nfiles, .args = a };
+	long jobs = a->jobs > 1 ? a->jobs : 1;
+	pthread_t *threads = calloc((size_t)jobs, sizeof(*threads));
+	long started = 0;
+
+	pthread_mutex_init(&pool.lock, NULL);
+	for (long i = 1; threads && i < jobs; i++) {
+		if (pthread_create(&threads[i], NULL, worker, &pool) != 0)
+			break;
+		started = i;
+	}
+	worker(&pool);
+	for (long i = 1; i <= started; i++)
+		pthread_join(threads[i], NULL);
+	pthread_mutex_destroy(&pool.lock);
+	free(threads);
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+static int load_file(struct file_report *f)
+{
+	VSC_OPTS(vsc_parse_opts, popts,
+		 .filename = strcmp(f->path, "-") == 0 ? "<stdin>" : f->path);
+
+	f->trace = vsc_trace_parse_file(f->path, &popts);
+	if (!f->trace) {
+		if (errno != EINVAL)
+			fprintf(stderr, "vsc: %s: %s\n", f->path, strerror(errno));
+		f->status = EXIT_USAGE;
+		return -1;
+	}
+	if (vsc_trace_lost_events(f->trace))
+		fprintf(stderr,
+			"vsc: warning: %s: the recorder lost %llu events; the verdict is about "
+			"what was recorded, not the whole run\n",
+			f->path, (unsigned long long)vsc_trace_lost_events(f->trace));
+	f->count = vsc_trace_program_count(f->trace);
+	f->segmented =
+		f->count != 1 || vsc_program_name(vsc_trace_program(f->trace, 0)) != NULL;
+	f->items = calloc(f->count ? f->count : 1, sizeof(*f->items));
+	if (!f->items) {
+		fprintf(stderr, "vsc: %s: out of memory\n", f->path);
+		f->status = EXIT_UNKNOWN;
+		f->count = 0;
+		return -1;
+	}
+	for (size_t i = 0; i < f->count; i++)
+		f->items[i].prog = vsc_trace_program(f->trace, i);
+	return 0;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void json_program_keys(struct json *j, const struct item *it, const struct check_args *a)
+{
+	const struct vsc_program *prog = it->prog;
 	const uint32_t *w;
 	size_t n;
 
 	json_key(j, "verdict");
-	json_string(j, o->res ? verdict_name(vsc_result_verdict(o->res)) : "unknown");
+	json_string(j, verdict_name(it->status));
 	json_key(j, "threads");
 	json_uint(j, vsc_program_thread_count(prog));
 	json_key(j, "events");
@@ -121,13 +210,12 @@ static void json_program_keys(struct json *j, const struct vsc_program *prog,
 	json_key(j, "writers");
 	json_uint(j, vsc_program_writers(prog));
 	json_key(j, "preemptions");
-	if (o->res && vsc_result_preemptions(o->res) >= 0)
-		json_int(j, vsc_result_preemptions(o->res));
+	if (it->res && vsc_result_preemptions(it->res) >= 0)
+		json_int(j, vsc_result_preemptions(it->res));
 	else
 		json_null(j);
-	n = o->res ? vsc_result_witness(o->res, &w) : 0;
-	if ((a->witness || a->opts.minimize) && o->res &&
-	    vsc_result_verdict(o->res) == VSC_CONSISTENT) {
+	n = it->res ? vsc_result_witness(it->res, &w) : 0;
+	if ((a->witness || a->opts.minimize) && it->status == EXIT_CONSISTENT) {
 		size_t *next = calloc(vsc_program_thread_count(prog) + 1, sizeof(*next));
 		json_key(j, "witness");
 		json_array_begin(j);
@@ -140,13 +228,82 @@ static void json_program_keys(struct json *j, const struct vsc_program *prog,
 		json_array_end(j);
 		free(next);
 	}
-	if (o->res) {
+	if (a->explain && it->status == EXIT_INCONSISTENT)
+		story_json(j, it);
+	if (it->res) {
 		json_key(j, "solver");
-		json_string(j, vsc_result_solver(o->res));
+		json_string(j, vsc_result_solver(it->res));
 	}
 	json_key(j, "time_s");
-	json_double(j, o->res ? vsc_result_time(o->res) : 0.0);
+	json_double(j, it->res ? vsc_result_time(it->res) : 0.0);
 }
+
+static void report_json(struct json *j, const struct file_report *f, const struct check_args *a)
+{
+	size_t inconsistent = 0, events = 0, threads = 0, writers = 0;
+	long max_pre = 0;
+	double total = 0;
+
+	json_object_begin(j);
+	json_key(j, "file");
+	json_string(j, f->path);
+	if (!f->segmented) {
+		json_program_keys(j, &f->items[0], a);
+	} else {
+		for (size_t i = 0; i < f->count; i++) {
+			const struct item *it = &f->items[i];
+			inconsistent += it->status == EXIT_INCONSISTENT;
+			events += vsc_program_event_count(it->prog);
+			if (vsc_program_thread_count(it->prog) > threads)
+				threads = vsc_program_thread_count(it->prog);
+			if (vsc_program_writers(it->prog) > writers)
+				writers = vsc_program_writers(it->prog);
+			if (it->res && vsc_result_preemptions(it->res) > max_pre)
+				max_pre = vsc_result_preemptions(it->res);
+			total += it->res ? vsc_result_time(it->res) : 0;
+		}
+		json_key(j, "verdict");
+		json_string(j, verdict_name(f->status));
+		json_key(j, "threads");
+		json_uint(j, threads);
+		json_key(j, "events");
+		json_uint(j, events);
+		json_key(j, "writers");
+		json_uint(j, writers);
+		json_key(j, "preemptions"); /* the most any segment needed */
+		if (f->status == EXIT_CONSISTENT)
+			json_int(j, max_pre);
+		else
+			json_null(j);
+		json_key(j, "segments_total");
+		json_uint(j, f->count);
+		json_key(j, "segments_inconsistent");
+		json_uint(j, inconsistent);
+		json_key(j, "segments");
+		json_array_begin(j);
+		for (size_t i = 0; i < f->count; i++) {
+			const char *name = vsc_program_name(f->items[i].prog);
+			json_object_begin(j);
+			json_key(j, "name");
+			if (name)
+				json_string(j, name);
+			else
+				json_null(j);
+			json_program_keys(j, &f->items[i], a);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_key(j, "time_s");
+		json_double(j, total);
+	}
+	if (vsc_trace_lost_events(f->trace)) {
+		json_key(j, "lost_events");
+		json_uint(j, vsc_trace_lost_events(f->trace));
+	}
+	json_object_end(j);
+}
+
+/* ---- text ---------------------------------------------------------------- */
 
 static void print_event(const struct vsc_program *prog, size_t t, size_t i, const char *indent)
 {
@@ -161,7 +318,7 @@ static void print_event(const struct vsc_program *prog, size_t t, size_t i, cons
 }
 
 /* The witness in text: one event per line, `THREAD[INDEX] OP VAR VALUE`,
- * and a line `  -- preemption --` where a thread is left unfinished. */
+ * and a line `-- preemption --` where a thread is left unfinished. */
 static void print_witness(const struct vsc_program *prog, const struct vsc_result *res,
 			  const char *indent)
 {
@@ -181,143 +338,74 @@ static void print_witness(const struct vsc_program *prog, const struct vsc_resul
 	free(next);
 }
 
-static void print_program_text(const struct vsc_program *prog, const struct outcome *o,
-			       const struct check_args *a, const char *indent)
+static void print_item(const struct file_report *f, const struct item *it,
+		       const struct check_args *a, const char *indent)
 {
 	long pre;
 
-	if (!o->res)
+	if (!it->res)
 		return;
-	pre = vsc_result_preemptions(o->res);
+	pre = vsc_result_preemptions(it->res);
 	if (pre >= 0)
 		printf("%spreemptions: %ld%s\n", indent, pre, a->opts.minimize ? " (least)" : "");
-	if (vsc_result_verdict(o->res) == VSC_UNKNOWN)
+	if (it->status == EXIT_UNKNOWN)
 		printf("%sstopped by a limit (--timeout or memory) before deciding\n", indent);
-	if (a->witness && vsc_result_verdict(o->res) == VSC_CONSISTENT)
-		print_witness(prog, o->res, indent);
+	if (a->witness && it->status == EXIT_CONSISTENT)
+		print_witness(it->prog, it->res, indent);
+	if (a->explain && it->status == EXIT_INCONSISTENT)
+		story_print(f, it, indent);
 }
 
-static int check_file(const char *path, const struct check_args *a, struct json *j)
+static void report_text(const struct file_report *f, const struct check_args *a)
 {
-	VSC_OPTS(vsc_parse_opts, popts, .filename = strcmp(path, "-") == 0 ? "<stdin>" : path);
-	struct vsc_trace *trace = vsc_trace_parse_file(path, &popts);
-	double deadline = a->opts.timeout_s > 0 ? now_s() + a->opts.timeout_s : 0;
-	size_t count, inconsistent = 0, events = 0, threads = 0, writers = 0;
-	long max_pre = 0;
-	int status = EXIT_CONSISTENT, segmented;
-	struct outcome *outs;
+	if (a->several)
+		printf("%s: %s\n", f->path, verdict_name(f->status));
+	else
+		printf("%s\n", verdict_name(f->status));
+	if (!f->segmented) {
+		print_item(f, &f->items[0], a, "");
+		return;
+	}
+	size_t inconsistent = 0;
+	for (size_t i = 0; i < f->count; i++)
+		inconsistent += f->items[i].status == EXIT_INCONSISTENT;
+	printf("segments: %zu, inconsistent: %zu\n", f->count, inconsistent);
+	for (size_t i = 0; i < f->count; i++) {
+		const char *name = vsc_program_name(f->items[i].prog);
+		printf("segment %s: %s\n", name ? name : "(before the first segment)",
+		       verdict_name(f->items[i].status));
+		print_item(f, &f->items[i], a, "  ");
+	}
+}
 
-	if (!trace) {
-		if (errno != EINVAL)
-			fprintf(stderr, "vsc: %s: %s\n", path, strerror(errno));
-		return EXIT_USAGE;
-	}
-	if (vsc_trace_lost_events(trace))
-		fprintf(stderr,
-			"vsc: warning: %s: the recorder lost %llu events; the verdict is about "
-			"what was recorded, not the whole run\n",
-			path, (unsigned long long)vsc_trace_lost_events(trace));
-	count = vsc_trace_program_count(trace);
-	segmented = count != 1 || vsc_program_name(vsc_trace_program(trace, 0)) != NULL;
-	outs = calloc(count ? count : 1, sizeof(*outs));
-	if (!outs) {
-		vsc_trace_free(trace);
-		fprintf(stderr, "vsc: %s: out of memory\n", path);
-		return EXIT_UNKNOWN;
-	}
-	for (size_t i = 0; i < count; i++) {
-		const struct vsc_program *prog = vsc_trace_program(trace, i);
-		outs[i] = decide(prog, a, deadline, path);
-		if (outs[i].status > status)
-			status = outs[i].status;
-		if (outs[i].status == EXIT_INCONSISTENT)
-			inconsistent++;
-		if (outs[i].res && vsc_result_preemptions(outs[i].res) > max_pre)
-			max_pre = vsc_result_preemptions(outs[i].res);
-		events += vsc_program_event_count(prog);
-		if (vsc_program_thread_count(prog) > threads)
-			threads = vsc_program_thread_count(prog);
-		if (vsc_program_writers(prog) > writers)
-			writers = vsc_program_writers(prog);
-	}
-	if (status == EXIT_USAGE) {
-		/* the solver refused the options: nothing was decided */
-	} else if (j) {
-		json_object_begin(j);
-		json_key(j, "file");
-		json_string(j, path);
-		if (!segmented) {
-			json_program_keys(j, vsc_trace_program(trace, 0), &outs[0], a);
-		} else {
-			const char *v = status == EXIT_CONSISTENT ? "consistent"
-					: status == EXIT_INCONSISTENT ? "inconsistent" : "unknown";
-			double total = 0;
-			json_key(j, "verdict");
-			json_string(j, v);
-			json_key(j, "threads");
-			json_uint(j, threads);
-			json_key(j, "events");
-			json_uint(j, events);
-			json_key(j, "writers");
-			json_uint(j, writers);
-			json_key(j, "preemptions");
-			if (status == EXIT_CONSISTENT)
-				json_int(j, max_pre);
+/* One picture per execution: FILE as given when there is one, else
+ * FILE with -1, -2, ... before its extension. */
+static int draw_pictures(const struct file_report *files, size_t nfiles, const char *svg)
+{
+	size_t total = 0, k = 0;
+	const char *dot = strrchr(svg, '.');
+	size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - svg) : strlen(svg);
+	int status = 0;
+
+	for (size_t i = 0; i < nfiles; i++)
+		total += files[i].trace ? files[i].count : 0;
+	for (size_t i = 0; i < nfiles; i++) {
+		for (size_t s = 0; files[i].trace && s < files[i].count; s++) {
+			char path[4096], title[512];
+			const char *name = vsc_program_name(files[i].items[s].prog);
+			k++;
+			if (total == 1)
+				snprintf(path, sizeof(path), "%s", svg);
 			else
-				json_null(j);
-			json_key(j, "segments_total");
-			json_uint(j, count);
-			json_key(j, "segments_inconsistent");
-			json_uint(j, inconsistent);
-			json_key(j, "segments");
-			json_array_begin(j);
-			for (size_t i = 0; i < count; i++) {
-				const struct vsc_program *prog = vsc_trace_program(trace, i);
-				json_object_begin(j);
-				json_key(j, "name");
-				if (vsc_program_name(prog))
-					json_string(j, vsc_program_name(prog));
-				else
-					json_null(j);
-				json_program_keys(j, prog, &outs[i], a);
-				json_object_end(j);
-				total += outs[i].res ? vsc_result_time(outs[i].res) : 0;
-			}
-			json_array_end(j);
-			json_key(j, "time_s");
-			json_double(j, total);
-		}
-		if (vsc_trace_lost_events(trace)) {
-			json_key(j, "lost_events");
-			json_uint(j, vsc_trace_lost_events(trace));
-		}
-		json_object_end(j);
-	} else {
-		const char *v = status == EXIT_CONSISTENT ? "consistent"
-				: status == EXIT_INCONSISTENT ? "inconsistent" : "unknown";
-		if (a->several)
-			printf("%s: %s\n", path, v);
-		else
-			printf("%s\n", v);
-		if (!segmented) {
-			print_program_text(vsc_trace_program(trace, 0), &outs[0], a, "");
-		} else {
-			printf("segments: %zu, inconsistent: %zu\n", count, inconsistent);
-			for (size_t i = 0; i < count; i++) {
-				const struct vsc_program *prog = vsc_trace_program(trace, i);
-				const char *name = vsc_program_name(prog);
-				printf("segment %s: %s\n", name ? name : "(before the first segment)",
-				       outs[i].res ? verdict_name(vsc_result_verdict(outs[i].res))
-						   : "unknown");
-				print_program_text(prog, &outs[i], a, "  ");
+				snprintf(path, sizeof(path), "%.*s-%zu%s", (int)stem, svg, k, svg + stem);
+			snprintf(title, sizeof(title), "%s%s%s: %s", files[i].path, name ? " segment " : "",
+				 name ? name : "", verdict_name(files[i].items[s].status));
+			if (svg_write(path, &files[i].items[s], title)) {
+				fprintf(stderr, "vsc: %s: %s\n", path, strerror(errno));
+				status = EXIT_USAGE;
 			}
 		}
 	}
-	fflush(stdout);
-	for (size_t i = 0; i < count; i++)
-		vsc_result_free(outs[i].res);
-	free(outs);
-	vsc_trace_free(trace);
 	return status;
 }
 
@@ -327,20 +415,27 @@ int cmd_check(int argc, char **argv)
 		{ "preemptions", required_argument, NULL, 'p' },
 		{ "min", no_argument, NULL, 'm' },
 		{ "witness", no_argument, NULL, 'w' },
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "explain", no_argument, NULL, 'e' },
+		{ "svg", required_argument, NULL, 'g' },
+		{ "summary", no_argument, NULL, 'S' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "solver", required_argument, NULL, 's' },
 		{ "progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct check_args a = { .opts = { .sz = sizeof(struct vsc_check_opts) } };
+	struct check_args a = { .opts = { .sz = sizeof(struct vsc_check_opts) }, .jobs = 1 };
+	struct file_report *files;
+	size_t nfiles;
+	unsigned long jobs;
 	struct json j;
 	int c, status = EXIT_CONSISTENT;
 
 	a.opts.progress = isatty(STDERR_FILENO);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:j:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_count(optarg, &a.opts.preemptions)) {
@@ -356,7 +451,7 @@ int cmd_check(int argc, char **argv)
 			a.witness = 1;
 			a.opts.want_witness = true;
 			break;
-		case 'j':
+		case 'J':
 			a.json = 1;
 			break;
 		case 't':
@@ -365,6 +460,22 @@ int cmd_check(int argc, char **argv)
 					optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'e':
+			a.explain = 1;
+			break;
+		case 'g':
+			a.svg = optarg;
+			break;
+		case 'S':
+			a.summary = 1;
+			break;
+		case 'j':
+			if (parse_count(optarg, &jobs) || jobs < 1 || jobs > 1024) {
+				fprintf(stderr, "vsc check: --jobs needs a number from 1 to 1024\n");
+				return EXIT_USAGE;
+			}
+			a.jobs = (long)jobs;
 			break;
 		case 's':
 			a.opts.solver = optarg;
@@ -394,12 +505,49 @@ int cmd_check(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	a.several = argc - optind > 1;
+	if (a.jobs > 1)
+		a.opts.progress = false; /* interleaved progress lines help nobody */
+	nfiles = (size_t)(argc - optind);
+	a.several = nfiles > 1;
+	files = calloc(nfiles, sizeof(*files));
+	if (!files)
+		return EXIT_UNKNOWN;
+	for (size_t i = 0; i < nfiles; i++) {
+		files[i].path = argv[optind + (int)i];
+		load_file(&files[i]);
+	}
+	decide_all(files, nfiles, &a);
 	json_init(&j, stdout);
-	for (int i = optind; i < argc; i++) {
-		int s = check_file(argv[i], &a, a.json ? &j : NULL);
+	for (size_t i = 0; i < nfiles; i++) {
+		struct file_report *f = &files[i];
+		for (size_t s = 0; s < f->count; s++)
+			if (f->items[s].status > f->status)
+				f->status = f->items[s].status;
+		if (f->status > status)
+			status = f->status;
+		if (!f->trace || f->status == EXIT_USAGE || a.summary)
+			continue;
+		if (a.json)
+			report_json(&j, f, &a);
+		else
+			report_text(f, &a);
+	}
+	if (a.summary)
+		summary_print(files, nfiles, &a);
+	if (a.svg) {
+		int s = draw_pictures(files, nfiles, a.svg);
 		if (s > status)
 			status = s;
 	}
+	fflush(stdout);
+	for (size_t i = 0; i < nfiles; i++) {
+		for (size_t s = 0; s < files[i].count; s++) {
+			vsc_result_free(files[i].items[s].res);
+			vsc_core_free(files[i].items[s].core);
+		}
+		free(files[i].items);
+		vsc_trace_free(files[i].trace);
+	}
+	free(files);
 	return status;
 }

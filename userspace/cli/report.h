@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* What `vsc check` decided, and the ways it is shown: text, JSON, the
+ * explanation story, SVG pictures, and the lab-run summary. */
+#ifndef VSC_CLI_REPORT_H
+#define VSC_CLI_REPORT_H
+
+#include "json.h"
+#include "vsc/vsc.h"
+
+/* One execution (a file, or one segment of it) and what became of it. */
+struct item {
+	const struct vsc_program *prog;
+	struct vsc_result *res; /* NULL when deciding failed */
+	struct vsc_core *core;  /* with --explain/--svg, for inconsistent ones */
+	int core_err;           /* why there is no core (negative errno) */
+	int status;             /* exit status of this execution */
+};
+
+struct file_report {
+	const char *path;
+	struct vsc_trace *trace; /* NULL when it could not be parsed */
+	struct item *items;
+	size_t count;
+	int status;
+	int segmented; /* has `segment` lines: report per segment */
+	double deadline; /* of --timeout, set when its first item starts */
+};
+
+struct check_args {
+	struct vsc_check_opts opts;
+	int json;
+	int witness;
+	int explain;
+	int summary;
+	const char *svg;
+	long jobs;
+	int several; /* more than one FILE: prefix text lines with it */
+};
+
+const char *verdict_name(int status);
+
+/* explanation: text story and JSON keys */
+void story_print(const struct file_report *f, const struct item *it, const char *indent);
+void story_json(struct json *j, const struct item *it);
+
+/* one SVG picture of an item: witness lanes, or the core with its orders */
+int svg_write(const char *path, const struct item *it, const char *title);
+
+/* the lab-run table over every item of every file */
+void summary_print(const struct file_report *files, size_t nfiles, const struct check_args *a);
+
+#endif

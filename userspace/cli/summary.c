@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* --summary: one table over every execution (segment) of every file, like
+ * litmus7's outcome histogram: how many were consistent, inconsistent or
+ * unknown, how many preemptions they needed, and which ones failed. */
+#include <stdlib.h>
+
+#include "commands.h"
+#include "report.h"
+
+#define HISTOGRAM_MAX 64 /* preemption counts above this share one row */
+
+struct tally {
+	size_t total, by_status[4];
+	size_t histogram[HISTOGRAM_MAX + 1];
+	double time_s;
+};
+
+static void count_all(const struct file_report *files, size_t nfiles, struct tally *t)
+{
+	for (size_t i = 0; i < nfiles; i++) {
+		for (size_t s = 0; s < files[i].count; s++) {
+			const struct item *it = &files[i].items[s];
+			long pre = it->res ? vsc_result_preemptions(it->res) : -1;
+			t->total++;
+			t->by_status[it->status]++;
+			if (pre >= 0)
+				t->histogram[pre > HISTOGRAM_MAX ? HISTOGRAM_MAX : pre]++;
+			t->time_s += it->res ? vsc_result_time(it->res) : 0;
+		}
+	}
+}
+
+static const char *segment_name(const struct item *it)
+{
+	const char *name = vsc_program_name(it->prog);
+	return name ? name : "(whole file)";
+}
+
+static void list_json(struct json *j, const struct file_report *files, size_t nfiles, int status)
+{
+	json_array_begin(j);
+	for (size_t i = 0; i < nfiles; i++) {
+		for (size_t s = 0; s < files[i].count; s++) {
+			if (files[i].items[s].status != status)
+				continue;
+			json_object_begin(j);
+			json_key(j, "file");
+			json_string(j, files[i].path);
+			json_key(j, "segment");
+			if (vsc_program_name(files[i].items[s].prog))
+				json_string(j, vsc_program_name(files[i].items[s].prog));
+			else
+				json_null(j);
+			json_object_end(j);
+		}
+	}
+	json_array_end(j);
+}
+
+static void summary_json(const struct file_report *files, size_t nfiles, const struct tally *t)
+{
+	struct json j;
+	size_t bad = 0;
+
+	for (size_t i = 0; i < nfiles; i++)
+		bad += files[i].trace == NULL;
+	json_init(&j, stdout);
+	json_object_begin(&j);
+	json_key(&j, "files");
+	json_uint(&j, nfiles);
+	json_key(&j, "files_unreadable");
+	json_uint(&j, bad);
+	json_key(&j, "segments_total");
+	json_uint(&j, t->total);
+	json_key(&j, "segments_consistent");
+	json_uint(&j, t->by_status[EXIT_CONSISTENT]);
+	json_key(&j, "segments_inconsistent");
+	json_uint(&j, t->by_status[EXIT_INCONSISTENT]);
+	json_key(&j, "segments_unknown");
+	json_uint(&j, t->by_status[EXIT_UNKNOWN]);
+	json_key(&j, "preemptions");
+	json_object_begin(&j);
+	for (int k = 0; k <= HISTOGRAM_MAX; k++) {
+		char key[16];
+		if (!t->histogram[k])
+			continue;
+		snprintf(key, sizeof(key), k == HISTOGRAM_MAX ? "%d+" : "%d", k);
+		json_key(&j, key);
+		json_uint(&j, t->histogram[k]);
+	}
+	json_object_end(&j);
+	json_key(&j, "inconsistent");
+	list_json(&j, files, nfiles, EXIT_INCONSISTENT);
+	json_key(&j, "unknown");
+	list_json(&j, files, nfiles, EXIT_UNKNOWN);
+	json_key(&j, "time_s");
+	json_double(&j, t->time_s);
+	json_object_end(&j);
+}
+
+static void list_text(const struct file_report *files, size_t nfiles, int status,
+		      const char *title)
+{
+	int any = 0;
+	for (size_t i = 0; i < nfiles; i++) {
+		for (size_t s = 0; s < files[i].count; s++) {
+			if (files[i].items[s].status != status)
+				continue;
+			if (!any++)
+				printf("%s:\n", title);
+			printf("  %s: %s\n", files[i].path, segment_name(&files[i].items[s]));
+		}
+	}
+}
+
+void summary_print(const struct file_report *files, size_t nfiles, const struct check_args *a)
+{
+	struct tally t = { 0 };
+
+	count_all(files, nfiles, &t);
+	if (a->json) {
+		summary_json(files, nfiles, &t);
+		return;
+	}
+	printf("executions: %zu in %zu file%s\n", t.total, nfiles, nfiles == 1 ? "" : "s");
+	printf("  %-14s %8zu\n", "consistent", t.by_status[EXIT_CONSISTENT]);
+	printf("  %-14s %8zu\n", "inconsistent", t.by_status[EXIT_INCONSISTENT]);
+	printf("  %-14s %8zu\n", "unknown", t.by_status[EXIT_UNKNOWN]);
+	for (size_t i = 0; i < nfiles; i++)
+		if (!files[i].trace)
+			printf("  unreadable     %s\n", files[i].path);
+	printf("preemptions%s:\n", a->opts.minimize ? " (least)" : " (of the witness found)");
+	for (int k = 0; k <= HISTOGRAM_MAX; k++)
+		if (t.histogram[k])
+			printf("  %3d%s %8zu\n", k, k == HISTOGRAM_MAX ? "+" : " ", t.histogram[k]);
+	list_text(files, nfiles, EXIT_INCONSISTENT, "inconsistent");
+	list_text(files, nfiles, EXIT_UNKNOWN, "unknown");
+}
