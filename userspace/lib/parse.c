@@ -54,22 +54,33 @@ static void print_error(void *ctx, const char *message)
 
 static void report(struct parser *ps, uint32_t col, const char *fmt, ...)
 {
-	char msg[512];
-	int n;
+	char what[512], small[1024], *msg = small;
+	size_t size = sizeof(small), need;
 	va_list ap;
 
 	ps->errors++;
 	if (ps->errors > ps->max_errors)
 		return;
-	n = snprintf(msg, sizeof(msg), "%s:%u:%u: ", ps->filename, ps->line, col);
 	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	/* The file name can be a path of any length: size the message for it. */
+	need = strlen(ps->filename) + strlen(what) + 32;
+	if (need > size) {
+		char *big = malloc(need);
+		if (big) {
+			msg = big;
+			size = need;
+		}
+	}
+	snprintf(msg, size, "%s:%u:%u: %s", ps->filename, ps->line, col, what);
 	ps->on_error(ps->error_ctx, msg);
 	if (ps->errors == ps->max_errors) {
-		snprintf(msg, sizeof(msg), "%s: too many errors, stopping", ps->filename);
+		snprintf(msg, size, "%s: too many errors, stopping", ps->filename);
 		ps->on_error(ps->error_ctx, msg);
 	}
+	if (msg != small)
+		free(msg);
 }
 
 static int name_char(unsigned char c)
@@ -590,13 +601,64 @@ static struct vsc_trace *parse_fd(int fd, const char *name, const struct vsc_par
 	return trace;
 }
 
+/* Read a stdio stream to its end through stdio itself: the stream may have
+ * no descriptor (fmemopen) or hold bytes already buffered (ungetc). */
+static char *read_stream(FILE *stream, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			char *grown = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+			if (!grown) {
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		size_t got = fread(buf + n, 1, cap - n, stream);
+		n += got;
+		if (got == 0 || feof(stream))
+			break;
+	}
+	if (ferror(stream)) {
+		free(buf);
+		errno = EIO;
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
 struct vsc_trace *vsc_trace_parse_stream(FILE *stream, const struct vsc_parse_opts *opts)
 {
+	struct vsc_parse_opts o = { .sz = sizeof(o) };
+	struct vsc_trace *trace;
+	size_t len = 0;
+	char *buf;
+	int saved;
+
 	if (!stream) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return parse_fd(fileno(stream), "<stdin>", opts);
+	if (opts && opts->sz >= sizeof(o))
+		o = *opts;
+	if (!o.filename)
+		o.filename = "<stream>";
+	buf = read_stream(stream, &len);
+	if (!buf)
+		return NULL;
+	trace = vsc_trace_parse_buffer(buf, len, &o);
+	saved = errno;
+	free(buf);
+	errno = saved;
+	return trace;
 }
 
 struct vsc_trace *vsc_trace_parse_file(const char *path, const struct vsc_parse_opts *opts)

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void collect(void *ctx, const char *message)
+{
+	struct messages *m = ctx;
+	if (m->count < MSG_MAX)
+		snprintf(m->text[m->count], MSG_LEN, "%s", message);
+	m->count++;
+}
+
+struct vsc_trace *parse_bytes(const char *buf, size_t len, struct messages *m)
+{
+	static struct messages ignored; /* test code only: single-threaded */
+	VSC_OPTS(vsc_parse_opts, opts, .filename = "t.vsc", .on_error = collect,
+		 .error_ctx = m ? m : &ignored);
+	if (m)
+		memset(m, 0, sizeof(*m));
+	return vsc_trace_parse_buffer(buf, len, &opts);
+}
+
+struct vsc_trace *parse_text(const char *text, struct messages *m)
+{
+	return parse_bytes(text, strlen(text), m);
+}
+
+const struct vsc_program *only_program(const struct vsc_trace *trace)
+{
+	if (!trace || vsc_trace_program_count(trace) != 1)
+		return NULL;
+	return vsc_trace_program(trace, 0);
+}
+
+void dump_program(const char *why, const struct vsc_program *prog)
+{
+	fprintf(stderr, "---- %s: the program, in the text format:\n", why);
+	vsc_program_write(prog, stderr);
+	fprintf(stderr, "----\n");
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the unit tests: parse text while collecting the error
+ * messages, build programs from text. */
+#ifndef VSC_TESTUTIL_H
+#define VSC_TESTUTIL_H
+
+#include <stddef.h>
+
+#include "vsc/vsc.h"
+
+#define MSG_MAX 32
+#define MSG_LEN 1024
+
+struct messages {
+	char text[MSG_MAX][MSG_LEN];
+	int count;
+};
+
+/* Parse len bytes as file "t.vsc"; messages (may be NULL) collects errors. */
+struct vsc_trace *parse_bytes(const char *buf, size_t len, struct messages *m);
+struct vsc_trace *parse_text(const char *text, struct messages *m);
+/* The first (only) program of a trace. */
+const struct vsc_program *only_program(const struct vsc_trace *trace);
+/* Print a program in the text format to stderr (to reproduce a failure). */
+void dump_program(const char *why, const struct vsc_program *prog);
+
+#endif
