@@ -9,3 +9,4 @@ CLI_EXTRA_OBJ  += $(CAPTURE_OBJ)
 CLI_EXTRA_LIBS += -lelf -lz
 
 -include $(CAPTURE_OBJ:.o=.d)
+-include bpf/watch.mk

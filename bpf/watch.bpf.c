@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vsc record --watch: runs on every hit of a hardware data breakpoint
+ * (perf_event_open(PERF_TYPE_BREAKPOINT, HW_BREAKPOINT_RW)) in a thread of
+ * the target. It reads the watched value, copies the user registers and
+ * pushes one record into the ring buffer. Losses are counted, never hidden:
+ * the per-thread sequence number still advances, so userspace sees the gap.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "watch.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by userspace before load. */
+const volatile struct watch_slot slots[WATCH_MAX_SLOTS] = {};
+const volatile __u32 slot_count = 0;
+
+struct thread_state {
+	__u64 next_seq;
+	__u32 gap; /* an event of this thread was lost since its last record */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20); /* resized by userspace (--ring-size) */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct thread_state);
+} threads SEC(".maps");
+
+__u64 lost_events = 0;   /* ring buffer full */
+__u64 lost_threads = 0;  /* thread table full: events without a sequence */
+__u64 unknown_addr = 0;  /* a breakpoint whose address is in no slot */
+
+static __always_inline __u64 read_value(__u64 addr, __u64 len)
+{
+	__u64 v = 0;
+
+	/* bpf_probe_read_user needs a size known to the verifier. */
+	switch (len) {
+	case 1: { __u8 b = 0; bpf_probe_read_user(&b, 1, (void *)addr); v = b; break; }
+	case 2: { __u16 h = 0; bpf_probe_read_user(&h, 2, (void *)addr); v = h; break; }
+	case 4: { __u32 w = 0; bpf_probe_read_user(&w, 4, (void *)addr); v = w; break; }
+	default: bpf_probe_read_user(&v, 8, (void *)addr); break;
+	}
+	return v;
+}
+
+SEC("perf_event")
+int watch_hit(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	__u64 addr = ctx->addr; /* bp_addr of the event that fired */
+	__u64 len = 0;
+	struct thread_state fresh = {}, *ts;
+	struct watch_record *rec;
+	__u64 seq;
+	__u32 gap;
+
+	for (__u32 i = 0; i < WATCH_MAX_SLOTS && i < slot_count; i++) {
+		if (slots[i].addr == addr) {
+			len = slots[i].len;
+			break;
+		}
+	}
+	if (!len) {
+		__sync_fetch_and_add(&unknown_addr, 1);
+		return 0;
+	}
+
+	ts = bpf_map_lookup_elem(&threads, &tid);
+	if (!ts) {
+		bpf_map_update_elem(&threads, &tid, &fresh, BPF_NOEXIST);
+		ts = bpf_map_lookup_elem(&threads, &tid);
+		if (!ts) {
+			__sync_fetch_and_add(&lost_threads, 1);
+			return 0;
+		}
+	}
+	/* Only this thread touches its entry, and it runs one hit at a time. */
+	seq = ts->next_seq++;
+	gap = ts->gap;
+
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		ts->gap = 1;
+		__sync_fetch_and_add(&lost_events, 1);
+		return 0;
+	}
+	ts->gap = 0;
+
+	rec->ev.seq = seq;
+	rec->ev.addr = addr;
+	rec->ev.value = read_value(addr, len);
+	rec->ev.new_value = 0;
+	rec->ev.ts_ns = bpf_ktime_get_ns();
+	rec->ev.ip = PT_REGS_IP(&ctx->regs);
+	rec->ev.pid = id >> 32;
+	rec->ev.tid = tid;
+	rec->ev.kind = VSC_CAP_LOAD;
+	rec->ev.size = len;
+	rec->ev.flags = VSC_CAP_F_VALUE_UNSURE | (gap ? VSC_CAP_F_GAP_BEFORE : 0);
+
+	/* The verifier turns each load from ctx->regs into a load from the
+	 * trapped task's pt_regs; a helper cannot take ctx as a buffer. */
+	const __u64 *regs = (const __u64 *)&ctx->regs;
+	const __u32 nregs = sizeof(ctx->regs) / sizeof(__u64);
+#pragma unroll
+	for (__u32 i = 0; i < WATCH_NREGS; i++)
+		rec->regs[i] = i < nregs ? regs[i] : 0;
+
+	bpf_ringbuf_submit(rec, 0);
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hardware-watchpoint capture: the record watch.bpf.c pushes into its ring
+ * buffer. It is the shared capture event (vsc_event.h) followed by the user
+ * registers at the moment the breakpoint fired, because only the decoder in
+ * userspace can tell a load from a store from an atomic read-modify-write,
+ * and it needs the registers to recover exact values (see docs/watch.md).
+ */
+#ifndef VSC_WATCH_H
+#define VSC_WATCH_H
+
+#include "vsc_event.h"
+
+/* Debug-register slots we ever use: 4 on x86-64, up to 16 on ARM64. */
+#define WATCH_MAX_SLOTS 16
+
+/* Words of bpf_user_pt_regs_t kept: x86-64 struct pt_regs is 21 words,
+ * ARM64 struct user_pt_regs is 34 (x0..x30, sp, pc, pstate). */
+#define WATCH_NREGS 34
+
+struct watch_slot {
+	__u64 addr; /* watched address (the breakpoint's bp_addr) */
+	__u64 len;  /* watched length: 1, 2, 4 or 8 */
+};
+
+struct watch_record {
+	/* kind is VSC_CAP_LOAD and flags has VSC_CAP_F_VALUE_UNSURE until the
+	 * decoder in userspace has looked at the instruction; value is the
+	 * memory read by the BPF program when the breakpoint fired (after the
+	 * access on x86-64, before it on ARM64), zero-extended. */
+	struct vsc_capture_event ev;
+	__u64 regs[WATCH_NREGS];
+};
+
+#endif /* VSC_WATCH_H */
