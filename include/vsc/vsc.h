@@ -181,6 +181,7 @@ struct vsc_order {
 	struct vsc_event_ref before;
 	struct vsc_event_ref after;
 	uint32_t kind; /* enum vsc_order_kind */
+	struct vsc_event_ref read; /* the read that forces it (not for program order) */
 };
 
 struct vsc_core;
@@ -195,7 +196,12 @@ int vsc_explain(const struct vsc_program *prog, const struct vsc_check_opts *opt
 		struct vsc_core **core);
 /* The core's events, sorted by thread and index (of prog). */
 size_t vsc_core_events(const struct vsc_core *core, const struct vsc_event_ref **events);
-/* A cycle of forced orders among the core's events, when one was found
+/* The events that tell the story: an inconsistent subset, found first, in
+ * which every read still has a write it could see (the core itself may have
+ * lost those: a read with no write of its value is inconsistent alone). The
+ * core is a subset of it. Sorted like the core. */
+size_t vsc_core_context(const struct vsc_core *core, const struct vsc_event_ref **events);
+/* A cycle of forced orders among the context's events, when one was found
  * (the usual reason); 0 when the reason is subtler (e.g. the bound). */
 size_t vsc_core_cycle(const struct vsc_core *core, const struct vsc_order **orders);
 bool vsc_core_is_minimal(const struct vsc_core *core);

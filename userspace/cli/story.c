@@ -16,20 +16,6 @@ static const char *const order_names[] = {
 	[VSC_ORDER_WRITE_FIRST] = "write-before-source",
 };
 
-static const char *order_reason(uint32_t kind)
-{
-	switch (kind) {
-	case VSC_ORDER_PROGRAM:
-		return "program order";
-	case VSC_ORDER_READS_FROM:
-		return "the only write the read can see";
-	case VSC_ORDER_READ_FIRST:
-		return "the read must happen before this write hides its value";
-	default:
-		return "this write must come before the write the read sees";
-	}
-}
-
 /* The trailing comment of a line of the trace file, if the file can be read
  * again (not standard input). */
 static void line_comment(const char *path, uint32_t line, char *out, size_t len)
@@ -114,6 +100,58 @@ static void print_sources(const struct file_report *f, const struct vsc_program 
 	}
 }
 
+static void print_reason(const struct vsc_program *p, const struct vsc_order *o,
+			 const char *indent)
+{
+	const char *r = vsc_program_thread_name(p, o->read.thread);
+
+	switch (o->kind) {
+	case VSC_ORDER_PROGRAM:
+		printf("%s    (program order)\n", indent);
+		break;
+	case VSC_ORDER_READS_FROM:
+		printf("%s    (it is the only write %s[%u] can read from)\n", indent, r, o->read.index);
+		break;
+	case VSC_ORDER_READ_FIRST:
+		printf("%s    (%s[%u] must read before this write hides its value)\n", indent, r,
+		       o->read.index);
+		break;
+	default:
+		printf("%s    (it comes before %s[%u], so it must not fall between that read and\n"
+		       "%s     the only write it can read from)\n",
+		       indent, r, o->read.index, indent);
+	}
+}
+
+static int in_core(const struct vsc_event_ref *core, size_t n, struct vsc_event_ref r)
+{
+	for (size_t i = 0; i < n; i++)
+		if (core[i].thread == r.thread && core[i].index == r.index)
+			return 1;
+	return 0;
+}
+
+/* The events beside the core that its reads could see, and that force the
+ * orders told below. */
+static void print_context(const struct file_report *f, const struct item *it,
+			  const char *indent)
+{
+	const struct vsc_event_ref *core, *context;
+	size_t n = vsc_core_events(it->core, &core);
+	size_t m = vsc_core_context(it->core, &context);
+	char text[512];
+
+	if (m <= n)
+		return;
+	printf("%swith these events of the trace, the reads' possible sources:\n", indent);
+	for (size_t i = 0; i < m; i++) {
+		if (in_core(core, n, context[i]))
+			continue;
+		describe(f, it->prog, context[i], text, sizeof(text));
+		printf("%s  %s\n", indent, text);
+	}
+}
+
 void story_print(const struct file_report *f, const struct item *it, const char *indent)
 {
 	const struct vsc_program *p = it->prog;
@@ -137,19 +175,21 @@ void story_print(const struct file_report *f, const struct item *it, const char 
 		describe(f, p, core[i], a, sizeof(a));
 		printf("%s  %s\n", indent, a);
 	}
+	print_context(f, it, indent);
 	if (m) {
 		printf("%swhy: these orders are forced, and they form a cycle:\n", indent);
 		for (size_t i = 0; i < m; i++) {
 			describe(f, p, cycle[i].before, a, sizeof(a));
 			describe(f, p, cycle[i].after, b, sizeof(b));
-			printf("%s  %s\n%s    before %s\n%s    (%s)\n", indent, a, indent, b, indent,
-			       order_reason(cycle[i].kind));
+			printf("%s  %s\n%s    before %s\n", indent, a, indent, b);
+			print_reason(p, &cycle[i], indent);
 		}
 	} else {
 		printf("%swhy: no interleaving of these events (within the preemption bound, if one "
 		       "was given) lets every read see its value;\n",
 		       indent);
 		printf("%s  the choices each read has:\n", indent);
+		n = vsc_core_context(it->core, &core);
 		print_sources(f, p, core, n, indent);
 	}
 }
@@ -191,6 +231,13 @@ void story_json(struct json *j, const struct item *it)
 		json_array_end(j);
 		json_key(j, "order");
 		json_string(j, order_names[cycle[i].kind]);
+		if (cycle[i].kind != VSC_ORDER_PROGRAM) {
+			json_key(j, "read");
+			json_array_begin(j);
+			json_string(j, vsc_program_thread_name(it->prog, cycle[i].read.thread));
+			json_uint(j, cycle[i].read.index);
+			json_array_end(j);
+		}
 		json_object_end(j);
 	}
 	json_array_end(j);

@@ -18,6 +18,8 @@
 struct vsc_core {
 	struct vsc_event_ref *events;
 	size_t count;
+	struct vsc_event_ref *context; /* core + what its reads could see */
+	size_t context_count;
 	struct vsc_order *cycle;
 	size_t cycle_length;
 	bool minimal;
@@ -86,7 +88,71 @@ struct shrink {
 	unsigned char *keep;
 	struct vsc_event_ref *scratch;
 	bool gave_up; /* a check ended unknown: minimality not proven */
+	bool keep_sources; /* refuse subsets where a read lost every write it could see */
+	struct written *all_written; /* (var, value) written anywhere in p, sorted */
+	size_t all_written_count;
+	struct written *written;     /* scratch for admissible() */
 };
+
+struct written {
+	uint32_t var;
+	int64_t value;
+};
+
+static int compare_written(const void *a, const void *b)
+{
+	const struct written *x = a, *y = b;
+	if (x->var != y->var)
+		return x->var < y->var ? -1 : 1;
+	return (x->value > y->value) - (x->value < y->value);
+}
+
+static int init_matches(const struct vsc_program *p, const struct vsc_event *e)
+{
+	const struct vsc_var_init *init = &p->inits[e->var];
+	return init->kind == VSC_INIT_UNKNOWN ||
+	       (init->kind == VSC_INIT_KNOWN && init->value == e->value);
+}
+
+static const struct vsc_event *event_of(const struct vsc_program *p, struct vsc_event_ref r)
+{
+	return &p->threads[r.thread].events[r.index];
+}
+
+/* The (var, value) pairs the events refs[0..m) write, sorted into out. */
+static size_t collect_written(const struct vsc_program *p, const struct vsc_event_ref *refs,
+			      size_t m, struct written *out)
+{
+	size_t nw = 0;
+
+	for (size_t i = 0; i < m; i++) {
+		const struct vsc_event *e = event_of(p, refs[i]);
+		if (e->kind != VSC_READ)
+			out[nw++] = (struct written){ e->var,
+						      e->kind == VSC_RMW ? e->new_value : e->value };
+	}
+	qsort(out, nw, sizeof(*out), compare_written);
+	return nw;
+}
+
+/* Every read of the subset scratch[0..m) that could see some write in p can
+ * still see one in the subset (or the initial value). */
+static int admissible(struct shrink *s, size_t m)
+{
+	size_t nw = collect_written(s->p, s->scratch, m, s->written);
+
+	for (size_t i = 0; i < m; i++) {
+		const struct vsc_event *e = event_of(s->p, s->scratch[i]);
+		struct written key = { e->var, e->value };
+		if (e->kind == VSC_WRITE || init_matches(s->p, e) ||
+		    bsearch(&key, s->written, nw, sizeof(key), compare_written))
+			continue;
+		if (bsearch(&key, s->all_written, s->all_written_count, sizeof(key),
+			    compare_written))
+			return 0;
+	}
+	return 1;
+}
 
 static double seconds_left(const struct shrink *s)
 {
@@ -116,6 +182,8 @@ static int still_inconsistent(struct shrink *s, size_t from, size_t drop)
 			return 0;
 		}
 	}
+	if (s->keep_sources && !admissible(s, m))
+		return 0;
 	opts.want_witness = false;
 	opts.minimize = false;
 	sub = vsc_program_subset(s->p, s->scratch, m);
@@ -153,7 +221,7 @@ static int shrink(struct shrink *s)
 {
 	const struct vsc_program *p = s->p;
 	size_t start = 0;
-	int r, changed;
+	int r;
 
 	/* whole threads */
 	for (uint32_t t = 0; t < program_threads(p); t++) {
@@ -166,7 +234,14 @@ static int shrink(struct shrink *s)
 		for (size_t from = 0; from < s->n; from += len)
 			if ((r = try_drop(s, from, from + len > s->n ? s->n - from : len)) < 0)
 				return r;
-	/* single events, until no single removal keeps it inconsistent */
+	return 0;
+}
+
+/* Single events, until no single removal keeps the set inconsistent. */
+static int shrink_single(struct shrink *s)
+{
+	int r, changed;
+
 	do {
 		changed = 0;
 		for (size_t i = 0; i < s->n; i++) {
@@ -188,14 +263,17 @@ struct order_graph {
 	unsigned char *reach;        /* n*n: i reaches j through edges */
 	struct vsc_order *edges;     /* n*n direct edges, kind + 1 in `kind_of` */
 	unsigned char *kind_of;      /* n*n: 0 none, else kind + 1 */
+	uint32_t *via;               /* n*n: the read behind the edge */
 };
 
-static void add_edge(struct order_graph *g, size_t a, size_t b, unsigned kind, int *changed)
+static void add_edge(struct order_graph *g, size_t a, size_t b, unsigned kind, size_t read,
+		     int *changed)
 {
 	size_t n = g->n;
 	if (a == b || g->reach[a * n + b])
 		return;
 	g->kind_of[a * n + b] = (unsigned char)(kind + 1);
+	g->via[a * n + b] = (uint32_t)read;
 	/* everything reaching a now reaches everything b reaches */
 	for (size_t i = 0; i < n; i++) {
 		if (i != a && !g->reach[i * n + a])
@@ -244,18 +322,18 @@ static void saturate(struct order_graph *g, const struct vsc_program *p)
 			if (sources == 0 && init_source && init->kind == VSC_INIT_KNOWN) {
 				for (size_t w = 0; w < n; w++)
 					if (w != r && writes_var(&g->ev[w], e->var))
-						add_edge(g, r, w, VSC_ORDER_READ_FIRST, &changed);
+						add_edge(g, r, w, VSC_ORDER_READ_FIRST, r, &changed);
 			}
 			if (sources != 1 || init_source)
 				continue;
-			add_edge(g, source, r, VSC_ORDER_READS_FROM, &changed);
+			add_edge(g, source, r, VSC_ORDER_READS_FROM, r, &changed);
 			for (size_t w = 0; w < n; w++) {
 				if (w == r || w == source || !writes_var(&g->ev[w], e->var))
 					continue;
 				if (g->reach[w * n + r])
-					add_edge(g, w, source, VSC_ORDER_WRITE_FIRST, &changed);
+					add_edge(g, w, source, VSC_ORDER_WRITE_FIRST, r, &changed);
 				else if (g->reach[source * n + w])
-					add_edge(g, r, w, VSC_ORDER_READ_FIRST, &changed);
+					add_edge(g, r, w, VSC_ORDER_READ_FIRST, r, &changed);
 			}
 		}
 		for (size_t i = 0; i < n; i++)
@@ -306,6 +384,7 @@ static int extract_cycle(struct order_graph *g, const struct vsc_event_ref *refs
 		core->cycle[core->cycle_length].before = refs[before];
 		core->cycle[core->cycle_length].after = refs[at];
 		core->cycle[core->cycle_length].kind = g->kind_of[before * n + at] - 1u;
+		core->cycle[core->cycle_length].read = refs[g->via[before * n + at]];
 		core->cycle_length++;
 		at = before;
 	} while (at != start && core->cycle_length < n);
@@ -320,9 +399,10 @@ out:
 	return err;
 }
 
+/* A cycle of forced orders among the context's events. */
 static int find_cycle(const struct vsc_program *p, struct vsc_core *core)
 {
-	size_t n = core->count;
+	size_t n = core->context_count;
 	struct order_graph g = { .n = n };
 	struct vsc_event *ev = malloc((n ? n : 1) * sizeof(*ev));
 	int changed = 0, err = -ENOMEM;
@@ -330,19 +410,21 @@ static int find_cycle(const struct vsc_program *p, struct vsc_core *core)
 	g.ev = ev;
 	g.reach = calloc(n * n + 1, 1);
 	g.kind_of = calloc(n * n + 1, 1);
-	if (!ev || !g.reach || !g.kind_of)
+	g.via = calloc(n * n + 1, sizeof(*g.via));
+	if (!ev || !g.reach || !g.kind_of || !g.via)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		ev[i] = p->threads[core->events[i].thread].events[core->events[i].index];
+		ev[i] = *event_of(p, core->context[i]);
 	for (size_t i = 0; i + 1 < n; i++)
-		if (core->events[i].thread == core->events[i + 1].thread)
-			add_edge(&g, i, i + 1, VSC_ORDER_PROGRAM, &changed);
+		if (core->context[i].thread == core->context[i + 1].thread)
+			add_edge(&g, i, i + 1, VSC_ORDER_PROGRAM, i, &changed);
 	saturate(&g, p);
-	err = extract_cycle(&g, core->events, core);
+	err = extract_cycle(&g, core->context, core);
 out:
 	free(ev);
 	free(g.reach);
 	free(g.kind_of);
+	free(g.via);
 	return err;
 }
 
@@ -373,34 +455,49 @@ int vsc_explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	s.all = malloc((s.n ? s.n : 1) * sizeof(*s.all));
 	s.scratch = malloc((s.n ? s.n : 1) * sizeof(*s.scratch));
 	s.keep = malloc(s.n ? s.n : 1);
+	s.written = malloc((s.n ? s.n : 1) * sizeof(*s.written));
+	s.all_written = malloc((s.n ? s.n : 1) * sizeof(*s.all_written));
 	core = calloc(1, sizeof(*core));
 	err = -ENOMEM;
-	if (!s.all || !s.scratch || !s.keep || !core)
+	if (!s.all || !s.scratch || !s.keep || !s.written || !s.all_written || !core)
 		goto out;
 	memset(s.keep, 1, s.n);
 	for (uint32_t t = 0; t < program_threads(p); t++)
 		for (uint32_t i = 0; i < p->threads[t].length; i++)
 			s.all[m++] = (struct vsc_event_ref){ t, i };
+	s.all_written_count = collect_written(p, s.all, s.n, s.all_written);
 	err = still_inconsistent(&s, 0, 0);
 	if (err <= 0) {
 		err = err < 0 ? err : s.gave_up ? -ETIME : -EINVAL;
 		goto out;
 	}
-	if ((err = shrink(&s)))
+	/* First shrink keeping, for each read, a write it could see: that set
+	 * tells the story. Then shrink without that rule to a minimal core. */
+	s.keep_sources = true;
+	if ((err = shrink(&s)) || (err = shrink_single(&s)))
 		goto out;
+	core->context = malloc((s.n ? s.n : 1) * sizeof(*core->context));
 	core->events = malloc((s.n ? s.n : 1) * sizeof(*core->events));
 	err = -ENOMEM;
-	if (!core->events)
+	if (!core->context || !core->events)
+		goto out;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.keep[i])
+			core->context[core->context_count++] = s.all[i];
+	s.keep_sources = false;
+	if ((err = shrink_single(&s)))
 		goto out;
 	for (size_t i = 0; i < s.n; i++)
 		if (s.keep[i])
 			core->events[core->count++] = s.all[i];
 	core->minimal = !s.gave_up;
-	err = core->count <= CYCLE_SEARCH_LIMIT ? find_cycle(p, core) : 0;
+	err = core->context_count <= CYCLE_SEARCH_LIMIT ? find_cycle(p, core) : 0;
 out:
 	free(s.all);
 	free(s.scratch);
 	free(s.keep);
+	free(s.written);
+	free(s.all_written);
 	if (err) {
 		vsc_core_free(core);
 		return err;
@@ -414,6 +511,13 @@ size_t vsc_core_events(const struct vsc_core *core, const struct vsc_event_ref *
 	if (events)
 		*events = core->events;
 	return core->count;
+}
+
+size_t vsc_core_context(const struct vsc_core *core, const struct vsc_event_ref **events)
+{
+	if (events)
+		*events = core->context;
+	return core->context_count;
 }
 
 size_t vsc_core_cycle(const struct vsc_core *core, const struct vsc_order **orders)
@@ -433,6 +537,7 @@ void vsc_core_free(struct vsc_core *core)
 	if (!core)
 		return;
 	free(core->events);
+	free(core->context);
 	free(core->cycle);
 	free(core);
 }
