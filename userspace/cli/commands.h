@@ -5,6 +5,7 @@
 #define VSC_CLI_COMMANDS_H
 
 int cmd_check(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 /* Exit statuses shared by every subcommand (CONTRACT.md section 3). */
 enum {

@@ -14,6 +14,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "check", cmd_check, "decide whether traces are sequentially consistent" },
+	{ "convert", cmd_convert, "turn an LTTng (CTF) trace of vsc:* events into a trace" },
 };
 
 static void usage(FILE *out)

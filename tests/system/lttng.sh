@@ -1,0 +1,212 @@
+#!/bin/sh
+# LTTng system tests, run for real (as root): trace bundled target programs
+# with a real lttng-sessiond (started here when none runs, and stopped
+# again), convert with `vsc convert`, and compare with what the targets know
+# they did; the babeltrace2 sinks against `vsc check`; loss under overload;
+# clear errors for a missing vtid context and for corrupt traces.
+#
+#   tests/system/lttng.sh [BUILD]      (BUILD: the build folder, default build)
+#
+# Skips (exit 0) only when LTTng is missing or we are not root, and fails
+# instead when VSC_REQUIRE_ALL=1.
+set -u
+build=${1:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "$build" && pwd)
+vsc=$build/vsc
+plugins=$build/babeltrace2/plugins
+pass=0 fail=0
+
+skip() {
+  if [ "${VSC_REQUIRE_ALL:-0}" = 1 ]; then
+    echo "lttng: FAIL: cannot run: $* (VSC_REQUIRE_ALL=1)"; exit 1
+  fi
+  echo "lttng: SKIP: $*"; exit 0
+}
+ok() { pass=$((pass + 1)); echo "  ok: $*"; }
+bad() { fail=$((fail + 1)); echo "  FAIL: $*"; }
+
+[ "$(id -u)" = 0 ] || skip "needs root (a system lttng-sessiond)"
+for t in lttng lttng-sessiond babeltrace2; do
+  command -v $t >/dev/null 2>&1 || skip "$t is not installed (scripts/deps.sh)"
+done
+[ -x "$vsc" ] || { echo "lttng: FAIL: no $vsc"; exit 1; }
+[ -f "$plugins/vsc.so" ] || { echo "lttng: FAIL: no $plugins/vsc.so"; exit 1; }
+
+tmp=$(mktemp -d /tmp/vsc-lttng-test.XXXXXX)
+daemon_pid="" sessions=""
+cleanup() {
+  for s in $sessions; do lttng destroy "$s" >/dev/null 2>&1; done
+  if [ -n "$daemon_pid" ]; then
+    kill "$daemon_pid" 2>/dev/null
+    n=0; while kill -0 "$daemon_pid" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# One test run at a time on this machine: they share the root session daemon.
+exec 9>/tmp/vsc-lttng-tests.lock
+flock 9
+
+if ! lttng list >/dev/null 2>&1; then
+  lttng-sessiond --daemonize >/dev/null 2>&1 || { echo "lttng: FAIL: cannot start lttng-sessiond"; exit 1; }
+  daemon_pid=$(cat /var/run/lttng/lttng-sessiond.pid)
+  echo "lttng: started lttng-sessiond (pid $daemon_pid)"
+fi
+
+target=$tmp/lttng_target
+cc -std=c11 -O2 -Wall -Wextra -Werror -I"$top/include" "$top/tests/system/lttng_target.c" \
+  -o "$target" -L"$build" -lvsc-lttng-ust -llttng-ust -lpthread -Wl,-rpath,"$build" ||
+  { echo "lttng: FAIL: cannot build the target"; exit 1; }
+
+# trace NAME [CHANNEL OPTIONS] -- CMD...: trace CMD into $tmp/NAME, its
+# stdout into $tmp/NAME.out. CONTEXT (default "-t vtid -t vpid") is the context.
+trace() {
+  name=$1; shift
+  chan_opts=""
+  while [ "$1" != "--" ]; do chan_opts="$chan_opts $1"; shift; done
+  shift
+  s="vsctest-$$-$name"
+  sessions="$sessions $s"
+  lttng create "$s" --output="$tmp/$name" >/dev/null &&
+  # shellcheck disable=SC2086
+  lttng enable-channel -s "$s" -u $chan_opts chan >/dev/null &&
+  lttng enable-event -s "$s" -c chan -u 'vsc:*' >/dev/null &&
+  { [ -z "${CONTEXT-x}" ] || lttng add-context -s "$s" -c chan -u ${CONTEXT:--t vtid -t vpid} >/dev/null; } &&
+  lttng start "$s" >/dev/null &&
+  "$@" >"$tmp/$name.out" &&
+  lttng stop "$s" >/dev/null &&
+  lttng destroy "$s" >/dev/null || { echo "lttng: FAIL: tracing $name failed"; exit 1; }
+}
+
+# Per-thread event lines of a converted trace, without @ts and comments,
+# sorted by thread (stable: program order kept).
+events_of() {
+  grep -E '^[0-9]+ [rwu] ' "$1" | sed -e 's/ @[0-9]*//' -e 's/ *#.*//' | sort -s -n -k1,1
+}
+
+echo "lttng: system tests"
+
+# 1. Exact per-thread sequences.
+trace seq -- "$target" seq 4 3000
+"$vsc" convert -o "$tmp/seq.vsc" "$tmp/seq" 2>"$tmp/seq.err"
+st=$?
+sort -s -n -k1,1 "$tmp/seq.out" >"$tmp/seq.expect"
+events_of "$tmp/seq.vsc" >"$tmp/seq.got"
+if [ $st = 0 ] && [ "$(wc -l <"$tmp/seq.expect")" = 12000 ] && cmp -s "$tmp/seq.expect" "$tmp/seq.got"; then
+  ok "seq: 4 threads x 3000 events, every thread's sequence exact"
+else
+  bad "seq: status $st, $(wc -l <"$tmp/seq.got") events, differences:"
+  diff "$tmp/seq.expect" "$tmp/seq.got" | head -5
+fi
+grep -q '^# lost events: 0$' "$tmp/seq.vsc" && ok "seq: header says 0 lost events" ||
+  bad "seq: no '# lost events: 0' header"
+threads=$(grep -E '^[0-9]+ ' "$tmp/seq.vsc" | cut -d' ' -f1 | sort -u | wc -l)
+[ "$threads" = 4 ] && ok "seq: 4 threads (by vtid)" || bad "seq: $threads threads"
+
+# 2. The babeltrace2 sinks agree with vsc convert / vsc check.
+bt() { babeltrace2 --plugin-path="$plugins" "$@"; }
+for run in sb-weak sb-sc; do
+  trace "$run" -- "$target" "$run"
+  "$vsc" convert -o "$tmp/$run.vsc" "$tmp/$run" 2>/dev/null
+  "$vsc" check "$tmp/$run.vsc" >"$tmp/$run.check" 2>/dev/null
+  st=$?
+  want=0; [ "$run" = sb-weak ] && want=1
+  verdict=$(head -1 "$tmp/$run.check")
+  sink=$(bt "$tmp/$run" -c sink.vsc.check 2>"$tmp/$run.bterr")
+  if [ $st = $want ] && [ "$sink" = "$verdict" ]; then
+    ok "$run: vsc check says $verdict (status $st), sink.vsc.check says the same"
+  else
+    bad "$run: vsc check status $st ($verdict), sink.vsc.check: '$sink'"
+    head -3 "$tmp/$run.bterr"
+  fi
+done
+bt "$tmp/seq" -c sink.vsc.text >"$tmp/seq.bt.vsc" 2>/dev/null
+if grep -v -e '^# what:' -e '^# when:' "$tmp/seq.bt.vsc" >"$tmp/a" &&
+   grep -v -e '^# what:' -e '^# when:' "$tmp/seq.vsc" >"$tmp/b" && cmp -s "$tmp/a" "$tmp/b"; then
+  ok "sink.vsc.text writes what vsc convert writes"
+else
+  bad "sink.vsc.text differs from vsc convert"; diff "$tmp/a" "$tmp/b" | head -5
+fi
+"$vsc" check "$tmp/seq.vsc" >"$tmp/seq.check" 2>/dev/null
+sink=$(bt "$tmp/seq" -c sink.vsc.check 2>/dev/null)
+[ "$sink" = "$(head -1 "$tmp/seq.check")" ] && ok "seq: sink.vsc.check agrees with vsc check ($sink)" ||
+  bad "seq: sink.vsc.check '$sink' vs vsc check '$(head -1 "$tmp/seq.check")'"
+
+# 3. Segments: one per iteration, each thread's part in it.
+trace segments -- "$target" segments 5
+"$vsc" convert -o "$tmp/segments.vsc" "$tmp/segments" 2>/dev/null
+nseg=$(grep -c '^segment iter[0-4]$' "$tmp/segments.vsc")
+per=$(awk '/^segment /{if (n) print n; n=0; next} /^[0-9]+ [rwu] /{n++} END{print n}' "$tmp/segments.vsc" | sort -u | tr '\n' ' ')
+if [ "$nseg" = 5 ] && [ "$per" = "4 " ] && "$vsc" check "$tmp/segments.vsc" >/dev/null 2>&1; then
+  ok "segments: 5 segments named iter0..iter4, 4 events each, consistent"
+else
+  bad "segments: $nseg segments, events per segment: $per"
+fi
+
+# 4. Overload in discard mode: the loss is counted, and kept + lost = sent.
+trace flood --subbuf-size=4096 --num-subbuf=2 --discard -- "$target" flood 4 200000
+"$vsc" convert -o "$tmp/flood.vsc" "$tmp/flood" 2>"$tmp/flood.err"
+st=$?
+lost=$(sed -n 's/^# lost events: //p' "$tmp/flood.vsc")
+kept=$(grep -cE '^[0-9]+ w ' "$tmp/flood.vsc")
+if [ $st = 0 ] && [ "${lost:-0}" -gt 0 ] && grep -q 'discarded' "$tmp/flood.err"; then
+  ok "flood: $kept events kept, $lost lost, reported in the header and on stderr"
+else
+  bad "flood: status $st, lost '${lost:-}', stderr: $(head -2 "$tmp/flood.err")"
+fi
+[ $((kept + ${lost:-0})) = 800000 ] && ok "flood: kept + lost = 800000 events sent" ||
+  bad "flood: kept $kept + lost ${lost:-0} != 800000"
+bt "$tmp/flood" -c sink.vsc.check >/dev/null 2>"$tmp/flood.bterr"
+grep -q 'discarded' "$tmp/flood.bterr" && ok "flood: sink.vsc.check reports the loss" ||
+  bad "flood: sink.vsc.check said nothing of the loss"
+
+# 5. A trace without the vtid context is refused, saying how to fix it.
+CONTEXT="" trace novtid -- "$target" sb-sc
+"$vsc" convert "$tmp/novtid" >/dev/null 2>"$tmp/novtid.err"
+st=$?
+if [ $st = 2 ] && grep -q 'lttng add-context -u -t vtid' "$tmp/novtid.err"; then
+  ok "no vtid context: refused (status 2) with the add-context command"
+else
+  bad "no vtid context: status $st, stderr: $(cat "$tmp/novtid.err")"
+fi
+CONTEXT="-t vtid" trace novpid -- "$target" sb-sc
+"$vsc" convert "$tmp/novpid" >/dev/null 2>"$tmp/novpid.err"
+[ $? = 2 ] && grep -q 'vpid' "$tmp/novpid.err" && ok "no vpid context: refused" ||
+  bad "no vpid context: $(cat "$tmp/novpid.err")"
+
+# 6. Corrupt, truncated and missing traces give clear errors (status 2).
+expect_error() { # WHAT DIR PATTERN
+  "$vsc" convert "$2" >/dev/null 2>"$tmp/err"
+  st=$?
+  if [ $st = 2 ] && grep -qi -e "$3" "$tmp/err"; then ok "$1: status 2: $(head -1 "$tmp/err")"
+  else bad "$1: status $st, stderr: $(head -3 "$tmp/err")"; fi
+}
+cp -r "$tmp/seq" "$tmp/trunc"
+stream=$(find "$tmp/trunc" -name 'chan_*' -type f -size +8k | head -1)
+truncate -s 5000 "$stream"
+expect_error "truncated stream" "$tmp/trunc" "corrupt or truncated"
+cp -r "$tmp/seq" "$tmp/badmeta"
+meta=$(find "$tmp/badmeta" -name metadata | head -1)
+dd if=/dev/urandom of="$meta" bs=1 count=200 seek=300 conv=notrunc 2>/dev/null
+expect_error "corrupt metadata" "$tmp/badmeta" "metadata .*corrupt"
+mkdir "$tmp/empty"
+expect_error "folder without a trace" "$tmp/empty" "no CTF trace"
+expect_error "missing folder" "$tmp/does-not-exist" "No such file"
+
+# 7. The one-liner: scripts/vsc-lttng traces, converts and checks.
+"$top/scripts/vsc-lttng" --vsc "$vsc" -o "$tmp/oneliner.vsc" -- "$target" sb-weak \
+  >"$tmp/oneliner.out" 2>"$tmp/oneliner.err"
+st=$?
+if [ $st = 1 ] && [ "$(head -1 "$tmp/oneliner.out")" = inconsistent ] && [ -f "$tmp/oneliner.vsc" ]; then
+  ok "vsc-lttng: sb-weak traced, converted, checked: inconsistent (status 1)"
+else
+  bad "vsc-lttng: status $st, out: $(head -2 "$tmp/oneliner.out"), err: $(tail -2 "$tmp/oneliner.err")"
+fi
+if lttng list 2>/dev/null | grep -q "vsc-[0-9]"; then bad "vsc-lttng left a session behind"
+else ok "vsc-lttng left no session behind"; fi
+
+echo "lttng: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,654 @@
+/* SPDX-License-Identifier: MIT */
+/* The LTTng converter core: babeltrace2 messages in, capture events out. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctf_convert.h"
+#include "trace_writer.h"
+#include "vsc/vsc.h"
+
+#define NO_MEMBER UINT64_MAX
+
+enum vsc_tp { TP_OTHER = -1, TP_LOAD, TP_STORE, TP_RMW, TP_SEGMENT };
+
+/* Where the fields of one event class are, found once per class. */
+struct class_info {
+	const bt_event_class *cls;
+	int tp; /* enum vsc_tp */
+	uint64_t addr, size, value, old, new_value, name, id;
+};
+
+/* Where the context fields of one stream class are. */
+struct stream_info {
+	const bt_stream_class *sc;
+	uint64_t vtid, vpid, ip, procname;
+	uint64_t frequency; /* of the default clock; 0: no clock */
+};
+
+struct segment_name {
+	int64_t id;
+	char *name;
+};
+
+struct process {
+	uint32_t pid;
+	struct vsc_trace_writer *writer;
+	struct segment_name *segments;
+	size_t nsegments, segments_cap;
+	char *what;
+	char when[40];
+	bool losses_added;
+};
+
+/* Per-thread event counters: open addressing on (pid, tid). */
+struct thread_slot {
+	uint64_t key; /* (pid << 32 | tid) + 1; 0: empty */
+	uint64_t next_seq;
+};
+
+struct ctf_conv {
+	struct ctf_conv_opts opts;
+	struct class_info *classes;
+	size_t nclasses, classes_cap;
+	struct stream_info *streams;
+	size_t nstreams, streams_cap;
+	struct process *procs;
+	size_t nprocs, procs_cap;
+	struct thread_slot *threads;
+	size_t threads_cap, nthreads; /* threads_cap: a power of two */
+	uint64_t discarded_events, discarded_packets;
+	uint64_t discarded_unknown; /* messages with no count */
+	char error[512];
+};
+
+static int fail(struct ctf_conv *conv, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct ctf_conv *conv, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(conv->error, sizeof(conv->error), fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+static int grow(void **array, size_t *cap, size_t need, size_t elem)
+{
+	size_t cap2;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	cap2 = *cap ? *cap * 2 : 16;
+	while (cap2 < need)
+		cap2 *= 2;
+	p = realloc(*array, cap2 * elem);
+	if (!p)
+		return -ENOMEM;
+	*array = p;
+	*cap = cap2;
+	return 0;
+}
+
+struct ctf_conv *ctf_conv_new(const struct ctf_conv_opts *opts)
+{
+	struct ctf_conv *conv = calloc(1, sizeof(*conv));
+
+	if (!conv)
+		return NULL;
+	conv->opts.pid = -1;
+	if (opts) {
+		size_t n = opts->sz < sizeof(conv->opts) ? opts->sz : sizeof(conv->opts);
+		memcpy(&conv->opts, opts, n);
+	}
+	conv->opts.sz = sizeof(conv->opts);
+	return conv;
+}
+
+void ctf_conv_free(struct ctf_conv *conv)
+{
+	if (!conv)
+		return;
+	for (size_t i = 0; i < conv->nprocs; i++) {
+		struct process *p = &conv->procs[i];
+
+		vsc_trace_writer_free(p->writer);
+		for (size_t j = 0; j < p->nsegments; j++)
+			free(p->segments[j].name);
+		free(p->segments);
+		free(p->what);
+	}
+	free(conv->procs);
+	free(conv->classes);
+	free(conv->streams);
+	free(conv->threads);
+	free(conv);
+}
+
+bool ctf_conv_failed(const struct ctf_conv *conv)
+{
+	return conv->error[0] != 0;
+}
+
+const char *ctf_conv_error(const struct ctf_conv *conv)
+{
+	return conv->error[0] ? conv->error : "unknown error";
+}
+
+size_t ctf_conv_process_count(const struct ctf_conv *conv)
+{
+	return conv->nprocs;
+}
+
+uint32_t ctf_conv_process_pid(const struct ctf_conv *conv, size_t index)
+{
+	return conv->procs[index].pid;
+}
+
+size_t ctf_conv_event_count(const struct ctf_conv *conv, size_t index)
+{
+	return vsc_trace_writer_event_count(conv->procs[index].writer);
+}
+
+uint64_t ctf_conv_discarded_events(const struct ctf_conv *conv)
+{
+	return conv->discarded_events;
+}
+
+uint64_t ctf_conv_discarded_packets(const struct ctf_conv *conv)
+{
+	return conv->discarded_packets;
+}
+
+/* ---- field lookup -------------------------------------------------------- */
+
+static uint64_t member_index(const bt_field_class *fc, const char *name)
+{
+	uint64_t n;
+
+	if (!fc || bt_field_class_get_type(fc) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return NO_MEMBER;
+	n = bt_field_class_structure_get_member_count(fc);
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_field_class_structure_member *m =
+			bt_field_class_structure_borrow_member_by_index_const(fc, i);
+
+		if (strcmp(bt_field_class_structure_member_get_name(m), name) == 0)
+			return i;
+	}
+	return NO_MEMBER;
+}
+
+static const bt_field *member(const bt_field *structure, uint64_t index)
+{
+	return bt_field_structure_borrow_member_field_by_index_const(structure, index);
+}
+
+static bool is_integer(const bt_field *f)
+{
+	return bt_field_class_type_is(bt_field_get_class_type(f),
+				      BT_FIELD_CLASS_TYPE_INTEGER);
+}
+
+static int64_t read_int(const bt_field *f)
+{
+	if (bt_field_class_type_is(bt_field_get_class_type(f),
+				   BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return bt_field_integer_signed_get_value(f);
+	return (int64_t)bt_field_integer_unsigned_get_value(f);
+}
+
+static int tp_of_name(const char *name)
+{
+	static const char *const names[] = { "vsc:load", "vsc:store", "vsc:rmw",
+					     "vsc:segment" };
+
+	for (int i = 0; i < 4; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return TP_OTHER;
+}
+
+static const struct class_info *class_info(struct ctf_conv *conv,
+					   const bt_event_class *cls)
+{
+	const bt_field_class *payload;
+	struct class_info *ci;
+
+	for (size_t i = 0; i < conv->nclasses; i++)
+		if (conv->classes[i].cls == cls)
+			return &conv->classes[i];
+	if (grow((void **)&conv->classes, &conv->classes_cap, conv->nclasses + 1,
+		 sizeof(*conv->classes)))
+		return NULL;
+	ci = &conv->classes[conv->nclasses++];
+	payload = bt_event_class_borrow_payload_field_class_const(cls);
+	ci->cls = cls;
+	ci->tp = tp_of_name(bt_event_class_get_name(cls));
+	ci->addr = member_index(payload, "addr");
+	ci->size = member_index(payload, "size");
+	ci->value = member_index(payload, "value");
+	ci->old = member_index(payload, "old");
+	ci->new_value = member_index(payload, "new");
+	ci->name = member_index(payload, "name");
+	ci->id = member_index(payload, "id");
+	return ci;
+}
+
+static const struct stream_info *stream_info(struct ctf_conv *conv,
+					     const bt_stream_class *sc)
+{
+	const bt_field_class *ctx;
+	const bt_clock_class *clock;
+	struct stream_info *si;
+
+	for (size_t i = 0; i < conv->nstreams; i++)
+		if (conv->streams[i].sc == sc)
+			return &conv->streams[i];
+	if (grow((void **)&conv->streams, &conv->streams_cap, conv->nstreams + 1,
+		 sizeof(*conv->streams)))
+		return NULL;
+	si = &conv->streams[conv->nstreams++];
+	ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
+	clock = bt_stream_class_borrow_default_clock_class_const(sc);
+	si->sc = sc;
+	si->vtid = member_index(ctx, "vtid");
+	si->vpid = member_index(ctx, "vpid");
+	si->ip = member_index(ctx, "ip");
+	si->procname = member_index(ctx, "procname");
+	si->frequency = clock ? bt_clock_class_get_frequency(clock) : 0;
+	return si;
+}
+
+/* ---- processes and threads ---------------------------------------------- */
+
+static int segment_name_cb(void *ctx, uint32_t pid, int64_t id, uint64_t name_addr,
+			   char *buf, size_t len)
+{
+	struct ctf_conv *conv = ctx;
+
+	(void)name_addr;
+	for (size_t i = 0; i < conv->nprocs; i++) {
+		struct process *p = &conv->procs[i];
+
+		if (p->pid != pid)
+			continue;
+		for (size_t j = 0; j < p->nsegments; j++) {
+			if (p->segments[j].id == id && p->segments[j].name) {
+				snprintf(buf, len, "%s", p->segments[j].name);
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+/* "20261202T170406+0000" (LTTng's trace_creation_datetime) in the form the
+ * trace writer uses, "2026-12-02T17:04:06Z"; empty when it is not there. */
+static void trace_when(const bt_event *event, char *buf, size_t len)
+{
+	const bt_trace *trace = bt_stream_borrow_trace_const(bt_event_borrow_stream_const(event));
+	const bt_value *v =
+		bt_trace_borrow_environment_entry_value_by_name_const(trace,
+								      "trace_creation_datetime");
+	const char *t;
+
+	buf[0] = 0;
+	if (!v || !bt_value_is_string(v))
+		return;
+	t = bt_value_string_get(v);
+	if (strlen(t) >= 15 && t[8] == 'T')
+		snprintf(buf, len, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2s%s", t, t + 4, t + 6, t + 9,
+			 t + 11, t + 13, strcmp(t + 15, "+0000") == 0 ? "Z" : t + 15);
+	else
+		snprintf(buf, len, "%s", t);
+}
+
+static struct process *process(struct ctf_conv *conv, uint32_t pid, const bt_event *event,
+			       const char *procname)
+{
+	struct process *p;
+	char what[512];
+	int n;
+
+	for (size_t i = conv->nprocs; i-- > 0;)
+		if (conv->procs[i].pid == pid)
+			return &conv->procs[i];
+	if (grow((void **)&conv->procs, &conv->procs_cap, conv->nprocs + 1,
+		 sizeof(*conv->procs)))
+		return NULL;
+	p = &conv->procs[conv->nprocs];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	n = snprintf(what, sizeof(what), "pid %" PRIu32, pid);
+	if (procname && n > 0 && (size_t)n < sizeof(what))
+		n += snprintf(what + n, sizeof(what) - (size_t)n, " (%s)", procname);
+	if (conv->opts.what && n > 0 && (size_t)n < sizeof(what))
+		snprintf(what + n, sizeof(what) - (size_t)n, ", LTTng trace %s", conv->opts.what);
+	p->what = strdup(what);
+	if (!p->what)
+		return NULL;
+	trace_when(event, p->when, sizeof(p->when));
+
+	VSC_OPTS(vsc_trace_writer_opts, wopts, .what = p->what,
+		 .when = p->when[0] ? p->when : NULL,
+		 .how = "LTTng-UST tracepoints (provider vsc, context vtid/vpid), "
+			"converted from CTF with libbabeltrace2",
+		 .name_segment = segment_name_cb, .ctx = conv,
+		 .no_timestamps = conv->opts.no_timestamps);
+	p->writer = vsc_trace_writer_new(&wopts);
+	if (!p->writer) {
+		free(p->what);
+		return NULL;
+	}
+	conv->nprocs++;
+	return p;
+}
+
+static int rehash_threads(struct ctf_conv *conv)
+{
+	size_t cap = conv->threads_cap ? conv->threads_cap * 2 : 64;
+	struct thread_slot *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < conv->threads_cap; i++) {
+		struct thread_slot *old = &conv->threads[i];
+		size_t h;
+
+		if (!old->key)
+			continue;
+		h = (old->key * 0x9e3779b97f4a7c15ull) >> 20;
+		while (slots[h & (cap - 1)].key)
+			h++;
+		slots[h & (cap - 1)] = *old;
+	}
+	free(conv->threads);
+	conv->threads = slots;
+	conv->threads_cap = cap;
+	return 0;
+}
+
+/* The next program-order number of thread tid of process pid. */
+static int next_seq(struct ctf_conv *conv, uint32_t pid, uint32_t tid, uint64_t *seq)
+{
+	uint64_t key = ((uint64_t)pid << 32 | tid) + 1;
+	size_t h;
+
+	if (2 * (conv->nthreads + 1) > conv->threads_cap && rehash_threads(conv))
+		return -ENOMEM;
+	h = (key * 0x9e3779b97f4a7c15ull) >> 20;
+	for (;; h++) {
+		struct thread_slot *s = &conv->threads[h & (conv->threads_cap - 1)];
+
+		if (s->key == key) {
+			*seq = s->next_seq++;
+			return 0;
+		}
+		if (!s->key) {
+			s->key = key;
+			s->next_seq = 1;
+			conv->nthreads++;
+			*seq = 0;
+			return 0;
+		}
+	}
+}
+
+/* A segment marker carries a name; the writer wants a number. */
+static int segment_id(struct process *p, const bt_field *payload,
+		      const struct class_info *ci, int64_t *id)
+{
+	const char *name = NULL;
+
+	if (ci->name != NO_MEMBER)
+		name = bt_field_string_get_value(member(payload, ci->name));
+	if (name && !name[0])
+		name = NULL; /* the probe had no name: the number names it */
+	if (ci->id != NO_MEMBER) {
+		*id = read_int(member(payload, ci->id));
+	} else {
+		*id = (int64_t)p->nsegments;
+		for (size_t j = 0; name && j < p->nsegments; j++) {
+			if (p->segments[j].name && strcmp(p->segments[j].name, name) == 0) {
+				*id = p->segments[j].id;
+				return 0;
+			}
+		}
+	}
+	for (size_t j = 0; j < p->nsegments; j++)
+		if (p->segments[j].id == *id)
+			return 0;
+	if (grow((void **)&p->segments, &p->segments_cap, p->nsegments + 1,
+		 sizeof(*p->segments)))
+		return -ENOMEM;
+	p->segments[p->nsegments].id = *id;
+	p->segments[p->nsegments].name = name ? strdup(name) : NULL;
+	if (name && !p->segments[p->nsegments].name)
+		return -ENOMEM;
+	p->nsegments++;
+	return 0;
+}
+
+/* ---- messages ------------------------------------------------------------ */
+
+static int convert_event(struct ctf_conv *conv, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	const struct class_info *ci = class_info(conv, bt_event_borrow_class_const(event));
+	const bt_stream_class *sc;
+	const struct stream_info *si;
+	const bt_field *ctx, *payload;
+	struct vsc_capture_event ev = { 0 };
+	struct process *p;
+	uint64_t seq;
+	int64_t pid;
+	int err;
+
+	if (!ci)
+		return fail(conv, ENOMEM, "out of memory");
+	if (ci->tp == TP_OTHER)
+		return 0;
+	sc = bt_stream_borrow_class_const(bt_event_borrow_stream_const(event));
+	si = stream_info(conv, sc);
+	if (!si)
+		return fail(conv, ENOMEM, "out of memory");
+	if (si->vtid == NO_MEMBER || si->vpid == NO_MEMBER)
+		return fail(conv, EINVAL,
+			    "the trace has no %s context, so its events cannot be "
+			    "told apart by thread; trace again after "
+			    "`lttng add-context -u -t vtid -t vpid`",
+			    si->vtid == NO_MEMBER ? "vtid" : "vpid");
+	ctx = bt_event_borrow_common_context_field_const(event);
+	pid = read_int(member(ctx, si->vpid));
+	if (conv->opts.pid >= 0 && pid != conv->opts.pid)
+		return 0;
+	p = process(conv, (uint32_t)pid, event,
+		    si->procname != NO_MEMBER
+			    ? bt_field_string_get_value(member(ctx, si->procname))
+			    : NULL);
+	if (!p)
+		return fail(conv, ENOMEM, "out of memory");
+	ev.pid = (uint32_t)pid;
+	ev.tid = (uint32_t)read_int(member(ctx, si->vtid));
+	if (si->ip != NO_MEMBER)
+		ev.ip = (uint64_t)read_int(member(ctx, si->ip));
+	if (si->frequency) {
+		uint64_t cycles = bt_clock_snapshot_get_value(
+			bt_message_event_borrow_default_clock_snapshot_const(msg));
+
+		ev.ts_ns = si->frequency == 1000000000u
+				   ? cycles
+				   : (uint64_t)((double)cycles * 1e9 / (double)si->frequency);
+	}
+
+	payload = bt_event_borrow_payload_field_const(event);
+	if (ci->tp == TP_SEGMENT) {
+		ev.kind = VSC_CAP_SEGMENT;
+		int64_t id;
+
+		err = segment_id(p, payload, ci, &id);
+		ev.value = id;
+		if (err)
+			return fail(conv, -err, "out of memory");
+	} else {
+		uint64_t v1 = ci->tp == TP_RMW ? ci->old : ci->value;
+
+		if (ci->addr == NO_MEMBER || ci->size == NO_MEMBER || v1 == NO_MEMBER ||
+		    (ci->tp == TP_RMW && ci->new_value == NO_MEMBER) ||
+		    !is_integer(member(payload, ci->addr)))
+			return fail(conv, EINVAL,
+				    "event %s lacks the fields of the vsc provider "
+				    "(addr, size, value / old, new): was it traced "
+				    "with another provider of the same name?",
+				    bt_event_class_get_name(ci->cls));
+		ev.kind = ci->tp == TP_LOAD    ? VSC_CAP_LOAD
+			  : ci->tp == TP_STORE ? VSC_CAP_STORE
+					       : VSC_CAP_RMW;
+		ev.addr = (uint64_t)read_int(member(payload, ci->addr));
+		ev.size = (uint16_t)read_int(member(payload, ci->size));
+		ev.value = read_int(member(payload, v1));
+		if (ci->tp == TP_RMW)
+			ev.new_value = read_int(member(payload, ci->new_value));
+	}
+	if (next_seq(conv, ev.pid, ev.tid, &seq))
+		return fail(conv, ENOMEM, "out of memory");
+	ev.seq = seq;
+	err = vsc_trace_writer_add(p->writer, &ev);
+	if (err == -EINVAL)
+		return fail(conv, EINVAL,
+			    "event %s of thread %" PRIu32 " has a bad size (%u bytes)",
+			    bt_event_class_get_name(ci->cls), ev.tid, ev.size);
+	if (err)
+		return fail(conv, -err, "cannot keep an event: %s", strerror(-err));
+	return 0;
+}
+
+int ctf_conv_message(struct ctf_conv *conv, const bt_message *msg)
+{
+	uint64_t count;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		return convert_event(conv, msg);
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		if (bt_message_discarded_events_get_count(msg, &count) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			conv->discarded_events += count;
+		else
+			conv->discarded_unknown++;
+		return 0;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		if (bt_message_discarded_packets_get_count(msg, &count) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			conv->discarded_packets += count;
+		else
+			conv->discarded_unknown++;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+/* Losses cannot be pinned on one process (LTTng's per-user buffers are
+ * shared by every process of the user), so every trace carries all of them.
+ * A discarded packet holds an unknown number of events: it counts as at
+ * least one. */
+static void add_losses(struct ctf_conv *conv, struct process *p)
+{
+	char text[160];
+	uint64_t lost = conv->discarded_events + conv->discarded_packets +
+			conv->discarded_unknown;
+
+	if (!lost || p->losses_added)
+		return;
+	p->losses_added = true;
+	vsc_trace_writer_add_lost(p->writer, lost);
+	snprintf(text, sizeof(text),
+		 "%" PRIu64 " events and %" PRIu64 " packets (%" PRIu64
+		 " of unknown size) discarded by LTTng",
+		 conv->discarded_events, conv->discarded_packets, conv->discarded_unknown);
+	vsc_trace_writer_note(p->writer, "lttng discarded", text);
+}
+
+int ctf_conv_write(struct ctf_conv *conv, size_t index, FILE *out)
+{
+	add_losses(conv, &conv->procs[index]);
+	return vsc_trace_writer_write(conv->procs[index].writer, out);
+}
+
+int ctf_conv_write_file(struct ctf_conv *conv, size_t index, const char *path)
+{
+	add_losses(conv, &conv->procs[index]);
+	return vsc_trace_writer_write_file(conv->procs[index].writer, path);
+}
+
+void ctf_conv_report_losses(const struct ctf_conv *conv, FILE *stream)
+{
+	if (conv->discarded_events)
+		fprintf(stream, "vsc: LTTng discarded %" PRIu64 " events\n",
+			conv->discarded_events);
+	if (conv->discarded_packets)
+		fprintf(stream, "vsc: LTTng discarded %" PRIu64 " packets\n",
+			conv->discarded_packets);
+	if (conv->discarded_unknown)
+		fprintf(stream,
+			"vsc: LTTng discarded events or packets %" PRIu64
+			" times without a count\n",
+			conv->discarded_unknown);
+}
+
+int ctf_conv_write_all(struct ctf_conv *conv, const char *path)
+{
+	bool to_stdout = !path || strcmp(path, "-") == 0;
+	int err;
+
+	if (conv->nprocs == 0)
+		return fail(conv, ENOENT,
+			    "no vsc:* events in the trace (were they enabled: "
+			    "`lttng enable-event -u 'vsc:*'`?)");
+	if (conv->nprocs > 1 && to_stdout) {
+		int len = snprintf(conv->error, sizeof(conv->error),
+				   "the trace holds %zu processes (pids", conv->nprocs);
+
+		for (size_t i = 0; i < conv->nprocs && len > 0 &&
+				   (size_t)len < sizeof(conv->error);
+		     i++)
+			len += snprintf(conv->error + len, sizeof(conv->error) - (size_t)len,
+					" %" PRIu32, conv->procs[i].pid);
+		if (len > 0 && (size_t)len < sizeof(conv->error))
+			snprintf(conv->error + len, sizeof(conv->error) - (size_t)len,
+				 "): pick one with --pid (parameter pid), or write "
+				 "to a file to get FILE.PID for each");
+		return -EINVAL;
+	}
+	if (to_stdout) {
+		err = ctf_conv_write(conv, 0, stdout);
+		if (!err && fflush(stdout))
+			err = -errno;
+		return err ? fail(conv, -err, "cannot write the trace: %s", strerror(-err))
+			   : 0;
+	}
+	for (size_t i = 0; i < conv->nprocs; i++) {
+		char name[4096];
+
+		if (conv->nprocs == 1)
+			snprintf(name, sizeof(name), "%s", path);
+		else
+			snprintf(name, sizeof(name), "%s.%" PRIu32, path, conv->procs[i].pid);
+		err = ctf_conv_write_file(conv, i, name);
+		if (err)
+			return fail(conv, -err, "%s: %s", name, strerror(-err));
+		if (conv->nprocs > 1)
+			fprintf(stderr, "vsc: pid %" PRIu32 ": %s\n", conv->procs[i].pid, name);
+	}
+	return 0;
+}
