@@ -8,9 +8,10 @@
 
 static const struct solver *const solvers[] = {
 	&exact_solver,
+	&paper_solver,
 };
 
-static const char *const solver_names[] = { "auto", "exact", NULL };
+static const char *const solver_names[] = { "auto", "exact", "paper", NULL };
 
 const char *const *vsc_solver_names(void)
 {

@@ -48,6 +48,7 @@ struct solver {
 };
 
 extern const struct solver exact_solver;
+extern const struct solver paper_solver; /* the seed paper's 1-Writer algorithm */
 
 /* Preemptions of an interleaving given as threads per step; assumes it is
  * a valid interleaving of p. */

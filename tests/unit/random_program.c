@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+#include "random_program.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+uint64_t random_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static unsigned below(uint64_t *s, unsigned n)
+{
+	return n ? (unsigned)(random_next(s) % n) : 0;
+}
+
+struct vsc_program *random_program(uint64_t *s, const struct random_shape *sh)
+{
+	struct vsc_program *p = vsc_program_new();
+	int64_t mem[16];
+	int has[16];
+	unsigned owner[16];
+	char name[16];
+
+	if (!p || sh->vars > 16)
+		return NULL;
+	for (unsigned t = 0; t < sh->threads; t++) {
+		snprintf(name, sizeof(name), "T%u", t);
+		vsc_program_add_thread(p, name);
+	}
+	for (unsigned v = 0; v < sh->vars; v++) {
+		snprintf(name, sizeof(name), "x%u", v);
+		vsc_program_add_var(p, name);
+		owner[v] = below(s, sh->threads);
+		has[v] = 0;
+		if (below(s, 100) < sh->init_pct) {
+			mem[v] = (int64_t)below(s, sh->values);
+			has[v] = 1;
+			if (below(s, 2))
+				vsc_program_set_init(p, v, VSC_INIT_KNOWN, mem[v]);
+			else
+				vsc_program_set_init(p, v, VSC_INIT_UNKNOWN, 0);
+		}
+	}
+	for (unsigned n = 0; n < sh->events; n++) {
+		unsigned t = below(s, sh->threads), v = below(s, sh->vars);
+		struct vsc_event e = { .var = v };
+		int may_write = !sh->one_writer || owner[v] == t;
+		if (may_write && below(s, 100) < sh->write_pct) {
+			int64_t value = (int64_t)below(s, sh->values);
+			if (has[v] && below(s, 100) < sh->rmw_pct) {
+				e.kind = VSC_RMW;
+				e.value = mem[v];
+				e.new_value = value;
+			} else {
+				e.kind = VSC_WRITE;
+				e.value = value;
+			}
+			mem[v] = value;
+			has[v] = 1;
+		} else {
+			e.kind = VSC_READ;
+			e.value = has[v] ? mem[v] : (int64_t)below(s, sh->values);
+			if (below(s, 100) < sh->wrong_pct)
+				e.value = (int64_t)below(s, sh->values);
+		}
+		vsc_program_append(p, t, &e, 0);
+	}
+	return p;
+}

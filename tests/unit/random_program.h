@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* Small random programs for property tests: built by running a random
+ * interleaving (so most are SC), then some reads are given wrong values. */
+#ifndef VSC_TEST_RANDOM_PROGRAM_H
+#define VSC_TEST_RANDOM_PROGRAM_H
+
+#include <stdint.h>
+
+#include "vsc/vsc.h"
+
+struct random_shape {
+	unsigned threads;    /* 1.. */
+	unsigned events;     /* total events */
+	unsigned vars;       /* 1.. */
+	unsigned values;     /* distinct values written: 1.. */
+	int one_writer;      /* each variable written by one thread */
+	unsigned write_pct;  /* chance of a write (or RMW) per event */
+	unsigned rmw_pct;    /* of the writes, chance to be an RMW */
+	unsigned wrong_pct;  /* chance of a read with a random value */
+	unsigned init_pct;   /* chance per variable of init x v (half of them ?) */
+};
+
+/* xorshift64*: the seed picks the program. */
+uint64_t random_next(uint64_t *state);
+struct vsc_program *random_program(uint64_t *state, const struct random_shape *shape);
+
+#endif
