@@ -1,12 +1,12 @@
 # Tests: unit (cmocka, tests/unit/test_*.c), CLI golden files (tests/cli/),
 # the whole suite again under -fsanitize=address,undefined, and fuzzing.
-.PHONY: check-unit check-cli check-asan
+.PHONY: check-unit check-cli check-asan check-reports
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_HELP := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
-CHECK_EXTRA += check-unit check-cli
+CHECK_EXTRA += check-unit check-cli check-reports
 ifneq ($(VSC_NO_ASAN),1)
 CHECK_EXTRA += check-asan
 endif
@@ -22,8 +22,11 @@ check-unit: $(UNIT_BIN)
 check-cli: $(BUILD)/vsc
 	@tests/cli/run.sh $(BUILD)/vsc
 
+check-reports: $(BUILD)/vsc
+	@tests/cli/reports.sh $(BUILD)/vsc
+
 # The same unit and CLI tests, built with the sanitizers into build/asan.
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan VSC_NO_ASAN=1 \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		LDFLAGS="-fsanitize=address,undefined" check-unit check-cli
+		LDFLAGS="-fsanitize=address,undefined" check-unit check-cli check-reports
