@@ -11,7 +11,9 @@ ifneq ($(VSC_NO_ASAN),1)
 CHECK_EXTRA += check-asan
 endif
 
-$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELP) $(BUILD)/libvsc.a
+UNIT_HDR  := $(wildcard tests/unit/*.h)
+
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELP) $(UNIT_HDR) $(BUILD)/libvsc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(UNIT_HELP) $(BUILD)/libvsc.a \
 		-lcmocka $(LDLIBS_LIB) $(LDLIBS_LIB_SAT) -lpthread
