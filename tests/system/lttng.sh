@@ -57,7 +57,7 @@ if ! lttng list >/dev/null 2>&1; then
 fi
 
 target=$tmp/lttng_target
-cc -std=c11 -O2 -Wall -Wextra -Werror -I"$top/include" "$top/tests/system/lttng_target.c" \
+cc -std=c11 -O2 -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -I"$top/include" "$top/tests/system/lttng_target.c" \
   -o "$target" -L"$build" -lvsc-lttng-ust -llttng-ust -lpthread -Wl,-rpath,"$build" ||
   { echo "lttng: FAIL: cannot build the target"; exit 1; }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A target program for the LTTng system tests and benchmark, built with
- * -DVSC_PROBE_LTTNG. Every mode knows what it did and can print it, so the
+ * -DVSC_PROBE_LTTNG (the benchmark also builds it with the other backends of
+ * <vsc/probe.h>). Every mode knows what it did and can print it, so the
  * tests compare the converted trace with the truth.
  *
  *   seq THREADS OPS      threads do loads, stores and fetch-adds on shared
@@ -23,7 +24,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#if __has_include("vsc/probe.h")
+#include "vsc/probe.h"
+#else /* before probe.h existed: the LTTng macros themselves */
 #include "vsc/probe-lttng.h"
+#define VSC_PROBE_LOAD(addr, value) VSC_LTTNG_LOAD(addr, sizeof(*(addr)), value)
+#define VSC_PROBE_STORE(addr, value) VSC_LTTNG_STORE(addr, sizeof(*(addr)), value)
+#define VSC_PROBE_RMW(addr, old, new) VSC_LTTNG_RMW(addr, sizeof(*(addr)), old, new)
+#define VSC_PROBE_SEGMENT(id, name) VSC_LTTNG_SEGMENT(id, name)
+#endif
 
 #define MAX_THREADS 64
 
@@ -65,17 +74,17 @@ static void *seq_worker(void *arg)
 		case 0:
 			v = w->index * 1000000 + k;
 			atomic_store_explicit(a, v, memory_order_relaxed);
-			VSC_LTTNG_STORE(a, 8, v);
+			VSC_PROBE_STORE(a, v);
 			note(w, 'w', a, v, 0);
 			break;
 		case 1:
 			v = atomic_load_explicit(a, memory_order_relaxed);
-			VSC_LTTNG_LOAD(a, 8, v);
+			VSC_PROBE_LOAD(a, v);
 			note(w, 'r', a, v, 0);
 			break;
 		default:
 			v = atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);
-			VSC_LTTNG_RMW(&counter, 8, v, v + 1);
+			VSC_PROBE_RMW(&counter, v, v + 1);
 			note(w, 'u', &counter, v, v + 1);
 			break;
 		}
@@ -125,9 +134,9 @@ static void *sb_worker(void *arg)
 	int64_t *mine = me ? &sb_y : &sb_x, *other = me ? &sb_x : &sb_y;
 
 	pthread_barrier_wait(&barrier);
-	VSC_LTTNG_STORE(mine, 8, 1);
+	VSC_PROBE_STORE(mine, 1);
 	/* SC outcome: T1 read T0's write, T0 read the initial value */
-	VSC_LTTNG_LOAD(other, 8, sb_weak ? 0 : me);
+	VSC_PROBE_LOAD(other, sb_weak ? 0 : me);
 	return NULL;
 }
 
@@ -158,11 +167,11 @@ static void *segment_worker(void *arg)
 
 		snprintf(name, sizeof(name), "iter%ld", i);
 		pthread_barrier_wait(&barrier);
-		VSC_LTTNG_SEGMENT(i, name);
+		VSC_PROBE_SEGMENT(i, name);
 		atomic_store_explicit(mine, i + 1, memory_order_relaxed);
-		VSC_LTTNG_STORE(mine, 8, i + 1);
+		VSC_PROBE_STORE(mine, i + 1);
 		v = atomic_load_explicit(other, memory_order_relaxed);
-		VSC_LTTNG_LOAD(other, 8, v);
+		VSC_PROBE_LOAD(other, v);
 		pthread_barrier_wait(&barrier);
 	}
 	return NULL;
@@ -188,7 +197,7 @@ static void *flood_worker(void *arg)
 	pthread_barrier_wait(&barrier);
 	for (long k = 0; k < w->ops; k++) {
 		atomic_store_explicit(&shared[w->index % 4], k, memory_order_relaxed);
-		VSC_LTTNG_STORE(&shared[w->index % 4], 8, k);
+		VSC_PROBE_STORE(&shared[w->index % 4], k);
 	}
 	return NULL;
 }
@@ -215,7 +224,7 @@ static int run_cost(long n)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long k = 0; k < n; k++) {
 		atomic_store_explicit(&shared[0], k, memory_order_relaxed);
-		VSC_LTTNG_STORE(&shared[0], 8, k);
+		VSC_PROBE_STORE(&shared[0], k);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("ns_per_event %.1f\n",

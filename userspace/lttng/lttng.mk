@@ -58,3 +58,8 @@ uninstall-lttng:
 		$(DESTDIR)$(PREFIX)/lib/libvsc-lttng-ust.so \
 		$(DESTDIR)$(BT2_PLUGIN_DIR)/babeltrace-plugin-vsc.so \
 		$(DESTDIR)$(PREFIX)/bin/vsc-lttng
+
+.PHONY: bench-lttng
+bench: bench-lttng
+bench-lttng: $(BUILD)/vsc $(LTTNG_PROVIDER)
+	@bench/lttng.sh $(BUILD)
