@@ -8,7 +8,8 @@ packages="make gcc libc6-dev pkg-config git ca-certificates
   systemtap-sdt-dev libcmocka-dev libcadical-dev cadical
   liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev
   libcapstone-dev libdw-dev librsvg2-bin libxml2-utils
-  util-linux procps python3"
+  util-linux procps python3
+  parallel munge slurmctld slurmd slurm-client"
 
 missing=""
 for p in $packages; do

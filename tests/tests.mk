@@ -1,12 +1,15 @@
 # Tests: unit (cmocka, tests/unit/test_*.c), CLI golden files (tests/cli/),
 # the whole suite again under -fsanitize=address,undefined, and fuzzing.
-.PHONY: check-unit check-cli check-asan check-reports
+.PHONY: check-unit check-cli check-asan check-reports check-distribute
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_HELP := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
 CHECK_EXTRA += check-unit check-cli check-reports
+ifneq ($(VSC_NO_ASAN),1)
+CHECK_EXTRA += check-distribute
+endif
 ifneq ($(VSC_NO_ASAN),1)
 CHECK_EXTRA += check-asan
 endif
@@ -26,6 +29,10 @@ check-cli: $(BUILD)/vsc
 
 check-reports: $(BUILD)/vsc
 	@tests/cli/reports.sh $(BUILD)/vsc
+
+# GNU parallel and a single-node Slurm the test starts itself
+check-distribute: $(BUILD)/vsc
+	@tests/system/distribute.sh $(BUILD)/vsc
 
 # The same unit and CLI tests, built with the sanitizers into build/asan.
 check-asan:
