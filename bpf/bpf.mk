@@ -1,12 +1,48 @@
 # Capture (eBPF probes, symbols): included by the top-level Makefile.
 # The recorder pieces that need libbpf/libelf live in userspace/capture and
 # are linked into the vsc command only (libvsc itself stays free of them).
+#
+# BPF objects and skeletons are generated into $(BUILD)/bpf, never committed:
+#   vmlinux.h      bpftool btf dump of $(VMLINUX_BTF)
+#   NAME.bpf.o     clang -target bpf, CO-RE, -D__TARGET_ARCH_$(BPF_ARCH)
+#   NAME.skel.h    bpftool gen skeleton
+# For another architecture set BPF_ARCH (x86, arm64) and VMLINUX_BTF (a BTF
+# file of a kernel of that architecture).
+
+BPF_CLANG   ?= clang
+BPFTOOL     ?= bpftool
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+BPF_ARCH    ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+BPF_OUT     := $(BUILD)/bpf
+# usdt.bpf.h includes <linux/errno.h>, whose <asm/...> is per architecture
+BPF_MULTIARCH ?= $(shell $(CC) -print-multiarch 2>/dev/null)
+BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+	-I$(BPF_OUT) -Ibpf $(if $(BPF_MULTIARCH),-idirafter /usr/include/$(BPF_MULTIARCH))
 
 CAPTURE_SRC := $(wildcard userspace/capture/*.c)
 CAPTURE_OBJ := $(CAPTURE_SRC:%.c=$(BUILD)/obj/%.o)
 
 CLI_EXTRA_OBJ  += $(CAPTURE_OBJ)
-CLI_EXTRA_LIBS += -lelf -lz
+CLI_EXTRA_LIBS += -lbpf -lelf -lz
+
+$(BPF_OUT)/vmlinux.h:
+	@mkdir -p $(dir $@)
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/vsc_event.h bpf/%.h $(BPF_OUT)/vmlinux.h
+	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+.PRECIOUS: $(BPF_OUT)/%.bpf.o
+$(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+# The skeletons are headers of the objects that include them.
+$(BUILD)/obj/userspace/capture/probe_source.o: $(BPF_OUT)/record.skel.h
+$(CAPTURE_OBJ): EXTRA_CFLAGS += -I$(BPF_OUT) -Ibpf
 
 -include $(CAPTURE_OBJ:.o=.d)
 -include bpf/watch.mk
+
+# The record command is a CLI file that uses the capture pieces.
+$(BUILD)/obj/userspace/cli/record.o: $(BPF_OUT)/record.skel.h
+$(BUILD)/obj/userspace/cli/record.o: EXTRA_CFLAGS += -Iuserspace/capture -I$(BPF_OUT) -Ibpf

@@ -15,6 +15,7 @@ struct command {
 static const struct command commands[] = {
 	{ "check", cmd_check, "decide whether traces are sequentially consistent" },
 	{ "convert", cmd_convert, "turn an LTTng (CTF) trace of vsc:* events into a trace" },
+	{ "record", cmd_record, "capture a process's vsc probes with eBPF into a trace" },
 };
 
 static void usage(FILE *out)

@@ -496,6 +496,14 @@ static int build_layout(struct vsc_trace_writer *w, struct layout *l)
 	size_t n = w->len;
 
 	qsort(ev, n, sizeof(*ev), compare_thread_seq);
+	/* one event may arrive twice (a part-filled log read at the end of a
+	 * recording after its batch was sent): keep one */
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		if (kept == 0 || ev[i].tid != ev[kept - 1].tid || ev[i].pid != ev[kept - 1].pid ||
+		    ev[i].seq != ev[kept - 1].seq)
+			ev[kept++] = ev[i];
+	w->len = n = kept;
 	/* threads and sequence holes */
 	w->lost_gaps = 0;
 	for (size_t i = 0; i < n; i++)

@@ -23,6 +23,8 @@
  *   `init VAR VALUE` (only in the first execution of the file); any other
  *   variable that is read gets `init VAR ?`: memory always held some one
  *   value before recording began, and `?` says exactly that.
+ * - Events with the same thread and sequence number are one event seen
+ *   twice; one is kept.
  * - Lost events: the larger of what the capture reported (add_lost) and the
  *   holes found in per-thread sequence numbers.
  * - With segment markers, every execution is a named segment (events before

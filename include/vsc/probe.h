@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vsc probes for target programs (C and C++), header-only.
+ *
+ *   #include <vsc/probe.h>
+ *   long v = vsc_load64(&flag);            // relaxed atomic load, recorded
+ *   vsc_store64(&data, 42);                // relaxed atomic store, recorded
+ *   VSC_PROBE_STORE(&x, 1);                // record an access you made yourself
+ *
+ * Record with `vsc record -- ./prog` or `vsc record -p PID` (eBPF, default
+ * backend below) or, compiled with -DVSC_PROBE_LTTNG, with LTTng-UST.
+ *
+ * The recorded value is exactly the value read or written. Macros take a
+ * typed pointer (the access size is sizeof(*addr)); the *_N forms take the
+ * size explicitly.
+ *
+ * How the eBPF backend is cheap (docs/record.md has the numbers):
+ * - Not traced: every probe is one load of a USDT semaphore and a branch.
+ *   The kernel sets the semaphore while `vsc record` has its uprobe attached,
+ *   and clears it when the recorder detaches or dies.
+ * - Traced: each access is appended to a thread-local log (address, value,
+ *   time, instruction pointer); one USDT probe `vsc:batch` fires per full
+ *   log, at thread exit and at process exit, and the BPF program copies the
+ *   batch into its ring buffer. Entries keep their per-thread sequence
+ *   numbers, so program order survives batching.
+ * - `vsc:log` fires once per thread so the recorder can find a log that is
+ *   not full yet when the recording stops (it reads it with the threads
+ *   stopped).
+ *
+ * One rule for programs that also use <sys/sdt.h> themselves: include this
+ * header first (or define _SDT_HAS_SEMAPHORES and give your own probes
+ * semaphores), because the eBPF backend needs a USDT semaphore.
+ */
+#ifndef VSC_PROBE_H
+#define VSC_PROBE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kinds, as in bpf/vsc_event.h (enum vsc_capture_kind). */
+#define VSC_PROBE_KIND_LOAD 0
+#define VSC_PROBE_KIND_STORE 1
+#define VSC_PROBE_KIND_RMW 2
+#define VSC_PROBE_KIND_SEGMENT 3
+
+/* ---- the eBPF backend's thread-local log (read by `vsc record`) ------- */
+#define VSC_PROBE_LOG_CAP 256 /* entries per batch; bpf/record.h agrees */
+#define VSC_PROBE_PAUSE_NS 50000000ull /* 50 ms without events: announce again */
+#define VSC_PROBE_LOG_MAGIC 0x7673632d6c6f6731ULL /* "vsc-log1" */
+
+/* One logged access: 48 bytes. Same layout as struct vsc_probe_entry in
+ * bpf/record.h (the recorder checks). */
+struct vsc_probe_entry {
+	uint64_t addr;
+	int64_t value;
+	int64_t new_value;
+	uint64_t ts_ns; /* CLOCK_MONOTONIC */
+	uint64_t ip;
+	uint16_t kind;
+	uint16_t size;
+	uint32_t reserved;
+};
+
+struct vsc_probe_log {
+	uint64_t magic;
+	uint64_t seq;   /* sequence number of entries[0] */
+	uint32_t count; /* entries in use */
+	uint32_t tid;
+	uint32_t announced; /* magic, tid and the exit hook are set */
+	uint32_t flushing;  /* inside vsc_probe_flush_log_ */
+	struct vsc_probe_entry entries[VSC_PROBE_LOG_CAP];
+};
+
+#ifdef VSC_PROBE_LAYOUT_ONLY
+/* the recorder wants the layout only */
+#else
+/* ======================================================================== */
+#if defined(VSC_PROBE_LTTNG)
+/* ---- LTTng-UST backend (owned by the LTTng path, issue 5) --------------- */
+#include <vsc/probe-lttng.h>
+#define VSC_PROBE_LOAD_N(addr, size, value) VSC_LTTNG_LOAD(addr, size, value)
+#define VSC_PROBE_STORE_N(addr, size, value) VSC_LTTNG_STORE(addr, size, value)
+#define VSC_PROBE_RMW_N(addr, size, old, new) VSC_LTTNG_RMW(addr, size, old, new)
+#define VSC_PROBE_SEGMENT(id, name) VSC_LTTNG_SEGMENT(id, name)
+#define VSC_PROBE_FLUSH() ((void)0)
+/* ---- end of the LTTng-UST backend --------------------------------------- */
+
+/* ======================================================================== */
+#elif defined(VSC_PROBE_DISABLE)
+/* ---- no probes at all: the helpers still do their atomic accesses ------- */
+#define VSC_PROBE_LOAD_N(addr, size, value) ((void)(addr), (void)(size), (void)(value))
+#define VSC_PROBE_STORE_N(addr, size, value) ((void)(addr), (void)(size), (void)(value))
+#define VSC_PROBE_RMW_N(addr, size, old, new) \
+	((void)(addr), (void)(size), (void)(old), (void)(new))
+#define VSC_PROBE_SEGMENT(id, name) ((void)(id), (void)(name))
+#define VSC_PROBE_FLUSH() ((void)0)
+
+/* ======================================================================== */
+#else
+/* ---- eBPF backend: USDT probes (provider vsc) with thread-local batching */
+#if defined(_SYS_SDT_H) && !defined(_SDT_HAS_SEMAPHORES)
+#error "include <vsc/probe.h> before <sys/sdt.h> (its probes need a USDT semaphore)"
+#endif
+#ifndef _SDT_HAS_SEMAPHORES
+#define _SDT_HAS_SEMAPHORES 1
+#endif
+#include <sys/sdt.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+/* One semaphore, one log per thread and one flush function per program:
+ * weak definitions, so every file that includes this header shares them. */
+__extension__ __attribute__((weak, section(".probes"))) volatile unsigned short
+	vsc_batch_semaphore;
+__extension__ __attribute__((weak, section(".probes"))) volatile unsigned short
+	vsc_log_semaphore;
+__attribute__((weak)) __thread struct vsc_probe_log vsc_probe_tls_log;
+__attribute__((weak)) pthread_key_t vsc_probe_exit_key;
+__attribute__((weak)) pthread_once_t vsc_probe_exit_once = PTHREAD_ONCE_INIT;
+
+__attribute__((weak, noinline)) void vsc_probe_flush_log_(struct vsc_probe_log *log)
+{
+	if (log->count == 0)
+		return;
+	log->flushing = 1;
+	STAP_PROBE2(vsc, batch, log, log->count);
+	log->seq += log->count;
+	log->count = 0;
+	log->flushing = 0;
+}
+
+/* Flush the calling thread's log now (e.g. before a long wait). */
+static inline void vsc_probe_flush(void)
+{
+	vsc_probe_flush_log_(&vsc_probe_tls_log);
+}
+#define VSC_PROBE_FLUSH() vsc_probe_flush()
+
+__attribute__((weak)) void vsc_probe_thread_exit_(void *arg)
+{
+	(void)arg;
+	vsc_probe_flush_log_(&vsc_probe_tls_log);
+}
+
+__attribute__((weak)) void vsc_probe_make_key_(void)
+{
+	pthread_key_create(&vsc_probe_exit_key, vsc_probe_thread_exit_);
+}
+
+/* The main thread does not run key destructors when main returns. */
+__attribute__((weak, destructor)) void vsc_probe_process_exit_(void)
+{
+	vsc_probe_flush_log_(&vsc_probe_tls_log);
+}
+
+/* Tell the recorder where this thread's log is (vsc:log). Fired at the start
+ * of every batch and after a pause, so a recorder that attached while the
+ * log was part-filled by an earlier recording still learns of it. */
+__attribute__((weak, noinline)) void vsc_probe_announce_(struct vsc_probe_log *log)
+{
+	if (!log->announced) {
+		log->magic = VSC_PROBE_LOG_MAGIC;
+		log->tid = (uint32_t)syscall(SYS_gettid);
+		log->announced = 1;
+		pthread_once(&vsc_probe_exit_once, vsc_probe_make_key_);
+		pthread_setspecific(vsc_probe_exit_key, log); /* flush at thread exit */
+	}
+	STAP_PROBE1(vsc, log, log);
+}
+
+static inline uint64_t vsc_probe_now_(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(__x86_64__)
+#define VSC_PROBE_IP_() \
+	__extension__({ uint64_t ip_; __asm__ volatile("lea 0(%%rip), %0" : "=r"(ip_)); ip_; })
+#elif defined(__aarch64__)
+#define VSC_PROBE_IP_() __extension__({ uint64_t ip_; __asm__ volatile("adr %0, ." : "=r"(ip_)); ip_; })
+#else
+#define VSC_PROBE_IP_() ((uint64_t)0)
+#endif
+
+static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, uint16_t size,
+				     int64_t value, int64_t new_value, uint64_t ip)
+{
+	struct vsc_probe_log *log = &vsc_probe_tls_log;
+	uint64_t now = vsc_probe_now_();
+	if (__builtin_expect(log->count == 0 ||
+				     now - log->entries[log->count - 1].ts_ns > VSC_PROBE_PAUSE_NS,
+			     0))
+		vsc_probe_announce_(log);
+	struct vsc_probe_entry *e = &log->entries[log->count];
+	e->addr = (uint64_t)(uintptr_t)addr;
+	e->value = value;
+	e->new_value = new_value;
+	e->ts_ns = now;
+	e->ip = ip;
+	e->kind = kind;
+	e->size = size;
+	/* the compiler must not publish count before the entry: the recorder
+	 * may read the log of a stopped thread */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (++log->count == VSC_PROBE_LOG_CAP)
+		vsc_probe_flush_log_(log);
+}
+
+#define VSC_PROBE_ENABLED_() __builtin_expect(vsc_batch_semaphore != 0, 0)
+#define VSC_PROBE_EMIT_(kind, addr, size, value, new_value)                              \
+	do {                                                                              \
+		if (VSC_PROBE_ENABLED_())                                                 \
+			vsc_probe_append_((kind), (addr), (uint16_t)(size),               \
+					  (int64_t)(value), (int64_t)(new_value),         \
+					  VSC_PROBE_IP_());                               \
+	} while (0)
+
+#define VSC_PROBE_LOAD_N(addr, size, value) \
+	VSC_PROBE_EMIT_(VSC_PROBE_KIND_LOAD, addr, size, value, 0)
+#define VSC_PROBE_STORE_N(addr, size, value) \
+	VSC_PROBE_EMIT_(VSC_PROBE_KIND_STORE, addr, size, value, 0)
+#define VSC_PROBE_RMW_N(addr, size, old, new) \
+	VSC_PROBE_EMIT_(VSC_PROBE_KIND_RMW, addr, size, old, new)
+/* This thread starts its part of repetition `id` (an integer); `name` (a
+ * string that stays valid, or NULL) names the segment in the trace. */
+#define VSC_PROBE_SEGMENT(id, name) \
+	VSC_PROBE_EMIT_(VSC_PROBE_KIND_SEGMENT, (const void *)(name), 0, (id), 0)
+/* ---- end of the eBPF backend -------------------------------------------- */
+#endif
+/* ======================================================================== */
+
+/* The macros every backend serves. addr is a typed pointer. */
+#define VSC_PROBE_LOAD(addr, value) VSC_PROBE_LOAD_N(addr, sizeof(*(addr)), value)
+#define VSC_PROBE_STORE(addr, value) VSC_PROBE_STORE_N(addr, sizeof(*(addr)), value)
+#define VSC_PROBE_RMW(addr, old, new) VSC_PROBE_RMW_N(addr, sizeof(*(addr)), old, new)
+
+/* Relaxed atomic accesses that record themselves. A store is logged before
+ * it is performed and a load after, so a recording stopped in between never
+ * holds a read of a value whose write it lacks. A failed compare-and-swap is
+ * recorded as the read it is. */
+#define VSC_PROBE_DEFINE_WIDTH_(BITS)                                                      \
+	static inline int##BITS##_t vsc_load##BITS(const volatile int##BITS##_t *p)        \
+	{                                                                                  \
+		int##BITS##_t v = __atomic_load_n(p, __ATOMIC_RELAXED);                    \
+		VSC_PROBE_LOAD_N(p, BITS / 8, v);                                          \
+		return v;                                                                  \
+	}                                                                                  \
+	static inline void vsc_store##BITS(volatile int##BITS##_t *p, int##BITS##_t v)     \
+	{                                                                                  \
+		VSC_PROBE_STORE_N(p, BITS / 8, v);                                         \
+		__atomic_store_n(p, v, __ATOMIC_RELAXED);                                  \
+	}                                                                                  \
+	static inline int##BITS##_t vsc_xchg##BITS(volatile int##BITS##_t *p,              \
+						   int##BITS##_t v)                        \
+	{                                                                                  \
+		int##BITS##_t old = __atomic_exchange_n(p, v, __ATOMIC_RELAXED);           \
+		VSC_PROBE_RMW_N(p, BITS / 8, old, v);                                      \
+		return old;                                                                \
+	}                                                                                  \
+	static inline int##BITS##_t vsc_fetch_add##BITS(volatile int##BITS##_t *p,         \
+							int##BITS##_t v)                   \
+	{                                                                                  \
+		int##BITS##_t old = __atomic_fetch_add(p, v, __ATOMIC_RELAXED);            \
+		VSC_PROBE_RMW_N(p, BITS / 8, old, (int##BITS##_t)(old + v));               \
+		return old;                                                                \
+	}                                                                                  \
+	/* Returns 1 when *p held *expected and now holds desired; otherwise    \
+	 * 0, with the value seen in *expected. */                                   \
+	static inline int vsc_cas##BITS(volatile int##BITS##_t *p, int##BITS##_t *expected, \
+					int##BITS##_t desired)                             \
+	{                                                                                  \
+		int##BITS##_t want = *expected;                                            \
+		int ok = __atomic_compare_exchange_n(p, expected, desired, 0,              \
+						     __ATOMIC_RELAXED, __ATOMIC_RELAXED);  \
+		if (ok)                                                                    \
+			VSC_PROBE_RMW_N(p, BITS / 8, want, desired);                       \
+		else                                                                       \
+			VSC_PROBE_LOAD_N(p, BITS / 8, *expected);                          \
+		return ok;                                                                 \
+	}
+
+VSC_PROBE_DEFINE_WIDTH_(8)
+VSC_PROBE_DEFINE_WIDTH_(16)
+VSC_PROBE_DEFINE_WIDTH_(32)
+VSC_PROBE_DEFINE_WIDTH_(64)
+
+#endif /* VSC_PROBE_LAYOUT_ONLY */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VSC_PROBE_H */

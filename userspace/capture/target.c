@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+/* The recorded process: launch, attach, follow, stop, read (see target.h). */
+#include "target.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+__attribute__((format(printf, 2, 3))) static void set_message(struct vsc_target_error *err,
+								const char *fmt, ...)
+{
+	va_list ap;
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+}
+
+int vsc_target_check_pid(pid_t pid, struct vsc_target_error *err)
+{
+	char path[64];
+	if (pid <= 0) {
+		set_message(err, "no such process: %ld", (long)pid);
+		return -ESRCH;
+	}
+	if (kill(pid, 0) && errno == ESRCH) {
+		set_message(err, "no such process: %ld", (long)pid);
+		return -ESRCH;
+	}
+	/* The kernel applies the ptrace access rules (PTRACE_MODE_ATTACH) to
+	 * /proc/PID/mem: the same rules that let a debugger attach. */
+	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ENOENT) {
+			set_message(err, "no such process: %ld", (long)pid);
+			return -ESRCH;
+		}
+		set_message(err,
+			    "not allowed to trace process %ld (%s): the kernel's ptrace rules "
+			    "refuse it; run as its owner with ptrace allowed, or as root",
+			    (long)pid, strerror(e));
+		return e == EACCES ? -EPERM : -e;
+	}
+	close(fd);
+	return 0;
+}
+
+static void read_exe(struct vsc_target *t)
+{
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/%ld/exe", (long)t->pid);
+	ssize_t n = readlink(link, t->exe, sizeof(t->exe) - 1);
+	t->exe[n > 0 ? n : 0] = '\0';
+	char *deleted = n > 0 ? strstr(t->exe, " (deleted)") : NULL;
+	if (deleted)
+		*deleted = '\0';
+}
+
+int vsc_target_attach(struct vsc_target *t, pid_t pid, struct vsc_target_error *err)
+{
+	memset(t, 0, sizeof(*t));
+	int e = vsc_target_check_pid(pid, err);
+	if (e)
+		return e;
+	t->pid = pid;
+	read_exe(t);
+	if (!t->exe[0]) {
+		set_message(err, "cannot read the executable of process %ld (%s)", (long)pid,
+			    strerror(errno ? errno : EPERM));
+		return -EPERM;
+	}
+	return 0;
+}
+
+int vsc_target_launch(struct vsc_target *t, char *const argv[], struct vsc_target_error *err)
+{
+	int go[2], fail[2];
+	memset(t, 0, sizeof(*t));
+	if (pipe2(go, O_CLOEXEC) || pipe2(fail, O_CLOEXEC)) {
+		set_message(err, "cannot make a pipe: %s", strerror(errno));
+		return -errno;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		set_message(err, "cannot fork: %s", strerror(e));
+		return -e;
+	}
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		close(fail[0]);
+		/* wait until the parent has seized us */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		int e = errno;
+		if (write(fail[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(fail[1]);
+	t->pid = pid;
+	t->launched = true;
+	int e = 0;
+	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT))
+		e = errno;
+	if (write(go[1], "g", 1) != 1 && !e)
+		e = errno;
+	close(go[1]);
+	int child_errno = 0;
+	ssize_t n = read(fail[0], &child_errno, sizeof(child_errno));
+	close(fail[0]);
+	if (e || n == (ssize_t)sizeof(child_errno)) {
+		if (!e)
+			e = child_errno;
+		set_message(err, "cannot run %s: %s", argv[0], strerror(e));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, __WALL);
+		t->ended = true;
+		return -e;
+	}
+	/* the exec stop: the new program is mapped, nothing of it ran yet */
+	for (;;) {
+		int status;
+		if (waitpid(pid, &status, __WALL) < 0) {
+			e = errno;
+			set_message(err, "cannot follow %s: %s", argv[0], strerror(e));
+			return -e;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			t->ended = true;
+			t->wait_status = status;
+			set_message(err, "%s ended before it ran", argv[0]);
+			return -ECHILD;
+		}
+		if (WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_EXEC)
+			break;
+		/* anything else before the exec: pass a signal on */
+		int sig = WIFSTOPPED(status) && (status >> 16) == 0 ? WSTOPSIG(status) : 0;
+		ptrace(PTRACE_CONT, pid, 0, sig);
+	}
+	read_exe(t);
+	return 0;
+}
+
+int vsc_target_start(struct vsc_target *t)
+{
+	return ptrace(PTRACE_CONT, t->pid, 0, 0) ? -errno : 0;
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+int vsc_target_poll(struct vsc_target *t)
+{
+	if (t->ended || t->at_exit)
+		return 0;
+	if (!t->launched || t->launched_detached) {
+		if (kill(t->pid, 0) && errno == ESRCH) {
+			t->ended = true;
+			return 1;
+		}
+		/* a zombie is gone for us too */
+		char path[64], state = 0;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", (long)t->pid);
+		FILE *f = fopen(path, "re");
+		if (f) {
+			if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+				state = 0;
+			fclose(f);
+		}
+		if (!f || state == 'Z' || state == 'X') {
+			t->ended = true;
+			return 1;
+		}
+		return 0;
+	}
+	for (;;) {
+		int status;
+		pid_t got = waitpid(t->pid, &status, WNOHANG | __WALL);
+		if (got == 0)
+			return 0;
+		if (got < 0)
+			return errno == EINTR ? 0 : -errno;
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			t->ended = true;
+			t->wait_status = status;
+			return 1;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		int event = status >> 16, sig = WSTOPSIG(status);
+		if (event == PTRACE_EVENT_EXIT) {
+			t->at_exit = true;
+			return 1;
+		}
+		if (event == PTRACE_EVENT_STOP) {
+			/* group-stop: stay stopped until SIGCONT, as without us */
+			if (is_stop_signal(sig))
+				ptrace(PTRACE_LISTEN, t->pid, 0, 0);
+			else
+				ptrace(PTRACE_CONT, t->pid, 0, 0);
+			continue;
+		}
+		/* exec of another program, or a signal to deliver */
+		ptrace(PTRACE_CONT, t->pid, 0, event ? 0 : sig);
+	}
+}
+
+int vsc_target_finish(struct vsc_target *t)
+{
+	if (!t->launched || t->ended || t->launched_detached)
+		return 0;
+	if (t->at_exit) {
+		ptrace(PTRACE_DETACH, t->pid, 0, 0);
+		t->at_exit = false;
+	}
+	for (;;) {
+		int status;
+		pid_t got = waitpid(t->pid, &status, __WALL);
+		if (got < 0)
+			return errno == EINTR ? 0 : -errno;
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			t->ended = true;
+			t->wait_status = status;
+			return 0;
+		}
+		if (WIFSTOPPED(status))
+			ptrace(PTRACE_DETACH, t->pid, 0, (status >> 16) ? 0 : WSTOPSIG(status));
+	}
+}
+
+static bool stopped_has(const struct vsc_target *t, pid_t tid)
+{
+	for (size_t i = 0; i < t->stopped_count; i++)
+		if (t->stopped[i] == tid)
+			return true;
+	return false;
+}
+
+/* Seize (unless it is our launched main thread) and interrupt one thread,
+ * then wait for its stop. Returns 0, or 1 when the thread is gone. */
+static int stop_thread(struct vsc_target *t, pid_t tid)
+{
+	bool ours = t->launched && tid == t->pid;
+	if (!ours && ptrace(PTRACE_SEIZE, tid, 0, 0)) {
+		if (errno == ESRCH)
+			return 1;
+		return -errno;
+	}
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0))
+		return errno == ESRCH ? 1 : -errno;
+	for (;;) {
+		int status;
+		pid_t got = waitpid(tid, &status, __WALL);
+		if (got < 0)
+			return errno == EINTR ? 0 : errno == ECHILD ? 1 : -errno;
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			if (tid == t->pid) {
+				t->ended = true;
+				t->wait_status = status;
+			}
+			return 1;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		int event = status >> 16;
+		if (event == PTRACE_EVENT_STOP || event == PTRACE_EVENT_EXIT)
+			return 0;
+		/* a signal arrived first (delivered now), or another event */
+		ptrace(PTRACE_CONT, tid, 0, event == 0 ? WSTOPSIG(status) : 0);
+		ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+	}
+}
+
+int vsc_target_stop_all(struct vsc_target *t)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)t->pid);
+	bool found_new = true;
+	while (found_new) {
+		found_new = false;
+		DIR *dir = opendir(path);
+		if (!dir)
+			return errno == ENOENT ? 0 : -errno;
+		struct dirent *d;
+		while ((d = readdir(dir))) {
+			pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
+			if (tid <= 0 || stopped_has(t, tid))
+				continue;
+			if (t->stopped_count == t->stopped_cap) {
+				size_t cap = t->stopped_cap ? t->stopped_cap * 2 : 16;
+				pid_t *p = realloc(t->stopped, cap * sizeof(*p));
+				if (!p) {
+					closedir(dir);
+					return -ENOMEM;
+				}
+				t->stopped = p;
+				t->stopped_cap = cap;
+			}
+			found_new = true;
+			int r = stop_thread(t, tid);
+			if (r < 0) {
+				closedir(dir);
+				return r;
+			}
+			/* remembered even when gone, so we do not try it again */
+			t->stopped[t->stopped_count++] = r == 0 ? tid : -tid;
+		}
+		closedir(dir);
+	}
+	return 0;
+}
+
+void vsc_target_resume_all(struct vsc_target *t)
+{
+	for (size_t i = 0; i < t->stopped_count; i++) {
+		pid_t tid = t->stopped[i];
+		if (tid <= 0)
+			continue;
+		if (t->launched && tid == t->pid && t->at_exit)
+			continue; /* vsc_target_finish lets it end */
+		ptrace(PTRACE_DETACH, tid, 0, 0);
+		if (t->launched && tid == t->pid)
+			t->launched_detached = true;
+	}
+	t->stopped_count = 0;
+}
+
+ssize_t vsc_target_read(const struct vsc_target *t, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
+	return n < 0 ? -errno : n;
+}
+
+void vsc_target_describe_end(const struct vsc_target *t, char *buf, size_t len)
+{
+	if (!t->ended)
+		snprintf(buf, len, "still running");
+	else if (WIFEXITED(t->wait_status))
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(t->wait_status));
+	else if (WIFSIGNALED(t->wait_status))
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(t->wait_status),
+			 strsignal(WTERMSIG(t->wait_status)));
+	else
+		snprintf(buf, len, "ended");
+}
+
+void vsc_target_release(struct vsc_target *t)
+{
+	free(t->stopped);
+	t->stopped = NULL;
+	t->stopped_count = t->stopped_cap = 0;
+}

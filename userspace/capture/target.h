@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The process a recorder captures, for every capture path (USDT probes,
+ * watchpoints): launch a command stopped at its exec, check that an existing
+ * process may be traced, follow the launched command to its end (forwarding
+ * its signals), stop every thread for a consistent end of recording, and read
+ * its memory.
+ *
+ * A launched command is ptrace-seized (PTRACE_O_TRACEEXEC | TRACEEXIT) on
+ * its main thread only, so the recorder sees its exec and its exit while its
+ * memory is still there. Nothing is ever injected into the target: stops are
+ * ptrace stops, and if the recorder dies the kernel detaches it.
+ */
+#ifndef VSC_CAPTURE_TARGET_H
+#define VSC_CAPTURE_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct vsc_target {
+	pid_t pid;
+	bool launched;      /* we started it (-- CMD) */
+	bool at_exit;       /* main thread stopped in PTRACE_EVENT_EXIT */
+	bool ended;         /* the process is gone */
+	bool launched_detached; /* we no longer follow the launched command */
+	int wait_status;    /* of a launched command that ended */
+	char exe[4096];     /* path of the executable (as /proc/PID/exe says) */
+	pid_t *stopped;     /* threads stopped by vsc_target_stop_all */
+	size_t stopped_count, stopped_cap;
+};
+
+/* Why a target cannot be recorded, as a message for the user. */
+struct vsc_target_error {
+	char message[512];
+};
+
+/* Check that pid exists and that we may trace it (the kernel's ptrace access
+ * rules, as for /proc/PID/mem). 0, or -ESRCH / -EPERM / -errno with a
+ * message. */
+int vsc_target_check_pid(pid_t pid, struct vsc_target_error *err);
+/* Attach to an existing process (fills pid and exe). */
+int vsc_target_attach(struct vsc_target *t, pid_t pid, struct vsc_target_error *err);
+/* Start argv[0] (searched in PATH) stopped right after its exec. */
+int vsc_target_launch(struct vsc_target *t, char *const argv[], struct vsc_target_error *err);
+/* Let a launched command run from its exec stop. */
+int vsc_target_start(struct vsc_target *t);
+
+/* Look at the target without blocking: for a launched command, handle its
+ * ptrace stops (forward signals; at the exit stop set at_exit and leave it
+ * stopped); for an attached process, notice that it is gone. Returns 1 when
+ * something changed (ended or at_exit), 0 otherwise, -errno on failure. */
+int vsc_target_poll(struct vsc_target *t);
+/* After the exit stop: let the launched command finish and reap it. */
+int vsc_target_finish(struct vsc_target *t);
+
+/* Stop every thread (ptrace seize + interrupt), taking in threads created
+ * meanwhile. Returns 0 or -errno. vsc_target_resume_all detaches them all
+ * (a launched command too: we stop following it, unless it is at its exit
+ * stop, which vsc_target_finish ends). */
+int vsc_target_stop_all(struct vsc_target *t);
+void vsc_target_resume_all(struct vsc_target *t);
+
+/* Read target memory. Returns bytes read or -errno. */
+ssize_t vsc_target_read(const struct vsc_target *t, uint64_t addr, void *buf, size_t len);
+/* Describe how a launched command ended: "exit status 0", "killed by signal 9". */
+void vsc_target_describe_end(const struct vsc_target *t, char *buf, size_t len);
+void vsc_target_release(struct vsc_target *t);
+
+#endif /* VSC_CAPTURE_TARGET_H */
