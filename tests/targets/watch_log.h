@@ -24,12 +24,15 @@ struct watch_log_entry {
 
 struct watch_log {
 	pid_t tid;
+	int index; /* 0: main thread, 1..n: started threads in order */
 	size_t len, cap;
 	struct watch_log_entry *v;
 };
 
 static inline void watch_log_init(struct watch_log *log, size_t cap)
 {
+	if (log->v) /* already set up by watch_start */
+		return;
 	log->tid = (pid_t)syscall(SYS_gettid);
 	log->len = 0;
 	log->cap = cap;
@@ -71,6 +74,59 @@ static inline void watch_log_print(struct watch_log *logs, size_t count)
 	}
 	if (out != stdout)
 		fclose(out);
+}
+
+/* Start n threads running fn(&logs[i + 1]); they wait at a barrier until
+ * main calls watch_go(), so a recorder attaching by PID finds them all
+ * alive and nothing watched has been touched yet. With WATCH_GO=PATH set,
+ * watch_go() first waits until the file PATH exists (the test creates it
+ * once the recorder says it is attached). */
+static pthread_barrier_t watch_barrier;
+
+struct watch_thread_arg {
+	void *(*fn)(struct watch_log *);
+	struct watch_log *log;
+};
+
+static inline void *watch_thread_main(void *p)
+{
+	struct watch_thread_arg *a = p;
+	watch_log_init(a->log, 1u << 20);
+	pthread_barrier_wait(&watch_barrier);
+	a->fn(a->log);
+	return NULL;
+}
+
+static inline void watch_start(pthread_t *th, struct watch_thread_arg *args, size_t n,
+			       void *(*fn)(struct watch_log *), struct watch_log *logs)
+{
+	watch_log_init(&logs[0], 1u << 20);
+	if (pthread_barrier_init(&watch_barrier, NULL, (unsigned)n + 1))
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		logs[i + 1].index = (int)i + 1;
+		args[i] = (struct watch_thread_arg){ fn, &logs[i + 1] };
+		if (pthread_create(&th[i], NULL, watch_thread_main, &args[i]))
+			abort();
+	}
+}
+
+static inline void watch_go(void)
+{
+	const char *path = getenv("WATCH_GO");
+	if (path) {
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		while (access(path, F_OK) != 0)
+			usleep(1000);
+	}
+	pthread_barrier_wait(&watch_barrier);
+}
+
+static inline void watch_join(pthread_t *th, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
 }
 
 #endif /* WATCH_LOG_H */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Plain loads and stores of volatile globals of 1, 2, 4 and 8 bytes from
- * three threads (message passing through `flag`), no atomics, no vsc
- * headers. Watch: flag, data, small, tiny.
+ * Plain loads and stores of volatile globals of 1, 2, 4 and 8 bytes: a
+ * producer hands rounds of data to a consumer through `flag` (message
+ * passing), the main thread touches them before and after. No atomics, no
+ * vsc headers. Watch: flag, data, small, tiny. (history is there for the
+ * limit tests: 32 bytes, more than one watchpoint covers.)
  */
 #include <sched.h>
 
@@ -12,15 +14,12 @@ volatile int32_t flag;
 volatile int64_t data = 7;
 volatile int16_t small = -2;
 volatile int8_t tiny;
+int64_t history[4]; /* never touched: too big for one watchpoint */
 
 #define ROUNDS 200
 
-static struct watch_log logs[3];
-
-static void *producer(void *arg)
+static void *producer(struct watch_log *log)
 {
-	struct watch_log *log = arg;
-	watch_log_init(log, 1u << 20);
 	for (int i = 1; i <= ROUNDS; i++) {
 		data = (int64_t)i * 1000003;
 		LOG_W(log, data, (int64_t)i * 1000003);
@@ -40,10 +39,8 @@ static void *producer(void *arg)
 	return NULL;
 }
 
-static void *consumer(void *arg)
+static void *consumer(struct watch_log *log)
 {
-	struct watch_log *log = arg;
-	watch_log_init(log, 1u << 20);
 	for (int i = 1; i <= ROUNDS; i++) {
 		int f;
 		while ((f = flag) != i) {
@@ -63,19 +60,24 @@ static void *consumer(void *arg)
 	return NULL;
 }
 
-/* The main thread also touches the variables, before and after. */
+static void *role(struct watch_log *log)
+{
+	return log->index == 1 ? producer(log) : consumer(log);
+}
+
 int main(void)
 {
-	pthread_t p, c;
-	watch_log_init(&logs[0], 16);
+	static struct watch_log logs[3];
+	static struct watch_thread_arg args[2];
+	pthread_t th[2];
+
+	watch_start(th, args, 2, role, logs);
+	watch_go();
 	int64_t d = data;
 	LOG_R(&logs[0], data, d);
 	tiny = 1;
 	LOG_W(&logs[0], tiny, 1);
-	if (pthread_create(&p, NULL, producer, &logs[1]) || pthread_create(&c, NULL, consumer, &logs[2]))
-		return 1;
-	pthread_join(p, NULL);
-	pthread_join(c, NULL);
+	watch_join(th, 2);
 	int8_t t = tiny;
 	LOG_R(&logs[0], tiny, t);
 	watch_log_print(logs, 3);

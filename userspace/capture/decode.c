@@ -272,7 +272,7 @@ static bool a64_lse(uint32_t word, struct watch_insn *out)
 	unsigned rs = (word >> 16) & 31, rt = word & 31;
 
 	out->mem_size = (uint8_t)size;
-	if ((word & 0x3f208c00u) == 0x38200000u) { /* LDADD..LDUMIN, SWP */
+	if ((word & 0x3f200c00u) == 0x38200000u) { /* LDADD..LDUMIN, SWP */
 		unsigned o3 = (word >> 15) & 1, opc = (word >> 12) & 7;
 		static const enum watch_op ops[8] = {
 			WATCH_OP_ADD, WATCH_OP_LDCLR, WATCH_OP_LDEOR, WATCH_OP_LDSET,
@@ -353,8 +353,138 @@ static void a64_classify(const cs_insn *ci, struct watch_insn *out)
 
 /* ---- finding the instruction ------------------------------------------ */
 
+/* What the sweep remembers of each instruction, for the look back. */
+struct x86_step {
+	uint64_t addr;
+	uint32_t writes;  /* bit per regs[] index the instruction writes */
+	bool ends_block;  /* a jump, call or return */
+	bool mov_imm;     /* mov reg, imm */
+	bool mov_reg;     /* mov reg, reg (same width, or 32-bit zero-extending) */
+	int8_t dst, src;  /* regs[] indices */
+	int64_t imm;
+};
+
+#define X86_LOOKBACK 16
+
+static void x86_step_info(csh cs, const cs_insn *ci, struct x86_step *st)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	cs_regs rd, wr;
+	uint8_t nrd = 0, nwr = 0;
+	uint8_t shift;
+
+	memset(st, 0, sizeof(*st));
+	st->addr = ci->address;
+	st->dst = st->src = -1;
+	st->ends_block = cs_insn_group(cs, ci, CS_GRP_JUMP) || cs_insn_group(cs, ci, CS_GRP_CALL) ||
+			 cs_insn_group(cs, ci, CS_GRP_RET);
+	if (cs_regs_access(cs, ci, rd, &nrd, wr, &nwr) == CS_ERR_OK) {
+		for (int i = 0; i < nwr; i++) {
+			int r = x86_reg_index(wr[i], &shift);
+			if (r >= 0)
+				st->writes |= 1u << r;
+		}
+	} else {
+		st->writes = ~0u; /* unknown: assume it writes everything */
+	}
+	if (ci->id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG) {
+		int d = x86_reg_index(x->operands[0].reg, &shift);
+		if (d < 0 || shift || x->operands[0].size < 4)
+			return; /* partial writes keep the old upper bits */
+		st->dst = (int8_t)d;
+		if (x->operands[1].type == X86_OP_IMM) {
+			st->mov_imm = true;
+			st->imm = x->operands[1].imm;
+		} else if (x->operands[1].type == X86_OP_REG) {
+			int s = x86_reg_index(x->operands[1].reg, &shift);
+			if (s >= 0 && !shift && x->operands[1].size == x->operands[0].size) {
+				st->mov_reg = true;
+				st->src = (int8_t)s;
+			}
+		}
+	}
+}
+
+/* Direct branch targets inside the function, and whether it has indirect
+ * jumps (which could land anywhere). */
+struct x86_targets {
+	uint64_t *v;
+	size_t len, cap;
+	bool indirect;
+};
+
+static bool is_target(const struct x86_targets *t, uint64_t addr)
+{
+	for (size_t i = 0; i < t->len; i++)
+		if (t->v[i] == addr)
+			return true;
+	return false;
+}
+
+static int collect_targets(struct watch_decoder *dec, const uint8_t *code, size_t len,
+			   uint64_t code_addr, struct x86_targets *t)
+{
+	const uint8_t *p = code;
+	size_t left = len;
+	uint64_t addr = code_addr;
+
+	while (left && cs_disasm_iter(dec->cs, &p, &left, &addr, dec->insn)) {
+		const cs_insn *ci = dec->insn;
+		const cs_x86 *x = &ci->detail->x86;
+		if (!cs_insn_group(dec->cs, ci, CS_GRP_JUMP))
+			continue;
+		if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
+			if (t->len == t->cap) {
+				size_t cap = t->cap ? t->cap * 2 : 32;
+				uint64_t *v = realloc(t->v, cap * sizeof(*v));
+				if (!v)
+					return -ENOMEM;
+				t->v = v;
+				t->cap = cap;
+			}
+			t->v[t->len++] = (uint64_t)x->operands[0].imm;
+		} else {
+			t->indirect = true;
+		}
+	}
+	return 0;
+}
+
+/* For xchg/xadd: what did the source register hold before the instruction?
+ * steps[0..n) are the instructions before it, oldest first. */
+static void x86_pre_value(const struct x86_step *steps, size_t n, uint64_t rmw_addr,
+			  const struct x86_targets *targets, struct watch_insn *out)
+{
+	uint32_t written_after = 0; /* registers written between def and use */
+	int want = out->reg;
+
+	if (want < 0 || out->reg_shift || targets->indirect || is_target(targets, rmw_addr))
+		return;
+	written_after |= 1u << want; /* the xchg/xadd itself writes it */
+	for (size_t k = n; k-- > 0;) {
+		const struct x86_step *st = &steps[k];
+		if (st->ends_block)
+			return;
+		if (st->writes & (1u << want)) {
+			if (st->dst != want)
+				return;
+			if (st->mov_imm) {
+				out->has_pre_imm = true;
+				out->pre_imm = st->imm;
+			} else if (st->mov_reg && !(written_after & (1u << st->src))) {
+				out->pre_reg = st->src;
+			}
+			return;
+		}
+		written_after |= st->writes;
+		if (is_target(targets, st->addr))
+			return; /* control can enter between def and use */
+	}
+}
+
 static int find_x86(struct watch_decoder *dec, const uint8_t *code, size_t len,
-		    uint64_t code_addr, uint64_t ip, bool from_start, struct watch_insn *out)
+		    size_t fn_len, uint64_t code_addr, uint64_t ip, bool from_start,
+		    struct watch_insn *out)
 {
 	const uint8_t *p = code;
 	size_t left = len;
@@ -362,6 +492,9 @@ static int find_x86(struct watch_decoder *dec, const uint8_t *code, size_t len,
 
 	if (from_start && ip > code_addr && ip - code_addr <= len) {
 		/* Linear sweep: compilers put no data inside x86-64 functions. */
+		struct x86_step steps[X86_LOOKBACK];
+		size_t nsteps = 0;
+
 		left = ip - code_addr;
 		while (left && cs_disasm_iter(dec->cs, &p, &left, &addr, dec->insn)) {
 			if (addr == ip) {
@@ -369,8 +502,19 @@ static int find_x86(struct watch_decoder *dec, const uint8_t *code, size_t len,
 				out->len = (uint8_t)dec->insn->size;
 				insn_text(out, dec->insn);
 				x86_classify(dec->insn, out);
+				if (out->op == WATCH_OP_XCHG || out->op == WATCH_OP_XADD) {
+					struct x86_targets t = { 0 };
+					if (collect_targets(dec, code, fn_len, code_addr, &t) == 0)
+						x86_pre_value(steps, nsteps, out->addr, &t, out);
+					free(t.v);
+				}
 				return out->access == WATCH_ACCESS_UNKNOWN ? -ENOENT : 0;
 			}
+			if (nsteps == X86_LOOKBACK) {
+				memmove(steps, steps + 1, sizeof(steps) - sizeof(steps[0]));
+				nsteps--;
+			}
+			x86_step_info(dec->cs, dec->insn, &steps[nsteps++]);
 		}
 		/* ip is not an instruction boundary of this function: the
 		 * symbol is wrong or the code holds data. Do not guess. */
@@ -434,14 +578,15 @@ static int find_a64(struct watch_decoder *dec, const uint8_t *code, size_t len,
 }
 
 int watch_decoder_find(struct watch_decoder *dec, const uint8_t *code, size_t len,
-		       uint64_t code_addr, uint64_t ip, bool from_symbol_start,
+		       uint64_t code_addr, uint64_t ip, size_t fn_size, bool from_symbol_start,
 		       struct watch_insn *insn)
 {
 	memset(insn, 0, sizeof(*insn));
-	insn->reg = insn->reg2 = -1;
+	insn->reg = insn->reg2 = insn->pre_reg = -1;
 	if (dec->arch == WATCH_ARCH_ARM64)
 		return find_a64(dec, code, len, code_addr, ip, insn);
-	return find_x86(dec, code, len, code_addr, ip, from_symbol_start, insn);
+	return find_x86(dec, code, len, fn_size && fn_size < len ? fn_size : len, code_addr, ip,
+			from_symbol_start, insn);
 }
 
 /* ---- values ------------------------------------------------------------ */
@@ -484,6 +629,7 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 	bool after = arch == WATCH_ARCH_X86_64; /* memory read after the access */
 	int64_t old = mem, new = mem;
 	bool exact = false; /* every value of the event came from a register */
+	bool pre_known = false; /* xchg/xadd: the source's value before is known */
 
 	out[0] = rec->ev;
 	out[0].flags &= ~(uint32_t)VSC_CAP_F_VALUE_UNSURE;
@@ -539,6 +685,15 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 			if (after) {
 				old = s; /* the register received the old value */
 				new = mem;
+				if (insn->has_pre_imm || insn->pre_reg >= 0) {
+					uint64_t pre = insn->has_pre_imm
+						? (uint64_t)insn->pre_imm
+						: reg_value(arch, rec, insn->pre_reg, 0);
+					new = watch_value_normalize(
+						insn->op == WATCH_OP_XCHG ? pre : (uint64_t)old + pre,
+						size);
+					pre_known = true;
+				}
 			} else {
 				new = insn->op == WATCH_OP_XCHG ? s : old + s;
 			}
@@ -605,11 +760,14 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 			}
 			break;
 		}
-		/* Only a successful x86 cmpxchg has both values in registers;
-		 * every other RMW takes one of them from the memory read. */
-		if (!(ok && after && insn->op == WATCH_OP_CMPXCHG)) {
+		/* Exact: a successful x86 cmpxchg, and xchg/xadd whose source
+		 * was set in the same block; every other RMW takes a value from
+		 * the memory read. */
+		if (!(ok && after && (insn->op == WATCH_OP_CMPXCHG || pre_known))) {
 			out[0].flags |= VSC_CAP_F_VALUE_UNSURE;
 			stats->unsure++;
+		} else if (new != mem) {
+			stats->raced++; /* another thread wrote before the BPF read */
 		}
 		if (insn->access == WATCH_ACCESS_RMW) {
 			out[0].kind = VSC_CAP_RMW;

@@ -70,6 +70,14 @@ struct watch_insn {
 	bool has_imm;
 	bool sign_extend; /* movsx: the register holds the value sign-extended */
 	int64_t imm;
+	/* xchg/xadd on x86-64 overwrite their source register with the old
+	 * value; when the instruction that set it is in the same basic block
+	 * (`mov $1, %edx; lock xadd %rdx, x` or `mov %rdx, %rcx; xchg %rcx, x`),
+	 * the value it held is known: an immediate, or a register not written
+	 * since (pre_reg, read at the trap). */
+	int16_t pre_reg;
+	bool has_pre_imm;
+	int64_t pre_imm;
 	char text[80];   /* "lock xadd dword ptr [rip + 0x2ee5], eax" */
 };
 
@@ -82,11 +90,12 @@ enum watch_arch watch_decoder_arch(const struct watch_decoder *dec);
 
 /* Find the accessing instruction for a hit reported at ip, given the bytes
  * code[0..len) found at address code_addr (the containing function from its
- * start, when known; else any window that ends at or after ip). Fills *insn
+ * start, when known; else any window that ends at or after ip; fn_size is
+ * the function's size from its symbol, 0 if unknown). Fills *insn
  * and returns 0, or -ENOENT when no instruction fits (insn->access is then
  * WATCH_ACCESS_UNKNOWN and insn->text says why). */
 int watch_decoder_find(struct watch_decoder *dec, const uint8_t *code, size_t len,
-		       uint64_t code_addr, uint64_t ip, bool from_symbol_start,
+		       uint64_t code_addr, uint64_t ip, size_t fn_size, bool from_symbol_start,
 		       struct watch_insn *insn);
 
 /* Statistics of the value recovery, summed by the caller. */

@@ -216,6 +216,22 @@ static bool contains(const pid_t *v, size_t n, pid_t x)
 	return false;
 }
 
+/* A thread that is exiting refuses PTRACE_SEIZE with EPERM. */
+static bool thread_exiting(pid_t pid, pid_t tid)
+{
+	char path[64], state = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state == 'Z' || state == 'X';
+}
+
 /* Seize and interrupt every thread until /proc/PID/task stops changing:
  * then no thread runs, so none can start one we would miss. */
 static int stop_all_threads(pid_t pid, pid_t *stopped, size_t *count)
@@ -234,7 +250,7 @@ static int stop_all_threads(pid_t pid, pid_t *stopped, size_t *count)
 			if (contains(stopped, *count, now[i]))
 				continue;
 			if (ptrace(PTRACE_SEIZE, now[i], 0, 0) < 0) {
-				if (errno == ESRCH)
+				if (errno == ESRCH || thread_exiting(pid, now[i]))
 					continue; /* exited meanwhile */
 				return -errno;
 			}
@@ -463,7 +479,7 @@ static int decode_ip(struct watch_run *run, uint64_t ip, struct watch_insn *insn
 	} else {
 		bool from_start = fn.name != NULL;
 		err = watch_decoder_find(run->dec, fn.code, fn.code_len, fn.start, ip,
-					 from_start, insn);
+					 (size_t)fn.size, from_start, insn);
 	}
 	e->ip = ip;
 	e->insn = *insn;
@@ -790,7 +806,8 @@ int watch_record(const struct watch_opts *opts)
 		fprintf(stderr, "vsc record --watch: give --watch VAR and one of -p PID or -- CMD\n");
 		return 2;
 	}
-	if (opts->watch_count > WATCH_MAX_REQUESTS) {
+	if (opts->watch_count > WATCH_MAX_REQUESTS ||
+	    (int)opts->watch_count > watch_slot_limit()) {
 		fprintf(stderr, "vsc record: %zu --watch given, but this CPU has %d hardware "
 				"watchpoints\n", opts->watch_count, watch_slot_limit());
 		return 2;
@@ -842,6 +859,9 @@ int watch_record(const struct watch_opts *opts)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	release_threads(stopped, stopped_count); /* the target runs from here */
+	fprintf(stderr, "vsc record: watching %zu variable%s in %zu thread%s of pid %d\n",
+		run.target_count, run.target_count == 1 ? "" : "s", stopped_count,
+		stopped_count == 1 ? "" : "s", (int)run.pid);
 
 	double deadline = opts->duration_s > 0 ? now_s() + opts->duration_s : 0;
 	while (!stop_requested && !run.error) {

@@ -1,0 +1,106 @@
+#!/bin/sh
+# vsc record --watch, for real: every uninstrumented target in
+# tests/targets/watch_*.c, built as PIE and not, recorded by command and by
+# PID. The trace must hold exactly what each thread of the target says it
+# did (kinds, values, order per thread), with 0 events lost, mode 0600, and
+# vsc check must accept it.
+set -u
+vsc=${1:?usage: watch.sh PATH-TO-VSC TARGET-DIR}
+targets=${2:?usage: watch.sh PATH-TO-VSC TARGET-DIR}
+watch_test=watch
+. "$(dirname "$0")/watch_common.sh"
+watch_require_kernel
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+vars_of() {
+  case $1 in
+  plain) echo "flag data small tiny" ;;
+  atomic) echo "counter word slot bits" ;;
+  peterson) echo "flag0 flag1 turn count" ;;
+  seqlock) echo "seq a b" ;;
+  esac
+}
+
+# compare NAME: the recorded trace against the target's own log
+compare() {
+  name=$1 out=$tmp/out.vsc
+  why=""
+  grep -qx '# lost events: 0' "$out" || why="events were lost: $(grep '^# lost' "$out")"
+  [ -z "$why" ] && ! grep -qx '# exit status: 0' "$out" && [ "$2" = cmd ] &&
+    why="target exit status: $(grep '^# exit status' "$out")"
+  [ -z "$why" ] && [ "$(stat -c %a "$out")" != 600 ] && why="trace mode $(stat -c %a "$out"), not 600"
+  watch_events "$out" > "$tmp/got"
+  watch_events "$tmp/expect" > "$tmp/want"
+  if [ -z "$why" ] && ! cmp -s "$tmp/got" "$tmp/want"; then
+    why="per-thread sequences differ ($(wc -l < "$tmp/got") recorded, $(wc -l < "$tmp/want") done)"
+    diff "$tmp/want" "$tmp/got" | head -8 | sed 's/^/    /'
+  fi
+  [ "$(wc -l < "$tmp/want")" -gt 100 ] || why="${why:-target did too little ($(wc -l < "$tmp/want") accesses)}"
+  if [ -z "$why" ]; then
+    "$vsc" check "$out" > "$tmp/verdict" 2>&1
+    st=$?
+    [ "$st" = 0 ] || why="vsc check: status $st, $(head -1 "$tmp/verdict")"
+  fi
+  if [ -n "$why" ]; then
+    echo "FAIL: watch $name: $why"
+    fail=$((fail + 1))
+  else
+    pass=$((pass + 1))
+  fi
+}
+
+for t in plain atomic peterson seqlock; do
+  set --
+  for v in $(vars_of $t); do set -- "$@" --watch "$v"; done
+  for variant in "" .nopie; do
+    bin=$targets/watch_$t$variant
+
+    # by command: started stopped at its exec, so every access is seen
+    rm -f "$tmp/out.vsc" "$tmp/expect" "$tmp/err"
+    WATCH_EXPECT=$tmp/expect "$vsc" record "$@" -o "$tmp/out.vsc" -- "$bin" 2> "$tmp/err"
+    st=$?
+    if [ "$st" != 0 ]; then
+      echo "FAIL: watch $t$variant by command: vsc record status $st: $(tail -1 "$tmp/err")"
+      fail=$((fail + 1))
+    else
+      compare "$t$variant by command" cmd
+    fi
+
+    # by PID: the target's threads exist and wait; we attach, then let go
+    rm -f "$tmp/out.vsc" "$tmp/expect" "$tmp/go" "$tmp/ready" "$tmp/err"
+    WATCH_GO=$tmp/go WATCH_EXPECT=$tmp/expect "$bin" > "$tmp/ready" &
+    tpid=$!
+    if ! watch_wait_for "$tmp/ready" ready "$tpid"; then
+      echo "FAIL: watch $t$variant by pid: the target did not start"
+      fail=$((fail + 1))
+      kill "$tpid" 2>/dev/null
+      continue
+    fi
+    "$vsc" record "$@" -p "$tpid" -o "$tmp/out.vsc" 2> "$tmp/err" &
+    rpid=$!
+    if ! watch_wait_for "$tmp/err" "watching" "$rpid"; then
+      echo "FAIL: watch $t$variant by pid: recorder did not attach: $(tail -1 "$tmp/err")"
+      fail=$((fail + 1))
+      kill "$tpid" "$rpid" 2>/dev/null
+      touch "$tmp/go"
+      wait 2>/dev/null
+      continue
+    fi
+    touch "$tmp/go"
+    wait "$tpid"
+    tst=$?
+    wait "$rpid"
+    st=$?
+    if [ "$st" != 0 ] || [ "$tst" != 0 ]; then
+      echo "FAIL: watch $t$variant by pid: vsc record status $st, target $tst: $(tail -1 "$tmp/err")"
+      fail=$((fail + 1))
+    else
+      compare "$t$variant by pid" pid
+    fi
+  done
+done
+echo "watch: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
