@@ -7,6 +7,7 @@
 #include "solver.h"
 
 static const struct solver *const solvers[] = {
+	&auto_solver,
 	&exact_solver,
 	&paper_solver,
 };
@@ -20,8 +21,8 @@ const char *const *vsc_solver_names(void)
 
 static const struct solver *solver_by_name(const char *name)
 {
-	if (!name || strcmp(name, "auto") == 0)
-		return &exact_solver;
+	if (!name)
+		return &auto_solver;
 	for (size_t i = 0; i < sizeof(solvers) / sizeof(solvers[0]); i++)
 		if (strcmp(solvers[i]->name, name) == 0)
 			return solvers[i];

@@ -47,6 +47,7 @@ struct solver {
 		     struct vsc_result *res);
 };
 
+extern const struct solver auto_solver;  /* analysis + engine: the default */
 extern const struct solver exact_solver;
 extern const struct solver paper_solver; /* the seed paper's 1-Writer algorithm */
 

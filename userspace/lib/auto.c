@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* The default solver: analysis, then the engine.
+ *
+ *  1. analysis (analysis.c): pair ids, writer counts, static refutations;
+ *  2. the search with no bound (every thread runs its safe events at once,
+ *     which is fast): inconsistent there is inconsistent for every bound,
+ *     and its witness is an upper bound on the preemptions needed;
+ *  3. with -p N and a witness above N: the bounded search;
+ *  4. with --min: galloping from 0 (1, 2, 4... more each time) up to the
+ *     first bound that works, then bisection; each witness found lowers the
+ *     upper bound to its own count, and states known to fail with some
+ *     preemptions left stay known across the searches. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+struct best {
+	uint32_t *witness;
+	long preemptions; /* -1: none yet */
+};
+
+static int keep_witness(struct engine *g, struct best *best)
+{
+	long c = count_preemptions(g->p, g->trail, g->n);
+
+	if (c < 0)
+		return (int)c;
+	if (!best->witness && !(best->witness = malloc((g->n ? g->n : 1) * sizeof(uint32_t))))
+		return -ENOMEM;
+	memcpy(best->witness, g->trail, g->n * sizeof(uint32_t));
+	best->preemptions = c;
+	return 0;
+}
+
+/* Try bound; on success keep the witness. Returns the verdict or -errno. */
+static int probe(struct engine *g, long bound, struct best *best)
+{
+	int r = engine_search(g, bound);
+
+	if (r == VSC_CONSISTENT) {
+		int err = keep_witness(g, best);
+		if (err)
+			return err;
+	}
+	return r;
+}
+
+/* Least preemptions in [0, best->preemptions]: best holds a witness. */
+static int minimize(struct engine *g, struct best *best)
+{
+	long lo = 0, gap = 1;
+	int galloping = 1, r;
+
+	while (lo < best->preemptions) {
+		long hi = best->preemptions;
+		long mid = galloping ? lo + gap - 1 : lo + (hi - lo) / 2;
+		if (mid >= hi)
+			mid = hi - 1;
+		budget_progress(g->budget, "least preemptions between", (unsigned long long)lo,
+				(unsigned long long)hi);
+		r = probe(g, mid, best);
+		if (r < 0 || r == VSC_UNKNOWN)
+			return r;
+		if (r == VSC_CONSISTENT) {
+			galloping = 0;
+		} else {
+			lo = mid + 1;
+			gap *= 2;
+		}
+	}
+	return VSC_CONSISTENT;
+}
+
+static int decide(struct engine *g, const struct query *q, struct best *best)
+{
+	int r = probe(g, ENGINE_UNBOUNDED, best);
+
+	if (r != VSC_CONSISTENT)
+		return r;
+	if (q->bound >= 0 && best->preemptions > q->bound) {
+		r = probe(g, q->bound, best);
+		if (r != VSC_CONSISTENT)
+			return r;
+	}
+	return q->minimize ? minimize(g, best) : VSC_CONSISTENT;
+}
+
+static int auto_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
+		      struct vsc_result *res)
+{
+	struct analysis a;
+	struct engine g;
+	struct best best = { NULL, -1 };
+	int r;
+
+	if ((r = analysis_build(&a, p)))
+		return r;
+	res->verdict = VSC_INCONSISTENT;
+	if (a.refuted) {
+		analysis_free(&a);
+		return 0;
+	}
+	if ((r = engine_init(&g, p, &a, b))) {
+		analysis_free(&a);
+		return r;
+	}
+	r = decide(&g, q, &best);
+	if (r >= 0) {
+		res->verdict = (enum vsc_verdict)r;
+		if (r == VSC_CONSISTENT) {
+			res->witness = best.witness;
+			res->witness_length = p->event_count;
+			res->preemptions = best.preemptions;
+			best.witness = NULL;
+		}
+		r = 0;
+	}
+	free(best.witness);
+	engine_free(&g);
+	analysis_free(&a);
+	return r;
+}
+
+const struct solver auto_solver = { "auto", auto_solve };

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/* The auto solver's search. Exact, and fast because it rarely branches.
+ *
+ * Each thread's next event is, in the current state, one of:
+ *  - DISABLED: a read of a value memory does not hold, or a write that would
+ *    overwrite a value some pending read still needs while no pending write
+ *    can bring that value back (the state after it is dead);
+ *  - SAFE: running it now can never hurt. A read of the value memory holds
+ *    changes nothing, so moving it earlier in any SC interleaving keeps the
+ *    interleaving SC; a write whose variable no other pending event touches
+ *    (no pending read of the value it overwrites, no pending write by
+ *    another thread) is invisible to everything that runs between now and
+ *    its place. Moving an event of the running thread earlier never adds a
+ *    preemption (its old place either shrinks a later slice of the thread or
+ *    removes it, merging two neighbours);
+ *  - CHOICE: enabled, but running it now may be wrong.
+ * So the running thread runs its SAFE events at once (with no bound on
+ * preemptions every thread does), and the search only branches at CHOICE
+ * events and where the running thread is blocked or finished. For 1-Writer
+ * programs whose values identify writes there are no CHOICE events at all:
+ * a switch happens only where a read must wait for a write or a write for a
+ * read, which is the paper's algorithm restricted to the preemption points
+ * that can help.
+ *
+ * States (thread positions, the running thread when it is not finished, and
+ * the memory of variables whose value the positions do not imply) are
+ * remembered with the largest number of preemptions left that is known not
+ * to be enough; a state reached again with no more left is cut. */
+#include "engine.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum step_kind { STEP_DONE, STEP_DISABLED, STEP_SAFE, STEP_CHOICE };
+
+struct engine_frame {
+	size_t depth;     /* steps run when the node was entered */
+	uint32_t last;    /* running thread at the node */
+	uint32_t cost;    /* preemptions used to get there */
+	uint32_t next;    /* next candidate to try */
+	uint32_t state;   /* its index in the state table */
+};
+
+static int is_pair(uint32_t value)
+{
+	return value < VALUE_UNDECIDED;
+}
+
+static const struct event_pairs *next_pairs(const struct engine *g, uint32_t t)
+{
+	return &g->a->pairs[t][g->pos[t]];
+}
+
+static uint32_t next_var(const struct engine *g, uint32_t t)
+{
+	return g->p->threads[t].events[g->pos[t]].var;
+}
+
+static int finished(const struct engine *g, uint32_t t)
+{
+	return g->pos[t] == g->p->threads[t].length;
+}
+
+static enum step_kind classify(const struct engine *g, uint32_t t)
+{
+	const struct event_pairs *ep;
+	uint32_t x, c, cur, reads_left;
+	int safe = 1;
+
+	if (finished(g, t))
+		return STEP_DONE;
+	ep = next_pairs(g, t);
+	x = next_var(g, t);
+	c = g->mem[x];
+	if (ep->read != PAIR_NONE) {
+		if (c != ep->read && c != VALUE_UNDECIDED)
+			return STEP_DISABLED;
+		if (c == VALUE_UNDECIDED)
+			safe = 0; /* it decides the unknown initial value */
+	}
+	if (ep->write == PAIR_NONE)
+		return safe ? STEP_SAFE : STEP_CHOICE;
+	cur = ep->read != PAIR_NONE ? ep->read : c; /* the value overwritten */
+	if (is_pair(cur) && cur != ep->write) {
+		reads_left = g->pending_reads[cur] - (ep->read == cur);
+		if (reads_left > 0 && g->pending_writes[cur] == 0)
+			return STEP_DISABLED;
+		if (reads_left > 0)
+			safe = 0;
+	} else if (cur == VALUE_UNDECIDED && g->var_pending_reads[x] > 0) {
+		safe = 0;
+	}
+	if (g->a->writers[x] > 1 && g->var_pending_writes[x] > 1)
+		safe = 0;
+	return safe ? STEP_SAFE : STEP_CHOICE;
+}
+
+/* Run thread t's next event (classify said it is enabled). */
+static void run_step(struct engine *g, uint32_t t)
+{
+	const struct event_pairs *ep = next_pairs(g, t);
+	uint32_t x = next_var(g, t);
+
+	g->trail[g->depth] = t;
+	g->trail_old[g->depth] = g->mem[x];
+	g->depth++;
+	if (ep->read != PAIR_NONE) {
+		g->pending_reads[ep->read]--;
+		g->var_pending_reads[x]--;
+		g->mem[x] = ep->read;
+	}
+	if (ep->write != PAIR_NONE) {
+		g->pending_writes[ep->write]--;
+		g->var_pending_writes[x]--;
+		g->mem[x] = ep->write;
+	}
+	g->pos[t]++;
+	g->last = t;
+}
+
+static void undo_to(struct engine *g, size_t depth)
+{
+	while (g->depth > depth) {
+		uint32_t t = g->trail[--g->depth];
+		g->pos[t]--;
+		const struct event_pairs *ep = next_pairs(g, t);
+		uint32_t x = next_var(g, t);
+		g->mem[x] = g->trail_old[g->depth];
+		if (ep->read != PAIR_NONE) {
+			g->pending_reads[ep->read]++;
+			g->var_pending_reads[x]++;
+		}
+		if (ep->write != PAIR_NONE) {
+			g->pending_writes[ep->write]++;
+			g->var_pending_writes[x]++;
+		}
+	}
+}
+
+/* Run SAFE events: the running thread's, or every thread's without a bound. */
+static void closure(struct engine *g, int unbounded)
+{
+	if (!unbounded) {
+		if (g->last != ENGINE_NOBODY)
+			while (classify(g, g->last) == STEP_SAFE)
+				run_step(g, g->last);
+		return;
+	}
+	for (int progress = 1; progress;) {
+		progress = 0;
+		for (uint32_t t = 0; t < g->k; t++)
+			while (classify(g, t) == STEP_SAFE) {
+				run_step(g, t);
+				progress = 1;
+			}
+	}
+	g->last = ENGINE_NOBODY;
+}
+
+static uint32_t running(const struct engine *g)
+{
+	return g->last != ENGINE_NOBODY && !finished(g, g->last) ? g->last : ENGINE_NOBODY;
+}
+
+/* Find or add the current state; returns its index or -ENOMEM. */
+static int64_t current_state(struct engine *g, int unbounded)
+{
+	int added;
+	uint32_t w = 0;
+
+	for (uint32_t t = 0; t < g->k; t++)
+		g->key[w++] = g->pos[t];
+	g->key[w++] = unbounded ? ENGINE_NOBODY : running(g);
+	for (uint32_t i = 0; i < g->nkey_vars; i++)
+		g->key[w++] = g->mem[g->key_vars[i]];
+	return state_table_get(&g->table[!unbounded], g->key, &added);
+}
+
+/* The i-th thread to try at a node whose running thread is r: r itself
+ * first, then the others in turn after it. */
+static uint32_t candidate(const struct engine *g, uint32_t r, uint32_t i)
+{
+	if (i >= g->k)
+		return ENGINE_NOBODY;
+	if (r == ENGINE_NOBODY)
+		return i;
+	return (r + i) % g->k;
+}
+
+static int push_frame(struct engine *g, size_t *top, uint32_t cost, uint32_t state)
+{
+	if (*top == g->frames_cap) {
+		size_t cap = g->frames_cap ? g->frames_cap * 2 : 256;
+		struct engine_frame *f = realloc(g->frames, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		g->frames = f;
+		g->frames_cap = cap;
+	}
+	g->frames[(*top)++] = (struct engine_frame){ g->depth, g->last, cost, 0, state };
+	return 0;
+}
+
+/* Enter the node reached now with cost used. Returns 1 when it is new enough
+ * to explore (pushed), 0 when it is cut, 2 when it completes the
+ * interleaving, or a negative errno. */
+static int enter(struct engine *g, size_t *top, uint32_t cost, long bound, int unbounded)
+{
+	uint32_t left = unbounded ? UINT32_MAX - 1 : (uint32_t)(bound - (long)cost);
+	struct state_record *r;
+	int64_t id;
+
+	closure(g, unbounded);
+	if (g->depth == g->n)
+		return 2;
+	id = current_state(g, unbounded);
+	if (id < 0)
+		return (int)id;
+	r = &g->table[!unbounded].records[id];
+	/* r->cost holds 1 + the most preemptions left known not to suffice */
+	if (r->cost > left)
+		return 0;
+	r->cost = left + 1;
+	g->nodes++;
+	return push_frame(g, top, cost, (uint32_t)id) ? -ENOMEM : 1;
+}
+
+/* The states on the path to a success did not fail: forget that. */
+static void unmark_path(struct engine *g, size_t top, int unbounded)
+{
+	for (size_t i = 0; i < top; i++)
+		g->table[!unbounded].records[g->frames[i].state].cost = 0;
+}
+
+int engine_search(struct engine *g, long bound)
+{
+	int unbounded = bound < 0, r;
+	size_t top = 0;
+
+	undo_to(g, 0);
+	g->last = ENGINE_NOBODY;
+	r = enter(g, &top, 0, bound, unbounded);
+	while (r >= 0 && r != 2 && top > 0) {
+		struct engine_frame *f = &g->frames[top - 1];
+		uint32_t t, cost;
+		enum step_kind kind;
+
+		if (budget_expired(g->budget) ||
+		    state_table_bytes(&g->table[!unbounded]) > g->budget->memory_limit)
+			return VSC_UNKNOWN;
+		undo_to(g, f->depth);
+		g->last = f->last;
+		t = candidate(g, running(g), f->next++);
+		if (t == ENGINE_NOBODY) {
+			top--;
+			continue;
+		}
+		kind = classify(g, t);
+		if (kind != STEP_SAFE && kind != STEP_CHOICE)
+			continue;
+		cost = f->cost;
+		if (!unbounded && running(g) != ENGINE_NOBODY && running(g) != t) {
+			if ((long)cost + 1 > bound)
+				continue;
+			cost++;
+		}
+		run_step(g, t);
+		r = enter(g, &top, cost, bound, unbounded);
+	}
+	if (r < 0)
+		return r;
+	if (r == 2) {
+		unmark_path(g, top, unbounded);
+		return VSC_CONSISTENT;
+	}
+	return VSC_INCONSISTENT;
+}
+
+void engine_free(struct engine *g)
+{
+	free(g->pos);
+	free(g->mem);
+	free(g->pending_reads);
+	free(g->pending_writes);
+	free(g->var_pending_reads);
+	free(g->var_pending_writes);
+	free(g->trail);
+	free(g->trail_old);
+	free(g->key_vars);
+	free(g->key);
+	free(g->frames);
+	state_table_free(&g->table[0]);
+	state_table_free(&g->table[1]);
+}
+
+int engine_init(struct engine *g, const struct vsc_program *p, const struct analysis *a,
+		struct budget *b)
+{
+	size_t kk = a->k ? a->k : 1, vv = a->nvars ? a->nvars : 1, pp = a->npairs ? a->npairs : 1;
+	size_t nn = p->event_count ? p->event_count : 1;
+
+	memset(g, 0, sizeof(*g));
+	g->p = p;
+	g->a = a;
+	g->budget = b;
+	g->k = a->k;
+	g->n = p->event_count;
+	g->last = ENGINE_NOBODY;
+	g->pos = calloc(kk, sizeof(uint32_t));
+	g->mem = malloc(vv * sizeof(uint32_t));
+	g->pending_reads = malloc(pp * sizeof(uint32_t));
+	g->pending_writes = malloc(pp * sizeof(uint32_t));
+	g->var_pending_reads = malloc(vv * sizeof(uint32_t));
+	g->var_pending_writes = malloc(vv * sizeof(uint32_t));
+	g->trail = malloc(nn * sizeof(uint32_t));
+	g->trail_old = malloc(nn * sizeof(uint32_t));
+	g->key_vars = malloc(vv * sizeof(uint32_t));
+	if (!g->pos || !g->mem || !g->pending_reads || !g->pending_writes ||
+	    !g->var_pending_reads || !g->var_pending_writes || !g->trail || !g->trail_old ||
+	    !g->key_vars) {
+		engine_free(g);
+		return -ENOMEM;
+	}
+	memcpy(g->mem, a->init, a->nvars * sizeof(uint32_t));
+	memcpy(g->pending_reads, a->reads_of, a->npairs * sizeof(uint32_t));
+	memcpy(g->pending_writes, a->writes_of, a->npairs * sizeof(uint32_t));
+	memcpy(g->var_pending_reads, a->var_reads, a->nvars * sizeof(uint32_t));
+	memcpy(g->var_pending_writes, a->var_writes, a->nvars * sizeof(uint32_t));
+	/* With one writer thread, a variable's value follows from that thread's
+	 * position, except for an unknown initial value, which a read decides. */
+	for (uint32_t v = 0; v < a->nvars; v++)
+		if (a->var_reads[v] && (a->writers[v] > 1 || a->init[v] == VALUE_UNDECIDED))
+			g->key_vars[g->nkey_vars++] = v;
+	g->key = malloc((g->k + 1 + g->nkey_vars) * sizeof(uint32_t));
+	if (!g->key || state_table_init(&g->table[0], g->k + 1 + g->nkey_vars) ||
+	    state_table_init(&g->table[1], g->k + 1 + g->nkey_vars)) {
+		engine_free(g);
+		return -ENOMEM;
+	}
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* The search of the auto solver: a depth-first search over interleavings
+ * that only branches where a choice can matter (see engine.c), with
+ * memoisation of (thread positions, running thread, memory not implied by
+ * the positions). */
+#ifndef VSC_ENGINE_H
+#define VSC_ENGINE_H
+
+#include "analysis.h"
+#include "solver.h"
+#include "state_table.h"
+
+struct engine {
+	const struct vsc_program *p;
+	const struct analysis *a;
+	struct budget *budget;
+	uint32_t k;
+	uint32_t *pos;  /* per thread: next event */
+	uint32_t last;  /* the running thread, or ENGINE_NOBODY */
+	uint32_t *mem;  /* per variable: pair id or VALUE_* */
+	uint32_t *pending_reads, *pending_writes; /* per pair: events not run yet */
+	uint32_t *var_pending_reads, *var_pending_writes; /* per variable */
+	uint32_t *trail;     /* thread of each step run so far: the witness */
+	uint32_t *trail_old; /* memory word of the step's variable before it */
+	size_t depth, n;
+	uint32_t *key_vars;  /* variables whose value is part of a state */
+	uint32_t nkey_vars;
+	uint32_t *key;
+	struct state_table table[2]; /* [0] unbounded, [1] bounded */
+	struct engine_frame *frames;
+	size_t frames_cap;
+	uint64_t nodes;      /* statistics: branch points visited */
+};
+
+#define ENGINE_NOBODY UINT32_MAX
+#define ENGINE_UNBOUNDED (-1L)
+
+int engine_init(struct engine *g, const struct vsc_program *p, const struct analysis *a,
+		struct budget *b);
+void engine_free(struct engine *g);
+/* Is there an SC interleaving with at most bound preemptions (bound
+ * ENGINE_UNBOUNDED: any number)? Returns VSC_CONSISTENT with the witness in
+ * g->trail, VSC_INCONSISTENT, VSC_UNKNOWN (budget), or a negative errno.
+ * Facts learnt are kept for the next call on the same engine. */
+int engine_search(struct engine *g, long bound);
+
+#endif
