@@ -62,7 +62,8 @@ cc -std=c11 -O2 -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -I"$top/include" "$top/t
   { echo "lttng: FAIL: cannot build the target"; exit 1; }
 
 # trace NAME [CHANNEL OPTIONS] -- CMD...: trace CMD into $tmp/NAME, its
-# stdout into $tmp/NAME.out. CONTEXT (default "-t vtid -t vpid") is the context.
+# stdout into $tmp/NAME.out. CONTEXT (default "-t vtid -t vpid") is the
+# context, EVENTS (default vsc:* and the statedump) the events.
 trace() {
   name=$1; shift
   chan_opts=""
@@ -73,7 +74,7 @@ trace() {
   lttng create "$s" --output="$tmp/$name" >/dev/null &&
   # shellcheck disable=SC2086
   lttng enable-channel -s "$s" -u $chan_opts chan >/dev/null &&
-  lttng enable-event -s "$s" -c chan -u 'vsc:*' >/dev/null &&
+  lttng enable-event -s "$s" -c chan -u "${EVENTS:-vsc:*,lttng_ust_statedump:*}" >/dev/null &&
   { [ -z "${CONTEXT-x}" ] || lttng add-context -s "$s" -c chan -u ${CONTEXT:--t vtid -t vpid} >/dev/null; } &&
   lttng start "$s" >/dev/null &&
   "$@" >"$tmp/$name.out" &&
@@ -96,7 +97,7 @@ st=$?
 sort -s -n -k1,1 "$tmp/seq.out" >"$tmp/seq.expect"
 events_of "$tmp/seq.vsc" >"$tmp/seq.got"
 if [ $st = 0 ] && [ "$(wc -l <"$tmp/seq.expect")" = 12000 ] && cmp -s "$tmp/seq.expect" "$tmp/seq.got"; then
-  ok "seq: 4 threads x 3000 events, every thread's sequence exact"
+  ok "seq: 4 threads x 3000 events, every thread's sequence exact, variables named from symbols"
 else
   bad "seq: status $st, $(wc -l <"$tmp/seq.got") events, differences:"
   diff "$tmp/seq.expect" "$tmp/seq.got" | head -5
@@ -105,6 +106,17 @@ grep -q '^# lost events: 0$' "$tmp/seq.vsc" && ok "seq: header says 0 lost event
   bad "seq: no '# lost events: 0' header"
 threads=$(grep -E '^[0-9]+ ' "$tmp/seq.vsc" | cut -d' ' -f1 | sort -u | wc -l)
 [ "$threads" = 4 ] && ok "seq: 4 threads (by vtid)" || bad "seq: $threads threads"
+
+"$vsc" convert --elf-init -o "$tmp/seq-init.vsc" "$tmp/seq" 2>/dev/null
+inits=$(grep '^init ' "$tmp/seq-init.vsc" | sort | tr '\n' ' ')
+[ "$inits" = "init counter 0 init shared 0 init shared:16 0 init shared:24 0 init shared:8 0 " ] &&
+  ok "seq: --elf-init gives the globals their ELF values (0, .bss)" || bad "seq: --elf-init: $inits"
+
+# Without the statedump there are no names: addresses stay hex.
+EVENTS='vsc:*' trace nostatedump -- "$target" seq 1 3
+"$vsc" convert "$tmp/nostatedump" 2>/dev/null | grep -qE '^[0-9]+ w 0x[0-9a-f]+ 0( |$)' &&
+  ok "without lttng_ust_statedump:* events, variables are hex addresses" ||
+  bad "without the statedump: $("$vsc" convert "$tmp/nostatedump" 2>&1 | grep -E '^[0-9]+ ' | head -2)"
 
 # 2. The babeltrace2 sinks agree with vsc convert / vsc check.
 bt() { babeltrace2 --plugin-path="$plugins" "$@"; }

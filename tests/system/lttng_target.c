@@ -7,7 +7,8 @@
  *
  *   seq THREADS OPS      threads do loads, stores and fetch-adds on shared
  *                        words; each prints its own events afterwards, one
- *                        line per event in the trace format (no @ts)
+ *                        line per event in the trace format (no @ts), with
+ *                        the variables named as vsc names them from symbols
  *   sb-weak | sb-sc      emit the events of a store-buffering run, with the
  *                        outcome both-read-0 (not SC) or an SC one
  *   segments ITERS       two threads, one segment per iteration
@@ -38,7 +39,7 @@
 
 struct logged {
 	char kind;
-	uint64_t addr;
+	char var[32]; /* the symbol name vsc gives the address */
 	int64_t value, new_value;
 };
 
@@ -55,9 +56,19 @@ static _Atomic int64_t shared[4];
 static _Atomic int64_t counter;
 static pthread_barrier_t barrier;
 
-static void note(struct worker *w, char kind, const void *addr, int64_t v, int64_t nv)
+static void note(struct worker *w, char kind, const volatile void *addr, int64_t v,
+		 int64_t nv)
 {
-	w->log[w->nlog++] = (struct logged){ kind, (uint64_t)(uintptr_t)addr, v, nv };
+	struct logged *e = &w->log[w->nlog++];
+	size_t i = (size_t)((const volatile _Atomic int64_t *)addr - shared);
+
+	*e = (struct logged){ .kind = kind, .value = v, .new_value = nv };
+	if (addr == &counter)
+		snprintf(e->var, sizeof(e->var), "counter");
+	else if (i == 0)
+		snprintf(e->var, sizeof(e->var), "shared");
+	else
+		snprintf(e->var, sizeof(e->var), "shared:%u", (unsigned)(i % 4 * sizeof(shared[0])));
 }
 
 static void *seq_worker(void *arg)
@@ -110,11 +121,11 @@ static int run_seq(int nthreads, long ops)
 			struct logged *e = &w[i].log[k];
 
 			if (e->kind == 'u')
-				printf("%d u 0x%llx %lld %lld\n", w[i].tid, (unsigned long long)e->addr,
+				printf("%d u %s %lld %lld\n", w[i].tid, e->var,
 				       (long long)e->value, (long long)e->new_value);
 			else
-				printf("%d %c 0x%llx %lld\n", w[i].tid, e->kind,
-				       (unsigned long long)e->addr, (long long)e->value);
+				printf("%d %c %s %lld\n", w[i].tid, e->kind, e->var,
+				       (long long)e->value);
 		}
 		free(w[i].log);
 	}

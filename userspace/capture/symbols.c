@@ -301,6 +301,40 @@ struct vsc_symbols *vsc_symbols_new(int pid)
 	return s;
 }
 
+struct vsc_symbols *vsc_symbols_new_offline(void)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOTSUP;
+		return NULL;
+	}
+	struct vsc_symbols *s = calloc(1, sizeof(*s));
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->pid = -1; /* paths are opened as they are */
+	return s;
+}
+
+int vsc_symbols_add_object(struct vsc_symbols *s, const char *path, uint64_t base)
+{
+	bool created;
+	struct elf_file *f = file_for_path(s, path, &created);
+	if (!f)
+		return -ENOMEM;
+	if (f->bias_known)
+		return 0;
+	if (f->fd < 0 || f->load_count == 0)
+		return -ENOENT;
+	uint64_t lowest = f->loads[0].vaddr;
+	for (size_t i = 1; i < f->load_count; i++)
+		if (f->loads[i].vaddr < lowest)
+			lowest = f->loads[i].vaddr;
+	f->bias = base - lowest;
+	f->bias_known = true;
+	return 0;
+}
+
 void vsc_symbols_free(struct vsc_symbols *s)
 {
 	if (!s)

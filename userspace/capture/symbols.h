@@ -25,6 +25,13 @@ struct vsc_symbols;
  * loaded library. Returns NULL and sets errno (ESRCH: no such process). */
 struct vsc_symbols *vsc_symbols_new(int pid);
 void vsc_symbols_free(struct vsc_symbols *syms);
+/* Without a live process (a trace read after the fact, e.g. LTTng's
+ * statedump): start empty, then add each loaded object by its path and the
+ * run-time address of its lowest PT_LOAD segment (lttng_ust_statedump:bin_info
+ * `baddr`). Adding a path twice keeps the first base. 0 or -errno (-ENOENT:
+ * the file cannot be opened or read as ELF). */
+struct vsc_symbols *vsc_symbols_new_offline(void);
+int vsc_symbols_add_object(struct vsc_symbols *syms, const char *path, uint64_t base);
 /* Read /proc/PID/maps again and load files mapped since. 0 or -errno. */
 int vsc_symbols_refresh(struct vsc_symbols *syms);
 int vsc_symbols_pid(const struct vsc_symbols *syms);

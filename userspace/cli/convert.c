@@ -19,9 +19,12 @@ static void usage(FILE *out)
 		"                       default); with several processes, FILE.PID each\n"
 		"      --pid PID        keep only process PID\n"
 		"      --no-timestamps  leave out the @ts hints\n"
+		"      --elf-init       globals start with their values in the ELF files\n"
+		"                       (when the trace covers the processes from their start)\n"
 		"      --list           list the traced processes instead\n"
 		"The trace must come from the vsc LTTng-UST provider (vsc:*) with the vtid\n"
-		"and vpid contexts; scripts/vsc-lttng makes such a trace.\n");
+		"and vpid contexts; scripts/vsc-lttng makes such a trace. Addresses get\n"
+		"symbol names when lttng_ust_statedump:* was enabled too.\n");
 }
 
 static int list_processes(struct ctf_conv *conv)
@@ -39,6 +42,7 @@ int cmd_convert(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'P' },
 		{ "no-timestamps", no_argument, NULL, 'T' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "elf-init", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -69,6 +73,9 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 'l':
 			list = true;
+			break;
+		case 'E':
+			copts.elf_init = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -68,6 +68,12 @@ static int read_params(struct vsc_sink *sink, const bt_value *params,
 			return -EINVAL;
 		copts->no_timestamps = !bt_value_bool_get(v);
 	}
+	v = params ? bt_value_map_borrow_entry_value_const(params, "elf-init") : NULL;
+	if (v) {
+		if (!bt_value_is_bool(v))
+			return -EINVAL;
+		copts->elf_init = bt_value_bool_get(v);
+	}
 	return 0;
 }
 
@@ -99,7 +105,8 @@ vsc_sink_initialize(bt_self_component_sink *self, enum vsc_sink_mode mode,
 	if (err) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
 			comp, "bad parameters: pid and preemptions are integers "
-			      "(preemptions >= 0), path a string, timestamps a boolean");
+			      "(preemptions >= 0), path a string, timestamps and "
+			      "elf-init booleans");
 		sink_free(sink);
 		return err == -ENOMEM ? BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR
 				      : BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;

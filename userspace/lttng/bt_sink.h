@@ -19,7 +19,8 @@ enum vsc_sink_mode {
 
 /* conv: the caller's converter for VSC_SINK_COLLECT, NULL otherwise.
  * Parameters (all optional): pid (integer), path (string, TEXT),
- * preemptions (integer, CHECK), timestamps (boolean, default true). */
+ * preemptions (integer, CHECK), timestamps (boolean, default true),
+ * elf-init (boolean, default false). */
 bt_component_class_initialize_method_status
 vsc_sink_initialize(bt_self_component_sink *self, enum vsc_sink_mode mode,
 		    const bt_value *params, struct ctf_conv *conv);

@@ -7,19 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../capture/symbols.h"
 #include "ctf_convert.h"
 #include "trace_writer.h"
 #include "vsc/vsc.h"
 
 #define NO_MEMBER UINT64_MAX
 
-enum vsc_tp { TP_OTHER = -1, TP_LOAD, TP_STORE, TP_RMW, TP_SEGMENT };
+enum vsc_tp { TP_OTHER = -1, TP_LOAD, TP_STORE, TP_RMW, TP_SEGMENT, TP_BIN_INFO };
 
 /* Where the fields of one event class are, found once per class. */
 struct class_info {
 	const bt_event_class *cls;
 	int tp; /* enum vsc_tp */
 	uint64_t addr, size, value, old, new_value, name, id;
+	uint64_t baddr, path; /* lttng_ust_statedump:bin_info */
 };
 
 /* Where the context fields of one stream class are. */
@@ -34,8 +36,19 @@ struct segment_name {
 	char *name;
 };
 
+/* An object loaded in a process, from lttng_ust_statedump:bin_info. */
+struct loaded_object {
+	char *path;
+	uint64_t base;
+};
+
 struct process {
 	uint32_t pid;
+	struct loaded_object *objects;
+	size_t nobjects, objects_cap;
+	struct vsc_symbols *syms; /* built from objects when first needed */
+	bool syms_tried;
+	bool has_events; /* vsc events, not only the statedump */
 	struct vsc_trace_writer *writer;
 	struct segment_name *segments;
 	size_t nsegments, segments_cap;
@@ -123,6 +136,10 @@ void ctf_conv_free(struct ctf_conv *conv)
 			free(p->segments[j].name);
 		free(p->segments);
 		free(p->what);
+		for (size_t j = 0; j < p->nobjects; j++)
+			free(p->objects[j].path);
+		free(p->objects);
+		vsc_symbols_free(p->syms);
 	}
 	free(conv->procs);
 	free(conv->classes);
@@ -141,19 +158,32 @@ const char *ctf_conv_error(const struct ctf_conv *conv)
 	return conv->error[0] ? conv->error : "unknown error";
 }
 
+/* Processes with vsc events count; those only in the statedump do not. */
 size_t ctf_conv_process_count(const struct ctf_conv *conv)
 {
-	return conv->nprocs;
+	size_t n = 0;
+
+	for (size_t i = 0; i < conv->nprocs; i++)
+		n += conv->procs[i].has_events;
+	return n;
+}
+
+static struct process *nth_process(const struct ctf_conv *conv, size_t index)
+{
+	for (size_t i = 0; i < conv->nprocs; i++)
+		if (conv->procs[i].has_events && index-- == 0)
+			return &conv->procs[i];
+	return NULL;
 }
 
 uint32_t ctf_conv_process_pid(const struct ctf_conv *conv, size_t index)
 {
-	return conv->procs[index].pid;
+	return nth_process(conv, index)->pid;
 }
 
 size_t ctf_conv_event_count(const struct ctf_conv *conv, size_t index)
 {
-	return vsc_trace_writer_event_count(conv->procs[index].writer);
+	return vsc_trace_writer_event_count(nth_process(conv, index)->writer);
 }
 
 uint64_t ctf_conv_discarded_events(const struct ctf_conv *conv)
@@ -206,10 +236,10 @@ static int64_t read_int(const bt_field *f)
 
 static int tp_of_name(const char *name)
 {
-	static const char *const names[] = { "vsc:load", "vsc:store", "vsc:rmw",
-					     "vsc:segment" };
+	static const char *const names[] = { "vsc:load", "vsc:store", "vsc:rmw", "vsc:segment",
+					     "lttng_ust_statedump:bin_info" };
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (strcmp(name, names[i]) == 0)
 			return i;
 	return TP_OTHER;
@@ -238,6 +268,8 @@ static const struct class_info *class_info(struct ctf_conv *conv,
 	ci->new_value = member_index(payload, "new");
 	ci->name = member_index(payload, "name");
 	ci->id = member_index(payload, "id");
+	ci->baddr = member_index(payload, "baddr");
+	ci->path = member_index(payload, "path");
 	return ci;
 }
 
@@ -287,6 +319,76 @@ static int segment_name_cb(void *ctx, uint32_t pid, int64_t id, uint64_t name_ad
 		}
 	}
 	return -ENOENT;
+}
+
+/* ---- naming through the libelf symbolizer ------------------------------- */
+
+static struct process *find_process(struct ctf_conv *conv, uint32_t pid)
+{
+	for (size_t i = 0; i < conv->nprocs; i++)
+		if (conv->procs[i].pid == pid)
+			return &conv->procs[i];
+	return NULL;
+}
+
+/* The symbolizer of a process, from the objects its statedump listed; NULL
+ * when there were none (the session did not enable lttng_ust_statedump:*). */
+static struct vsc_symbols *process_symbols(struct ctf_conv *conv, uint32_t pid)
+{
+	struct process *p = find_process(conv, pid);
+
+	if (!p || p->syms_tried)
+		return p ? p->syms : NULL;
+	p->syms_tried = true;
+	if (!p->nobjects)
+		return NULL;
+	p->syms = vsc_symbols_new_offline();
+	for (size_t i = 0; p->syms && i < p->nobjects; i++)
+		vsc_symbols_add_object(p->syms, p->objects[i].path, p->objects[i].base);
+	return p->syms;
+}
+
+static int name_var_cb(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, char *buf,
+		       size_t len)
+{
+	struct vsc_symbols *syms = process_symbols(ctx, pid);
+
+	(void)size;
+	return syms ? vsc_symbols_name(syms, addr, buf, len) : -ENOENT;
+}
+
+static int init_value_cb(void *ctx, uint32_t pid, uint64_t addr, uint32_t size,
+			 int64_t *value)
+{
+	struct vsc_symbols *syms = process_symbols(ctx, pid);
+
+	return syms ? vsc_symbols_init_value(syms, addr, size, value) : 0;
+}
+
+static int locate_cb(void *ctx, uint32_t pid, uint64_t ip, char *buf, size_t len)
+{
+	struct vsc_symbols *syms = process_symbols(ctx, pid);
+
+	return syms ? vsc_symbols_locate(syms, ip, buf, len) : -ENOENT;
+}
+
+static int add_object(struct ctf_conv *conv, struct process *p, const bt_field *payload,
+		      const struct class_info *ci)
+{
+	const char *path;
+
+	if (ci->baddr == NO_MEMBER || ci->path == NO_MEMBER)
+		return 0;
+	path = bt_field_string_get_value(member(payload, ci->path));
+	if (path[0] != '/')
+		return 0; /* [vdso] and the like */
+	if (grow((void **)&p->objects, &p->objects_cap, p->nobjects + 1, sizeof(*p->objects)))
+		return fail(conv, ENOMEM, "out of memory");
+	p->objects[p->nobjects].path = strdup(path);
+	if (!p->objects[p->nobjects].path)
+		return fail(conv, ENOMEM, "out of memory");
+	p->objects[p->nobjects++].base = (uint64_t)read_int(member(payload, ci->baddr));
+	return 0;
 }
 
 /* "20261202T170406+0000" (LTTng's trace_creation_datetime) in the form the
@@ -340,7 +442,9 @@ static struct process *process(struct ctf_conv *conv, uint32_t pid, const bt_eve
 		 .when = p->when[0] ? p->when : NULL,
 		 .how = "LTTng-UST tracepoints (provider vsc, context vtid/vpid), "
 			"converted from CTF with libbabeltrace2",
-		 .name_segment = segment_name_cb, .ctx = conv,
+		 .name_segment = segment_name_cb, .name_var = name_var_cb,
+		 .init_value = conv->opts.elf_init ? init_value_cb : NULL,
+		 .locate = locate_cb, .ctx = conv,
 		 .no_timestamps = conv->opts.no_timestamps);
 	p->writer = vsc_trace_writer_new(&wopts);
 	if (!p->writer) {
@@ -475,6 +579,9 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 			    : NULL);
 	if (!p)
 		return fail(conv, ENOMEM, "out of memory");
+	if (ci->tp == TP_BIN_INFO)
+		return add_object(conv, p, bt_event_borrow_payload_field_const(event), ci);
+	p->has_events = true;
 	ev.pid = (uint32_t)pid;
 	ev.tid = (uint32_t)read_int(member(ctx, si->vtid));
 	if (si->ip != NO_MEMBER)
@@ -581,14 +688,18 @@ static void add_losses(struct ctf_conv *conv, struct process *p)
 
 int ctf_conv_write(struct ctf_conv *conv, size_t index, FILE *out)
 {
-	add_losses(conv, &conv->procs[index]);
-	return vsc_trace_writer_write(conv->procs[index].writer, out);
+	struct process *p = nth_process(conv, index);
+
+	add_losses(conv, p);
+	return vsc_trace_writer_write(p->writer, out);
 }
 
 int ctf_conv_write_file(struct ctf_conv *conv, size_t index, const char *path)
 {
-	add_losses(conv, &conv->procs[index]);
-	return vsc_trace_writer_write_file(conv->procs[index].writer, path);
+	struct process *p = nth_process(conv, index);
+
+	add_losses(conv, p);
+	return vsc_trace_writer_write_file(p->writer, path);
 }
 
 void ctf_conv_report_losses(const struct ctf_conv *conv, FILE *stream)
@@ -609,21 +720,22 @@ void ctf_conv_report_losses(const struct ctf_conv *conv, FILE *stream)
 int ctf_conv_write_all(struct ctf_conv *conv, const char *path)
 {
 	bool to_stdout = !path || strcmp(path, "-") == 0;
+	size_t nprocs = ctf_conv_process_count(conv);
 	int err;
 
-	if (conv->nprocs == 0)
+	if (nprocs == 0)
 		return fail(conv, ENOENT,
 			    "no vsc:* events in the trace (were they enabled: "
 			    "`lttng enable-event -u 'vsc:*'`?)");
-	if (conv->nprocs > 1 && to_stdout) {
+	if (nprocs > 1 && to_stdout) {
 		int len = snprintf(conv->error, sizeof(conv->error),
-				   "the trace holds %zu processes (pids", conv->nprocs);
+				   "the trace holds %zu processes (pids", nprocs);
 
-		for (size_t i = 0; i < conv->nprocs && len > 0 &&
+		for (size_t i = 0; i < nprocs && len > 0 &&
 				   (size_t)len < sizeof(conv->error);
 		     i++)
 			len += snprintf(conv->error + len, sizeof(conv->error) - (size_t)len,
-					" %" PRIu32, conv->procs[i].pid);
+					" %" PRIu32, ctf_conv_process_pid(conv, i));
 		if (len > 0 && (size_t)len < sizeof(conv->error))
 			snprintf(conv->error + len, sizeof(conv->error) - (size_t)len,
 				 "): pick one with --pid (parameter pid), or write "
@@ -637,18 +749,18 @@ int ctf_conv_write_all(struct ctf_conv *conv, const char *path)
 		return err ? fail(conv, -err, "cannot write the trace: %s", strerror(-err))
 			   : 0;
 	}
-	for (size_t i = 0; i < conv->nprocs; i++) {
+	for (size_t i = 0; i < nprocs; i++) {
 		char name[4096];
 
-		if (conv->nprocs == 1)
+		if (nprocs == 1)
 			snprintf(name, sizeof(name), "%s", path);
 		else
-			snprintf(name, sizeof(name), "%s.%" PRIu32, path, conv->procs[i].pid);
+			snprintf(name, sizeof(name), "%s.%" PRIu32, path, ctf_conv_process_pid(conv, i));
 		err = ctf_conv_write_file(conv, i, name);
 		if (err)
 			return fail(conv, -err, "%s: %s", name, strerror(-err));
-		if (conv->nprocs > 1)
-			fprintf(stderr, "vsc: pid %" PRIu32 ": %s\n", conv->procs[i].pid, name);
+		if (nprocs > 1)
+			fprintf(stderr, "vsc: pid %" PRIu32 ": %s\n", ctf_conv_process_pid(conv, i), name);
 	}
 	return 0;
 }

@@ -8,6 +8,8 @@
  * Threads come from the `vtid` context, processes from `vpid`; program order
  * is the order in which the (time-ordered) message stream delivers a
  * thread's events. Discarded events and packets are counted, never hidden.
+ * Addresses are named with the libelf symbolizer when the trace holds the
+ * processes' lttng_ust_statedump:bin_info events (the objects they loaded).
  */
 #ifndef VSC_LTTNG_CTF_CONVERT_H
 #define VSC_LTTNG_CTF_CONVERT_H
@@ -26,6 +28,9 @@ struct ctf_conv_opts {
 	int64_t pid;        /* keep only this process; -1 keeps every process */
 	const char *what;   /* "# what:" line; NULL: the traced process */
 	bool no_timestamps; /* leave out the @TS hints */
+	/* Globals start with their values in the ELF files (the trace covers
+	 * the processes from their start). Needs the statedump, as naming does. */
+	bool elf_init;
 };
 
 struct ctf_conv *ctf_conv_new(const struct ctf_conv_opts *opts);

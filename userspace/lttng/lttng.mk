@@ -11,7 +11,8 @@ BT2_PLUGIN_DIR    ?= $(shell env -u PKG_CONFIG_PATH -u PKG_CONFIG_LIBDIR -u PKG_
 LTTNG_CORE_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,userspace/lttng/ctf_convert.c \
 			userspace/lttng/bt_sink.c userspace/lttng/ctf_graph.c)
 LTTNG_PLUGIN_OBJ  := $(BUILD)/obj/userspace/lttng/plugin.o \
-			$(filter-out %/ctf_graph.o,$(LTTNG_CORE_OBJ))
+			$(filter-out %/ctf_graph.o,$(LTTNG_CORE_OBJ)) \
+			$(BUILD)/obj/userspace/capture/symbols.o
 
 CLI_EXTRA_OBJ  += $(LTTNG_CORE_OBJ)
 CLI_EXTRA_LIBS += -lbabeltrace2
@@ -31,11 +32,12 @@ $(LTTNG_PROVIDER): $(BUILD)/obj/userspace/lttng/provider.o
 		-o $@ $^ -llttng-ust
 	ln -sf libvsc-lttng-ust.so $(BUILD)/$(LTTNG_PROVIDER_SO)
 
-# The babeltrace2 plugin carries its own copy of libvsc (static, PIC).
+# The babeltrace2 plugin carries its own copy of libvsc (static, PIC) and of
+# the symbolizer.
 $(BT2_PLUGIN): $(LTTNG_PLUGIN_OBJ) $(BUILD)/libvsc.a
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(LDFLAGS) -o $@ $(LTTNG_PLUGIN_OBJ) $(BUILD)/libvsc.a \
-		-lbabeltrace2 $(LDLIBS_LIB) $(LDLIBS_LIB_SAT)
+		-lbabeltrace2 -lelf -lz $(LDLIBS_LIB) $(LDLIBS_LIB_SAT)
 
 -include $(LTTNG_CORE_OBJ:.o=.d) $(BUILD)/obj/userspace/lttng/plugin.d
 
