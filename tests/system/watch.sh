@@ -29,8 +29,8 @@ compare() {
   name=$1 out=$tmp/out.vsc
   why=""
   grep -qx '# lost events: 0' "$out" || why="events were lost: $(grep '^# lost' "$out")"
-  [ -z "$why" ] && ! grep -qx '# exit status: 0' "$out" && [ "$2" = cmd ] &&
-    why="target exit status: $(grep '^# exit status' "$out")"
+  [ -z "$why" ] && [ "$2" = cmd ] && ! grep -qx '# command ended: exit status 0' "$out" &&
+    why="target: $(grep '^# command ended' "$out")"
   [ -z "$why" ] && [ "$(stat -c %a "$out")" != 600 ] && why="trace mode $(stat -c %a "$out"), not 600"
   watch_events "$out" > "$tmp/got"
   watch_events "$tmp/expect" > "$tmp/want"

@@ -42,7 +42,7 @@ refuse "unaligned" "not aligned" --watch data:8 --watch 0x1002:4 -- "$bin"
 refuse "overlap" "overlaps" --watch history:8 --watch history:4 -- "$bin"
 refuse "unknown symbol" "no global object 'nosuch'" --watch nosuch -- "$bin"
 refuse "bad size" "bad size" --watch data:x -- "$bin"
-refuse "no such pid" "no process" --watch data -p 999999999
+refuse "no such pid" "no such process" --watch data -p 999999999
 refuse "no such command" "cannot run" --watch data -- /nonexistent/program
 
 # A process the caller may not trace: an unprivileged user against root's.

@@ -8,9 +8,11 @@
  * inherit_thread, so a thread started later inherits the breakpoints (and
  * the BPF program) from the thread that started it, in the kernel, before
  * it runs a single instruction. The threads that exist when recording
- * starts are stopped for the attach (PTRACE_SEIZE + PTRACE_INTERRUPT until
- * /proc/PID/task stops changing), so none can start an unwatched thread in
- * between; a launched command is held at its exec stop. See docs/watch.md.
+ * starts are stopped for the attach (vsc_target_stop_all: PTRACE_SEIZE +
+ * INTERRUPT until /proc/PID/task stops changing), so none can start an
+ * unwatched thread in between; a launched command is held at its exec stop
+ * (vsc_target_launch). The end is cut the same way: all threads stopped,
+ * breakpoints removed, ring buffer drained. See docs/watch.md.
  */
 #ifndef VSC_CAPTURE_WATCH_H
 #define VSC_CAPTURE_WATCH_H
@@ -20,6 +22,7 @@
 #include <sys/types.h>
 
 #define WATCH_MAX_REQUESTS 16
+#define WATCH_DEFAULT_RING (16u << 20) /* bytes of BPF ring buffer */
 
 struct watch_opts {
 	size_t sz;
@@ -31,7 +34,8 @@ struct watch_opts {
 	double duration_s;        /* stop after this long; 0: no limit */
 	size_t ring_size;         /* bytes; 0: default */
 	bool no_timestamps;
-	bool verbose;
+	bool no_locations;        /* leave out the trailing location comments */
+	bool verbose;             /* libbpf messages */
 };
 
 /* Record; returns the exit status for `vsc record` (0 recorded, 2 refused

@@ -28,6 +28,7 @@
 #include "symbols.h"
 #include "target.h"
 #include "trace_writer.h"
+#include "watch.h"
 
 #define POLL_MS 100
 #define RESCAN_MS 500  /* look for newly loaded libraries this often */
@@ -51,6 +52,8 @@ struct record_opts {
 	int verbose;
 	int no_elf_init;
 	int no_locations;
+	const char *watch[WATCH_MAX_REQUESTS]; /* --watch: hardware watchpoints */
+	size_t watch_count;
 };
 
 /* What the writer's callbacks need. */
@@ -93,6 +96,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: vsc record [-o FILE|-] [--duration SEC] [--ring-size BYTES]\n"
 		"                  [--no-elf-init] [--no-locations] [-v] (-p PID | -- CMD ARGS...)\n"
+		"       vsc record --watch VAR[:SIZE] ... [-o FILE|-] [--duration SEC]\n"
+		"                  [--ring-size BYTES] [--no-locations] (-p PID | -- CMD ARGS...)\n"
 		"\n"
 		"Record the vsc probes (include/vsc/probe.h) of a process with eBPF and write a\n"
 		"trace for `vsc check`.\n"
@@ -103,7 +108,11 @@ static void usage(FILE *out)
 		"      --ring-size BYTES BPF ring buffer size (power of 2 pages; default %u)\n"
 		"      --no-elf-init     do not take initial values of globals from the ELF file\n"
 		"      --no-locations    leave out the '# function+offset' comments\n"
-		"  -v, --verbose         libbpf messages and statistics on stderr\n",
+		"  -v, --verbose         libbpf messages and statistics on stderr\n"
+		"  -w, --watch VAR[:SIZE] no probes needed: record every access to the global VAR\n"
+		"                        (or a hex ADDR) with a hardware watchpoint; SIZE 1, 2, 4\n"
+		"                        or 8 (default: the symbol's size); at most 4 on x86-64.\n"
+		"                        See docs/watch.md\n",
 		VSC_RECORD_DEFAULT_RING);
 }
 
@@ -135,12 +144,13 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "no-locations", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "watch", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	char *end;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:d:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:p:d:vhw:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'p': {
@@ -174,6 +184,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'I': o->no_elf_init = 1; break;
 		case 'L': o->no_locations = 1; break;
 		case 'v': o->verbose = 1; break;
+		case 'w': /* more than the hardware has: watch_record() says so */
+			if (o->watch_count < WATCH_MAX_REQUESTS)
+				o->watch[o->watch_count] = optarg;
+			o->watch_count++;
+			break;
 		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return -1;
 		}
@@ -378,6 +393,18 @@ static int refuse(struct session *s, int status)
 	return status;
 }
 
+/* vsc record --watch: the hardware-watchpoint path (userspace/capture/watch.c). */
+static int record_watch(const struct record_opts *o)
+{
+	struct watch_opts w = {
+		.sz = sizeof(w), .watch = o->watch, .watch_count = o->watch_count,
+		.pid = o->pid, .argv = o->argv, .output = o->output,
+		.duration_s = o->duration_s, .ring_size = o->ring_size,
+		.no_locations = o->no_locations, .verbose = o->verbose,
+	};
+	return watch_record(&w);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts opts = { 0 };
@@ -387,6 +414,8 @@ int cmd_record(int argc, char **argv)
 	int r = parse_args(argc, argv, &opts), status = EXIT_USAGE;
 	if (r)
 		return r > 0 ? 0 : EXIT_USAGE;
+	if (opts.watch_count)
+		return record_watch(&opts);
 	if (check_kernel())
 		return EXIT_USAGE;
 
