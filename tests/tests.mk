@@ -1,6 +1,6 @@
 # Tests: unit (cmocka, tests/unit/test_*.c), CLI golden files (tests/cli/),
 # the whole suite again under -fsanitize=address,undefined, and fuzzing.
-.PHONY: check-unit check-cli check-asan check-reports check-distribute
+.PHONY: check-unit check-cli check-asan check-reports check-distribute check-lab
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -29,6 +29,20 @@ check-cli: $(BUILD)/vsc
 
 check-reports: $(BUILD)/vsc
 	@tests/cli/reports.sh $(BUILD)/vsc
+
+# The lab example: store buffering recorded with <vsc/lab.h> and vsc record
+LAB_TARGET := $(BUILD)/targets/lab_sb
+ALL_EXTRA += $(LAB_TARGET)
+ifneq ($(VSC_NO_ASAN),1)
+CHECK_EXTRA += check-lab
+endif
+
+$(LAB_TARGET): tests/targets/lab_sb.c include/vsc/lab.h include/vsc/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -pthread -o $@ $<
+
+check-lab: $(BUILD)/vsc $(LAB_TARGET)
+	@tests/system/lab.sh $(BUILD)/vsc
 
 # GNU parallel and a single-node Slurm the test starts itself
 check-distribute: $(BUILD)/vsc
