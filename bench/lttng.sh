@@ -4,6 +4,10 @@
 # built) and conversion speed of `vsc convert` (events/s). Prints a table
 # with the machine and commit, and appends it to bench/results/lttng.txt.
 #
+# Every figure is given twice: by CPU time (the target thread's own CPU time;
+# the converter's user + system time), which other load on a shared machine
+# does not inflate, and by wall-clock time.
+#
 #   bench/lttng.sh [BUILD] [EVENTS]     (as root; default build, 1000000)
 set -u
 build=$(cd "${1:-build}" && pwd)
@@ -43,7 +47,20 @@ if [ -f "$top/include/vsc/probe.h" ]; then
   cc_target "$tmp/none" -DVSC_PROBE_DISABLE && cc_target "$tmp/usdt" || exit 1
 fi
 
-cost() { "$@" cost "$n" | sed -n 's/^ns_per_event //p'; }
+# cost CMD...: "CPU ns (wall ns)" per event of CMD cost N
+cost() {
+  "$@" cost "$n" >"$tmp/cost.out" || { echo failed; return; }
+  echo "$(sed -n 's/^cpu_ns_per_event //p' "$tmp/cost.out") ns ($(sed -n 's/^ns_per_event //p' "$tmp/cost.out") ns wall)"
+}
+# rate NAME CMD...: events/s of CMD by CPU time (user + system) and by wall time
+rate() {
+  name=$1; shift
+  /usr/bin/time -f '%U %S %e' -o "$tmp/time" "$@" >/dev/null || { row "$name" failed; return; }
+  read -r user sys wall <"$tmp/time"
+  row "$name" "$(awk -v e="$events" -v u="$user" -v s="$sys" -v w="$wall" 'BEGIN{
+    c = u + s; if (c <= 0) c = 0.01; if (w <= 0) w = 0.01;
+    printf "%.2f M events/s (%.2f s CPU); wall %.2f s, %.2f M events/s", e/c/1e6, c, w, e/w/1e6}')"
+}
 
 # session NAME: a session that records vsc:* into $tmp/NAME, buffers big
 # enough for the run, and the app blocks rather than discard.
@@ -64,18 +81,16 @@ row() { printf '%-44s %s\n' "$1" "$2"; }
   echo "commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null), $(uname -srm)," \
     "$(nproc) cpus, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
   echo "lttng-ust $(pkg-config --modversion lttng-ust), babeltrace2 $(pkg-config --modversion babeltrace2)"
-  echo "cost per event in the target: $n relaxed stores, one thread"
-  [ $have_probe_h = 1 ] && row "  no probes (-DVSC_PROBE_DISABLE)" "$(cost "$tmp/none") ns"
-  row "  LTTng probes, not traced" "$(cost "$tmp/lttng") ns"
+  echo "cost per event in the target: $n relaxed stores, one thread; CPU time of the thread (wall)"
+  [ $have_probe_h = 1 ] && row "  no probes (-DVSC_PROBE_DISABLE)" "$(cost "$tmp/none")"
+  row "  LTTng probes, not traced" "$(cost "$tmp/lttng")"
   session_start cost
-  row "  LTTng probes, traced (vsc:* enabled)" "$(LTTNG_UST_ALLOW_BLOCKING=1 cost "$tmp/lttng") ns"
+  row "  LTTng probes, traced (vsc:* enabled)" "$(LTTNG_UST_ALLOW_BLOCKING=1 cost "$tmp/lttng")"
   session_stop
-  lost=$(sed -n 's/^# lost events: //p' "$tmp/cost.vsc" 2>/dev/null)
   if [ $have_probe_h = 1 ]; then
-    row "  USDT probes, not traced" "$(cost "$tmp/usdt") ns"
+    row "  USDT probes, not traced" "$(cost "$tmp/usdt")"
     if "$vsc" record --help >/dev/null 2>&1; then
-      t=$("$vsc" record -o "$tmp/usdt.vsc" -- "$tmp/usdt" cost "$n" 2>/dev/null | sed -n 's/^ns_per_event //p')
-      row "  USDT probes, recorded by vsc record (eBPF)" "${t:-failed} ns"
+      row "  USDT probes, recorded by vsc record (eBPF)" "$(cost "$vsc" record -o "$tmp/usdt.vsc" -- "$tmp/usdt" 2>/dev/null)"
     else
       row "  USDT probes, recorded by vsc record (eBPF)" "n/a (vsc record not built)"
     fi
@@ -87,15 +102,10 @@ row() { printf '%-44s %s\n' "$1" "$2"; }
   session_stop
   events=$((n * 2))
   size=$(du -sm "$tmp/conv" | cut -f1)
-  t0=$(date +%s%N); "$vsc" convert --list "$tmp/conv" >/dev/null; t1=$(date +%s%N)
-  "$vsc" convert -o "$tmp/conv.vsc" "$tmp/conv"; t2=$(date +%s%N)
+  "$vsc" convert -o "$tmp/conv.vsc" "$tmp/conv"
   got=$(sed -n 's/^# events: //p' "$tmp/conv.vsc")
   row "  CTF trace" "$events events, $size MiB, $got converted"
-  row "  read + convert (vsc convert --list)" \
-    "$(awk -v e=$events -v ns=$((t1 - t0)) 'BEGIN{printf "%.2f s, %.2f M events/s", ns/1e9, e/(ns/1e3)}')"
-  row "  read + convert + write (vsc convert -o)" \
-    "$(awk -v e=$events -v ns=$((t2 - t1)) 'BEGIN{printf "%.2f s, %.2f M events/s", ns/1e9, e/(ns/1e3)}')"
-  t0=$(date +%s%N); babeltrace2 "$tmp/conv" -c sink.utils.dummy >/dev/null; t1=$(date +%s%N)
-  row "  babeltrace2 alone (source.ctf.fs, muxer, dummy)" \
-    "$(awk -v e=$events -v ns=$((t1 - t0)) 'BEGIN{printf "%.2f s, %.2f M events/s", ns/1e9, e/(ns/1e3)}')"
+  rate "  read + convert (vsc convert --list)" "$vsc" convert --list "$tmp/conv"
+  rate "  read + convert + write (vsc convert -o)" "$vsc" convert -o "$tmp/conv.vsc" "$tmp/conv"
+  rate "  babeltrace2 alone (ctf.fs, muxer, dummy)" babeltrace2 "$tmp/conv" -c sink.utils.dummy
 } | tee -a "$top/bench/results/lttng.txt"

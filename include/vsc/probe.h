@@ -80,7 +80,13 @@ struct vsc_probe_log {
 /* ======================================================================== */
 #if defined(VSC_PROBE_LTTNG)
 /* ---- LTTng-UST backend (owned by the LTTng path, issue 5) --------------- */
+#ifdef __cplusplus
+} /* the LTTng headers set their own linkage, and C++ brings templates */
+#endif
 #include <vsc/probe-lttng.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
 #define VSC_PROBE_LOAD_N(addr, size, value) VSC_LTTNG_LOAD(addr, size, value)
 #define VSC_PROBE_STORE_N(addr, size, value) VSC_LTTNG_STORE(addr, size, value)
 #define VSC_PROBE_RMW_N(addr, size, old, new) VSC_LTTNG_RMW(addr, size, old, new)

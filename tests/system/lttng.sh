@@ -208,7 +208,63 @@ mkdir "$tmp/empty"
 expect_error "folder without a trace" "$tmp/empty" "no CTF trace"
 expect_error "missing folder" "$tmp/does-not-exist" "No such file"
 
-# 7. The one-liner: scripts/vsc-lttng traces, converts and checks.
+# 7. <vsc/probe.h> with -DVSC_PROBE_LTTNG: a program of two C files (no
+# extra define anywhere), and a C++ one; the helpers' values and sizes.
+cat >"$tmp/part1.c" <<'SRC'
+#include <vsc/probe.h>
+int64_t counter_a;
+void part2(void);
+int main(void)
+{
+	vsc_store64(&counter_a, 7);
+	part2();
+	return vsc_load64(&counter_a) == 7 ? 0 : 1;
+}
+SRC
+cat >"$tmp/part2.c" <<'SRC'
+#include <vsc/probe.h>
+int64_t counter_b;
+void part2(void)
+{
+	int64_t expected = 0;
+	vsc_fetch_add64(&counter_b, 3);
+	vsc_cas64(&counter_b, &expected, 9); /* fails: a read of 3 */
+}
+SRC
+cat >"$tmp/cxx.cpp" <<'SRC'
+#include <vsc/probe.h>
+#include <cstdio>
+int8_t cxx_byte;
+int32_t cxx_word;
+int main()
+{
+	vsc_xchg8(&cxx_byte, -1);
+	vsc_store32(&cxx_word, -5);
+	std::printf("%d\n", (int)vsc_load16((int16_t *)&cxx_word));
+	return 0;
+}
+SRC
+link="-L$build -lvsc-lttng-ust -llttng-ust -lpthread -Wl,-rpath,$build"
+# shellcheck disable=SC2086
+if cc -std=c11 -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -I"$top/include" "$tmp/part1.c" "$tmp/part2.c" \
+     -o "$tmp/twofiles" $link &&
+   c++ -std=c++17 -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -I"$top/include" "$tmp/cxx.cpp" \
+     -o "$tmp/cxx" $link; then
+  ok "probe.h: a two-file C program and a C++ program build with -DVSC_PROBE_LTTNG alone"
+  trace twofiles.ctf -- "$tmp/twofiles"
+  got=$("$vsc" convert --no-timestamps "$tmp/twofiles.ctf" 2>/dev/null | grep -E '^[0-9]+ ' | cut -d' ' -f2- | tr '\n' ';')
+  [ "$got" = "w counter_a 7;u counter_b 0 3;r counter_b 3;r counter_a 7;" ] &&
+    ok "probe.h: both files' events, in order, named (store, fetch-add, failed CAS, load)" ||
+    bad "probe.h two files: $got"
+  trace cxx.ctf -- "$tmp/cxx"
+  got=$("$vsc" convert --no-timestamps "$tmp/cxx.ctf" 2>/dev/null | grep -E '^[0-9]+ ' | cut -d' ' -f2- | tr '\n' ';')
+  [ "$got" = "u cxx_byte 0 -1;w cxx_word -5;r cxx_word -5;" ] &&
+    ok "probe.h from C++: 1, 4 and 2 byte accesses, values sign-extended" || bad "probe.h C++: $got"
+else
+  bad "probe.h: the two-file or the C++ program does not build with -DVSC_PROBE_LTTNG"
+fi
+
+# 8. The one-liner: scripts/vsc-lttng traces, converts and checks.
 "$top/scripts/vsc-lttng" --vsc "$vsc" -o "$tmp/oneliner.vsc" -- "$target" sb-weak \
   >"$tmp/oneliner.out" 2>"$tmp/oneliner.err"
 st=$?
