@@ -4,6 +4,8 @@
 
 #include "solver.h"
 
+#define BUDGET_MAX_TIMEOUT_S 1e9 /* about 31 years */
+
 static double seconds_between(const struct timespec *a, const struct timespec *b)
 {
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
@@ -20,7 +22,9 @@ void budget_init(struct budget *b, const struct vsc_check_opts *opts)
 	if (opts->memory_limit)
 		b->memory_limit = opts->memory_limit;
 	b->progress = opts->progress;
-	if (opts->timeout_s > 0) {
+	/* A limit beyond what the clock arithmetic holds (or infinite) is no
+	 * limit: converting it to time_t would overflow. */
+	if (opts->timeout_s > 0 && opts->timeout_s < BUDGET_MAX_TIMEOUT_S) {
 		double whole = (double)(long)opts->timeout_s;
 		b->deadline = b->started;
 		b->deadline.tv_sec += (time_t)whole;
