@@ -35,12 +35,12 @@ CLEAN_EXTRA    :=
 .DEFAULT_GOAL := all
 
 # ---- fragments (they append to the lists above) ---------------------------
-include tests/tests.mk
 -include bpf/bpf.mk
 -include userspace/lttng/lttng.mk
 -include bench/bench.mk
 -include scripts/arm64.mk
 -include docs/docs.mk
+include tests/tests.mk # last: it tests what the others build
 
 
 all: $(BUILD)/vsc $(BUILD)/libvsc.a $(BUILD)/libvsc.so all-extra

@@ -41,6 +41,16 @@ $(LAB_TARGET): tests/targets/lab_sb.c include/vsc/lab.h include/vsc/probe.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -pthread -o $@ $<
 
+# the same target on the LTTng path, when the provider is built
+ifneq ($(LTTNG_PROVIDER),)
+ALL_EXTRA += $(LAB_TARGET)-lttng
+$(LAB_TARGET)-lttng: tests/targets/lab_sb.c include/vsc/lab.h include/vsc/probe.h $(LTTNG_PROVIDER)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -pthread -DVSC_PROBE_LTTNG -o $@ $< \
+		-L$(BUILD) -lvsc-lttng-ust -llttng-ust -Wl,-rpath,$(abspath $(BUILD))
+check-lab: $(LAB_TARGET)-lttng
+endif
+
 check-lab: $(BUILD)/vsc $(LAB_TARGET)
 	@tests/system/lab.sh $(BUILD)/vsc
 
