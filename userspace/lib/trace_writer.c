@@ -418,16 +418,6 @@ struct order_item {
 	size_t event; /* index into sorted events; sorted order is program order */
 };
 
-static int compare_order(const void *a, const void *b)
-{
-	const struct order_item *x = a, *y = b;
-	if (x->part_rank != y->part_rank)
-		return x->part_rank < y->part_rank ? -1 : 1;
-	if (x->thread_rank != y->thread_rank)
-		return x->thread_rank < y->thread_rank ? -1 : 1;
-	return x->event < y->event ? -1 : x->event > y->event;
-}
-
 static int compare_part_ptr(const void *a, const void *b)
 {
 	const struct part *x = *(const struct part *const *)a, *y = *(const struct part *const *)b;
@@ -490,12 +480,117 @@ static int part_for_segment(struct layout *l, const struct vsc_capture_event *ev
 	return key_map_put(&l->part_map, 1, key, (uint32_t)l->part_count++);
 }
 
+/* Put the events in (tid, pid, seq) order, as qsort with compare_thread_seq
+ * would, in linear time for the usual input: a stable scatter by thread (few
+ * threads, many events each), then a sort of each thread's slice only when
+ * its events did not arrive in program order. Sorting 64-byte events with
+ * qsort took most of the time of a large conversion. */
+struct thread_bucket {
+	uint32_t tid, pid;
+	size_t count, next;
+};
+
+static int compare_bucket(const void *a, const void *b)
+{
+	const struct thread_bucket *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int sort_by_thread(struct vsc_trace_writer *w)
+{
+	struct vsc_capture_event *ev = w->events, *sorted;
+	size_t n = w->len, nb = 0, cap = 0;
+	struct thread_bucket *b = NULL;
+	struct key_map map = { 0 };
+	uint32_t *slot_of;
+	int err = 0;
+
+	size_t i = 1;
+	while (i < n && compare_thread_seq(&ev[i - 1], &ev[i]) <= 0)
+		i++;
+	if (i >= n)
+		return 0; /* already in order */
+	slot_of = malloc(n * sizeof(*slot_of));
+	sorted = malloc(n * sizeof(*sorted));
+	if (!slot_of || !sorted) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t k;
+		if (!key_map_get(&map, ev[i].pid, ev[i].tid, &k)) {
+			if (nb == cap) {
+				size_t cap2 = cap ? cap * 2 : 64;
+				struct thread_bucket *b2 = realloc(b, cap2 * sizeof(*b2));
+				if (!b2) {
+					err = -ENOMEM;
+					goto out;
+				}
+				b = b2;
+				cap = cap2;
+			}
+			k = (uint32_t)nb;
+			b[nb++] = (struct thread_bucket){ .tid = ev[i].tid, .pid = ev[i].pid };
+			err = key_map_put(&map, ev[i].pid, ev[i].tid, k);
+			if (err)
+				goto out;
+		}
+		b[k].count++;
+		slot_of[i] = k;
+	}
+	/* bucket k's place in (tid, pid) order: sort a copy, then map back */
+	struct thread_bucket *order = malloc(nb * sizeof(*order));
+	if (!order) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(order, b, nb * sizeof(*order));
+	qsort(order, nb, sizeof(*order), compare_bucket);
+	size_t at = 0;
+	for (size_t j = 0; j < nb; j++) {
+		uint32_t k = 0;
+		key_map_get(&map, order[j].pid, order[j].tid, &k);
+		b[k].next = at;
+		at += b[k].count;
+	}
+	free(order);
+	for (i = 0; i < n; i++)
+		sorted[b[slot_of[i]].next++] = ev[i];
+	/* within a thread: usually already in program order */
+	for (size_t j = 0, begin = 0; j < nb; j++) {
+		uint32_t k = 0;
+		bool in_order = true;
+		size_t end;
+		key_map_get(&map, sorted[begin].pid, sorted[begin].tid, &k);
+		end = begin + b[k].count;
+		for (i = begin + 1; i < end && in_order; i++)
+			in_order = compare_thread_seq(&sorted[i - 1], &sorted[i]) <= 0;
+		if (!in_order)
+			qsort(sorted + begin, end - begin, sizeof(*sorted), compare_thread_seq);
+		begin = end;
+	}
+	free(w->events);
+	w->events = sorted;
+	w->cap = n;
+	sorted = NULL;
+out:
+	free(sorted);
+	free(slot_of);
+	free(b);
+	key_map_free(&map);
+	return err;
+}
+
 static int build_layout(struct vsc_trace_writer *w, struct layout *l)
 {
+	int sort_err = sort_by_thread(w);
+	if (sort_err)
+		return sort_err;
 	struct vsc_capture_event *ev = w->events;
 	size_t n = w->len;
 
-	qsort(ev, n, sizeof(*ev), compare_thread_seq);
 	/* one event may arrive twice (a part-filled log read at the end of a
 	 * recording after its batch was sent): keep one */
 	size_t kept = 0;
@@ -570,21 +665,37 @@ static int build_layout(struct vsc_trace_writer *w, struct layout *l)
 	for (size_t i = 0; i < l->span_count; i++)
 		sp[i]->rank = (uint32_t)i;
 	free(pp);
-	free(sp);
 
+	/* The order is by (part rank, thread rank, event): list the threads in
+	 * rank order, each in event order, then place the items stably by part
+	 * rank (a counting sort: no comparison sort of every event). */
+	size_t *part_start = calloc(l->part_count + 1, sizeof(*part_start));
+	if (!part_start) {
+		free(sp);
+		free(event_part);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (event_part[i] != NO_PART)
+			part_start[l->parts[event_part[i]].rank + 1]++;
+	for (size_t r = 0; r < l->part_count; r++)
+		part_start[r + 1] += part_start[r];
+	l->order_len = part_start[l->part_count];
 	for (size_t t = 0; t < l->span_count; t++)
-		for (size_t i = l->spans[t].begin; i < l->spans[t].end; i++) {
+		for (size_t i = sp[t]->begin; i < sp[t]->end; i++) {
 			if (event_part[i] == NO_PART)
 				continue;
-			l->order[l->order_len++] = (struct order_item){
-				.part_rank = l->parts[event_part[i]].rank,
-				.thread_rank = l->spans[t].rank,
+			uint32_t r = l->parts[event_part[i]].rank;
+			l->order[part_start[r]++] = (struct order_item){
+				.part_rank = r,
+				.thread_rank = sp[t]->rank,
 				.event = i,
 			};
 		}
+	free(part_start);
+	free(sp);
 	free(event_part);
 	l->memory_events = l->order_len;
-	qsort(l->order, l->order_len, sizeof(*l->order), compare_order);
 	return 0;
 }
 
@@ -629,6 +740,29 @@ static void write_segment_line(struct vsc_trace_writer *w, const struct part *p,
 }
 
 /* Print one part: its init lines, then its events. order[begin, end). */
+/* Decimal digits of v at p; returns the end. */
+static char *append_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *append_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return append_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return append_u64(p, (uint64_t)v);
+}
+
 static int write_part(struct vsc_trace_writer *w, const struct layout *l, size_t begin,
 		      size_t end, uint32_t part_rank, FILE *out)
 {
@@ -668,15 +802,33 @@ static int write_part(struct vsc_trace_writer *w, const struct layout *l, size_t
 		uint32_t v = 0;
 		key_map_get(&w->var_map, e->pid, e->addr, &v);
 		const char *name = w->vars[v].name;
-		int64_t value = sign_extend(e->value, e->size);
-		if (e->kind == VSC_CAP_RMW)
-			fprintf(out, "%" PRIu32 " u %s %" PRId64 " %" PRId64, e->tid, name, value,
-				sign_extend(e->new_value, e->size));
-		else
-			fprintf(out, "%" PRIu32 " %c %s %" PRId64, e->tid,
-				e->kind == VSC_CAP_LOAD ? 'r' : 'w', name, value);
-		if (!w->opts.no_timestamps)
-			fprintf(out, " @%" PRIu64, (uint64_t)e->ts_ns);
+		size_t name_len = strlen(name);
+		char line_buf[160], *line = line_buf;
+		/* by hand: fprintf was the largest cost of writing a big trace */
+		if (name_len > sizeof(line_buf) - 96)
+			line = malloc(name_len + 96);
+		if (!line)
+			return -ENOMEM;
+		char *p = append_u64(line, e->tid);
+		*p++ = ' ';
+		*p++ = e->kind == VSC_CAP_RMW ? 'u' : e->kind == VSC_CAP_LOAD ? 'r' : 'w';
+		*p++ = ' ';
+		memcpy(p, name, name_len);
+		p += name_len;
+		*p++ = ' ';
+		p = append_i64(p, sign_extend(e->value, e->size));
+		if (e->kind == VSC_CAP_RMW) {
+			*p++ = ' ';
+			p = append_i64(p, sign_extend(e->new_value, e->size));
+		}
+		if (!w->opts.no_timestamps) {
+			*p++ = ' ';
+			*p++ = '@';
+			p = append_u64(p, (uint64_t)e->ts_ns);
+		}
+		fwrite(line, 1, (size_t)(p - line), out);
+		if (line != line_buf)
+			free(line);
 		const char *loc = location(w, e->pid, e->ip);
 		if (loc)
 			fprintf(out, " # %s", loc);
