@@ -39,6 +39,7 @@ CLEAN_EXTRA    :=
 -include userspace/lttng/lttng.mk
 -include bench/bench.mk
 -include scripts/arm64.mk
+-include userspace/lib/sat.mk
 -include docs/docs.mk
 include tests/tests.mk # last: it tests what the others build
 

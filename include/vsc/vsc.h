@@ -212,6 +212,11 @@ void vsc_core_free(struct vsc_core *core);
 struct vsc_program *vsc_program_subset(const struct vsc_program *prog,
 				       const struct vsc_event_ref *events, size_t count);
 
+/* Write the SAT encoding of "is prog SC with no preemption?" in DIMACS
+ * (satisfiable exactly when it is). Returns 0 or a negative errno (-E2BIG
+ * beyond 1500 threads). */
+int vsc_encode_dimacs(const struct vsc_program *prog, FILE *out);
+
 /* Names of available solvers, NULL-terminated. */
 const char *const *vsc_solver_names(void);
 

@@ -91,6 +91,32 @@ static void auto_agrees_on_many_writers(void **state)
 	run_family(0x2222beefULL, 3000, 0, 4, 11);
 }
 
+/* The SAT encoding (-p 0 only) on the same kind of programs. */
+static void sat_agrees_without_preemption(void **state)
+{
+	uint64_t seed = 0x5a75a7ULL;
+	(void)state;
+	for (int i = 0; i < 3000; i++) {
+		struct random_shape shape = {
+			.threads = 1 + (unsigned)(random_next(&seed) % 5),
+			.events = 1 + (unsigned)(random_next(&seed) % 12),
+			.vars = 1 + (unsigned)(random_next(&seed) % 3),
+			.values = 2 + (unsigned)(random_next(&seed) % 3),
+			.one_writer = i % 2,
+			.write_pct = 30 + (unsigned)(random_next(&seed) % 40),
+			.rmw_pct = i % 3 == 0 ? 40 : 0,
+			.wrong_pct = (unsigned)(random_next(&seed) % 8),
+			.init_pct = i % 4 < 2 ? 60 : 0,
+		};
+		struct vsc_program *p = random_program(&seed, &shape);
+		assert_non_null(p);
+		compare_on(p, "sat", 0, 0);
+		compare_on(p, "sat", 0, 1);
+		compare_on(p, "auto", 0, 0);
+		vsc_program_free(p);
+	}
+}
+
 /* Longer threads, fewer of them: deep searches, many preemptions. */
 static void auto_agrees_on_long_threads(void **state)
 {
@@ -105,6 +131,7 @@ int main(void)
 		cmocka_unit_test(auto_agrees_on_one_writer),
 		cmocka_unit_test(auto_agrees_on_many_writers),
 		cmocka_unit_test(auto_agrees_on_long_threads),
+		cmocka_unit_test(sat_agrees_without_preemption),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

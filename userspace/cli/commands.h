@@ -5,6 +5,7 @@
 #define VSC_CLI_COMMANDS_H
 
 int cmd_check(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 

@@ -14,6 +14,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "check", cmd_check, "decide whether traces are sequentially consistent" },
+	{ "encode", cmd_encode, "write the SAT encoding of a trace (DIMACS)" },
 	{ "convert", cmd_convert, "turn an LTTng (CTF) trace of vsc:* events into a trace" },
 	{ "record", cmd_record, "capture a process's vsc probes with eBPF into a trace" },
 };

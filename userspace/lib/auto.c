@@ -6,7 +6,10 @@
  *     which is fast): inconsistent there is inconsistent for every bound,
  *     and its witness is an upper bound on the preemptions needed;
  *  3. with -p N and a witness above N: the bounded search;
- *  4. with --min: galloping from 0 (1, 2, 4... more each time) up to the
+ *  4. with -p 0 and several writers on a variable (where the search can be
+ *     exponential: the paper's NP-hardness reductions are such programs):
+ *     the SAT encoding of sat.c instead of steps 2 and 3;
+ *  5. with --min: galloping from 0 (1, 2, 4... more each time) up to the
  *     first bound that works, then bisection; each witness found lowers the
  *     upper bound to its own count, and states known to fail with some
  *     preemptions left stay known across the searches. */
@@ -101,6 +104,11 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 	if (a.refuted) {
 		analysis_free(&a);
 		return 0;
+	}
+	if (q->bound == 0 && vsc_program_writers(p) > 1) {
+		analysis_free(&a);
+		res->verdict = VSC_INCONSISTENT;
+		return sat_decide_no_preemption(p, b, res);
 	}
 	if ((r = engine_init(&g, p, &a, b))) {
 		analysis_free(&a);

@@ -10,9 +10,10 @@ static const struct solver *const solvers[] = {
 	&auto_solver,
 	&exact_solver,
 	&paper_solver,
+	&sat_solver,
 };
 
-static const char *const solver_names[] = { "auto", "exact", "paper", NULL };
+static const char *const solver_names[] = { "auto", "exact", "paper", "sat", NULL };
 
 const char *const *vsc_solver_names(void)
 {

@@ -49,7 +49,11 @@ struct solver {
 
 extern const struct solver auto_solver;  /* analysis + engine: the default */
 extern const struct solver exact_solver;
-extern const struct solver paper_solver; /* the seed paper's 1-Writer algorithm */
+extern const struct solver paper_solver;
+extern const struct solver sat_solver;   /* CaDiCaL, -p 0 only */
+/* -p 0 through SAT (sat.c); fills res, VSC_UNKNOWN when b stops it. */
+int sat_decide_no_preemption(const struct vsc_program *p, struct budget *b,
+			     struct vsc_result *res); /* the seed paper's 1-Writer algorithm */
 
 /* Preemptions of an interleaving given as threads per step; assumes it is
  * a valid interleaving of p. */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* A formula in conjunctive normal form as one array of DIMACS literals,
+ * each clause ended by 0, and the SAT encoding of a program into one. */
+#ifndef VSC_CNF_H
+#define VSC_CNF_H
+
+#include "program.h"
+
+struct cnf {
+	int *lits;
+	size_t count, cap;
+	int nvars;
+	size_t nclauses;
+	int failed; /* out of memory while adding */
+};
+
+int cnf_new_var(struct cnf *f);
+void cnf_add(struct cnf *f, int lit); /* 0 ends the clause */
+void cnf_clause2(struct cnf *f, int a, int b);
+void cnf_clause3(struct cnf *f, int a, int b, int c);
+void cnf_free(struct cnf *f);
+int cnf_write_dimacs(const struct cnf *f, FILE *out, const char *comment);
+
+/* What the variables of an encoding mean, to read a model back. */
+struct order_encoding {
+	uint32_t *threads; /* threads with events, in the order of the encoding */
+	uint32_t count;
+};
+
+/* "Is there an SC interleaving with no preemption?" as CNF: one variable per
+ * pair of threads (which runs first), transitivity, and for each thread's
+ * first read of a variable a choice of the thread it reads from. */
+int encode_no_preemption(const struct vsc_program *p, struct cnf *f, struct order_encoding *o);
+/* The order variable "a runs before b" (indices into o->threads). */
+int order_lit(const struct order_encoding *o, uint32_t a, uint32_t b);
+
+#endif

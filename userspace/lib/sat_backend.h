@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* A tiny C view of the SAT library (CaDiCaL, through sat_cadical.cc). */
+#ifndef VSC_SAT_BACKEND_H
+#define VSC_SAT_BACKEND_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sat_backend;
+
+/* stop(ctx) is polled during the search; non-zero stops it (answer 0). */
+struct sat_backend *sat_backend_new(int (*stop)(void *ctx), void *ctx);
+void sat_backend_free(struct sat_backend *s);
+/* Add literals of a clause, 0 ends it (DIMACS style). */
+void sat_backend_add(struct sat_backend *s, int lit);
+/* 10 satisfiable, 20 unsatisfiable, 0 stopped, -ENOMEM on failure. */
+int sat_backend_solve(struct sat_backend *s);
+/* After 10: is variable var true? */
+int sat_backend_true(struct sat_backend *s, int var);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
