@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{ "encode", cmd_encode, "write the SAT encoding of a trace (DIMACS)" },
 	{ "convert", cmd_convert, "turn an LTTng (CTF) trace of vsc:* events into a trace" },
 	{ "record", cmd_record, "capture a process's vsc probes with eBPF into a trace" },
+	{ "gen", cmd_gen, "write generated instances (random, SC by construction, reductions)" },
 };
 
 static void usage(FILE *out)

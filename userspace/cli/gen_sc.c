@@ -1,0 +1,590 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vsc gen sc: an execution that is sequentially consistent with at most P
+ * preemptions by construction. We draw a schedule (runs of consecutive
+ * events of one thread, exactly P of them cut short), run it against a
+ * simulated memory, and write each event with the value it actually read.
+ * Memory use is O(threads + vars + P), whatever the number of events: the
+ * output is streamed, and per-thread order is obtained by replaying the
+ * (deterministic) simulation once per thread.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+struct sc_params {
+	uint64_t threads, events, total, vars, values, writers;
+	uint64_t preemptions, stale, seed;
+	double reads, rmw;
+	bool at_most, interleaved, timestamps, total_given;
+	enum gen_init init;
+};
+
+/* One run of the schedule: `len` consecutive events of `thread`. */
+struct sc_run {
+	uint32_t thread;
+	uint64_t len;
+};
+
+struct sc_memory {
+	int64_t *cur, *prev, *init_value;
+	uint64_t *counter; /* unique values: writes so far */
+	uint8_t *defined, *prev_defined, *init_kind;
+	uint64_t *defined_list;
+	uint64_t ndefined;
+	int64_t *seen; /* threads x vars, value last seen (guaranteed stale) */
+};
+
+struct sc_state {
+	const struct sc_params *p;
+	struct gen_writers gw;
+	struct sc_memory mem;
+	struct sc_run *runs;
+	uint64_t nruns;
+	uint64_t *stale_at; /* sorted positions where a stale read is due */
+	bool stale_guaranteed;
+};
+
+/* ---- the schedule ------------------------------------------------------------ */
+
+/* Can `count` (total `total`) be laid out with no two equal neighbours,
+ * the first one not being `first_not`? */
+static bool layout_possible(const uint64_t *count, uint64_t k, uint64_t total,
+			    uint64_t first_not)
+{
+	for (uint64_t t = 0; t < k; t++) {
+		uint64_t others = total - count[t];
+		if (t == first_not ? count[t] > others : count[t] > others + 1)
+			return false;
+	}
+	return true;
+}
+
+/* Spread P preemptions over the threads: thread t gets runs[t] >= 1 runs,
+ * at most events[t], and the runs must admit a layout without two equal
+ * neighbours (else two runs would merge and a preemption vanish). */
+static int sc_spread_preemptions(const struct sc_params *p, struct gen_rng *rng,
+				 const uint64_t *events, uint64_t *nruns,
+				 uint64_t preemptions)
+{
+	uint64_t k = p->threads, total = k;
+	uint64_t *cand = malloc(k * sizeof(*cand));
+	if (!cand)
+		return -1;
+	for (uint64_t t = 0; t < k; t++)
+		nruns[t] = 1;
+	for (uint64_t i = 0; i < preemptions; i++) {
+		uint64_t ncand = 0;
+		for (uint64_t t = 0; t < k; t++)
+			if (nruns[t] < events[t] && 2 * (nruns[t] + 1) <= total + 2)
+				cand[ncand++] = t;
+		if (!ncand) {
+			free(cand);
+			fprintf(stderr, "vsc gen sc: cannot place %llu preemptions "
+					"(threads too short or too few threads)\n",
+				(unsigned long long)preemptions);
+			return -1;
+		}
+		nruns[cand[gen_rng_below(rng, ncand)]]++;
+		total++;
+	}
+	free(cand);
+	return 0;
+}
+
+/* Cut n events into r non-empty runs: choose r-1 distinct cut points. */
+static int sc_cut(struct gen_rng *rng, uint64_t n, uint64_t r, uint64_t *len)
+{
+	uint64_t need = r - 1, prev = 0, j = 0;
+	if (need * 2 >= n) {
+		/* dense: selection sampling over the n-1 possible cuts */
+		for (uint64_t c = 1; c < n && j < need; c++)
+			if (gen_rng_below(rng, n - c) < need - j) {
+				len[j++] = c - prev;
+				prev = c;
+			}
+		len[j] = n - prev;
+		return 0;
+	}
+	uint64_t *cut = malloc((need + 1) * sizeof(*cut));
+	if (!cut)
+		return -1;
+	uint64_t have = 0;
+	while (have < need) {
+		while (have < need)
+			cut[have++] = 1 + gen_rng_below(rng, n - 1);
+		for (uint64_t a = 1; a < have; a++) { /* insertion sort is fine: */
+			uint64_t v = cut[a], b = a; /* need is small here */
+			while (b > 0 && cut[b - 1] > v) {
+				cut[b] = cut[b - 1];
+				b--;
+			}
+			cut[b] = v;
+		}
+		uint64_t w = 0;
+		for (uint64_t a = 0; a < have; a++)
+			if (w == 0 || cut[w - 1] != cut[a])
+				cut[w++] = cut[a];
+		have = w;
+	}
+	for (j = 0; j < need; j++) {
+		len[j] = cut[j] - prev;
+		prev = cut[j];
+	}
+	len[need] = n - prev;
+	free(cut);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Order the runs: random, each thread's runs in program order, no two
+ * neighbours from one thread, so exactly (runs - threads) preemptions. */
+static int sc_layout(struct sc_state *st, struct gen_rng *rng,
+		     const uint64_t *nruns, uint64_t **len_of)
+{
+	uint64_t k = st->p->threads, total = 0, prev = UINT64_MAX;
+	uint64_t *left = malloc(k * sizeof(*left));
+	uint64_t *next = calloc(k, sizeof(*next));
+	uint64_t *cand = malloc(k * sizeof(*cand));
+	if (!left || !next || !cand)
+		goto nomem;
+	for (uint64_t t = 0; t < k; t++)
+		total += left[t] = nruns[t];
+	st->nruns = total;
+	st->runs = malloc(total * sizeof(*st->runs));
+	if (!st->runs)
+		goto nomem;
+	for (uint64_t i = 0; i < total; i++) {
+		uint64_t ncand = 0, weight = 0;
+		for (uint64_t t = 0; t < k; t++) {
+			if (t == prev || !left[t])
+				continue;
+			left[t]--;
+			if (layout_possible(left, k, total - i - 1, t)) {
+				cand[ncand++] = t;
+				weight += left[t] + 1;
+			}
+			left[t]++;
+		}
+		/* weighted by runs left, so long threads spread out */
+		uint64_t pick = gen_rng_below(rng, weight), c = 0;
+		while (pick >= left[cand[c]]) {
+			pick -= left[cand[c]];
+			c++;
+		}
+		uint64_t t = cand[c];
+		st->runs[i].thread = (uint32_t)t;
+		st->runs[i].len = len_of[t][next[t]++];
+		left[t]--;
+		prev = t;
+	}
+	free(left);
+	free(next);
+	free(cand);
+	return 0;
+nomem:
+	free(left);
+	free(next);
+	free(cand);
+	return -1;
+}
+
+static int sc_schedule(struct sc_state *st, uint64_t *preemptions)
+{
+	const struct sc_params *p = st->p;
+	uint64_t k = p->threads;
+	struct gen_rng rng;
+	int err = -1;
+	gen_rng_seed(&rng, p->seed ^ 0x5c4ed01eULL);
+	uint64_t *events = malloc(k * sizeof(*events));
+	uint64_t *nruns = malloc(k * sizeof(*nruns));
+	uint64_t **len_of = calloc(k, sizeof(*len_of));
+	*preemptions = 0;
+	if (!events || !nruns || !len_of)
+		goto nomem;
+	for (uint64_t t = 0; t < k; t++)
+		events[t] = p->total_given ? p->total / k + (t < p->total % k)
+					   : p->events;
+	for (uint64_t t = 0; t < k; t++)
+		if (!events[t]) {
+			fprintf(stderr, "vsc gen sc: every thread needs an event\n");
+			goto out;
+		}
+	*preemptions = p->at_most ? gen_rng_below(&rng, p->preemptions + 1)
+				  : p->preemptions;
+	if (sc_spread_preemptions(p, &rng, events, nruns, *preemptions))
+		goto out;
+	for (uint64_t t = 0; t < k; t++) {
+		len_of[t] = malloc(nruns[t] * sizeof(**len_of));
+		if (!len_of[t] || sc_cut(&rng, events[t], nruns[t], len_of[t]))
+			goto nomem;
+	}
+	if (sc_layout(st, &rng, nruns, len_of))
+		goto nomem;
+	uint64_t total = 0;
+	for (uint64_t t = 0; t < k; t++)
+		total += events[t];
+	if (p->stale) {
+		st->stale_at = malloc(p->stale * sizeof(*st->stale_at));
+		if (!st->stale_at)
+			goto nomem;
+		for (uint64_t i = 0; i < p->stale; i++)
+			st->stale_at[i] = gen_rng_below(&rng, total);
+		qsort(st->stale_at, p->stale, sizeof(*st->stale_at), cmp_u64);
+	}
+	err = 0;
+	goto out;
+nomem:
+	fprintf(stderr, "vsc gen sc: out of memory\n");
+out:
+	for (uint64_t t = 0; len_of && t < k; t++)
+		free(len_of[t]);
+	free(len_of);
+	free(events);
+	free(nruns);
+	return err;
+}
+
+/* ---- memory and events ---------------------------------------------------- */
+
+static int sc_memory_alloc(struct sc_state *st)
+{
+	const struct sc_params *p = st->p;
+	struct sc_memory *m = &st->mem;
+	uint64_t v = p->vars;
+	m->cur = calloc(v, sizeof(*m->cur));
+	m->prev = calloc(v, sizeof(*m->prev));
+	m->init_value = calloc(v, sizeof(*m->init_value));
+	m->counter = calloc(v, sizeof(*m->counter));
+	m->defined = calloc(v, 1);
+	m->prev_defined = calloc(v, 1);
+	m->init_kind = calloc(v, 1);
+	m->defined_list = calloc(v, sizeof(*m->defined_list));
+	if (!m->cur || !m->prev || !m->init_value || !m->counter ||
+	    !m->defined || !m->prev_defined || !m->init_kind || !m->defined_list)
+		return -1;
+	if (st->stale_guaranteed) {
+		m->seen = calloc(p->threads * v, sizeof(*m->seen));
+		if (!m->seen)
+			return -1;
+	}
+	/* initial values come from a stream of their own */
+	struct gen_rng rng;
+	gen_rng_seed(&rng, p->seed ^ 0x1417ULL);
+	for (uint64_t x = 0; x < v; x++) {
+		enum gen_init kind = p->init;
+		if (kind == GEN_INIT_MIX)
+			kind = (enum gen_init)gen_rng_below(&rng, 3);
+		m->init_kind[x] = (uint8_t)kind;
+		m->init_value[x] = p->values ? (int64_t)gen_rng_below(&rng, p->values)
+					     : 0;
+	}
+	return 0;
+}
+
+static void sc_memory_free(struct sc_memory *m)
+{
+	free(m->cur);
+	free(m->prev);
+	free(m->init_value);
+	free(m->counter);
+	free(m->defined);
+	free(m->prev_defined);
+	free(m->init_kind);
+	free(m->defined_list);
+	free(m->seen);
+}
+
+static void sc_memory_reset(struct sc_state *st)
+{
+	struct sc_memory *m = &st->mem;
+	uint64_t v = st->p->vars;
+	m->ndefined = 0;
+	for (uint64_t x = 0; x < v; x++) {
+		m->counter[x] = 0;
+		m->prev_defined[x] = 0;
+		m->defined[x] = m->init_kind[x] != GEN_INIT_NONE;
+		m->cur[x] = m->init_value[x];
+		if (m->defined[x])
+			m->defined_list[m->ndefined++] = x;
+	}
+	if (m->seen)
+		memset(m->seen, 0, st->p->threads * v * sizeof(*m->seen));
+}
+
+static void sc_store(struct sc_state *st, uint64_t t, uint64_t x, int64_t value)
+{
+	struct sc_memory *m = &st->mem;
+	m->prev[x] = m->cur[x];
+	m->prev_defined[x] = m->defined[x];
+	m->cur[x] = value;
+	if (!m->defined[x]) {
+		m->defined[x] = 1;
+		m->defined_list[m->ndefined++] = x;
+	}
+	if (m->seen)
+		m->seen[t * st->p->vars + x] = value;
+}
+
+static int64_t sc_fresh_value(struct sc_state *st, struct gen_rng *rng,
+			      uint64_t x)
+{
+	if (st->p->values)
+		return (int64_t)gen_rng_below(rng, st->p->values);
+	return (int64_t)++st->mem.counter[x];
+}
+
+struct sc_event {
+	char kind;
+	uint64_t var;
+	int64_t value, new_value;
+};
+
+/* The next event of thread t, executed against memory. */
+static void sc_next_event(struct sc_state *st, struct gen_rng *rng, uint64_t t,
+			  struct sc_event *ev)
+{
+	const struct sc_params *p = st->p;
+	struct sc_memory *m = &st->mem;
+	uint64_t nw = gen_writers_count(&st->gw, t);
+	bool write = nw && !gen_rng_chance(rng, p->reads);
+	if (!write && m->ndefined == 0)
+		write = true; /* nothing readable yet; nw > 0 was checked */
+	if (write) {
+		uint64_t x = st->gw.var[st->gw.offset[t] + gen_rng_below(rng, nw)];
+		ev->var = x;
+		if (m->defined[x] && gen_rng_chance(rng, p->rmw)) {
+			ev->kind = 'u';
+			ev->value = m->cur[x];
+		} else {
+			ev->kind = 'w';
+		}
+		int64_t v = sc_fresh_value(st, rng, x);
+		if (ev->kind == 'u')
+			ev->new_value = v;
+		else
+			ev->value = v;
+		sc_store(st, t, x, v);
+		return;
+	}
+	uint64_t x = gen_rng_below(rng, p->vars);
+	if (!m->defined[x])
+		x = m->defined_list[gen_rng_below(rng, m->ndefined)];
+	ev->kind = 'r';
+	ev->var = x;
+	ev->value = m->cur[x];
+}
+
+/* Turn the read ev into a stale one if possible; true if done. */
+static bool sc_make_stale(struct sc_state *st, struct gen_rng *rng, uint64_t t,
+			  struct sc_event *ev)
+{
+	struct sc_memory *m = &st->mem;
+	uint64_t x = ev->var;
+	if (st->stale_guaranteed) {
+		/* one writer per variable and unique values: values of x appear
+		 * in the writer's program order, so reading an older value than
+		 * one this thread has already seen is impossible in any
+		 * interleaving */
+		int64_t seen = m->seen[t * st->p->vars + x];
+		if (seen < 2)
+			return false;
+		ev->value = 1 + (int64_t)gen_rng_below(rng, (uint64_t)seen - 1);
+		return true;
+	}
+	if (!m->prev_defined[x] || m->prev[x] == m->cur[x])
+		return false;
+	ev->value = m->prev[x];
+	return true;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static void sc_write_inits(struct sc_state *st, struct gen_out *out)
+{
+	const struct sc_memory *m = &st->mem;
+	for (uint64_t x = 0; x < st->p->vars; x++) {
+		if (m->init_kind[x] == GEN_INIT_NONE)
+			continue;
+		gen_out_name(out, "init x", x);
+		gen_out_char(out, ' ');
+		if (m->init_kind[x] == GEN_INIT_UNKNOWN)
+			gen_out_char(out, '?');
+		else
+			gen_out_i64(out, m->init_value[x]);
+		gen_out_char(out, '\n');
+	}
+}
+
+/* Replay the schedule; write the events of thread `only` (all if
+ * UINT64_MAX). Returns the number of stale reads injected. */
+static uint64_t sc_replay(struct sc_state *st, struct gen_out *out,
+			  uint64_t only)
+{
+	const struct sc_params *p = st->p;
+	struct gen_rng rng;
+	uint64_t pos = 0, next_stale = 0, pending = 0, injected = 0;
+	gen_rng_seed(&rng, p->seed ^ 0xe7e47ULL);
+	sc_memory_reset(st);
+	for (uint64_t i = 0; i < st->nruns; i++) {
+		uint64_t t = st->runs[i].thread;
+		for (uint64_t e = 0; e < st->runs[i].len; e++, pos++) {
+			struct sc_event ev = { 0 };
+			while (next_stale < p->stale && st->stale_at[next_stale] <= pos) {
+				next_stale++;
+				pending++;
+			}
+			sc_next_event(st, &rng, t, &ev);
+			if (ev.kind == 'r') {
+				if (pending && sc_make_stale(st, &rng, t, &ev)) {
+					pending--;
+					injected++;
+				} else if (st->mem.seen) {
+					st->mem.seen[t * p->vars + ev.var] = ev.value;
+				}
+			}
+			if (only != UINT64_MAX && only != t)
+				continue;
+			gen_out_event(out, "T", t, ev.kind, "x", ev.var, ev.value,
+				      ev.new_value,
+				      p->timestamps ? (int64_t)(1000 * (pos + 1)) : -1);
+		}
+	}
+	return injected;
+}
+
+static void sc_write_header(struct sc_state *st, struct gen_out *out,
+			    uint64_t preemptions, int argc, char **argv)
+{
+	gen_out_str(out, "vsc 1\n");
+	gen_out_command(out, "sc", argc, argv);
+	gen_out_str(out, "# schedule: ");
+	gen_out_u64(out, preemptions);
+	gen_out_str(out, " preemptions; ");
+	if (st->p->stale == 0) {
+		gen_out_str(out, "expect: consistent with -p ");
+		gen_out_u64(out, preemptions);
+	} else if (st->stale_guaranteed) {
+		gen_out_str(out, "stale reads injected: inconsistent unless none "
+				 "could be placed (see the last line)");
+	} else {
+		gen_out_str(out, "stale reads injected: likely, not surely, "
+				 "inconsistent");
+	}
+	gen_out_char(out, '\n');
+}
+
+static const char sc_usage[] =
+	"usage: vsc gen sc [options]\n"
+	"  --threads K        threads (default 4)\n"
+	"  --events N         events per thread (default 1000)\n"
+	"  --total N          events in all, spread evenly (instead of --events)\n"
+	"  --vars V           variables (default 8)\n"
+	"  --values D         values drawn from 0..D-1; 0 = every write unique (default 0)\n"
+	"  --writers W        at most W writer threads per variable; 0 = all (default 0)\n"
+	"  --reads R          fraction of reads (default 0.5)\n"
+	"  --rmw R            fraction of writes that are read-modify-writes (default 0)\n"
+	"  --init M           none | known | unknown | mix (default none)\n"
+	"  -p, --preemptions P  exactly P preemptions in the schedule (default 0)\n"
+	"  --at-most          draw the number of preemptions from 0..P\n"
+	"  --stale N          inject N stale reads (makes it non-SC, see docs/gen.md)\n"
+	"  --order O          thread (default) | interleaved (the witness order)\n"
+	"  --timestamps       add @ts hints (the schedule's order)\n"
+	"  --seed S, -o FILE\n";
+
+int gen_sc(int argc, char **argv)
+{
+	struct sc_params p = { .threads = 4, .events = 1000, .vars = 8,
+			       .reads = 0.5, .init = GEN_INIT_NONE };
+	const char *init = "none", *order = "thread", *outpath = NULL;
+	const char *pos[1];
+	size_t npos;
+	const struct gen_opt opts[] = {
+		{ "threads", 0, GEN_OPT_U64, &p.threads, NULL },
+		{ "events", 0, GEN_OPT_U64, &p.events, NULL },
+		{ "total", 0, GEN_OPT_U64, &p.total, &p.total_given },
+		{ "vars", 0, GEN_OPT_U64, &p.vars, NULL },
+		{ "values", 0, GEN_OPT_U64, &p.values, NULL },
+		{ "writers", 0, GEN_OPT_U64, &p.writers, NULL },
+		{ "reads", 0, GEN_OPT_DOUBLE, &p.reads, NULL },
+		{ "rmw", 0, GEN_OPT_DOUBLE, &p.rmw, NULL },
+		{ "init", 0, GEN_OPT_STR, &init, NULL },
+		{ "preemptions", 'p', GEN_OPT_U64, &p.preemptions, NULL },
+		{ "at-most", 0, GEN_OPT_FLAG, &p.at_most, NULL },
+		{ "stale", 0, GEN_OPT_U64, &p.stale, NULL },
+		{ "order", 0, GEN_OPT_STR, &order, NULL },
+		{ "timestamps", 0, GEN_OPT_FLAG, &p.timestamps, NULL },
+		{ "seed", 0, GEN_OPT_U64, &p.seed, NULL },
+		{ "output", 'o', GEN_OPT_STR, &outpath, NULL },
+	};
+	int r = gen_parse_opts("sc", sc_usage, argc, argv, opts,
+			       sizeof(opts) / sizeof(opts[0]), pos, 0, &npos);
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (gen_parse_init(init, &p.init))
+		return 2;
+	if (strcmp(order, "thread") && strcmp(order, "interleaved")) {
+		fprintf(stderr, "vsc gen sc: --order must be thread or interleaved\n");
+		return 2;
+	}
+	p.interleaved = strcmp(order, "interleaved") == 0;
+	if (!p.threads || !p.vars || p.threads > UINT32_MAX ||
+	    (p.total_given && p.total < p.threads)) {
+		fprintf(stderr, "vsc gen sc: need threads >= 1, vars >= 1 and "
+				"at least one event per thread\n");
+		return 2;
+	}
+
+	struct sc_state st = { .p = &p };
+	st.stale_guaranteed = p.stale && p.writers == 1 && p.values == 0 &&
+			      p.threads * p.vars <= (1ULL << 26);
+	int status = 2;
+	uint64_t preemptions = 0;
+	struct gen_out *out = malloc(sizeof(*out));
+	if (!out || gen_writers_init(&st.gw, p.threads, p.vars, p.writers))
+		goto done;
+	if (sc_memory_alloc(&st)) {
+		fprintf(stderr, "vsc gen sc: out of memory\n");
+		goto done;
+	}
+	sc_memory_reset(&st);
+	for (uint64_t t = 0; t < p.threads; t++)
+		if (st.mem.ndefined == 0 && gen_writers_count(&st.gw, t) == 0) {
+			fprintf(stderr, "vsc gen sc: thread T%llu writes no variable "
+					"and none has an initial value: use more "
+					"--vars or --init known\n",
+				(unsigned long long)t);
+			goto done;
+		}
+	if (sc_schedule(&st, &preemptions))
+		goto done;
+	if (gen_out_open(out, outpath))
+		goto done;
+	sc_write_header(&st, out, preemptions, argc, argv);
+	sc_write_inits(&st, out);
+	uint64_t injected = 0;
+	if (p.interleaved)
+		injected = sc_replay(&st, out, UINT64_MAX);
+	else
+		for (uint64_t t = 0; t < p.threads; t++)
+			injected = sc_replay(&st, out, t);
+	if (p.stale) {
+		gen_out_str(out, "# stale reads injected: ");
+		gen_out_u64(out, injected);
+		gen_out_str(out, injected ? "\n" : " (so: consistent)\n");
+	}
+	status = gen_out_close(out) ? 2 : 0;
+done:
+	sc_memory_free(&st.mem);
+	gen_writers_free(&st.gw);
+	free(st.runs);
+	free(st.stale_at);
+	free(out);
+	return status;
+}
