@@ -1,13 +1,14 @@
-# Docs and install extras (docs person): bash completion, and the install
-# test (make install into a temporary DESTDIR, then build a program against
-# it with pkg-config) run by `make check`.
-.PHONY: install-completion uninstall-completion check-install
+# Docs and install extras (docs person): bash completion, the install test
+# (make install into a temporary DESTDIR, then build a program against it
+# with pkg-config), and the README test (its examples are run and compared),
+# both run by `make check`.
+.PHONY: install-completion uninstall-completion check-install check-readme
 
 COMPLETION_DIR = $(PREFIX)/share/bash-completion/completions
 
 INSTALL_EXTRA   += install-completion
 UNINSTALL_EXTRA += uninstall-completion
-CHECK_EXTRA     += check-install
+CHECK_EXTRA     += check-install check-readme
 
 install-completion:
 	install -d $(DESTDIR)$(COMPLETION_DIR)
@@ -18,3 +19,6 @@ uninstall-completion:
 
 check-install: all
 	@tests/system/install.sh $(BUILD)
+
+check-readme: all
+	@python3 tests/system/readme.py $(BUILD)
