@@ -126,6 +126,64 @@ static void test_exact_output(void **state)
 	vsc_trace_writer_free(w);
 }
 
+/* Many threads, events arriving in a scrambled order (and out of program
+ * order within threads): each thread's lines come out in sequence order,
+ * threads by first time; extreme values are printed exactly. */
+static void test_scrambled_arrival(void **state)
+{
+	(void)state;
+	enum { THREADS = 5, PER = 400 };
+	struct vsc_trace_writer_opts opts = { .sz = sizeof(opts), .no_timestamps = true };
+	struct vsc_trace_writer *w = vsc_trace_writer_new(&opts);
+	struct vsc_capture_event *evs = calloc(THREADS * PER, sizeof(*evs));
+	assert_non_null(w);
+	assert_non_null(evs);
+	for (int t = 0; t < THREADS; t++)
+		for (int k = 0; k < PER; k++) {
+			int64_t v = k == 1 ? INT64_MIN : k == 2 ? INT64_MAX : k;
+			evs[t * PER + k] = event((uint32_t)(50 - t), (uint64_t)k, VSC_CAP_STORE,
+						 0x40, v, 0, 8);
+			evs[t * PER + k].ts_ns = (uint64_t)(t * 100000 + k);
+		}
+	unsigned seed = 12345; /* a fixed Fisher-Yates scramble */
+	for (size_t i = THREADS * PER - 1; i > 0; i--) {
+		seed = seed * 1103515245u + 12345u;
+		size_t j = (seed >> 8) % (i + 1);
+		struct vsc_capture_event tmp = evs[i];
+		evs[i] = evs[j];
+		evs[j] = tmp;
+	}
+	for (size_t i = 0; i < THREADS * PER; i++)
+		assert_int_equal(vsc_trace_writer_add(w, &evs[i]), 0);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_int_equal(vsc_trace_writer_write(w, f), 0);
+	fclose(f);
+	int line_thread = 0, line_k = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned tid;
+		char value[32];
+		if (sscanf(line, "%u w 0x40 %31s", &tid, value) != 2)
+			continue;
+		assert_int_equal(tid, 50 - line_thread); /* thread t started first */
+		char want[32];
+		snprintf(want, sizeof(want), "%lld",
+			 line_k == 1 ? (long long)INT64_MIN
+			 : line_k == 2 ? (long long)INT64_MAX : (long long)line_k);
+		assert_string_equal(value, want);
+		if (++line_k == PER) {
+			line_k = 0;
+			line_thread++;
+		}
+	}
+	assert_int_equal(line_thread, THREADS);
+	assert_int_equal(vsc_trace_writer_lost(w), 0);
+	free(text);
+	free(evs);
+	vsc_trace_writer_free(w);
+}
+
 static void test_lost_and_gaps(void **state)
 {
 	(void)state;
@@ -209,6 +267,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threads_by_first_time),
 		cmocka_unit_test(test_exact_output),
+		cmocka_unit_test(test_scrambled_arrival),
 		cmocka_unit_test(test_lost_and_gaps),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_file_mode),
