@@ -36,6 +36,13 @@ struct {
 	__type(value, struct thread_state);
 } threads SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct watch_exact_key);
+	__type(value, __u8);
+} exact_ips SEC(".maps");
+
 __u64 lost_events = 0;   /* ring buffer full */
 __u64 lost_threads = 0;  /* thread table full: events without a sequence */
 __u64 unknown_addr = 0;  /* a breakpoint whose address is in no slot */
@@ -98,9 +105,13 @@ int watch_hit(struct bpf_perf_event_data *ctx)
 	}
 	ts->gap = 0;
 
+	struct watch_exact_key key = { .ip = PT_REGS_IP(&ctx->regs), .addr = addr };
+	bool exact = bpf_map_lookup_elem(&exact_ips, &key) != NULL;
+
 	rec->ev.seq = seq;
 	rec->ev.addr = addr;
-	rec->ev.value = read_value(addr, len);
+	rec->ev.value = exact ? 0 : read_value(addr, len);
+	rec->rec_flags = exact ? 0 : WATCH_REC_MEM_READ;
 	rec->ev.new_value = 0;
 	rec->ev.ts_ns = bpf_ktime_get_ns();
 	rec->ev.ip = PT_REGS_IP(&ctx->regs);
@@ -118,6 +129,11 @@ int watch_hit(struct bpf_perf_event_data *ctx)
 	for (__u32 i = 0; i < WATCH_NREGS; i++)
 		rec->regs[i] = i < nregs ? regs[i] : 0;
 
-	bpf_ringbuf_submit(rec, 0);
+	/* Waking the recorder on every hit costs the target a context switch
+	 * per access; it polls on its own every 100 ms, so wake it only when
+	 * the ring buffer is a quarter full. */
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
+	bpf_ringbuf_submit(rec, avail > size / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	return 0;
 }

@@ -616,6 +616,30 @@ static bool flag(enum watch_arch arch, const struct watch_record *rec, unsigned 
 	return arch == WATCH_ARCH_X86_64 && (rec->regs[X_EFLAGS] & bit);
 }
 
+bool watch_insn_values_exact(enum watch_arch arch, const struct watch_insn *insn,
+			     unsigned size)
+{
+	bool src_known = insn->has_imm || insn->reg >= 0;
+
+	if (arch != WATCH_ARCH_X86_64 || insn->mem_size != size)
+		return false;
+	switch (insn->access) {
+	case WATCH_ACCESS_LOAD:
+		return insn->op == WATCH_OP_MOV_LOAD && insn->reg >= 0;
+	case WATCH_ACCESS_STORE:
+		return insn->op == WATCH_OP_MOV_STORE && src_known;
+	case WATCH_ACCESS_RMW:
+		if (insn->op == WATCH_OP_CMPXCHG)
+			return src_known;
+		if (insn->op == WATCH_OP_XCHG || insn->op == WATCH_OP_XADD)
+			return insn->reg >= 0 && !insn->reg_shift &&
+			       (insn->has_pre_imm || insn->pre_reg >= 0);
+		return false;
+	default:
+		return false;
+	}
+}
+
 int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 			const struct watch_record *rec, struct vsc_capture_event out[2],
 			struct watch_value_stats *stats)
@@ -627,12 +651,21 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 				     : reg_value(arch, rec, insn->reg, insn->reg_shift);
 	bool src_known = insn->has_imm || insn->reg >= 0;
 	bool after = arch == WATCH_ARCH_X86_64; /* memory read after the access */
+	/* no memory value: BPF skipped the read (watch_insn_values_exact) */
+	bool have_mem = rec->rec_flags & WATCH_REC_MEM_READ;
 	int64_t old = mem, new = mem;
 	bool exact = false; /* every value of the event came from a register */
 	bool pre_known = false; /* xchg/xadd: the source's value before is known */
 
 	out[0] = rec->ev;
 	out[0].flags &= ~(uint32_t)VSC_CAP_F_VALUE_UNSURE;
+	if (!have_mem && !watch_insn_values_exact(arch, insn, size)) {
+		/* cannot happen when BPF and the decoder agree; never guess */
+		out[0].kind = VSC_CAP_LOAD;
+		out[0].flags |= VSC_CAP_F_VALUE_UNSURE;
+		stats->unknown++;
+		return 1;
+	}
 
 	switch (insn->access) {
 	case WATCH_ACCESS_LOAD:
@@ -766,7 +799,7 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 		if (!(ok && after && (insn->op == WATCH_OP_CMPXCHG || pre_known))) {
 			out[0].flags |= VSC_CAP_F_VALUE_UNSURE;
 			stats->unsure++;
-		} else if (new != mem) {
+		} else if (have_mem && new != mem) {
 			stats->raced++; /* another thread wrote before the BPF read */
 		}
 		if (insn->access == WATCH_ACCESS_RMW) {
@@ -793,7 +826,7 @@ done:
 	if (!exact) {
 		out[0].flags |= VSC_CAP_F_VALUE_UNSURE;
 		stats->unsure++;
-	} else if (after && out[0].value != mem) {
+	} else if (after && have_mem && out[0].value != mem) {
 		/* Another thread wrote between the access and the BPF read. */
 		stats->raced++;
 	}

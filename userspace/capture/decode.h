@@ -112,6 +112,12 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 			const struct watch_record *rec, struct vsc_capture_event out[2],
 			struct watch_value_stats *stats);
 
+/* True when watch_access_values() takes every value of this access to a
+ * watched variable of size bytes from the registers, so the BPF program
+ * need not read the variable (x86-64 only). */
+bool watch_insn_values_exact(enum watch_arch arch, const struct watch_insn *insn,
+			     unsigned size);
+
 /* Sign-extend the low size bytes of raw. */
 int64_t watch_value_normalize(uint64_t raw, unsigned size);
 

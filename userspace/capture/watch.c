@@ -337,6 +337,7 @@ static int load_bpf(struct watch_run *run)
 			strerror(-err));
 		return err;
 	}
+	watch_events_set_exact_map(run->events, bpf_map__fd(run->skel->maps.exact_ips));
 	run->rb = ring_buffer__new(bpf_map__fd(run->skel->maps.events), watch_events_on_record,
 				   run->events, NULL);
 	if (!run->rb)
@@ -525,7 +526,11 @@ static int record_loop(struct watch_run *run)
 	double grace_end = 0;
 
 	for (;;) {
+		/* The BPF side wakes us only when the ring is filling up; the
+		 * timeout is the usual wake-up, then we read whatever is there. */
 		int n = ring_buffer__poll(run->rb, POLL_MS);
+		if (n >= 0)
+			n = ring_buffer__consume(run->rb);
 		if (n < 0 && n != -EINTR) {
 			fprintf(stderr, "vsc record: reading the ring buffer failed: %s\n",
 				strerror(-n));

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
+
 #include "srcloc.h"
 #include "symbols.h"
 #include "trace_writer.h"
@@ -31,6 +33,7 @@ struct watch_events {
 	enum watch_arch arch;
 	const struct vsc_symbols *syms;
 	struct vsc_trace_writer *writer;
+	int exact_map_fd;
 	struct srcloc *srcloc;
 	struct watch_decoder *dec;
 	struct insn_entry *insns;
@@ -52,6 +55,7 @@ struct watch_events *watch_events_new(pid_t pid, enum watch_arch arch,
 		return NULL;
 	we->arch = arch;
 	we->syms = syms;
+	we->exact_map_fd = -1;
 	we->srcloc = srcloc_new(pid);
 	we->dec = watch_decoder_new(arch);
 	if (!we->srcloc || !we->dec) {
@@ -77,6 +81,11 @@ void watch_events_free(struct watch_events *we)
 void watch_events_set_writer(struct watch_events *we, struct vsc_trace_writer *writer)
 {
 	we->writer = writer;
+}
+
+void watch_events_set_exact_map(struct watch_events *we, int map_fd)
+{
+	we->exact_map_fd = map_fd;
 }
 
 void watch_events_target_gone(struct watch_events *we)
@@ -211,6 +220,13 @@ int watch_events_on_record(void *ctx, void *data, size_t size)
 		return -ENOMEM;
 	}
 	n = watch_access_values(we->arch, &insn, rec, out, &we->stats);
+	if ((rec->rec_flags & WATCH_REC_MEM_READ) && we->exact_map_fd >= 0 &&
+	    watch_insn_values_exact(we->arch, &insn, rec->ev.size)) {
+		/* from now on the BPF program need not read this variable here */
+		struct watch_exact_key key = { .ip = rec->ev.ip, .addr = rec->ev.addr };
+		uint8_t one = 1;
+		bpf_map_update_elem(we->exact_map_fd, &key, &one, BPF_ANY);
+	}
 
 	/* One hit may give two events (plain read then write); renumber so
 	 * the writer sees holes only where BPF lost records. */

@@ -25,6 +25,10 @@ struct watch_events *watch_events_new(pid_t pid, enum watch_arch arch,
 void watch_events_free(struct watch_events *we);
 void watch_events_set_writer(struct watch_events *we, struct vsc_trace_writer *writer);
 
+/* The BPF map of (ip, addr) whose values come from registers alone (see
+ * struct watch_exact_key); -1: none. */
+void watch_events_set_exact_map(struct watch_events *we, int map_fd);
+
 /* The process is gone: do not look for new libraries any more. */
 void watch_events_target_gone(struct watch_events *we);
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -124,6 +125,7 @@ static struct watch_record record(uint64_t mem, unsigned size)
 	rec.ev.size = (uint16_t)size;
 	rec.ev.tid = 7;
 	rec.ev.flags = VSC_CAP_F_VALUE_UNSURE;
+	rec.rec_flags = WATCH_REC_MEM_READ;
 	return rec;
 }
 
@@ -306,6 +308,47 @@ static void test_arm64(void **state)
 	assert_int_equal(ev[0].value, 4);
 }
 
+static bool exact_at(uint64_t off, unsigned size)
+{
+	struct watch_insn i = find_x86(off, 0);
+	return watch_insn_values_exact(WATCH_ARCH_X86_64, &i, size);
+}
+
+/* Which accesses let the BPF program skip reading the variable. */
+static void test_exact(void **state)
+{
+	(void)state;
+	struct watch_insn i;
+	struct vsc_capture_event ev[2];
+	struct watch_value_stats st;
+	struct watch_record rec;
+
+	i = find_x86(0x7, 0);
+	assert_true(watch_insn_values_exact(WATCH_ARCH_X86_64, &i, 8));
+	assert_false(watch_insn_values_exact(WATCH_ARCH_X86_64, &i, 4)); /* wider */
+	assert_true(exact_at(0x11, 8));
+	assert_true(exact_at(0x17, 8));
+	assert_true(exact_at(0x1b, 4));
+	assert_true(exact_at(0x21, 1));
+	assert_false(exact_at(0x1e, 4));
+	assert_false(exact_at(0x24, 8));
+	assert_false(exact_at(0x28, 2));
+	assert_false(exact_at(0x31, 8));
+
+	/* without a memory value, an exact load still gets its register ... */
+	rec = record(0, 8);
+	rec.rec_flags = 0;
+	rec.regs[RAX] = 12;
+	values(WATCH_ARCH_X86_64, &i, &rec, ev, &st);
+	assert_int_equal(ev[0].value, 12);
+	assert_int_equal(st.unsure + st.unknown + st.raced, 0);
+	/* ... and an access that needs memory is marked, never guessed */
+	i = find_x86(0x24, 0);
+	values(WATCH_ARCH_X86_64, &i, &rec, ev, &st);
+	assert_true(ev[0].flags & VSC_CAP_F_VALUE_UNSURE);
+	assert_int_equal(st.unknown, 1);
+}
+
 static void test_normalize(void **state)
 {
 	(void)state;
@@ -323,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_x86_kinds),
 		cmocka_unit_test(test_x86_values),
 		cmocka_unit_test(test_arm64),
+		cmocka_unit_test(test_exact),
 		cmocka_unit_test(test_normalize),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
