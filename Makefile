@@ -35,10 +35,12 @@ CLEAN_EXTRA    :=
 .DEFAULT_GOAL := all
 
 # ---- fragments (they append to the lists above) ---------------------------
+# arm64.mk comes first: with ARCH=arm64 it sets CC and PKG_CONFIG, which the
+# other fragments may probe while they are read.
+-include scripts/arm64.mk
 -include bpf/bpf.mk
 -include userspace/lttng/lttng.mk
 -include bench/bench.mk
--include scripts/arm64.mk
 -include userspace/lib/sat.mk
 -include docs/docs.mk
 include tests/tests.mk # last: it tests what the others build

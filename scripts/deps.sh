@@ -9,7 +9,17 @@ packages="make gcc libc6-dev pkg-config git ca-certificates
   liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev
   libcapstone-dev libdw-dev librsvg2-bin libxml2-utils
   util-linux procps python3
-  parallel munge slurmctld slurmd slurm-client"
+  parallel munge slurmctld slurmd slurm-client
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user file"
+
+# The arm64 cross build (scripts/arm64.mk) links against Debian's arm64
+# libraries, installed beside the native ones (multiarch). libcadical-dev is
+# not co-installable (not Multi-Arch: same), so the arm64 build goes without
+# the SAT backend.
+arm64_packages="libc6-dev:arm64 libcmocka-dev:arm64 libbpf-dev:arm64
+  libelf-dev:arm64 zlib1g-dev:arm64 liblttng-ust-dev:arm64
+  libbabeltrace2-dev:arm64 libcapstone-dev:arm64 libdw-dev:arm64"
+packages="$packages $arm64_packages"
 
 missing=""
 for p in $packages; do
@@ -26,6 +36,9 @@ sudo=""
 if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null 2>&1 || { echo "deps.sh: run as root (missing:$missing)" >&2; exit 1; }
   sudo="sudo"
+fi
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $sudo dpkg --add-architecture arm64
 fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update

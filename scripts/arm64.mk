@@ -1,0 +1,107 @@
+# AArch64 cross-build and tests under qemu-user (docs/arm64.md).
+#
+#   make ARCH=arm64        build $(BUILD)/vsc, libvsc.{a,so} and the BPF
+#                          objects for AArch64 with Debian's cross toolchain
+#   make check-arm64       build into $(BUILD)/arm64 and run the unit and CLI
+#                          tests there under qemu-aarch64
+#
+# `make check` runs check-arm64 when the cross toolchain, qemu-user and the
+# arm64 cmocka library are installed (scripts/deps.sh installs them); without
+# them it says so and skips, unless VSC_REQUIRE_ALL=1, where it fails.
+#
+# This fragment is included before the others so that the compiler and
+# pkg-config they probe at parse time are already the arm64 ones.
+
+ARM64_CROSS     ?= aarch64-linux-gnu-
+ARM64_QEMU      ?= qemu-aarch64
+ARM64_LD_PREFIX ?= /usr/aarch64-linux-gnu
+ARM64_BUILD     ?= $(BUILD)/arm64
+ARM64_MULTIARCH := /usr/lib/aarch64-linux-gnu
+# What the cross build needs besides the compiler: checked by check-arm64.
+ARM64_NEEDS     := $(ARM64_CROSS)gcc $(ARM64_QEMU) $(ARM64_MULTIARCH)/libcmocka.so
+
+.PHONY: check-arm64 check-arm64-run check-arm64-skip
+
+ifneq ($(filter arm64 aarch64,$(ARCH)),)
+# ---- cross mode: everything below builds for AArch64 -----------------------
+VSC_TARGET_ARCH := arm64
+ifneq ($(origin CC),command line)
+CC  := $(ARM64_CROSS)gcc
+endif
+ifneq ($(origin CXX),command line)
+CXX := $(ARM64_CROSS)g++
+endif
+# bpf/bpf.mk compiles the BPF objects with -D__TARGET_ARCH_$(BPF_ARCH).
+BPF_ARCH := arm64
+# Fragments look libraries up with $(PKG_CONFIG); make 4.3 does not pass
+# exported variables to $(shell), so the search path rides in the command.
+PKG_CONFIG_LIBDIR := $(ARM64_MULTIARCH)/pkgconfig:/usr/share/pkgconfig
+export PKG_CONFIG_LIBDIR
+PKG_CONFIG := PKG_CONFIG_LIBDIR=$(PKG_CONFIG_LIBDIR) pkg-config
+# Run an AArch64 program on this machine.
+ARM64_RUN := env QEMU_LD_PREFIX=$(ARM64_LD_PREFIX) $(ARM64_QEMU)
+
+ifneq ($(filter check,$(MAKECMDGOALS)),)
+$(error make ARCH=arm64 check cannot run AArch64 tests directly: use `make check-arm64`)
+endif
+
+# The unit and CLI tests under qemu, once check-arm64 has built them. The CLI
+# golden runner gets a wrapper script in place of vsc, so tests/cli/run.sh
+# stays as it is.
+check-arm64-run: $(BUILD)/vsc-qemu
+	@file $(BUILD)/vsc | grep -q 'ARM aarch64' \
+		|| { echo "check-arm64: $(BUILD)/vsc is not an AArch64 program" >&2; exit 1; }
+	@set -e; for t in $(UNIT_BIN); do echo "== qemu-aarch64 $$t"; $(ARM64_RUN) $$t; done
+	@tests/cli/run.sh $(BUILD)/vsc-qemu
+
+$(BUILD)/vsc-qemu: $(BUILD)/vsc
+	@printf '%s\n' '#!/bin/sh' \
+		'exec env QEMU_LD_PREFIX=$(ARM64_LD_PREFIX) $(ARM64_QEMU) "$$(dirname "$$0")/vsc" "$$@"' > $@
+	@chmod +x $@
+
+else
+# ---- native mode: offer check-arm64 to `make check` ------------------------
+ARM64_MISSING := $(shell for n in $(ARM64_NEEDS); do \
+	command -v $$n >/dev/null 2>&1 || [ -e $$n ] || printf '%s ' $$n; done)
+
+ARM64_SUBMAKE = ARCH=arm64 BUILD=$(ARM64_BUILD) VSC_NO_ASAN=1 \
+	CC=$(ARM64_CROSS)gcc CXX=$(ARM64_CROSS)g++
+
+check-arm64:
+	@for n in $(ARM64_NEEDS); do command -v $$n >/dev/null 2>&1 || [ -e $$n ] \
+		|| { echo "check-arm64: missing $$n (run scripts/deps.sh)" >&2; exit 1; }; done
+	@$(MAKE) --no-print-directory $(ARM64_SUBMAKE) \
+		all $(patsubst $(BUILD)/%,$(ARM64_BUILD)/%,$(UNIT_BIN))
+	@$(MAKE) --no-print-directory $(ARM64_SUBMAKE) check-arm64-run
+
+check-arm64-skip:
+	@echo "check-arm64: skipped, missing: $(ARM64_MISSING)(scripts/deps.sh installs them)"
+
+ifneq ($(strip $(ARM64_MISSING)),)
+ifeq ($(VSC_REQUIRE_ALL),1)
+CHECK_EXTRA += check-arm64
+else
+CHECK_EXTRA += check-arm64-skip
+endif
+else
+CHECK_EXTRA += check-arm64
+endif
+endif
+
+# ---- one target per build folder --------------------------------------------
+# Objects of two architectures must not mix in one $(BUILD): the folder
+# remembers which it holds, and a build for the other one stops with advice.
+ARM64_TARGET := $(if $(VSC_TARGET_ARCH),$(VSC_TARGET_ARCH),native)
+ARM64_HELD   := $(shell cat $(BUILD)/.target-arch 2>/dev/null)
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifeq ($(ARM64_HELD),)
+ifeq ($(ARM64_TARGET),arm64)
+ifneq ($(wildcard $(BUILD)/obj),)
+$(error $(BUILD)/ holds a native build: `make clean` first, or use BUILD=$(BUILD)/arm64)
+endif
+ARM64_HELD := $(shell mkdir -p $(BUILD) && echo arm64 > $(BUILD)/.target-arch && echo arm64)
+endif
+else ifneq ($(ARM64_HELD),$(ARM64_TARGET))
+$(error $(BUILD)/ holds an $(ARM64_HELD) build, not $(ARM64_TARGET): `make clean` first, or use another BUILD=)
+endif
+endif
