@@ -25,9 +25,15 @@ CAPTURE_OBJ := $(CAPTURE_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_EXTRA_OBJ  += $(CAPTURE_OBJ)
 CLI_EXTRA_LIBS += -lbpf -lelf -lz
 
-$(BPF_OUT)/vmlinux.h:
+# make ARCH=arm64 without an arm64 VMLINUX_BTF sets BPF_VMLINUX_H to a
+# stand-in made of arm64 UAPI types (scripts/arm64.mk, bpf/vmlinux_arm64.h).
+$(BPF_OUT)/vmlinux.h: $(BPF_VMLINUX_H)
 	@mkdir -p $(dir $@)
+ifneq ($(BPF_VMLINUX_H),)
+	cp $(BPF_VMLINUX_H) $@
+else
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+endif
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/vsc_event.h bpf/%.h $(BPF_OUT)/vmlinux.h
 	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@

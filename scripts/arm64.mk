@@ -14,11 +14,19 @@
 
 ARM64_CROSS     ?= aarch64-linux-gnu-
 ARM64_QEMU      ?= qemu-aarch64
-ARM64_LD_PREFIX ?= /usr/aarch64-linux-gnu
+# The arm64 programs run with Debian's multiarch libc6:arm64 (its loader is
+# /lib/ld-linux-aarch64.so.1), which the arm64 -dev packages pull in. Do not
+# point qemu at the cross toolchain's copy (QEMU_LD_PREFIX=/usr/aarch64-linux-gnu)
+# while multiarch libraries are installed: qemu then takes ld.so from there
+# and libc.so.6 from /lib/aarch64-linux-gnu, two different glibc builds, and
+# the first pthread_create never returns. Set ARM64_LD_PREFIX only on a
+# machine without libc6:arm64.
+ARM64_LD_PREFIX ?=
 ARM64_BUILD     ?= $(BUILD)/arm64
 ARM64_MULTIARCH := /usr/lib/aarch64-linux-gnu
 # What the cross build needs besides the compiler: checked by check-arm64.
-ARM64_NEEDS     := $(ARM64_CROSS)gcc $(ARM64_QEMU) $(ARM64_MULTIARCH)/libcmocka.so
+ARM64_NEEDS     := $(ARM64_CROSS)gcc $(ARM64_QEMU) $(ARM64_MULTIARCH)/libcmocka.so \
+		   $(if $(ARM64_LD_PREFIX),,/lib/ld-linux-aarch64.so.1)
 
 .PHONY: check-arm64 check-arm64-run check-arm64-skip
 
@@ -32,14 +40,20 @@ ifneq ($(origin CXX),command line)
 CXX := $(ARM64_CROSS)g++
 endif
 # bpf/bpf.mk compiles the BPF objects with -D__TARGET_ARCH_$(BPF_ARCH).
+# This machine's kernel BTF is x86-64's: unless VMLINUX_BTF names an arm64
+# kernel's BTF, the objects get the arm64 UAPI types instead
+# (bpf/vmlinux_arm64.h, from linux-libc-dev:arm64).
 BPF_ARCH := arm64
+ifeq ($(origin VMLINUX_BTF),undefined)
+BPF_VMLINUX_H := bpf/vmlinux_arm64.h
+endif
 # Fragments look libraries up with $(PKG_CONFIG); make 4.3 does not pass
 # exported variables to $(shell), so the search path rides in the command.
 PKG_CONFIG_LIBDIR := $(ARM64_MULTIARCH)/pkgconfig:/usr/share/pkgconfig
 export PKG_CONFIG_LIBDIR
 PKG_CONFIG := PKG_CONFIG_LIBDIR=$(PKG_CONFIG_LIBDIR) pkg-config
 # Run an AArch64 program on this machine.
-ARM64_RUN := env QEMU_LD_PREFIX=$(ARM64_LD_PREFIX) $(ARM64_QEMU)
+ARM64_RUN := $(ARM64_QEMU)$(if $(ARM64_LD_PREFIX), -L $(ARM64_LD_PREFIX))
 
 ifneq ($(filter check,$(MAKECMDGOALS)),)
 $(error make ARCH=arm64 check cannot run AArch64 tests directly: use `make check-arm64`)
@@ -53,10 +67,11 @@ check-arm64-run: $(BUILD)/vsc-qemu
 		|| { echo "check-arm64: $(BUILD)/vsc is not an AArch64 program" >&2; exit 1; }
 	@set -e; for t in $(UNIT_BIN); do echo "== qemu-aarch64 $$t"; $(ARM64_RUN) $$t; done
 	@tests/cli/run.sh $(BUILD)/vsc-qemu
+	@if [ -x tests/cli/reports.sh ]; then tests/cli/reports.sh $(BUILD)/vsc-qemu; fi
 
 $(BUILD)/vsc-qemu: $(BUILD)/vsc
 	@printf '%s\n' '#!/bin/sh' \
-		'exec env QEMU_LD_PREFIX=$(ARM64_LD_PREFIX) $(ARM64_QEMU) "$$(dirname "$$0")/vsc" "$$@"' > $@
+		'exec $(ARM64_RUN) "$$(dirname "$$0")/vsc" "$$@"' > $@
 	@chmod +x $@
 
 else

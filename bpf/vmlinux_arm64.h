@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stand-in for vmlinux.h when the BPF objects are built for ARM64 on another
+ * machine (make ARCH=arm64, scripts/arm64.mk). The build machine's
+ * /sys/kernel/btf/vmlinux describes its own kernel, whose pt_regs is not
+ * ARM64's, so these come from the arm64 UAPI headers (linux-libc-dev:arm64)
+ * instead. The probes use only UAPI types: bpf_perf_event_data, whose regs
+ * is struct user_pt_regs on ARM64 (x0..x30, sp, pc, pstate).
+ */
+#ifndef VSC_VMLINUX_ARM64_H
+#define VSC_VMLINUX_ARM64_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <asm/ptrace.h>
+
+#endif /* VSC_VMLINUX_ARM64_H */
