@@ -5,7 +5,8 @@
  * /sys/kernel/btf/vmlinux describes its own kernel, whose pt_regs is not
  * ARM64's, so these come from the arm64 UAPI headers (linux-libc-dev:arm64)
  * instead. The probes use only UAPI types: bpf_perf_event_data, whose regs
- * is struct user_pt_regs on ARM64 (x0..x30, sp, pc, pstate).
+ * is struct user_pt_regs on ARM64 (x0..x30, sp, pc, pstate), and USDT
+ * contexts, which usdt.bpf.h reads at offsets libbpf computes at attach time.
  */
 #ifndef VSC_VMLINUX_ARM64_H
 #define VSC_VMLINUX_ARM64_H
@@ -14,5 +15,9 @@
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <asm/ptrace.h>
+
+/* What a BTF dump defines and libbpf's headers (usdt.bpf.h) expect. */
+typedef _Bool bool;
+enum { false = 0, true = 1 };
 
 #endif /* VSC_VMLINUX_ARM64_H */

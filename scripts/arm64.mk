@@ -30,6 +30,11 @@ ARM64_NEEDS     := $(ARM64_CROSS)gcc $(ARM64_QEMU) $(ARM64_MULTIARCH)/libcmocka.
 
 .PHONY: check-arm64 check-arm64-run check-arm64-skip
 
+# The test programs that need no kernel feature: the cmocka suites of
+# tests/tests.mk and the watchpoint decoder's (bpf/watch.mk).
+ARM64_TEST_BINS = $(UNIT_BIN) \
+	$(if $(wildcard tests/unit/watch/test_decode.c),$(BUILD)/tests/watch_test_decode)
+
 ifneq ($(filter arm64 aarch64,$(ARCH)),)
 # ---- cross mode: everything below builds for AArch64 -----------------------
 VSC_TARGET_ARCH := arm64
@@ -65,7 +70,7 @@ endif
 check-arm64-run: $(BUILD)/vsc-qemu
 	@file $(BUILD)/vsc | grep -q 'ARM aarch64' \
 		|| { echo "check-arm64: $(BUILD)/vsc is not an AArch64 program" >&2; exit 1; }
-	@set -e; for t in $(UNIT_BIN); do echo "== qemu-aarch64 $$t"; $(ARM64_RUN) $$t; done
+	@set -e; for t in $(ARM64_TEST_BINS); do echo "== qemu-aarch64 $$t"; $(ARM64_RUN) $$t; done
 	@tests/cli/run.sh $(BUILD)/vsc-qemu
 	@if [ -x tests/cli/reports.sh ]; then tests/cli/reports.sh $(BUILD)/vsc-qemu; fi
 
@@ -86,7 +91,7 @@ check-arm64:
 	@for n in $(ARM64_NEEDS); do command -v $$n >/dev/null 2>&1 || [ -e $$n ] \
 		|| { echo "check-arm64: missing $$n (run scripts/deps.sh)" >&2; exit 1; }; done
 	@$(MAKE) --no-print-directory $(ARM64_SUBMAKE) \
-		all $(patsubst $(BUILD)/%,$(ARM64_BUILD)/%,$(UNIT_BIN))
+		all $(patsubst $(BUILD)/%,$(ARM64_BUILD)/%,$(ARM64_TEST_BINS))
 	@$(MAKE) --no-print-directory $(ARM64_SUBMAKE) check-arm64-run
 
 check-arm64-skip:

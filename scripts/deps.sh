@@ -18,7 +18,8 @@ packages="make gcc libc6-dev pkg-config git ca-certificates
 # the SAT backend.
 arm64_packages="libc6-dev:arm64 libcmocka-dev:arm64 libbpf-dev:arm64
   libelf-dev:arm64 zlib1g-dev:arm64 liblttng-ust-dev:arm64
-  libbabeltrace2-dev:arm64 libcapstone-dev:arm64 libdw-dev:arm64"
+  libbabeltrace2-dev:arm64 libcapstone-dev:arm64 libdw-dev:arm64
+  systemtap-sdt-dev:arm64"
 packages="$packages $arm64_packages"
 
 missing=""
