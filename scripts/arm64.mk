@@ -26,6 +26,7 @@ ARM64_BUILD     ?= $(BUILD)/arm64
 ARM64_MULTIARCH := /usr/lib/aarch64-linux-gnu
 # What the cross build needs besides the compiler: checked by check-arm64.
 ARM64_NEEDS     := $(ARM64_CROSS)gcc $(ARM64_QEMU) $(ARM64_MULTIARCH)/libcmocka.so \
+		   /opt/vsc-arm64/usr/lib/aarch64-linux-gnu/libcadical.a \
 		   $(if $(ARM64_LD_PREFIX),,/lib/ld-linux-aarch64.so.1)
 
 .PHONY: check-arm64 check-arm64-run check-arm64-skip
@@ -57,6 +58,16 @@ endif
 PKG_CONFIG_LIBDIR := $(ARM64_MULTIARCH)/pkgconfig:/usr/share/pkgconfig
 export PKG_CONFIG_LIBDIR
 PKG_CONFIG := PKG_CONFIG_LIBDIR=$(PKG_CONFIG_LIBDIR) pkg-config
+# libcadical-dev cannot be installed for arm64 beside the native one (not
+# Multi-Arch: same); scripts/deps.sh unpacks its arm64 libcadical.a here.
+# userspace/lib/sat.mk appends -l:libcadical.a to LDLIBS_LIB_SAT.
+ARM64_CADICAL_DIR ?= /opt/vsc-arm64/usr/lib/aarch64-linux-gnu
+LDLIBS_LIB_SAT := -L$(ARM64_CADICAL_DIR) $(LDLIBS_LIB_SAT)
+ifeq ($(wildcard $(ARM64_CADICAL_DIR)/libcadical.a),)
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+$(error no arm64 libcadical.a in $(ARM64_CADICAL_DIR): run scripts/deps.sh)
+endif
+endif
 # Run an AArch64 program on this machine.
 ARM64_RUN := $(ARM64_QEMU)$(if $(ARM64_LD_PREFIX), -L $(ARM64_LD_PREFIX))
 

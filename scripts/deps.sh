@@ -19,8 +19,22 @@ packages="make gcc libc6-dev pkg-config git ca-certificates
 arm64_packages="libc6-dev:arm64 libcmocka-dev:arm64 libbpf-dev:arm64
   libelf-dev:arm64 zlib1g-dev:arm64 liblttng-ust-dev:arm64
   libbabeltrace2-dev:arm64 libcapstone-dev:arm64 libdw-dev:arm64
-  systemtap-sdt-dev:arm64"
+  systemtap-sdt-dev:arm64 libstdc++6:arm64"
 packages="$packages $arm64_packages"
+
+# libcadical-dev is not Multi-Arch: same, so its arm64 static library is
+# unpacked into a folder of its own instead of installed (scripts/arm64.mk
+# links it from there).
+arm64_cadical=/opt/vsc-arm64/usr/lib/aarch64-linux-gnu/libcadical.a
+
+unpack_arm64_cadical() {
+  [ -e "$arm64_cadical" ] && return 0
+  deb_dir=$(mktemp -d)
+  chmod 755 "$deb_dir" # apt downloads as user _apt
+  (cd "$deb_dir" && apt-get download libcadical-dev:arm64)
+  $sudo dpkg-deb -x "$deb_dir"/libcadical-dev_*_arm64.deb /opt/vsc-arm64
+  rm -rf "$deb_dir"
+}
 
 missing=""
 for p in $packages; do
@@ -28,7 +42,7 @@ for p in $packages; do
     || missing="$missing $p"
 done
 
-if [ -z "$missing" ]; then
+if [ -z "$missing" ] && [ -e "$arm64_cadical" ]; then
   echo "deps.sh: all packages present"
   exit 0
 fi
@@ -38,10 +52,15 @@ if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null 2>&1 || { echo "deps.sh: run as root (missing:$missing)" >&2; exit 1; }
   sudo="sudo"
 fi
+export DEBIAN_FRONTEND=noninteractive
+if [ -z "$missing" ]; then
+  unpack_arm64_cadical
+  exit 0
+fi
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   $sudo dpkg --add-architecture arm64
 fi
-export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update
 # shellcheck disable=SC2086
 $sudo apt-get install -y --no-install-recommends $missing
+unpack_arm64_cadical
