@@ -94,6 +94,7 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 		      struct vsc_result *res)
 {
 	struct analysis a;
+	struct forced forced;
 	struct engine g;
 	struct best best = { NULL, -1 };
 	int r;
@@ -110,7 +111,22 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 		res->verdict = VSC_INCONSISTENT;
 		return sat_decide_no_preemption(p, b, res);
 	}
-	if ((r = engine_init(&g, p, &a, b))) {
+	r = forced_build(&forced, p, &a, b);
+	if (r < 0) {
+		analysis_free(&a);
+		if (r == -ETIME) {
+			res->verdict = VSC_UNKNOWN;
+			return 0;
+		}
+		return r;
+	}
+	if (r == 0 && forced.refuted) {
+		forced_free(&forced);
+		analysis_free(&a);
+		return 0;
+	}
+	if ((r = engine_init(&g, p, &a, r == 0 ? &forced : NULL, b))) {
+		forced_free(&forced);
 		analysis_free(&a);
 		return r;
 	}
@@ -127,6 +143,7 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 	}
 	free(best.witness);
 	engine_free(&g);
+	forced_free(&forced);
 	analysis_free(&a);
 	return r;
 }

@@ -62,6 +62,32 @@ static int finished(const struct engine *g, uint32_t t)
 	return g->pos[t] == g->p->threads[t].length;
 }
 
+/* With forced orders: may thread t's next event run now? A read waits for
+ * the write opening its first possible epoch and is dead once the write
+ * closing its last one ran; a write waits for the reads forced before it. */
+static int forced_ready(const struct engine *g, uint32_t t, uint32_t x)
+{
+	uint32_t flat = g->forced->base[t] + g->pos[t];
+	uint32_t after = g->forced->after[flat], before = g->forced->before[flat];
+
+	if (after != FORCED_NONE) {
+		uint32_t w = g->pos[g->a->writer[x]];
+		if ((after != FORCED_START && w <= after) || (before != FORCED_NONE && w > before))
+			return 0;
+	}
+	return g->must_wait[flat] == 0;
+}
+
+/* Pending reads that may still see the value cur of x (which t overwrites). */
+static uint32_t readers_left(const struct engine *g, uint32_t t, uint32_t x, uint32_t cur)
+{
+	const struct event_pairs *ep = next_pairs(g, t);
+
+	if (g->forced && g->a->writers[x] == 1)
+		return g->open_reads[cur]; /* reads of later epochs do not count */
+	return g->pending_reads[cur] - (ep->read == cur);
+}
+
 static enum step_kind classify(const struct engine *g, uint32_t t)
 {
 	const struct event_pairs *ep;
@@ -73,6 +99,8 @@ static enum step_kind classify(const struct engine *g, uint32_t t)
 	ep = next_pairs(g, t);
 	x = next_var(g, t);
 	c = g->mem[x];
+	if (g->forced && !forced_ready(g, t, x))
+		return STEP_DISABLED;
 	if (ep->read != PAIR_NONE) {
 		if (c != ep->read && c != VALUE_UNDECIDED)
 			return STEP_DISABLED;
@@ -86,7 +114,7 @@ static enum step_kind classify(const struct engine *g, uint32_t t)
 		reads_left = g->pending_reads[cur] - (ep->read == cur);
 		if (reads_left > 0 && g->pending_writes[cur] == 0)
 			return STEP_DISABLED;
-		if (reads_left > 0)
+		if (reads_left > 0 && readers_left(g, t, x, cur) > 0)
 			safe = 0;
 	} else if (cur == VALUE_UNDECIDED && g->var_pending_reads[x] > 0) {
 		safe = 0;
@@ -96,12 +124,32 @@ static enum step_kind classify(const struct engine *g, uint32_t t)
 	return safe ? STEP_SAFE : STEP_CHOICE;
 }
 
+/* Keep the forced-order counters in step: dir 1 when thread t's next
+ * event runs, -1 when it is undone. */
+static void forced_step(struct engine *g, uint32_t t, int dir)
+{
+	const struct forced *f = g->forced;
+	uint32_t flat = f->base[t] + g->pos[t];
+	uint32_t before = f->before[flat];
+
+	if (f->after[flat] != FORCED_NONE) {
+		uint32_t w = g->a->writer[g->p->threads[t].events[g->pos[t]].var];
+		if (before != FORCED_NONE)
+			g->must_wait[f->base[w] + before] -= (uint32_t)dir;
+		g->open_reads[g->a->pairs[t][g->pos[t]].read] -= (uint32_t)dir;
+	}
+	for (uint32_t i = f->opens_off[flat]; i < f->opens_off[flat + 1]; i++)
+		g->open_reads[f->opens[i]] += (uint32_t)dir;
+}
+
 /* Run thread t's next event (classify said it is enabled). */
 static void run_step(struct engine *g, uint32_t t)
 {
 	const struct event_pairs *ep = next_pairs(g, t);
 	uint32_t x = next_var(g, t);
 
+	if (g->forced)
+		forced_step(g, t, 1);
 	g->trail[g->depth] = t;
 	g->trail_old[g->depth] = g->mem[x];
 	g->depth++;
@@ -126,6 +174,8 @@ static void undo_to(struct engine *g, size_t depth)
 		g->pos[t]--;
 		const struct event_pairs *ep = next_pairs(g, t);
 		uint32_t x = next_var(g, t);
+		if (g->forced)
+			forced_step(g, t, -1);
 		g->mem[x] = g->trail_old[g->depth];
 		if (ep->read != PAIR_NONE) {
 			g->pending_reads[ep->read]++;
@@ -290,12 +340,14 @@ void engine_free(struct engine *g)
 	free(g->key_vars);
 	free(g->key);
 	free(g->frames);
+	free(g->must_wait);
+	free(g->open_reads);
 	state_table_free(&g->table[0]);
 	state_table_free(&g->table[1]);
 }
 
 int engine_init(struct engine *g, const struct vsc_program *p, const struct analysis *a,
-		struct budget *b)
+		const struct forced *forced, struct budget *b)
 {
 	size_t kk = a->k ? a->k : 1, vv = a->nvars ? a->nvars : 1, pp = a->npairs ? a->npairs : 1;
 	size_t nn = p->event_count ? p->event_count : 1;
@@ -321,6 +373,17 @@ int engine_init(struct engine *g, const struct vsc_program *p, const struct anal
 	    !g->key_vars) {
 		engine_free(g);
 		return -ENOMEM;
+	}
+	if (forced) {
+		g->forced = forced;
+		g->must_wait = malloc(nn * sizeof(uint32_t));
+		g->open_reads = malloc(pp * sizeof(uint32_t));
+		if (!g->must_wait || !g->open_reads) {
+			engine_free(g);
+			return -ENOMEM;
+		}
+		memcpy(g->must_wait, forced->must_wait, g->n * sizeof(uint32_t));
+		memcpy(g->open_reads, forced->open_at_start, a->npairs * sizeof(uint32_t));
 	}
 	memcpy(g->mem, a->init, a->nvars * sizeof(uint32_t));
 	memcpy(g->pending_reads, a->reads_of, a->npairs * sizeof(uint32_t));

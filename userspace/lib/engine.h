@@ -7,6 +7,7 @@
 #define VSC_ENGINE_H
 
 #include "analysis.h"
+#include "saturate.h"
 #include "solver.h"
 #include "state_table.h"
 
@@ -30,13 +31,16 @@ struct engine {
 	struct engine_frame *frames;
 	size_t frames_cap;
 	uint64_t nodes;      /* statistics: branch points visited */
+	const struct forced *forced; /* NULL, or the saturated forced orders */
+	uint32_t *must_wait; /* per flat event: reads still to come before it */
+	uint32_t *open_reads; /* per pair: pending reads that may see it now */
 };
 
 #define ENGINE_NOBODY UINT32_MAX
 #define ENGINE_UNBOUNDED (-1L)
 
 int engine_init(struct engine *g, const struct vsc_program *p, const struct analysis *a,
-		struct budget *b);
+		const struct forced *forced, struct budget *b);
 void engine_free(struct engine *g);
 /* Is there an SC interleaving with at most bound preemptions (bound
  * ENGINE_UNBOUNDED: any number)? Returns VSC_CONSISTENT with the witness in

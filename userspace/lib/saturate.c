@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: MIT */
+/* Forced orders, saturated. For a variable x written by one thread W, W's
+ * writes of x cut time into epochs (epoch 0 before the first write, epoch e
+ * after the e-th). A read of x with value v by another thread must fall in
+ * an epoch holding v, somewhere in [lo, hi]: so it comes after the write
+ * opening epoch lo and before the write closing epoch hi. These orders and
+ * program order form a graph; for each event we compute how many events of
+ * each thread must precede it (a vector per event, by a topological pass;
+ * a cycle means no SC interleaving at all). Then each read's [lo, hi]
+ * shrinks: epochs whose closing write must precede it, or whose opening
+ * write it must precede, are out. Repeat until nothing changes. */
+#include "saturate.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ROUNDS 64
+#define MAX_VECTOR_WORDS ((size_t)48 << 20) /* events * threads */
+
+struct sat_state {
+	const struct vsc_program *p;
+	const struct analysis *a;
+	uint32_t k, n;
+	uint32_t *base;
+	uint32_t *thread_of;          /* per flat event */
+	uint32_t *xw_off, *xw;        /* per one-writer variable: W's indices of its writes */
+	uint32_t *pe_off, *pe;        /* per pair: epochs (>= 1) that hold it */
+	uint32_t nreads, *read_flat, *lo, *hi;
+	uint32_t *out_off, *out;      /* forced edges, CSR by source */
+	uint32_t *indeg, *queue;
+	uint32_t *vec;                /* n * k */
+};
+
+static uint32_t epochs_of(const struct sat_state *s, uint32_t x)
+{
+	return s->xw_off[x + 1] - s->xw_off[x];
+}
+
+static int init_matches(const struct sat_state *s, uint32_t x, uint32_t pair)
+{
+	return s->a->init[x] == pair || s->a->init[x] == VALUE_UNDECIDED;
+}
+
+/* Smallest epoch >= e of variable x holding pair, or UINT32_MAX. */
+static uint32_t next_match(const struct sat_state *s, uint32_t x, uint32_t pair, uint32_t e)
+{
+	uint32_t lo = s->pe_off[pair], hi = s->pe_off[pair + 1];
+	if (e == 0 && init_matches(s, x, pair))
+		return 0;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->pe[mid] < e)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->pe_off[pair + 1] ? s->pe[lo] : UINT32_MAX;
+}
+
+/* Largest epoch <= e of variable x holding pair, or UINT32_MAX. */
+static uint32_t prev_match(const struct sat_state *s, uint32_t x, uint32_t pair, uint32_t e)
+{
+	uint32_t lo = s->pe_off[pair], hi = s->pe_off[pair + 1];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->pe[mid] <= e)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > s->pe_off[pair])
+		return s->pe[lo - 1];
+	return init_matches(s, x, pair) ? 0 : UINT32_MAX;
+}
+
+static const struct vsc_event *flat_event(const struct sat_state *s, uint32_t f, uint32_t *t,
+					  uint32_t *i)
+{
+	*t = s->thread_of[f];
+	*i = f - s->base[*t];
+	return &s->p->threads[*t].events[*i];
+}
+
+/* Is the read at flat f one we constrain? */
+static int constrained(const struct sat_state *s, uint32_t t, uint32_t i, uint32_t *x)
+{
+	const struct vsc_event *e = &s->p->threads[t].events[i];
+	*x = e->var;
+	return e->kind == VSC_READ && s->a->writers[*x] == 1 && s->a->writer[*x] != t;
+}
+
+static int worth_it(const struct sat_state *s)
+{
+	const struct analysis *a = s->a;
+	if ((size_t)s->n * s->k > MAX_VECTOR_WORDS)
+		return 0;
+	for (uint32_t t = 0; t < s->k; t++)
+		for (uint32_t i = 0; i < s->p->threads[t].length; i++) {
+			uint32_t x, pair = a->pairs[t][i].read;
+			if (constrained(s, t, i, &x) &&
+			    a->writes_of[pair] + (uint32_t)init_matches(s, x, pair) >= 2)
+				return 1;
+		}
+	return 0;
+}
+
+static int index_writes(struct sat_state *s)
+{
+	const struct analysis *a = s->a;
+	uint32_t nv = a->nvars, np = a->npairs, w = 0;
+
+	s->xw_off = calloc((size_t)nv + 1, sizeof(uint32_t));
+	s->pe_off = calloc((size_t)np + 1, sizeof(uint32_t));
+	s->xw = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
+	s->pe = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
+	if (!s->xw_off || !s->pe_off || !s->xw || !s->pe)
+		return -ENOMEM;
+	for (uint32_t x = 0; x < nv; x++) {
+		uint32_t t = a->writer[x];
+		s->xw_off[x] = w;
+		if (a->writers[x] != 1)
+			continue;
+		for (uint32_t i = 0; i < s->p->threads[t].length; i++)
+			if (s->p->threads[t].events[i].var == x && a->pairs[t][i].write != PAIR_NONE) {
+				s->xw[w++] = i;
+				s->pe_off[a->pairs[t][i].write + 1]++;
+			}
+	}
+	s->xw_off[nv] = w;
+	for (uint32_t q = 0; q < np; q++)
+		s->pe_off[q + 1] += s->pe_off[q];
+	for (uint32_t x = 0; x < nv; x++) {
+		uint32_t t = a->writer[x];
+		for (uint32_t e = 1; e <= epochs_of(s, x); e++) {
+			uint32_t pair = a->pairs[t][s->xw[s->xw_off[x] + e - 1]].write;
+			s->pe[s->pe_off[pair]++] = e;
+		}
+	}
+	for (uint32_t q = np; q > 0; q--) /* the fill moved each start to the next */
+		s->pe_off[q] = s->pe_off[q - 1];
+	s->pe_off[0] = 0;
+	return 0;
+}
+
+static int collect_reads(struct sat_state *s)
+{
+	s->read_flat = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
+	s->lo = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
+	s->hi = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
+	if (!s->read_flat || !s->lo || !s->hi)
+		return -ENOMEM;
+	for (uint32_t t = 0; t < s->k; t++)
+		for (uint32_t i = 0; i < s->p->threads[t].length; i++) {
+			uint32_t x, pair = s->a->pairs[t][i].read, r = s->nreads;
+			if (!constrained(s, t, i, &x))
+				continue;
+			s->read_flat[r] = s->base[t] + i;
+			s->lo[r] = next_match(s, x, pair, 0);
+			s->hi[r] = prev_match(s, x, pair, epochs_of(s, x));
+			if (s->lo[r] == UINT32_MAX || s->hi[r] == UINT32_MAX)
+				return 1; /* never satisfiable: refuted */
+			s->nreads++;
+		}
+	return 0;
+}
+
+/* The writer's event (flat) opening epoch e >= 1 of x. */
+static uint32_t opening(const struct sat_state *s, uint32_t x, uint32_t e)
+{
+	return s->base[s->a->writer[x]] + s->xw[s->xw_off[x] + e - 1];
+}
+
+static void add_edge(struct sat_state *s, uint32_t from, uint32_t to, int fill)
+{
+	if (fill)
+		s->out[s->out_off[from]++] = to;
+	else
+		s->out_off[from + 1]++;
+}
+
+static void build_edges(struct sat_state *s)
+{
+	memset(s->out_off, 0, ((size_t)s->n + 1) * sizeof(uint32_t));
+	for (int fill = 0; fill < 2; fill++) {
+		for (uint32_t r = 0; r < s->nreads; r++) {
+			uint32_t t, i, f = s->read_flat[r];
+			uint32_t x = flat_event(s, f, &t, &i)->var;
+			if (s->lo[r] >= 1)
+				add_edge(s, opening(s, x, s->lo[r]), f, fill);
+			if (s->hi[r] < epochs_of(s, x))
+				add_edge(s, f, opening(s, x, s->hi[r] + 1), fill);
+		}
+		if (!fill)
+			for (uint32_t f = 0; f < s->n; f++)
+				s->out_off[f + 1] += s->out_off[f];
+	}
+	for (uint32_t f = s->n; f > 0; f--)
+		s->out_off[f] = s->out_off[f - 1];
+	s->out_off[0] = 0;
+}
+
+static void raise_to(uint32_t *dst, const uint32_t *src, uint32_t k)
+{
+	for (uint32_t j = 0; j < k; j++)
+		if (src[j] > dst[j])
+			dst[j] = src[j];
+}
+
+static void push_after(struct sat_state *s, uint32_t from, uint32_t to, uint32_t *tail)
+{
+	uint32_t *v = s->vec + (size_t)to * s->k;
+	uint32_t t = s->thread_of[from], i = from - s->base[t];
+	raise_to(v, s->vec + (size_t)from * s->k, s->k);
+	if (v[t] < i + 1)
+		v[t] = i + 1;
+	if (--s->indeg[to] == 0)
+		s->queue[(*tail)++] = to;
+}
+
+/* Vectors of predecessors by a topological pass; 0 on a cycle. */
+static int topological_vectors(struct sat_state *s)
+{
+	uint32_t head = 0, tail = 0;
+
+	memset(s->vec, 0, (size_t)s->n * s->k * sizeof(uint32_t));
+	for (uint32_t f = 0; f < s->n; f++)
+		s->indeg[f] = f != s->base[s->thread_of[f]];
+	for (uint32_t e = 0; e < s->out_off[s->n]; e++)
+		s->indeg[s->out[e]]++;
+	for (uint32_t f = 0; f < s->n; f++)
+		if (s->indeg[f] == 0)
+			s->queue[tail++] = f;
+	while (head < tail) {
+		uint32_t f = s->queue[head++], t = s->thread_of[f];
+		if (f + 1 < s->base[t] + s->p->threads[t].length)
+			push_after(s, f, f + 1, &tail);
+		for (uint32_t e = s->out_off[f]; e < s->out_off[f + 1]; e++)
+			push_after(s, f, s->out[e], &tail);
+	}
+	return head == s->n;
+}
+
+/* Shrink every [lo, hi]; returns 1 changed, 0 not, -1 an empty range. */
+static int tighten(struct sat_state *s)
+{
+	int changed = 0;
+
+	for (uint32_t r = 0; r < s->nreads; r++) {
+		uint32_t t, i, f = s->read_flat[r];
+		const struct vsc_event *e = flat_event(s, f, &t, &i);
+		uint32_t x = e->var, w = s->a->writer[x], m = epochs_of(s, x);
+		uint32_t pair = s->a->pairs[t][i].read, before = s->vec[(size_t)f * s->k + w];
+		const uint32_t *xw = s->xw + s->xw_off[x];
+		uint32_t lo = 0, hi = m, nlo, nhi;
+		/* writes of x among W's first `before` events precede the read */
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (xw[mid] < before)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		nlo = lo > s->lo[r] ? next_match(s, x, pair, lo) : s->lo[r];
+		/* the first write of x that must come after the read */
+		lo = 1;
+		hi = m + 1;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (s->vec[(size_t)opening(s, x, mid) * s->k + t] > i)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		nhi = lo - 1 < s->hi[r] ? prev_match(s, x, pair, lo - 1) : s->hi[r];
+		if (nlo == UINT32_MAX || nhi == UINT32_MAX || nlo > nhi)
+			return -1;
+		changed |= nlo != s->lo[r] || nhi != s->hi[r];
+		s->lo[r] = nlo;
+		s->hi[r] = nhi;
+	}
+	return changed;
+}
+
+static int export(struct sat_state *s, struct forced *f)
+{
+	size_t nn = (size_t)s->n + 1;
+
+	f->after = malloc(nn * sizeof(uint32_t));
+	f->before = malloc(nn * sizeof(uint32_t));
+	f->must_wait = calloc(nn, sizeof(uint32_t));
+	f->opens_off = calloc(nn + 1, sizeof(uint32_t));
+	f->opens = malloc(((size_t)s->nreads + 1) * sizeof(uint32_t));
+	f->open_at_start = calloc((size_t)s->a->npairs + 1, sizeof(uint32_t));
+	if (!f->after || !f->before || !f->must_wait || !f->opens_off || !f->opens ||
+	    !f->open_at_start)
+		return -ENOMEM;
+	for (uint32_t q = 0; q < s->n; q++)
+		f->after[q] = f->before[q] = FORCED_NONE;
+	for (int fill = 0; fill < 2; fill++) {
+		for (uint32_t r = 0; r < s->nreads; r++) {
+			uint32_t t, i, q = s->read_flat[r];
+			uint32_t x = flat_event(s, q, &t, &i)->var, pair = s->a->pairs[t][i].read;
+			if (fill && s->lo[r] == 0)
+				f->open_at_start[pair]++;
+			else if (fill)
+				f->opens[f->opens_off[opening(s, x, s->lo[r])]++] = pair;
+			else if (s->lo[r] > 0)
+				f->opens_off[opening(s, x, s->lo[r]) + 1]++;
+			if (!fill)
+				continue;
+			f->after[q] = s->lo[r] ? s->xw[s->xw_off[x] + s->lo[r] - 1] : FORCED_START;
+			if (s->hi[r] < epochs_of(s, x)) {
+				f->before[q] = s->xw[s->xw_off[x] + s->hi[r]];
+				f->must_wait[opening(s, x, s->hi[r] + 1)]++;
+			}
+		}
+		if (!fill)
+			for (uint32_t q = 0; q < s->n; q++)
+				f->opens_off[q + 1] += f->opens_off[q];
+	}
+	for (uint32_t q = s->n; q > 0; q--)
+		f->opens_off[q] = f->opens_off[q - 1];
+	f->opens_off[0] = 0;
+	return 0;
+}
+
+static void state_free(struct sat_state *s)
+{
+	free(s->thread_of);
+	free(s->xw_off);
+	free(s->xw);
+	free(s->pe_off);
+	free(s->pe);
+	free(s->read_flat);
+	free(s->lo);
+	free(s->hi);
+	free(s->out_off);
+	free(s->out);
+	free(s->indeg);
+	free(s->queue);
+	free(s->vec);
+}
+
+void forced_free(struct forced *f)
+{
+	free(f->base);
+	free(f->after);
+	free(f->before);
+	free(f->must_wait);
+	free(f->opens_off);
+	free(f->opens);
+	free(f->open_at_start);
+	memset(f, 0, sizeof(*f));
+}
+
+static int saturate(struct sat_state *s, struct forced *f, struct budget *b)
+{
+	int r = collect_reads(s);
+
+	if (r) {
+		f->refuted = r > 0;
+		return r < 0 ? r : 0;
+	}
+	s->out_off = malloc(((size_t)s->n + 2) * sizeof(uint32_t));
+	s->out = malloc(((size_t)2 * s->nreads + 1) * sizeof(uint32_t));
+	s->indeg = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
+	s->queue = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
+	s->vec = malloc(((size_t)s->n * s->k + 1) * sizeof(uint32_t));
+	if (!s->out_off || !s->out || !s->indeg || !s->queue || !s->vec)
+		return -ENOMEM;
+	for (f->rounds = 1; f->rounds <= MAX_ROUNDS; f->rounds++) {
+		if (budget_expired(b))
+			return -ETIME;
+		budget_progress(b, "saturating forced orders, round", f->rounds, MAX_ROUNDS);
+		build_edges(s);
+		if (!topological_vectors(s)) {
+			f->refuted = 1;
+			return 0;
+		}
+		r = tighten(s);
+		if (r < 0) {
+			f->refuted = 1;
+			return 0;
+		}
+		if (!r)
+			break;
+	}
+	return export(s, f);
+}
+
+int forced_build(struct forced *f, const struct vsc_program *p, const struct analysis *a,
+		 struct budget *b)
+{
+	struct sat_state s = { .p = p, .a = a, .k = a->k, .n = (uint32_t)p->event_count };
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	if (p->event_count >= UINT32_MAX - 2 || !worth_it(&s))
+		return 1;
+	f->base = malloc(((size_t)s.k + 1) * sizeof(uint32_t));
+	s.thread_of = malloc(((size_t)s.n + 1) * sizeof(uint32_t));
+	if (!f->base || !s.thread_of) {
+		state_free(&s);
+		forced_free(f);
+		return -ENOMEM;
+	}
+	for (uint32_t t = 0, q = 0; t < s.k; t++) {
+		f->base[t] = q;
+		for (uint32_t i = 0; i < p->threads[t].length; i++)
+			s.thread_of[q++] = t;
+	}
+	s.base = f->base;
+	err = index_writes(&s);
+	if (!err)
+		err = saturate(&s, f, b);
+	state_free(&s);
+	if (err)
+		forced_free(f);
+	return err;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Forced orders for variables with one writer thread, saturated to a
+ * fixpoint (saturate.c). Used by the engine when values do not identify
+ * writes. Events are numbered flat: base[t] + index. */
+#ifndef VSC_SATURATE_H
+#define VSC_SATURATE_H
+
+#include "analysis.h"
+#include "solver.h"
+
+#define FORCED_NONE UINT32_MAX        /* not a constrained read */
+#define FORCED_START (UINT32_MAX - 1) /* may read the initial value */
+
+struct forced {
+	uint32_t *base;        /* per thread: flat number of its event 0 */
+	/* per flat event, for a read of a one-writer variable by another thread
+	 * (else FORCED_NONE): the writer's event it must come after, and the
+	 * writer's event it must come before */
+	uint32_t *after, *before;
+	uint32_t *must_wait;   /* per flat event: reads that must come before it */
+	uint32_t *opens_off;   /* per flat event + 1: CSR of the reads whose */
+	uint32_t *opens;       /* earliest possible write it is (their pairs) */
+	uint32_t *open_at_start; /* per pair: reads that may see the initial value */
+	int refuted;           /* a cycle of forced orders: no SC interleaving */
+	unsigned rounds;
+};
+
+/* Returns 0 and fills f (f->refuted may be set), 1 when there is nothing to
+ * gain (no read has a choice of writes) or it would be too big, or -errno.
+ * VSC_UNKNOWN-worthy budget expiry returns -ETIME. */
+int forced_build(struct forced *f, const struct vsc_program *p, const struct analysis *a,
+		 struct budget *b);
+void forced_free(struct forced *f);
+
+#endif
