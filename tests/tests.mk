@@ -63,3 +63,34 @@ check-asan:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan VSC_NO_ASAN=1 \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" check-unit check-cli check-reports
+
+# ---- fuzzing (not part of `make check`: `make fuzz`) ------------------------
+# Two libFuzzer targets built with clang and the sanitizers against the
+# library sources: fuzz_parse (the parser, round trips through the writer)
+# and fuzz_check (parse, then every solver under a tiny time limit, witnesses
+# verified, solvers compared). Each runs FUZZ_SECONDS on a working copy of
+# the seed corpus tests/fuzz/corpus/; crashes land in $(BUILD)/fuzz/.
+.PHONY: fuzz fuzz-build
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 120
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -D_GNU_SOURCE -Iinclude -Iuserspace/lib
+FUZZ_BIN     := $(FUZZ_DIR)/fuzz_parse $(FUZZ_DIR)/fuzz_check
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(LIB_EXTRA_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LIB_EXTRA_OBJ) $(LDLIBS_LIB) \
+		$(LDLIBS_LIB_SAT) -lpthread
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: $(FUZZ_BIN)
+	@set -e; for t in parse check; do \
+		mkdir -p $(FUZZ_DIR)/corpus-$$t; \
+		cp -n tests/fuzz/corpus/* $(FUZZ_DIR)/corpus-$$t/ 2>/dev/null || true; \
+		echo "== fuzz_$$t for $(FUZZ_SECONDS)s"; \
+		(cd $(FUZZ_DIR) && ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+			-dict=$(abspath tests/fuzz/vsc.dict) -print_final_stats=1 \
+			corpus-$$t); \
+	done

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target for the text trace parser. Beyond "no crash, no leak,
+ * no undefined behaviour", it checks what must hold for every input:
+ *  - a rejected input reports at least one message, each starting with
+ *    "FILE:LINE:COL: " (or the final "FILE: too many errors" line);
+ *  - an accepted input walks cleanly through every accessor, and each of
+ *    its programs, written back with vsc_program_write() and parsed again,
+ *    is the same program. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vsc/vsc.h"
+
+struct sink {
+	unsigned count;
+	int bad_form;
+};
+
+static void on_error(void *ctx, const char *message)
+{
+	struct sink *s = ctx;
+	unsigned line, col;
+	char colon;
+
+	s->count++;
+	if (strncmp(message, "f.vsc:", 6) != 0) {
+		s->bad_form = 1;
+		return;
+	}
+	if (strcmp(message, "f.vsc: too many errors, stopping") == 0)
+		return;
+	if (sscanf(message + 6, "%u:%u%c", &line, &col, &colon) != 3 || colon != ':' ||
+	    line == 0 || col == 0)
+		s->bad_form = 1;
+}
+
+static void same_program(const struct vsc_program *a, const struct vsc_program *b)
+{
+	if (vsc_program_thread_count(a) != vsc_program_thread_count(b) ||
+	    vsc_program_event_count(a) != vsc_program_event_count(b) ||
+	    vsc_program_writers(a) != vsc_program_writers(b))
+		abort();
+	for (size_t t = 0; t < vsc_program_thread_count(a); t++) {
+		size_t n = vsc_program_thread_length(a, t);
+		if (strcmp(vsc_program_thread_name(a, t), vsc_program_thread_name(b, t)) != 0 ||
+		    n != vsc_program_thread_length(b, t))
+			abort();
+		const struct vsc_event *ea = vsc_program_events(a, t), *eb = vsc_program_events(b, t);
+		for (size_t i = 0; i < n; i++) {
+			int64_t ia = 0, ib = 0;
+			if (ea[i].kind != eb[i].kind || ea[i].value != eb[i].value ||
+			    (ea[i].kind == VSC_RMW && ea[i].new_value != eb[i].new_value) ||
+			    strcmp(vsc_program_var_name(a, ea[i].var),
+				   vsc_program_var_name(b, eb[i].var)) != 0 ||
+			    vsc_program_event_ts(a, t, i) != vsc_program_event_ts(b, t, i))
+				abort();
+			if (vsc_program_var_init(a, ea[i].var, &ia) !=
+				    vsc_program_var_init(b, eb[i].var, &ib) ||
+			    ia != ib)
+				abort();
+		}
+	}
+}
+
+static void round_trip(const struct vsc_program *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct sink sink = { 0 };
+
+	if (!f)
+		return;
+	if (vsc_program_write(p, f))
+		abort();
+	fclose(f);
+	VSC_OPTS(vsc_parse_opts, opts, .filename = "f.vsc", .on_error = on_error,
+		 .error_ctx = &sink);
+	struct vsc_trace *again = vsc_trace_parse_buffer(text, len, &opts);
+	if (!again || vsc_trace_program_count(again) != 1)
+		abort(); /* what we write, we must read */
+	same_program(p, vsc_trace_program(again, 0));
+	vsc_trace_free(again);
+	free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sink sink = { 0 };
+	VSC_OPTS(vsc_parse_opts, opts, .filename = "f.vsc", .on_error = on_error,
+		 .error_ctx = &sink);
+	struct vsc_trace *trace = vsc_trace_parse_buffer((const char *)data, size, &opts);
+
+	if (!trace) {
+		if (sink.count == 0 || sink.bad_form)
+			abort();
+		return 0;
+	}
+	if (sink.count != 0 || vsc_trace_program_count(trace) == 0)
+		abort();
+	for (size_t i = 0; i < vsc_trace_program_count(trace); i++) {
+		const struct vsc_program *p = vsc_trace_program(trace, i);
+		size_t events = 0;
+		for (size_t t = 0; t < vsc_program_thread_count(p); t++) {
+			events += vsc_program_thread_length(p, t);
+			for (size_t e = 0; e < vsc_program_thread_length(p, t); e++)
+				if (vsc_program_events(p, t)[e].var >= vsc_program_var_count(p) ||
+				    vsc_program_event_line(p, t, e) == 0)
+					abort();
+		}
+		if (events != vsc_program_event_count(p))
+			abort();
+		round_trip(p);
+	}
+	vsc_trace_free(trace);
+	return 0;
+}
