@@ -52,3 +52,24 @@ $(CAPTURE_OBJ): EXTRA_CFLAGS += -I$(BPF_OUT) -Ibpf
 # The record command is a CLI file that uses the capture pieces.
 $(BUILD)/obj/userspace/cli/record.o: $(BPF_OUT)/record.skel.h
 $(BUILD)/obj/userspace/cli/record.o: EXTRA_CFLAGS += -Iuserspace/capture -I$(BPF_OUT) -Ibpf
+
+# ---- bundled probe targets and the system tests of vsc record -------------
+PROBE_TARGET_SRC := $(wildcard tests/targets/probe_*.c)
+PROBE_TARGETS := $(PROBE_TARGET_SRC:tests/targets/%.c=$(BUILD)/targets/%) \
+	$(BUILD)/targets/probe_mp_nopie
+TARGET_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Iinclude
+
+$(BUILD)/targets/probe_%: tests/targets/probe_%.c tests/targets/expect.h include/vsc/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) $< -o $@ -lpthread
+# the same program as a non-PIE executable (ET_EXEC: no load offset)
+$(BUILD)/targets/probe_mp_nopie: tests/targets/probe_mp.c tests/targets/expect.h include/vsc/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -fno-pie -no-pie $< -o $@ -lpthread
+
+.PHONY: check-record probe-targets
+probe-targets: $(PROBE_TARGETS)
+ALL_EXTRA += probe-targets
+CHECK_EXTRA += check-record
+check-record: $(BUILD)/vsc $(PROBE_TARGETS)
+	@tests/system/record.sh $(BUILD)/vsc $(BUILD)/targets

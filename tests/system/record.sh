@@ -1,0 +1,188 @@
+#!/bin/sh
+# System tests of `vsc record` (eBPF USDT probes), run for real as root.
+#   tests/system/record.sh BUILD/vsc BUILD/targets
+# Each bundled target notes every probed access it makes; the recorded
+# per-thread sequences must equal those notes exactly (count, order,
+# variables, values). Skips only when this kernel or user cannot do it at
+# all, and fails instead when VSC_REQUIRE_ALL=1.
+set -u
+vsc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+targets=$(cd "${2:?usage: record.sh VSC TARGETS_DIR}" && pwd)
+work=$(mktemp -d /tmp/vsc-record-test.XXXXXX)
+chmod 755 "$work"
+pass=0 fail=0
+pids=""
+cleanup() {
+  for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+skip_all() {
+  if [ "${VSC_REQUIRE_ALL:-0}" = 1 ]; then
+    echo "FAIL: record tests cannot run: $1 (VSC_REQUIRE_ALL=1)"
+    exit 1
+  fi
+  echo "SKIP: record tests: $1"
+  exit 0
+}
+[ "$(id -u)" = 0 ] || skip_all "not root (BPF and uprobes need it)"
+[ -d /sys/bus/event_source/devices/uprobe ] || skip_all "kernel without uprobes"
+[ -e /proc/sys/kernel/unprivileged_bpf_disabled ] || skip_all "kernel without BPF"
+
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+
+# The event lines of a trace (or of a target's notes), per thread in
+# program order: thread order is by thread id, stable within a thread.
+events_of() {
+  grep -v -e '^#' -e '^vsc ' -e '^init ' -e '^segment ' "$1" |
+    sed -e 's/ *#.*$//' -e 's/ @[0-9]*$//' | sort -s -n -k1,1
+}
+header() { sed -n "s/^# $2: //p" "$1"; }
+
+# Wait until FILE holds PATTERN (the recorder says it is recording).
+wait_for() {
+  i=0
+  while ! grep -q "$2" "$1" 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -gt 300 ] && return 1
+    sleep 0.1
+  done
+}
+
+# ---- 1. by command: exact sequences, header, mode 0600, verdicts -----------
+# (small runs: vsc check decides each of these traces below)
+for t in mp spinlock queue sb mp_nopie; do
+  trace=$work/$t.vsc notes=$work/$t.notes
+  n=500; [ $t = queue ] && n=100
+  "$vsc" record -o "$trace" -- "$targets/probe_$t" "$notes" $n 2> "$work/$t.err"
+  status=$?
+  if [ $status -ne 0 ]; then bad "$t: record exit $status: $(cat "$work/$t.err")"; continue; fi
+  events_of "$trace" > "$work/$t.got"
+  sort -s -n -k1,1 "$notes" > "$work/$t.want"
+  if cmp -s "$work/$t.got" "$work/$t.want"; then
+    ok "$t: $(wc -l < "$work/$t.want") events, per-thread sequences exact"
+  else
+    bad "$t: recorded sequences differ from what the target did"
+    diff "$work/$t.want" "$work/$t.got" | head -5
+  fi
+  [ "$(header "$trace" 'lost events')" = 0 ] && ok "$t: 0 lost" || bad "$t: lost $(header "$trace" 'lost events')"
+  [ "$(header "$trace" events)" = "$(wc -l < "$work/$t.want")" ] && ok "$t: header counts events" ||
+    bad "$t: header events $(header "$trace" events)"
+  for key in what how when kernel arch 'command ended'; do
+    [ -n "$(header "$trace" "$key")" ] || bad "$t: header has no '# $key:'"
+  done
+  [ "$(stat -c %a "$trace")" = 600 ] && ok "$t: written 0600" || bad "$t: mode $(stat -c %a "$trace")"
+  grep -q "^# command ended: exit status 0" "$trace" || bad "$t: exit status not reported"
+done
+
+# Launched commands get their globals' initial values from the ELF file.
+grep -q '^init data 0$' "$work/mp.vsc" && grep -q '^init flag 0$' "$work/mp.vsc" &&
+  ok "mp: init values from .bss" || bad "mp: no 'init data 0' / 'init flag 0'"
+grep -q '^init data 0$' "$work/mp_nopie.vsc" && ok "mp_nopie: symbols of a non-PIE executable" ||
+  bad "mp_nopie: no 'init data 0'"
+
+# Verdicts: these three are sequentially consistent on every run.
+for t in mp spinlock queue; do
+  out=$("$vsc" check "$work/$t.vsc" 2>&1 | head -1)
+  [ "$out" = consistent ] && ok "$t: vsc check says consistent" || bad "$t: vsc check says '$out'"
+done
+# Store buffering: the target counts the iterations where both reads saw 0;
+# vsc check must say inconsistent exactly when there was at least one.
+both=$(sed -n 's/^probe_sb: \([0-9]*\) of .*/\1/p' "$work/sb.err")
+out=$("$vsc" check "$work/sb.vsc" 2>/dev/null | head -1)
+if [ "${both:-x}" = 0 ] && [ "$out" = consistent ] || [ "${both:-0}" -gt 0 ] 2>/dev/null && [ "$out" = inconsistent ]; then
+  ok "sb: $both iterations with both reads 0, vsc check says $out"
+else
+  bad "sb: $both iterations with both reads 0 but vsc check says '$out'"
+fi
+
+# ---- 2. to standard output, into vsc check ---------------------------------
+out=$("$vsc" record -o - -- "$targets/probe_mp" - 500 2>/dev/null | "$vsc" check - 2>&1 | head -1)
+[ "$out" = consistent ] && ok "record -o - | check -" || bad "record -o - | check - said '$out'"
+
+# ---- 3. attach by PID ------------------------------------------------------
+"$targets/probe_mp" "$work/pid.notes" 1000 --wait > "$work/pid.ready" &
+target=$!; pids="$pids $target"
+wait_for "$work/pid.ready" ready
+"$vsc" record -v -p "$target" -o "$work/pid.vsc" 2> "$work/pid.err" &
+rec=$!
+if wait_for "$work/pid.err" "recording"; then
+  kill -USR1 "$target"; wait "$target"; wait "$rec"; status=$?
+  events_of "$work/pid.vsc" > "$work/pid.got"
+  sort -s -n -k1,1 "$work/pid.notes" > "$work/pid.want"
+  [ $status = 0 ] && cmp -s "$work/pid.got" "$work/pid.want" &&
+    ok "-p PID: per-thread sequences exact ($(wc -l < "$work/pid.want") events)" ||
+    bad "-p PID: status $status, sequences differ"
+  grep -q '^init data ?$' "$work/pid.vsc" && ok "-p PID: read-first variables get 'init VAR ?'" ||
+    bad "-p PID: no 'init data ?'"
+else
+  bad "-p PID: the recorder did not start: $(cat "$work/pid.err")"; kill "$rec" "$target"
+fi
+
+# ---- 4. SIGINT mid-run: a valid, consistent trace; the target lives on -----
+"$targets/probe_mp" - 0 --wait --pace 1 > "$work/int.ready" &
+target=$!; pids="$pids $target"
+wait_for "$work/int.ready" ready
+"$vsc" record -v -p "$target" -o "$work/int.vsc" 2> "$work/int.err" &
+rec=$!
+if wait_for "$work/int.err" "recording"; then
+  kill -USR1 "$target"
+  # stop once a few batches went by (no clock: the trace is read when it is)
+  sleep 0.3
+  kill -INT "$rec"; wait "$rec"; status=$?
+  events=$(header "$work/int.vsc" events)
+  [ $status = 0 ] && [ "${events:-0}" -gt 0 ] && ok "SIGINT: trace written ($events events)" ||
+    bad "SIGINT: status $status, $(cat "$work/int.err")"
+  [ "$(header "$work/int.vsc" 'lost events')" = 0 ] && ok "SIGINT: 0 lost" || bad "SIGINT: events lost"
+  out=$("$vsc" check --timeout 120 "$work/int.vsc" 2>&1 | head -1)
+  [ "$out" = consistent ] && ok "SIGINT: the cut is consistent (vsc check)" || bad "SIGINT: vsc check says '$out'"
+  # the writer's values must run 1, 2, 3, ... without a hole
+  writer=$(events_of "$work/int.vsc" | awk '$2 == "w" && $3 == "data" { print $4 }' |
+    awk 'NR > 1 && $1 != prev + 1 { bad = 1 } { prev = $1 } END { print bad ? "hole" : "ok" }')
+  [ "$writer" = ok ] && ok "SIGINT: the writer's stores have no hole" || bad "SIGINT: the writer's stores have a hole"
+  kill -0 "$target" 2>/dev/null && ok "SIGINT: the target still runs" || bad "SIGINT: the target died"
+  kill -TERM "$target"; wait "$target"
+  [ $? = 0 ] && ok "SIGINT: the target ended normally afterwards" || bad "SIGINT: target exit status"
+else
+  bad "SIGINT: the recorder did not start"; kill "$rec" "$target"
+fi
+
+# ---- 5. a tiny ring buffer under load: loss counted, said, warned ----------
+"$vsc" record --ring-size 4096 -o "$work/tiny.vsc" -- "$targets/probe_mp" - 300000 2> "$work/tiny.err"
+lost=$(header "$work/tiny.vsc" 'lost events')
+[ "${lost:-0}" -gt 0 ] && ok "tiny ring: $lost events lost, in the header" || bad "tiny ring: no loss counted ($lost)"
+grep -q "WARNING: .* events were lost" "$work/tiny.err" && ok "tiny ring: warned on stderr" || bad "tiny ring: no warning"
+# the sequence holes agree: events + lost = what the target did (4 per iteration)
+total=$(( $(header "$work/tiny.vsc" events) + lost ))
+[ "$total" = 1200000 ] && ok "tiny ring: events + lost = 1200000" || bad "tiny ring: events + lost = $total"
+"$vsc" check "$work/tiny.vsc" > /dev/null 2> "$work/tiny.check"
+grep -qi "lost" "$work/tiny.check" && ok "tiny ring: vsc check warns" || bad "tiny ring: vsc check does not warn"
+
+# ---- 6. refusals: exit 2 and a clear message -------------------------------
+refuse() { # NAME PATTERN COMMAND...
+  name=$1 pattern=$2; shift 2
+  "$@" > /dev/null 2> "$work/refuse.err"; status=$?
+  if [ $status = 2 ] && grep -q "$pattern" "$work/refuse.err"; then ok "refuses $name"
+  else bad "$name: status $status, message: $(cat "$work/refuse.err")"; fi
+}
+refuse "a PID that does not exist" "no such process" "$vsc" record -p 999999999 -o "$work/x.vsc"
+refuse "a program without vsc probes" "no vsc probes" "$vsc" record -o "$work/x.vsc" -- /bin/true
+refuse "a command that does not exist" "cannot run" "$vsc" record -o "$work/x.vsc" -- "$work/nonexistent"
+refuse "bad usage" "either -p PID" "$vsc" record -o "$work/x.vsc"
+refuse "a bad ring size" "ring-size" "$vsc" record --ring-size 1000 -- /bin/true
+if command -v setpriv > /dev/null; then
+  sleep 30 & other=$!; pids="$pids $other"
+  refuse "an unprivileged user tracing root's process" "not allowed to trace" \
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$vsc" record -p "$other" -o /tmp/never.vsc
+  cp "$targets/probe_mp" "$work/probe_mp_copy"; chmod 755 "$work/probe_mp_copy"
+  refuse "an unprivileged user without BPF rights" "cannot load the BPF programs" \
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$vsc" record -o /dev/null -- "$work/probe_mp_copy" - 10
+  kill "$other" 2>/dev/null
+else
+  bad "setpriv (util-linux) is missing: the permission tests cannot run"
+fi
+
+echo "record: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
