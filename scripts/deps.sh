@@ -3,7 +3,7 @@
 # asks apt for what is missing. Runs as root, or through sudo when available.
 set -eu
 
-packages="make gcc libc6-dev pkg-config git ca-certificates
+packages="make gcc g++ libc6-dev pkg-config git ca-certificates
   clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool linux-libc-dev
   systemtap-sdt-dev libcmocka-dev libcadical-dev cadical
   liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev
