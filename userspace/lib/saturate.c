@@ -14,8 +14,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#define MAX_ROUNDS 64
+#define MAX_ROUNDS 1000
+#define ROUNDS_SECONDS 3.0 /* after this, stop: what is found so far is sound */
 #define MAX_VECTOR_WORDS ((size_t)48 << 20) /* events * threads */
 
 struct sat_state {
@@ -241,7 +243,16 @@ static int topological_vectors(struct sat_state *s)
 	return head == s->n;
 }
 
-/* Shrink every [lo, hi]; returns 1 changed, 0 not, -1 an empty range. */
+/* Does the read (thread t, index i) have to come before the write opening
+ * epoch e of x? */
+static int read_before_opening(const struct sat_state *s, uint32_t x, uint32_t e, uint32_t t,
+			       uint32_t i)
+{
+	return s->vec[(size_t)opening(s, x, e) * s->k + t] > i;
+}
+
+/* Shrink every [lo, hi]; returns 1 changed, 0 not, -1 an empty range.
+ * Bounds only move inwards, so each search starts from the old bound. */
 static int tighten(struct sat_state *s)
 {
 	int changed = 0;
@@ -252,32 +263,22 @@ static int tighten(struct sat_state *s)
 		uint32_t x = e->var, w = s->a->writer[x], m = epochs_of(s, x);
 		uint32_t pair = s->a->pairs[t][i].read, before = s->vec[(size_t)f * s->k + w];
 		const uint32_t *xw = s->xw + s->xw_off[x];
-		uint32_t lo = 0, hi = m, nlo, nhi;
-		/* writes of x among W's first `before` events precede the read */
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (xw[mid] < before)
-				lo = mid + 1;
-			else
-				hi = mid;
+		uint32_t lo = s->lo[r], hi = s->hi[r];
+		/* the write closing epoch lo (index lo in xw) precedes the read */
+		while (lo < m && xw[lo] < before) {
+			lo = next_match(s, x, pair, lo + 1);
+			if (lo == UINT32_MAX || lo > hi)
+				return -1;
 		}
-		nlo = lo > s->lo[r] ? next_match(s, x, pair, lo) : s->lo[r];
-		/* the first write of x that must come after the read */
-		lo = 1;
-		hi = m + 1;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (s->vec[(size_t)opening(s, x, mid) * s->k + t] > i)
-				hi = mid;
-			else
-				lo = mid + 1;
+		/* the read precedes the write opening epoch hi */
+		while (hi >= 1 && hi >= lo && read_before_opening(s, x, hi, t, i)) {
+			hi = hi - 1 >= lo ? prev_match(s, x, pair, hi - 1) : UINT32_MAX;
+			if (hi == UINT32_MAX || hi < lo)
+				return -1;
 		}
-		nhi = lo - 1 < s->hi[r] ? prev_match(s, x, pair, lo - 1) : s->hi[r];
-		if (nlo == UINT32_MAX || nhi == UINT32_MAX || nlo > nhi)
-			return -1;
-		changed |= nlo != s->lo[r] || nhi != s->hi[r];
-		s->lo[r] = nlo;
-		s->hi[r] = nhi;
+		changed |= lo != s->lo[r] || hi != s->hi[r];
+		s->lo[r] = lo;
+		s->hi[r] = hi;
 	}
 	return changed;
 }
@@ -356,6 +357,7 @@ void forced_free(struct forced *f)
 
 static int saturate(struct sat_state *s, struct forced *f, struct budget *b)
 {
+	struct timespec t0, now;
 	int r = collect_reads(s);
 
 	if (r) {
@@ -369,7 +371,12 @@ static int saturate(struct sat_state *s, struct forced *f, struct budget *b)
 	s->vec = malloc(((size_t)s->n * s->k + 1) * sizeof(uint32_t));
 	if (!s->out_off || !s->out || !s->indeg || !s->queue || !s->vec)
 		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (f->rounds = 1; f->rounds <= MAX_ROUNDS; f->rounds++) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >
+		    ROUNDS_SECONDS)
+			break;
 		if (budget_expired(b))
 			return -ETIME;
 		budget_progress(b, "saturating forced orders, round", f->rounds, MAX_ROUNDS);
