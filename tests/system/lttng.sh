@@ -175,6 +175,24 @@ bt "$tmp/flood" -c sink.vsc.check >/dev/null 2>"$tmp/flood.bterr"
 grep -q 'discarded' "$tmp/flood.bterr" && ok "flood: sink.vsc.check reports the loss" ||
   bad "flood: sink.vsc.check said nothing of the loss"
 
+# With per-process buffers, a loss is pinned on the process that lost it.
+trace perpid --buffers-pid --subbuf-size=4096 --num-subbuf=2 --discard -- \
+  sh -c "\"$target\" flood 2 100000 & \"$target\" seq 1 10 >/dev/null; wait"
+"$vsc" convert -o "$tmp/perpid.vsc" "$tmp/perpid" 2>/dev/null
+lost_list=""
+for f in "$tmp"/perpid.vsc.*; do
+  lost_list="$lost_list $(grep -cE '^[0-9]+ [rwu] ' "$f"):$(sed -n 's/^# lost events: //p' "$f")"
+done
+case "$lost_list" in
+  *" 10:0"*) quiet_ok=1 ;; *) quiet_ok=0 ;;
+esac
+flood_lost=$(printf '%s\n' $lost_list | grep -v '^10:' | cut -d: -f2)
+if [ "$(ls "$tmp"/perpid.vsc.* 2>/dev/null | wc -l)" = 2 ] && [ $quiet_ok = 1 ] && [ "${flood_lost:-0}" -gt 0 ]; then
+  ok "per-process buffers: the flooding process has $flood_lost lost events, the quiet one 0"
+else
+  bad "per-process buffers: events:lost per file:$lost_list"
+fi
+
 # 5. A trace without the vtid context is refused, saying how to fix it.
 CONTEXT="" trace novtid -- "$target" sb-sc
 "$vsc" convert "$tmp/novtid" >/dev/null 2>"$tmp/novtid.err"

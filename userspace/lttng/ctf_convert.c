@@ -63,8 +63,17 @@ struct thread_slot {
 	uint64_t next_seq;
 };
 
+/* Losses of one process: with per-process buffers (--buffers-pid) every
+ * stream belongs to one process, named in its trace's environment. */
+struct pid_loss {
+	uint32_t pid;
+	uint64_t events, packets;
+};
+
 struct ctf_conv {
 	struct ctf_conv_opts opts;
+	struct pid_loss *pid_losses;
+	size_t npid_losses, pid_losses_cap;
 	struct class_info *classes;
 	size_t nclasses, classes_cap;
 	struct stream_info *streams;
@@ -142,6 +151,7 @@ void ctf_conv_free(struct ctf_conv *conv)
 		vsc_symbols_free(p->syms);
 	}
 	free(conv->procs);
+	free(conv->pid_losses);
 	free(conv->classes);
 	free(conv->streams);
 	free(conv->threads);
@@ -637,27 +647,75 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 	return 0;
 }
 
+/* The process a stream belongs to, when the trace has per-process buffers:
+ * its pid, or -1 when the stream is shared (per-user buffers). */
+static int64_t stream_owner(const bt_stream *stream)
+{
+	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+	const bt_value *scheme =
+		bt_trace_borrow_environment_entry_value_by_name_const(trace,
+								      "tracer_buffering_scheme");
+	const bt_value *vpid = bt_trace_borrow_environment_entry_value_by_name_const(trace, "vpid");
+
+	if (!scheme || !bt_value_is_string(scheme) ||
+	    strcmp(bt_value_string_get(scheme), "pid") != 0 || !vpid)
+		return -1;
+	if (bt_value_is_signed_integer(vpid))
+		return bt_value_integer_signed_get(vpid);
+	if (bt_value_is_unsigned_integer(vpid))
+		return (int64_t)bt_value_integer_unsigned_get(vpid);
+	return -1;
+}
+
+static int count_loss(struct ctf_conv *conv, const bt_stream *stream, bool packets,
+		      bt_property_availability avail, uint64_t count)
+{
+	int64_t owner = stream_owner(stream);
+	struct pid_loss *pl = NULL;
+
+	if (avail != BT_PROPERTY_AVAILABILITY_AVAILABLE)
+		count = 1; /* a loss of unknown size: at least one event */
+	if (avail != BT_PROPERTY_AVAILABILITY_AVAILABLE)
+		conv->discarded_unknown++;
+	else if (packets)
+		conv->discarded_packets += count;
+	else
+		conv->discarded_events += count;
+	if (owner < 0)
+		return 0;
+	for (size_t i = 0; i < conv->npid_losses && !pl; i++)
+		if (conv->pid_losses[i].pid == (uint32_t)owner)
+			pl = &conv->pid_losses[i];
+	if (!pl) {
+		if (grow((void **)&conv->pid_losses, &conv->pid_losses_cap,
+			 conv->npid_losses + 1, sizeof(*conv->pid_losses)))
+			return fail(conv, ENOMEM, "out of memory");
+		pl = &conv->pid_losses[conv->npid_losses++];
+		*pl = (struct pid_loss){ .pid = (uint32_t)owner };
+	}
+	if (packets)
+		pl->packets += count;
+	else
+		pl->events += count;
+	return 0;
+}
+
 int ctf_conv_message(struct ctf_conv *conv, const bt_message *msg)
 {
-	uint64_t count;
+	bt_property_availability avail;
+	uint64_t count = 0;
 
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
 		return convert_event(conv, msg);
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		if (bt_message_discarded_events_get_count(msg, &count) ==
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			conv->discarded_events += count;
-		else
-			conv->discarded_unknown++;
-		return 0;
+		avail = bt_message_discarded_events_get_count(msg, &count);
+		return count_loss(conv, bt_message_discarded_events_borrow_stream_const(msg), false,
+				  avail, count);
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		if (bt_message_discarded_packets_get_count(msg, &count) ==
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			conv->discarded_packets += count;
-		else
-			conv->discarded_unknown++;
-		return 0;
+		avail = bt_message_discarded_packets_get_count(msg, &count);
+		return count_loss(conv, bt_message_discarded_packets_borrow_stream_const(msg), true,
+				  avail, count);
 	default:
 		return 0;
 	}
@@ -665,15 +723,28 @@ int ctf_conv_message(struct ctf_conv *conv, const bt_message *msg)
 
 /* ---- output -------------------------------------------------------------- */
 
-/* Losses cannot be pinned on one process (LTTng's per-user buffers are
- * shared by every process of the user), so every trace carries all of them.
- * A discarded packet holds an unknown number of events: it counts as at
- * least one. */
+/* With per-process buffers a loss belongs to the process whose stream lost
+ * it. With LTTng's default per-user buffers, streams are shared by every
+ * process of the user, so a loss cannot be pinned on one: every trace
+ * carries all of those. A discarded packet, or a loss of unknown size,
+ * counts as one event at least. */
 static void add_losses(struct ctf_conv *conv, struct process *p)
 {
-	char text[160];
-	uint64_t lost = conv->discarded_events + conv->discarded_packets +
-			conv->discarded_unknown;
+	uint64_t shared_events = conv->discarded_events, shared_packets = conv->discarded_packets;
+	uint64_t own_events = 0, own_packets = 0;
+	char text[200];
+
+	for (size_t i = 0; i < conv->npid_losses; i++) {
+		shared_events -= conv->pid_losses[i].events;
+		shared_packets -= conv->pid_losses[i].packets;
+		if (conv->pid_losses[i].pid == p->pid) {
+			own_events = conv->pid_losses[i].events;
+			own_packets = conv->pid_losses[i].packets;
+		}
+	}
+	/* unknown-size losses were counted as 1 in the per-process numbers */
+	uint64_t events = shared_events + own_events, packets = shared_packets + own_packets;
+	uint64_t lost = events + packets + conv->discarded_unknown;
 
 	if (!lost || p->losses_added)
 		return;
@@ -681,8 +752,9 @@ static void add_losses(struct ctf_conv *conv, struct process *p)
 	vsc_trace_writer_add_lost(p->writer, lost);
 	snprintf(text, sizeof(text),
 		 "%" PRIu64 " events and %" PRIu64 " packets (%" PRIu64
-		 " of unknown size) discarded by LTTng",
-		 conv->discarded_events, conv->discarded_packets, conv->discarded_unknown);
+		 " losses of unknown size) discarded by LTTng%s",
+		 events, packets, conv->discarded_unknown,
+		 conv->npid_losses ? "" : " (per-user buffers: losses of every process)");
 	vsc_trace_writer_note(p->writer, "lttng discarded", text);
 }
 

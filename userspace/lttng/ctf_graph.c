@@ -2,6 +2,7 @@
 /* The babeltrace2 graph behind `vsc convert`. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,39 +90,73 @@ static const void *find_class(const char *plugin_name, const char *class_name, b
 	return cls;
 }
 
+/* One source.ctf.fs per trace folder: a component reads only folders of one
+ * trace (same UUID), and per-process buffers or 32- and 64-bit programs
+ * make several traces. Their output ports all go to one muxer. */
+static int add_sources(bt_graph *graph, const bt_component_class_source *fs_class,
+		       const bt_value *inputs, const bt_component_filter *muxer, FILE *errs)
+{
+	uint64_t muxer_port = 0;
+	int err = 0;
+
+	for (uint64_t t = 0; t < bt_value_array_get_length(inputs) && !err; t++) {
+		const bt_value *dir = bt_value_array_borrow_element_by_index_const(inputs, t);
+		bt_value *params = bt_value_map_create();
+		bt_value *one = bt_value_array_create();
+		const bt_component_source *source;
+		char name[32];
+
+		err = -ENOMEM;
+		if (!params || !one || bt_value_array_append_string_element(one, bt_value_string_get(dir)) ||
+		    bt_value_map_insert_entry(params, "inputs", one))
+			goto next;
+		snprintf(name, sizeof(name), "source%" PRIu64, t);
+		err = -EINVAL;
+		if (bt_graph_add_source_component(graph, fs_class, name, params,
+						  BT_LOGGING_LEVEL_NONE, &source)) {
+			fprintf(errs, "vsc: %s: cannot open the CTF trace: its metadata or "
+				      "stream files are corrupt or truncated, or it is not a CTF "
+				      "trace\n", bt_value_string_get(dir));
+			print_bt_error(errs);
+			goto next;
+		}
+		/* the muxer adds an input port each time one is connected */
+		for (uint64_t i = 0; i < bt_component_source_get_output_port_count(source); i++) {
+			if (bt_graph_connect_ports(
+				    graph, bt_component_source_borrow_output_port_by_index_const(source, i),
+				    bt_component_filter_borrow_input_port_by_index_const(muxer, muxer_port++),
+				    NULL)) {
+				print_bt_error(errs);
+				goto next;
+			}
+		}
+		err = 0;
+next:
+		bt_value_put_ref(one);
+		bt_value_put_ref(params);
+	}
+	return err;
+}
+
 static int add_components(bt_graph *graph, bt_value *inputs, struct ctf_conv *conv,
 			  const bt_plugin *plugins[2], FILE *errs)
 {
 	const bt_component_class_source *fs_class;
 	const bt_component_class_filter *muxer_class;
 	bt_component_class_sink *sink_class = NULL;
-	const bt_component_source *source;
 	const bt_component_filter *muxer;
 	const bt_component_sink *sink;
-	bt_value *params = bt_value_map_create();
 	int err = -EINVAL;
-	uint64_t nports;
 
 	fs_class = find_class("ctf", "fs", false, &plugins[0], errs);
 	muxer_class = find_class("utils", "muxer", true, &plugins[1], errs);
 	sink_class = bt_component_class_sink_create("vsc", vsc_sink_consume);
-	if (!params || !sink_class)
-		goto out;
-	if (!fs_class || !muxer_class)
+	if (!sink_class || !fs_class || !muxer_class)
 		goto out;
 	bt_component_class_sink_set_initialize_method(sink_class, collect_initialize);
 	bt_component_class_sink_set_finalize_method(sink_class, vsc_sink_finalize);
 	bt_component_class_sink_set_graph_is_configured_method(sink_class,
 							       vsc_sink_graph_is_configured);
-	if (bt_value_map_insert_entry(params, "inputs", inputs))
-		goto out;
-	if (bt_graph_add_source_component(graph, fs_class, "source", params,
-					  BT_LOGGING_LEVEL_NONE, &source)) {
-		fprintf(errs, "vsc: cannot open the CTF trace: its metadata or stream "
-			      "files are corrupt or truncated, or it is not a CTF trace\n");
-		print_bt_error(errs);
-		goto out;
-	}
 	if (bt_graph_add_filter_component(graph, muxer_class, "muxer", NULL,
 					  BT_LOGGING_LEVEL_NONE, &muxer) ||
 	    bt_graph_add_sink_component_with_initialize_method_data(
@@ -129,16 +164,10 @@ static int add_components(bt_graph *graph, bt_value *inputs, struct ctf_conv *co
 		print_bt_error(errs);
 		goto out;
 	}
-	/* The muxer adds an input port each time one is connected. */
-	nports = bt_component_source_get_output_port_count(source);
-	for (uint64_t i = 0; i < nports; i++) {
-		if (bt_graph_connect_ports(
-			    graph, bt_component_source_borrow_output_port_by_index_const(source, i),
-			    bt_component_filter_borrow_input_port_by_index_const(muxer, i), NULL)) {
-			print_bt_error(errs);
-			goto out;
-		}
-	}
+	err = add_sources(graph, fs_class, inputs, muxer, errs);
+	if (err)
+		goto out;
+	err = -EINVAL;
 	if (bt_graph_connect_ports(graph,
 				   bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
 				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
@@ -149,7 +178,6 @@ static int add_components(bt_graph *graph, bt_value *inputs, struct ctf_conv *co
 	err = 0;
 out:
 	bt_component_class_sink_put_ref(sink_class);
-	bt_value_put_ref(params);
 	return err;
 }
 
