@@ -68,6 +68,11 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 $(error no arm64 libcadical.a in $(ARM64_CADICAL_DIR): run scripts/deps.sh)
 endif
 endif
+# userspace/lttng/lttng.mk installs the babeltrace2 plugin into babeltrace2's
+# own libdir, which for arm64 is the multiarch one.
+BT2_PLUGIN_DIR := $(shell env -u PKG_CONFIG_PATH -u PKG_CONFIG_SYSROOT_DIR \
+	PKG_CONFIG_LIBDIR=$(ARM64_MULTIARCH)/pkgconfig pkg-config --variable=libdir babeltrace2 \
+	2>/dev/null || echo $(ARM64_MULTIARCH))/babeltrace2/plugins
 # Run an AArch64 program on this machine.
 ARM64_RUN := $(ARM64_QEMU)$(if $(ARM64_LD_PREFIX), -L $(ARM64_LD_PREFIX))
 
