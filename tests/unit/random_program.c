@@ -67,7 +67,7 @@ struct vsc_program *random_program(uint64_t *s, const struct random_shape *sh)
 			if (below(s, 100) < sh->wrong_pct)
 				e.value = (int64_t)below(s, sh->values);
 		}
-		vsc_program_append(p, t, &e, 0);
+		vsc_program_append(p, t, &e, sh->timestamps ? 1 + 10 * n + below(s, 25) : 0);
 	}
 	return p;
 }

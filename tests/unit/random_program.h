@@ -18,6 +18,7 @@ struct random_shape {
 	unsigned rmw_pct;    /* of the writes, chance to be an RMW */
 	unsigned wrong_pct;  /* chance of a read with a random value */
 	unsigned init_pct;   /* chance per variable of init x v (half of them ?) */
+	int timestamps;      /* @ts hints: the generating order, a little shuffled */
 };
 
 /* xorshift64*: the seed picks the program. */

@@ -57,6 +57,8 @@ static void compare_on(const struct vsc_program *p, const char *solver, long bou
 static void run_family(uint64_t seed, int count, int one_writer, unsigned max_threads,
 		       unsigned max_events)
 {
+	int timestamps = (seed >> 28) & 1; /* half the families have @ts hints */
+
 	for (int i = 0; i < count; i++) {
 		struct random_shape shape = {
 			.threads = 1 + (unsigned)(random_next(&seed) % max_threads),
@@ -68,6 +70,7 @@ static void run_family(uint64_t seed, int count, int one_writer, unsigned max_th
 			.rmw_pct = i % 3 == 0 ? 40 : 0,
 			.wrong_pct = (unsigned)(random_next(&seed) % 8),
 			.init_pct = i % 2 ? 60 : 0,
+			.timestamps = timestamps,
 		};
 		struct vsc_program *p = random_program(&seed, &shape);
 		assert_non_null(p);
@@ -123,6 +126,8 @@ static void auto_agrees_on_long_threads(void **state)
 	(void)state;
 	run_family(0x3333beefULL, 400, 0, 2, 24);
 	run_family(0x4444beefULL, 400, 1, 3, 20);
+	run_family(0x5555beefULL, 400, 0, 3, 20);
+	run_family(0x7777beefULL, 1500, 1, 4, 14);
 }
 
 int main(void)

@@ -14,6 +14,7 @@
  *     upper bound to its own count, and states known to fail with some
  *     preemptions left stay known across the searches. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,7 +131,9 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 		analysis_free(&a);
 		return r;
 	}
-	r = decide(&g, q, &best);
+	r = engine_rank_by_ts(&g);
+	if (!r)
+		r = decide(&g, q, &best);
 	if (r >= 0) {
 		res->verdict = (enum vsc_verdict)r;
 		if (r == VSC_CONSISTENT) {
@@ -141,6 +144,9 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 		}
 		r = 0;
 	}
+	if (getenv("VSC_STATS"))
+		fprintf(stderr, "vsc: auto: %llu nodes, %llu steps\n", (unsigned long long)g.nodes,
+			(unsigned long long)g.steps);
 	free(best.witness);
 	engine_free(&g);
 	forced_free(&forced);

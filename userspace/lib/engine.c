@@ -38,7 +38,9 @@ struct engine_frame {
 	size_t depth;     /* steps run when the node was entered */
 	uint32_t last;    /* running thread at the node */
 	uint32_t cost;    /* preemptions used to get there */
-	uint32_t next;    /* next candidate to try */
+	uint32_t next;    /* candidates tried so far */
+	uint64_t tried_rank; /* with @ts hints: the rank and the thread of */
+	uint32_t tried_thread; /* the last one tried */
 	uint32_t state;   /* its index in the state table */
 };
 
@@ -148,6 +150,7 @@ static void run_step(struct engine *g, uint32_t t)
 	const struct event_pairs *ep = next_pairs(g, t);
 	uint32_t x = next_var(g, t);
 
+	g->steps++;
 	if (g->forced)
 		forced_step(g, t, 1);
 	g->trail[g->depth] = t;
@@ -227,15 +230,43 @@ static int64_t current_state(struct engine *g, int unbounded)
 	return state_table_get(&g->table[!unbounded], g->key, &added);
 }
 
-/* The i-th thread to try at a node whose running thread is r: r itself
- * first, then the others in turn after it. */
-static uint32_t candidate(const struct engine *g, uint32_t r, uint32_t i)
+/* Threads to switch to are tried by the @ts hint of their next event, then
+ * by number. */
+static int ranked_before(uint64_t ra, uint32_t a, uint64_t rb, uint32_t b)
 {
-	if (i >= g->k)
-		return ENGINE_NOBODY;
-	if (r == ENGINE_NOBODY)
-		return i;
-	return (r + i) % g->k;
+	return ra < rb || (ra == rb && a < b);
+}
+
+/* The next thread to try at node f whose running thread is r: r itself
+ * first, then the others, by rank when there are ranks, else in turn. */
+static uint32_t candidate(const struct engine *g, uint32_t r, struct engine_frame *f)
+{
+	uint32_t i = f->next++, best = ENGINE_NOBODY;
+	uint64_t best_rank = UINT64_MAX;
+
+	if (r != ENGINE_NOBODY && i == 0)
+		return r;
+	if (!g->ranked) {
+		if (i >= g->k)
+			return ENGINE_NOBODY;
+		return r == ENGINE_NOBODY ? i : (r + i) % g->k;
+	}
+	for (uint32_t u = 0; u < g->k; u++) {
+		uint64_t rank;
+		if (u == r || finished(g, u))
+			continue;
+		rank = g->p->threads[u].ts[g->pos[u]];
+		if (f->next > 1 + (r != ENGINE_NOBODY) &&
+		    !ranked_before(f->tried_rank, f->tried_thread, rank, u))
+			continue;
+		if (best == ENGINE_NOBODY || ranked_before(rank, u, best_rank, best)) {
+			best_rank = rank;
+			best = u;
+		}
+	}
+	f->tried_rank = best_rank;
+	f->tried_thread = best;
+	return best;
 }
 
 static int push_frame(struct engine *g, size_t *top, uint32_t cost, uint32_t state)
@@ -248,7 +279,7 @@ static int push_frame(struct engine *g, size_t *top, uint32_t cost, uint32_t sta
 		g->frames = f;
 		g->frames_cap = cap;
 	}
-	g->frames[(*top)++] = (struct engine_frame){ g->depth, g->last, cost, 0, state };
+	g->frames[(*top)++] = (struct engine_frame){ g->depth, g->last, cost, 0, 0, 0, state };
 	return 0;
 }
 
@@ -301,7 +332,7 @@ int engine_search(struct engine *g, long bound)
 			return VSC_UNKNOWN;
 		undo_to(g, f->depth);
 		g->last = f->last;
-		t = candidate(g, running(g), f->next++);
+		t = candidate(g, running(g), f);
 		if (t == ENGINE_NOBODY) {
 			top--;
 			continue;
@@ -401,5 +432,14 @@ int engine_init(struct engine *g, const struct vsc_program *p, const struct anal
 		engine_free(g);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+int engine_rank_by_ts(struct engine *g)
+{
+	for (uint32_t t = 0; t < g->k; t++)
+		if (!g->p->threads[t].ts && g->p->threads[t].length)
+			return 0;
+	g->ranked = 1;
 	return 0;
 }

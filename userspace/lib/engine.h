@@ -31,9 +31,11 @@ struct engine {
 	struct engine_frame *frames;
 	size_t frames_cap;
 	uint64_t nodes;      /* statistics: branch points visited */
+	uint64_t steps;      /* statistics: events run (and undone) */
 	const struct forced *forced; /* NULL, or the saturated forced orders */
 	uint32_t *must_wait; /* per flat event: reads still to come before it */
 	uint32_t *open_reads; /* per pair: pending reads that may see it now */
+	int ranked;          /* every event has a @ts hint: switch by it */
 };
 
 #define ENGINE_NOBODY UINT32_MAX
@@ -47,5 +49,8 @@ void engine_free(struct engine *g);
  * g->trail, VSC_INCONSISTENT, VSC_UNKNOWN (budget), or a negative errno.
  * Facts learnt are kept for the next call on the same engine. */
 int engine_search(struct engine *g, long bound);
+
+/* Order switches by the @ts hints when every event has one. Returns 0. */
+int engine_rank_by_ts(struct engine *g);
 
 #endif
