@@ -73,3 +73,19 @@ ALL_EXTRA += probe-targets
 CHECK_EXTRA += check-record
 check-record: $(BUILD)/vsc $(PROBE_TARGETS)
 	@tests/system/record.sh $(BUILD)/vsc $(BUILD)/targets
+
+# The libelf symbolizer on its own test program (cmocka), PIE and not.
+.PHONY: check-capture-symbols
+CHECK_EXTRA += check-capture-symbols
+$(BUILD)/tests/capture_test_symbols: tests/unit/capture/test_symbols.c \
+		userspace/capture/symbols.c userspace/capture/symbols.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Iuserspace/capture -o $@ $< userspace/capture/symbols.c \
+		$(LDFLAGS) -lelf -lcmocka
+$(BUILD)/tests/capture_test_symbols_nopie: tests/unit/capture/test_symbols.c \
+		userspace/capture/symbols.c userspace/capture/symbols.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fno-pie -no-pie -Iuserspace/capture -o $@ $< \
+		userspace/capture/symbols.c $(LDFLAGS) -lelf -lcmocka
+check-capture-symbols: $(BUILD)/tests/capture_test_symbols $(BUILD)/tests/capture_test_symbols_nopie
+	@echo "== $<"; $(BUILD)/tests/capture_test_symbols && $(BUILD)/tests/capture_test_symbols_nopie
