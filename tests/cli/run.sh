@@ -17,6 +17,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
+python=$(command -v python3 || true)
 
 normalise() {
   sed -e 's/"time_s":[-+0-9.eE]*/"time_s":T/g' -e 's/"solver":"[^"]*"/"solver":S/g'
@@ -42,6 +43,16 @@ for expected in "$dir"/*.out; do
   status=$?
   normalise <"$tmp/raw" >"$tmp/out"
   ok=1
+  # with --json every line of standard output must be a JSON object
+  case " $args " in *" --json "*)
+    if [ -n "$python" ] && ! "$python" -c '
+import json, sys
+for line in sys.stdin:
+    assert isinstance(json.loads(line), dict)' <"$tmp/raw" 2>/dev/null; then
+      echo "FAIL: $base: standard output is not JSON lines"
+      ok=0
+    fi ;;
+  esac
   [ "$status" = "$expected_status" ] || ok=0
   cmp -s "$tmp/out" "$expected" || ok=0
   if [ -f "$name.err" ] && ! cmp -s "$tmp/err" "$name.err"; then
