@@ -27,10 +27,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 [ "$(id -u)" = 0 ] || { echo "bench/lttng.sh: run as root" >&2; exit 2; }
-exec 9>/tmp/vsc-lttng-tests.lock
-flock 9
+# (the same lock as scripts/vsc-lttng, which then knows not to take it again)
+exec 9>>/tmp/vsc-lttng.lock
+flock -w 1800 9 || { echo "lttng: FAIL: another LTTng run holds /tmp/vsc-lttng.lock"; exit 1; }
+VSC_LTTNG_LOCKED=1; export VSC_LTTNG_LOCKED
 if ! lttng list >/dev/null 2>&1; then
-  lttng-sessiond --daemonize >/dev/null 2>&1 || { echo "cannot start lttng-sessiond" >&2; exit 1; }
+  lttng-sessiond --daemonize >/dev/null 2>&1 9>&- || { echo "cannot start lttng-sessiond" >&2; exit 1; }
   daemon_pid=$(cat /var/run/lttng/lttng-sessiond.pid)
 fi
 

@@ -47,11 +47,13 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 # One test run at a time on this machine: they share the root session daemon.
-exec 9>/tmp/vsc-lttng-tests.lock
-flock 9
+# (the same lock as scripts/vsc-lttng, which then knows not to take it again)
+exec 9>>/tmp/vsc-lttng.lock
+flock -w 1800 9 || { echo "lttng: FAIL: another LTTng run holds /tmp/vsc-lttng.lock"; exit 1; }
+VSC_LTTNG_LOCKED=1; export VSC_LTTNG_LOCKED
 
 if ! lttng list >/dev/null 2>&1; then
-  lttng-sessiond --daemonize >/dev/null 2>&1 || { echo "lttng: FAIL: cannot start lttng-sessiond"; exit 1; }
+  lttng-sessiond --daemonize >/dev/null 2>&1 9>&- || { echo "lttng: FAIL: cannot start lttng-sessiond"; exit 1; }
   daemon_pid=$(cat /var/run/lttng/lttng-sessiond.pid)
   echo "lttng: started lttng-sessiond (pid $daemon_pid)"
 fi
@@ -77,10 +79,14 @@ trace() {
   lttng enable-event -s "$s" -c chan -u "${EVENTS:-vsc:*,lttng_ust_statedump:*}" >/dev/null &&
   { [ -z "${CONTEXT-x}" ] || lttng add-context -s "$s" -c chan -u ${CONTEXT:--t vtid -t vpid} >/dev/null; } &&
   lttng start "$s" >/dev/null &&
-  "$@" >"$tmp/$name.out" &&
+  sh -c 'echo $$ >"$0"; exec "$@"' "$tmp/$name.pid" "$@" >"$tmp/$name.out" &&
   lttng stop "$s" >/dev/null &&
   lttng destroy "$s" >/dev/null || { echo "lttng: FAIL: tracing $name failed"; exit 1; }
 }
+
+# The pid of the command traced as NAME. Sessions of a daemon record every
+# instrumented program, so conversions keep only the test's own process.
+pid_of() { cat "$tmp/$1.pid"; }
 
 # Per-thread event lines of a converted trace, without @ts and comments,
 # sorted by thread (stable: program order kept).
@@ -92,7 +98,7 @@ echo "lttng: system tests"
 
 # 1. Exact per-thread sequences.
 trace seq -- "$target" seq 4 3000
-"$vsc" convert -o "$tmp/seq.vsc" "$tmp/seq" 2>"$tmp/seq.err"
+"$vsc" convert --pid "$(pid_of seq)" -o "$tmp/seq.vsc" "$tmp/seq" 2>"$tmp/seq.err"
 st=$?
 sort -s -n -k1,1 "$tmp/seq.out" >"$tmp/seq.expect"
 events_of "$tmp/seq.vsc" >"$tmp/seq.got"
@@ -107,27 +113,27 @@ grep -q '^# lost events: 0$' "$tmp/seq.vsc" && ok "seq: header says 0 lost event
 threads=$(grep -E '^[0-9]+ ' "$tmp/seq.vsc" | cut -d' ' -f1 | sort -u | wc -l)
 [ "$threads" = 4 ] && ok "seq: 4 threads (by vtid)" || bad "seq: $threads threads"
 
-"$vsc" convert --elf-init -o "$tmp/seq-init.vsc" "$tmp/seq" 2>/dev/null
+"$vsc" convert --pid "$(pid_of seq)" --elf-init -o "$tmp/seq-init.vsc" "$tmp/seq" 2>/dev/null
 inits=$(grep '^init ' "$tmp/seq-init.vsc" | sort | tr '\n' ' ')
 [ "$inits" = "init counter 0 init shared 0 init shared:16 0 init shared:24 0 init shared:8 0 " ] &&
   ok "seq: --elf-init gives the globals their ELF values (0, .bss)" || bad "seq: --elf-init: $inits"
 
 # Without the statedump there are no names: addresses stay hex.
 EVENTS='vsc:*' trace nostatedump -- "$target" seq 1 3
-"$vsc" convert "$tmp/nostatedump" 2>/dev/null | grep -qE '^[0-9]+ w 0x[0-9a-f]+ 0( |$)' &&
+"$vsc" convert --pid "$(pid_of nostatedump)" "$tmp/nostatedump" 2>/dev/null | grep -qE '^[0-9]+ w 0x[0-9a-f]+ 0( |$)' &&
   ok "without lttng_ust_statedump:* events, variables are hex addresses" ||
-  bad "without the statedump: $("$vsc" convert "$tmp/nostatedump" 2>&1 | grep -E '^[0-9]+ ' | head -2)"
+  bad "without the statedump: $("$vsc" convert --pid "$(pid_of nostatedump)" "$tmp/nostatedump" 2>&1 | grep -E '^[0-9]+ ' | head -2)"
 
 # 2. The babeltrace2 sinks agree with vsc convert / vsc check.
 bt() { babeltrace2 --plugin-path="$plugins" "$@"; }
 for run in sb-weak sb-sc; do
   trace "$run" -- "$target" "$run"
-  "$vsc" convert -o "$tmp/$run.vsc" "$tmp/$run" 2>/dev/null
+  "$vsc" convert --pid "$(pid_of "$run")" -o "$tmp/$run.vsc" "$tmp/$run" 2>/dev/null
   "$vsc" check "$tmp/$run.vsc" >"$tmp/$run.check" 2>/dev/null
   st=$?
   want=0; [ "$run" = sb-weak ] && want=1
   verdict=$(head -1 "$tmp/$run.check")
-  sink=$(bt "$tmp/$run" -c sink.vsc.check 2>"$tmp/$run.bterr")
+  sink=$(bt "$tmp/$run" -c sink.vsc.check -p "pid=$(pid_of "$run")" 2>"$tmp/$run.bterr")
   if [ $st = $want ] && [ "$sink" = "$verdict" ]; then
     ok "$run: vsc check says $verdict (status $st), sink.vsc.check says the same"
   else
@@ -135,7 +141,7 @@ for run in sb-weak sb-sc; do
     head -3 "$tmp/$run.bterr"
   fi
 done
-bt "$tmp/seq" -c sink.vsc.text >"$tmp/seq.bt.vsc" 2>/dev/null
+bt "$tmp/seq" -c sink.vsc.text -p "pid=$(pid_of seq)" >"$tmp/seq.bt.vsc" 2>/dev/null
 if grep -v -e '^# what:' -e '^# when:' "$tmp/seq.bt.vsc" >"$tmp/a" &&
    grep -v -e '^# what:' -e '^# when:' "$tmp/seq.vsc" >"$tmp/b" && cmp -s "$tmp/a" "$tmp/b"; then
   ok "sink.vsc.text writes what vsc convert writes"
@@ -143,13 +149,13 @@ else
   bad "sink.vsc.text differs from vsc convert"; diff "$tmp/a" "$tmp/b" | head -5
 fi
 "$vsc" check "$tmp/seq.vsc" >"$tmp/seq.check" 2>/dev/null
-sink=$(bt "$tmp/seq" -c sink.vsc.check 2>/dev/null)
+sink=$(bt "$tmp/seq" -c sink.vsc.check -p "pid=$(pid_of seq)" 2>/dev/null)
 [ "$sink" = "$(head -1 "$tmp/seq.check")" ] && ok "seq: sink.vsc.check agrees with vsc check ($sink)" ||
   bad "seq: sink.vsc.check '$sink' vs vsc check '$(head -1 "$tmp/seq.check")'"
 
 # 3. Segments: one per iteration, each thread's part in it.
 trace segments -- "$target" segments 5
-"$vsc" convert -o "$tmp/segments.vsc" "$tmp/segments" 2>/dev/null
+"$vsc" convert --pid "$(pid_of segments)" -o "$tmp/segments.vsc" "$tmp/segments" 2>/dev/null
 nseg=$(grep -c '^segment iter[0-4]$' "$tmp/segments.vsc")
 per=$(awk '/^segment /{if (n) print n; n=0; next} /^[0-9]+ [rwu] /{n++} END{print n}' "$tmp/segments.vsc" | sort -u | tr '\n' ' ')
 if [ "$nseg" = 5 ] && [ "$per" = "4 " ] && "$vsc" check "$tmp/segments.vsc" >/dev/null 2>&1; then
@@ -160,7 +166,7 @@ fi
 
 # 4. Overload in discard mode: the loss is counted, and kept + lost = sent.
 trace flood --subbuf-size=4096 --num-subbuf=2 --discard -- "$target" flood 4 200000
-"$vsc" convert -o "$tmp/flood.vsc" "$tmp/flood" 2>"$tmp/flood.err"
+"$vsc" convert --pid "$(pid_of flood)" -o "$tmp/flood.vsc" "$tmp/flood" 2>"$tmp/flood.err"
 st=$?
 lost=$(sed -n 's/^# lost events: //p' "$tmp/flood.vsc")
 kept=$(grep -cE '^[0-9]+ w ' "$tmp/flood.vsc")
@@ -171,7 +177,7 @@ else
 fi
 [ $((kept + ${lost:-0})) = 800000 ] && ok "flood: kept + lost = 800000 events sent" ||
   bad "flood: kept $kept + lost ${lost:-0} != 800000"
-bt "$tmp/flood" -c sink.vsc.check >/dev/null 2>"$tmp/flood.bterr"
+bt "$tmp/flood" -c sink.vsc.check -p "pid=$(pid_of flood)" >/dev/null 2>"$tmp/flood.bterr"
 grep -q 'discarded' "$tmp/flood.bterr" && ok "flood: sink.vsc.check reports the loss" ||
   bad "flood: sink.vsc.check said nothing of the loss"
 
@@ -270,12 +276,12 @@ if cc -std=c11 -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -I"$top/include" "$tmp/pa
      -o "$tmp/cxx" $link; then
   ok "probe.h: a two-file C program and a C++ program build with -DVSC_PROBE_LTTNG alone"
   trace twofiles.ctf -- "$tmp/twofiles"
-  got=$("$vsc" convert --no-timestamps "$tmp/twofiles.ctf" 2>/dev/null | grep -E '^[0-9]+ ' | cut -d' ' -f2- | tr '\n' ';')
+  got=$("$vsc" convert --pid "$(pid_of twofiles.ctf)" --no-timestamps "$tmp/twofiles.ctf" 2>/dev/null | grep -E '^[0-9]+ ' | cut -d' ' -f2- | tr '\n' ';')
   [ "$got" = "w counter_a 7;u counter_b 0 3;r counter_b 3;r counter_a 7;" ] &&
     ok "probe.h: both files' events, in order, named (store, fetch-add, failed CAS, load)" ||
     bad "probe.h two files: $got"
   trace cxx.ctf -- "$tmp/cxx"
-  got=$("$vsc" convert --no-timestamps "$tmp/cxx.ctf" 2>/dev/null | grep -E '^[0-9]+ ' | cut -d' ' -f2- | tr '\n' ';')
+  got=$("$vsc" convert --pid "$(pid_of cxx.ctf)" --no-timestamps "$tmp/cxx.ctf" 2>/dev/null | grep -E '^[0-9]+ ' | cut -d' ' -f2- | tr '\n' ';')
   [ "$got" = "u cxx_byte 0 -1;w cxx_word -5;r cxx_word -5;" ] &&
     ok "probe.h from C++: 1, 4 and 2 byte accesses, values sign-extended" || bad "probe.h C++: $got"
 else
@@ -291,6 +297,21 @@ if [ $st = 1 ] && [ "$(head -1 "$tmp/oneliner.out")" = inconsistent ] && [ -f "$
 else
   bad "vsc-lttng: status $st, out: $(head -2 "$tmp/oneliner.out"), err: $(tail -2 "$tmp/oneliner.err")"
 fi
+# Only the command's own process is kept (a session records every
+# instrumented program); --all-processes keeps them all.
+"$top/scripts/vsc-lttng" --vsc "$vsc" -o "$tmp/own.vsc" --no-check -- \
+  sh -c "\"$target\" seq 1 5 >/dev/null; exec \"$target\" sb-sc" 2>"$tmp/own.err"
+n=$(grep -cE '^[0-9]+ [rwu] ' "$tmp/own.vsc" 2>/dev/null)
+if [ "$n" = 4 ] && grep -q 'left out 5 events of pid' "$tmp/own.err"; then
+  ok "vsc-lttng keeps the command's process (4 events), leaves out a child's 5 and says so"
+else
+  bad "vsc-lttng own process: $n events, stderr: $(grep -v 'exited' "$tmp/own.err" | head -2)"
+fi
+"$top/scripts/vsc-lttng" --vsc "$vsc" -o "$tmp/all.vsc" --all-processes --no-check -- \
+  sh -c "\"$target\" seq 1 5 >/dev/null; exec \"$target\" sb-sc" 2>/dev/null
+[ "$(ls "$tmp"/all.vsc.* 2>/dev/null | wc -l)" = 2 ] &&
+  ok "vsc-lttng --all-processes: one trace per process (FILE.PID)" ||
+  bad "vsc-lttng --all-processes: $(ls "$tmp"/all.vsc* 2>&1)"
 if lttng list 2>/dev/null | grep -q "vsc-[0-9]"; then bad "vsc-lttng left a session behind"
 else ok "vsc-lttng left no session behind"; fi
 

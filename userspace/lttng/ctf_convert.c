@@ -70,8 +70,16 @@ struct pid_loss {
 	uint64_t events, packets;
 };
 
+/* Events left out by the pid option, per process. */
+struct skipped {
+	uint32_t pid;
+	uint64_t events;
+};
+
 struct ctf_conv {
 	struct ctf_conv_opts opts;
+	struct skipped *skipped;
+	size_t nskipped, skipped_cap;
 	struct pid_loss *pid_losses;
 	size_t npid_losses, pid_losses_cap;
 	struct class_info *classes;
@@ -152,6 +160,7 @@ void ctf_conv_free(struct ctf_conv *conv)
 	}
 	free(conv->procs);
 	free(conv->pid_losses);
+	free(conv->skipped);
 	free(conv->classes);
 	free(conv->streams);
 	free(conv->threads);
@@ -552,6 +561,20 @@ static int segment_id(struct process *p, const bt_field *payload,
 
 /* ---- messages ------------------------------------------------------------ */
 
+static int skip(struct ctf_conv *conv, uint32_t pid)
+{
+	for (size_t i = conv->nskipped; i-- > 0;)
+		if (conv->skipped[i].pid == pid) {
+			conv->skipped[i].events++;
+			return 0;
+		}
+	if (grow((void **)&conv->skipped, &conv->skipped_cap, conv->nskipped + 1,
+		 sizeof(*conv->skipped)))
+		return fail(conv, ENOMEM, "out of memory");
+	conv->skipped[conv->nskipped++] = (struct skipped){ .pid = pid, .events = 1 };
+	return 0;
+}
+
 static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
@@ -582,7 +605,7 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 	ctx = bt_event_borrow_common_context_field_const(event);
 	pid = read_int(member(ctx, si->vpid));
 	if (conv->opts.pid >= 0 && pid != conv->opts.pid)
-		return 0;
+		return ci->tp == TP_BIN_INFO ? 0 : skip(conv, (uint32_t)pid);
 	p = process(conv, (uint32_t)pid, event,
 		    si->procname != NO_MEMBER
 			    ? bt_field_string_get_value(member(ctx, si->procname))
@@ -776,6 +799,10 @@ int ctf_conv_write_file(struct ctf_conv *conv, size_t index, const char *path)
 
 void ctf_conv_report_losses(const struct ctf_conv *conv, FILE *stream)
 {
+	for (size_t i = 0; i < conv->nskipped; i++)
+		fprintf(stream, "vsc: left out %" PRIu64 " events of pid %" PRIu32
+				" (another process than the one asked for)\n",
+			conv->skipped[i].events, conv->skipped[i].pid);
 	if (conv->discarded_events)
 		fprintf(stream, "vsc: LTTng discarded %" PRIu64 " events\n",
 			conv->discarded_events);
