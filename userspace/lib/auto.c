@@ -112,7 +112,8 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 		res->verdict = VSC_INCONSISTENT;
 		return sat_decide_no_preemption(p, b, res);
 	}
-	r = forced_build(&forced, p, &a, b);
+	/* vectors give the bounded search its lower bound */
+	r = forced_build(&forced, p, &a, b, q->bound >= 0 || q->minimize);
 	if (r < 0) {
 		analysis_free(&a);
 		if (r == -ETIME) {

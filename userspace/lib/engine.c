@@ -216,6 +216,16 @@ static uint32_t running(const struct engine *g)
 	return g->last != ENGINE_NOBODY && !finished(g, g->last) ? g->last : ENGINE_NOBODY;
 }
 
+/* Preemptions still needed from here: the running thread is blocked, and
+ * every thread the forced orders make stop again (forced_stops). */
+static uint32_t lower_bound(const struct engine *g)
+{
+	uint32_t r = running(g);
+	uint32_t now = r != ENGINE_NOBODY && classify(g, r) == STEP_DISABLED;
+
+	return now + forced_stops(g->forced, g->p, g->pos);
+}
+
 /* Find or add the current state; returns its index or -ENOMEM. */
 static int64_t current_state(struct engine *g, int unbounded)
 {
@@ -303,6 +313,8 @@ static int enter(struct engine *g, size_t *top, uint32_t cost, long bound, int u
 	if (r->cost > left)
 		return 0;
 	r->cost = left + 1;
+	if (!unbounded && g->forced && g->forced->vec && lower_bound(g) > left)
+		return 0; /* and the record says so for later */
 	g->nodes++;
 	return push_frame(g, top, cost, (uint32_t)id) ? -ENOMEM : 1;
 }

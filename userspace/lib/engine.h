@@ -41,6 +41,8 @@ struct engine {
 #define ENGINE_NOBODY UINT32_MAX
 #define ENGINE_UNBOUNDED (-1L)
 
+/* forced: NULL or saturated forced orders; with forced->vec the bounded
+ * search also cuts where a lower bound exceeds the preemptions left. */
 int engine_init(struct engine *g, const struct vsc_program *p, const struct analysis *a,
 		const struct forced *forced, struct budget *b);
 void engine_free(struct engine *g);

@@ -95,8 +95,6 @@ static int constrained(const struct sat_state *s, uint32_t t, uint32_t i, uint32
 static int worth_it(const struct sat_state *s)
 {
 	const struct analysis *a = s->a;
-	if ((size_t)s->n * s->k > MAX_VECTOR_WORDS)
-		return 0;
 	for (uint32_t t = 0; t < s->k; t++)
 		for (uint32_t i = 0; i < s->p->threads[t].length; i++) {
 			uint32_t x, pair = a->pairs[t][i].read;
@@ -345,6 +343,7 @@ static void state_free(struct sat_state *s)
 
 void forced_free(struct forced *f)
 {
+	free(f->vec);
 	free(f->base);
 	free(f->after);
 	free(f->before);
@@ -397,13 +396,14 @@ static int saturate(struct sat_state *s, struct forced *f, struct budget *b)
 }
 
 int forced_build(struct forced *f, const struct vsc_program *p, const struct analysis *a,
-		 struct budget *b)
+		 struct budget *b, int want_vectors)
 {
 	struct sat_state s = { .p = p, .a = a, .k = a->k, .n = (uint32_t)p->event_count };
 	int err;
 
 	memset(f, 0, sizeof(*f));
-	if (p->event_count >= UINT32_MAX - 2 || !worth_it(&s))
+	if (p->event_count >= UINT32_MAX - 2 || (size_t)s.n * s.k > MAX_VECTOR_WORDS ||
+	    (!want_vectors && !worth_it(&s)))
 		return 1;
 	f->base = malloc(((size_t)s.k + 1) * sizeof(uint32_t));
 	s.thread_of = malloc(((size_t)s.n + 1) * sizeof(uint32_t));
@@ -421,8 +421,36 @@ int forced_build(struct forced *f, const struct vsc_program *p, const struct ana
 	err = index_writes(&s);
 	if (!err)
 		err = saturate(&s, f, b);
+	if (!err && want_vectors && !f->refuted) {
+		f->vec = s.vec; /* kept for forced_stops() */
+		f->k = s.k;
+		s.vec = NULL;
+	}
 	state_free(&s);
 	if (err)
 		forced_free(f);
 	return err;
+}
+
+uint32_t forced_stops(const struct forced *f, const struct vsc_program *p, const uint32_t *pos)
+{
+	uint32_t k = f->k, stops = 0;
+
+	for (uint32_t u = 0; u < k; u++) {
+		uint32_t len = p->threads[u].length;
+		if (pos[u] + 1 >= len)
+			continue; /* one event left cannot be split */
+		const uint32_t *last = f->vec + (size_t)(f->base[u] + len - 1) * k;
+		for (uint32_t v = 0; v < k; v++) {
+			uint32_t c = last[v]; /* v's events before u's last */
+			if (v == u || c <= pos[v])
+				continue;
+			/* does a pending event of u precede v's event c - 1? */
+			if (f->vec[(size_t)(f->base[v] + c - 1) * k + u] > pos[u]) {
+				stops++;
+				break;
+			}
+		}
+	}
+	return stops;
 }

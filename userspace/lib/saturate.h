@@ -21,15 +21,24 @@ struct forced {
 	uint32_t *opens_off;   /* per flat event + 1: CSR of the reads whose */
 	uint32_t *opens;       /* earliest possible write it is (their pairs) */
 	uint32_t *open_at_start; /* per pair: reads that may see the initial value */
+	uint32_t *vec;         /* with vectors: per flat event, per thread, how
+				* many events of that thread must precede it */
+	uint32_t k;
 	int refuted;           /* a cycle of forced orders: no SC interleaving */
 	unsigned rounds;
 };
 
 /* Returns 0 and fills f (f->refuted may be set), 1 when there is nothing to
- * gain (no read has a choice of writes) or it would be too big, or -errno.
- * VSC_UNKNOWN-worthy budget expiry returns -ETIME. */
+ * gain (no read has a choice of writes, and vectors were not asked for) or
+ * it would be too big, or -errno; -ETIME when the budget ran out. With
+ * want_vectors the predecessor vectors stay in f->vec (for lower bounds). */
 int forced_build(struct forced *f, const struct vsc_program *p, const struct analysis *a,
-		 struct budget *b);
+		 struct budget *b, int want_vectors);
+/* Future preemptions forced from the state pos (thread positions): threads
+ * u with a pending event that must come after a pending event of another
+ * thread that must come after a pending event of u, so u stops unfinished
+ * at least once more. Needs f->vec. */
+uint32_t forced_stops(const struct forced *f, const struct vsc_program *p, const uint32_t *pos);
 void forced_free(struct forced *f);
 
 #endif
