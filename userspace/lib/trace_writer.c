@@ -891,7 +891,10 @@ int vsc_trace_writer_write_file(struct vsc_trace_writer *w, const char *path)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	if (fchmod(fd, 0600)) {
+	/* Only a regular file is ours to restrict: `-o /dev/null` as root
+	 * must not make /dev/null 0600 for everyone. */
+	struct stat st;
+	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && fchmod(fd, 0600))) {
 		int err = -errno;
 		close(fd);
 		return err;
