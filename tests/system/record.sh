@@ -92,7 +92,10 @@ done
 # vsc check must say inconsistent exactly when there was at least one.
 both=$(sed -n 's/^probe_sb: \([0-9]*\) of .*/\1/p' "$work/sb.err")
 out=$("$vsc" check "$work/sb.vsc" 2>/dev/null | head -1)
-if [ "${both:-x}" = 0 ] && [ "$out" = consistent ] || [ "${both:-0}" -gt 0 ] 2>/dev/null && [ "$out" = inconsistent ]; then
+# (grouped: `a && b || c && d` is `((a && b) || c) && d` in sh, which failed
+# every run with 0 such iterations)
+if { [ "${both:-x}" = 0 ] && [ "$out" = consistent ]; } ||
+  { [ "${both:-0}" -gt 0 ] 2>/dev/null && [ "$out" = inconsistent ]; }; then
   ok "sb: $both iterations with both reads 0, vsc check says $out"
 else
   bad "sb: $both iterations with both reads 0 but vsc check says '$out'"
