@@ -312,6 +312,26 @@ fi
 [ "$(ls "$tmp"/all.vsc.* 2>/dev/null | wc -l)" = 2 ] &&
   ok "vsc-lttng --all-processes: one trace per process (FILE.PID)" ||
   bad "vsc-lttng --all-processes: $(ls "$tmp"/all.vsc* 2>&1)"
+# Interrupted while the command runs: the session is destroyed and the
+# temporary files removed. (SIGTERM to the process group: a background job
+# of a non-interactive shell ignores SIGINT, so SIGINT cannot be tested here;
+# the script traps INT, TERM and HUP alike.)
+setsid sh -c 'exec "$0" --vsc "$1" -- sleep 60' "$top/scripts/vsc-lttng" "$vsc" \
+  >/dev/null 2>"$tmp/intr.err" &
+ipid=$!
+n=0
+while ! lttng list 2>/dev/null | grep -q "vsc-$ipid-" && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+isession=$(lttng list 2>/dev/null | grep -o "vsc-$ipid-[0-9]*" | head -1)
+itmp=$(lttng list "$isession" 2>/dev/null | sed -n 's|^ *Trace output: \(.*\)/trace$|\1|p')
+kill -TERM -$ipid 2>/dev/null
+wait $ipid
+st=$?
+if [ $st = 130 ] && [ -n "$itmp" ] && [ ! -d "$itmp" ] && ! lttng list 2>/dev/null | grep -q "vsc-$ipid-" &&
+   grep -q 'interrupted, cleaning up' "$tmp/intr.err"; then
+  ok "vsc-lttng interrupted: status 130, session destroyed, temporary files removed"
+else
+  bad "vsc-lttng interrupted: status $st, temp '$itmp', $(lttng list 2>/dev/null | grep -c "vsc-$ipid-") sessions left, $(cat "$tmp/intr.err")"
+fi
 if lttng list 2>/dev/null | grep -q "vsc-[0-9]"; then bad "vsc-lttng left a session behind"
 else ok "vsc-lttng left no session behind"; fi
 
