@@ -6,7 +6,7 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_HELP := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
-CHECK_EXTRA += check-unit check-cli check-reports
+CHECK_EXTRA += check-unit check-cli check-reports check-gen
 ifneq ($(VSC_NO_ASAN),1)
 CHECK_EXTRA += check-distribute
 endif
@@ -29,6 +29,10 @@ check-cli: $(BUILD)/vsc
 
 check-reports: $(BUILD)/vsc
 	@tests/cli/reports.sh $(BUILD)/vsc
+
+.PHONY: check-gen
+check-gen: $(BUILD)/vsc
+	@tests/cli/gen.sh $(BUILD)/vsc
 
 # The lab example: store buffering recorded with <vsc/lab.h> and vsc record
 LAB_TARGET := $(BUILD)/targets/lab_sb
@@ -62,7 +66,7 @@ check-distribute: $(BUILD)/vsc
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan VSC_NO_ASAN=1 \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		LDFLAGS="-fsanitize=address,undefined" check-unit check-cli check-reports
+		LDFLAGS="-fsanitize=address,undefined" check-unit check-cli check-reports check-gen
 
 # ---- fuzzing (not part of `make check`: `make fuzz`) ------------------------
 # Two libFuzzer targets built with clang and the sanitizers against the

@@ -149,6 +149,7 @@ static int sc_layout(struct sc_state *st, struct gen_rng *rng,
 		     const uint64_t *nruns, uint64_t **len_of)
 {
 	uint64_t k = st->p->threads, total = 0, prev = UINT64_MAX;
+	int err = -1;
 	uint64_t *left = malloc(k * sizeof(*left));
 	uint64_t *next = calloc(k, sizeof(*next));
 	uint64_t *cand = malloc(k * sizeof(*cand));
@@ -165,12 +166,22 @@ static int sc_layout(struct sc_state *st, struct gen_rng *rng,
 		for (uint64_t t = 0; t < k; t++) {
 			if (t == prev || !left[t])
 				continue;
+			/* with nothing to read yet, the first event must write */
+			if (i == 0 && st->mem.ndefined == 0 &&
+			    gen_writers_count(&st->gw, t) == 0)
+				continue;
 			left[t]--;
 			if (layout_possible(left, k, total - i - 1, t)) {
 				cand[ncand++] = t;
 				weight += left[t] + 1;
 			}
 			left[t]++;
+		}
+		if (!ncand) { /* the caller draws again */
+			free(st->runs);
+			st->runs = NULL;
+			err = 1;
+			goto fail;
 		}
 		/* weighted by runs left, so long threads spread out */
 		uint64_t pick = gen_rng_below(rng, weight), c = 0;
@@ -189,10 +200,12 @@ static int sc_layout(struct sc_state *st, struct gen_rng *rng,
 	free(cand);
 	return 0;
 nomem:
+	fprintf(stderr, "vsc gen sc: out of memory\n");
+fail:
 	free(left);
 	free(next);
 	free(cand);
-	return -1;
+	return err;
 }
 
 static int sc_schedule(struct sc_state *st, uint64_t *preemptions)
@@ -218,15 +231,28 @@ static int sc_schedule(struct sc_state *st, uint64_t *preemptions)
 		}
 	*preemptions = p->at_most ? gen_rng_below(&rng, p->preemptions + 1)
 				  : p->preemptions;
-	if (sc_spread_preemptions(p, &rng, events, nruns, *preemptions))
-		goto out;
-	for (uint64_t t = 0; t < k; t++) {
-		len_of[t] = malloc(nruns[t] * sizeof(**len_of));
-		if (!len_of[t] || sc_cut(&rng, events[t], nruns[t], len_of[t]))
-			goto nomem;
+	/* A thread that writes nothing cannot go first when nothing has a
+	 * value yet; draw again (a few times) if the layout put one there. */
+	for (int attempt = 0;; attempt++) {
+		if (sc_spread_preemptions(p, &rng, events, nruns, *preemptions))
+			goto out;
+		for (uint64_t t = 0; t < k; t++) {
+			free(len_of[t]);
+			len_of[t] = malloc(nruns[t] * sizeof(**len_of));
+			if (!len_of[t] || sc_cut(&rng, events[t], nruns[t], len_of[t]))
+				goto nomem;
+		}
+		int r = sc_layout(st, &rng, nruns, len_of);
+		if (r < 0)
+			goto out;
+		if (r == 0)
+			break;
+		if (attempt == 100) {
+			fprintf(stderr, "vsc gen sc: no thread that writes can start "
+					"the schedule: use more --vars or --init known\n");
+			goto out;
+		}
 	}
-	if (sc_layout(st, &rng, nruns, len_of))
-		goto nomem;
 	uint64_t total = 0;
 	for (uint64_t t = 0; t < k; t++)
 		total += events[t];
@@ -471,11 +497,11 @@ static void sc_write_header(struct sc_state *st, struct gen_out *out,
 		gen_out_str(out, "expect: consistent with -p ");
 		gen_out_u64(out, preemptions);
 	} else if (st->stale_guaranteed) {
-		gen_out_str(out, "stale reads injected: inconsistent unless none "
+		gen_out_str(out, "with stale reads: inconsistent unless none "
 				 "could be placed (see the last line)");
 	} else {
-		gen_out_str(out, "stale reads injected: likely, not surely, "
-				 "inconsistent");
+		gen_out_str(out, "with stale reads: likely, not surely, "
+				 "inconsistent (see the last line)");
 	}
 	gen_out_char(out, '\n');
 }
@@ -554,14 +580,6 @@ int gen_sc(int argc, char **argv)
 		goto done;
 	}
 	sc_memory_reset(&st);
-	for (uint64_t t = 0; t < p.threads; t++)
-		if (st.mem.ndefined == 0 && gen_writers_count(&st.gw, t) == 0) {
-			fprintf(stderr, "vsc gen sc: thread T%llu writes no variable "
-					"and none has an initial value: use more "
-					"--vars or --init known\n",
-				(unsigned long long)t);
-			goto done;
-		}
 	if (sc_schedule(&st, &preemptions))
 		goto done;
 	if (gen_out_open(out, outpath))

@@ -1,0 +1,132 @@
+#!/bin/sh
+# Tests of `vsc gen`: determinism, SC by construction (replayed by
+# gen/replay.awk, independent of the solvers), known least preemptions of
+# rings, and the paper's reductions against brute force (gen/*_brute.awk)
+# through `vsc check`. Sizes stay small so the exact search copes.
+set -u
+vsc=${1:?usage: gen.sh PATH-TO-VSC}
+case $vsc in /*) ;; *) vsc=$PWD/$vsc ;; esac
+dir=$(cd "$(dirname "$0")" && pwd)/gen
+tmp=$(mktemp -d /tmp/vsc-gen-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+no() { echo "FAIL: $*"; fail=$((fail + 1)); }
+verdict() { "$vsc" check "$@" 2>/dev/null | head -1; }
+
+# --- determinism and basic usage -------------------------------------------
+for fam in "random --threads 4 --events 20" "sc --threads 4 --events 50 -p 3" \
+	   "cnf --vars 10" "graph --vertices 8 --edges 10"; do
+	# shellcheck disable=SC2086
+	"$vsc" gen $fam --seed 7 > "$tmp/a" && "$vsc" gen $fam --seed 7 > "$tmp/b" &&
+		"$vsc" gen $fam --seed 8 > "$tmp/c"
+	if cmp -s "$tmp/a" "$tmp/b" && ! cmp -s "$tmp/a" "$tmp/c"; then ok; else no "gen $fam: not deterministic per seed"; fi
+done
+"$vsc" gen sc --threads 2 -o "$tmp/o.vsc" --seed 1 && "$vsc" gen sc --threads 2 --seed 1 > "$tmp/so.vsc" &&
+	grep -v '^#' "$tmp/so.vsc" > "$tmp/so.x"
+grep -v '^#' "$tmp/o.vsc" | cmp -s - "$tmp/so.x" && ok || no "gen -o differs from stdout"
+for bad in "nosuch" "sc --bogus" "sc --threads" "sc --threads x" "sc --init maybe" \
+	    "sat /nonexistent.cnf" "indset --k 2 /nonexistent" "ring --threads 3 --passes 2"; do
+	# shellcheck disable=SC2086
+	"$vsc" gen $bad > /dev/null 2>&1
+	[ $? -eq 2 ] && ok || no "gen $bad: expected exit 2"
+done
+printf 'p cnf 2 1\n1 x 0\n' > "$tmp/bad.cnf"
+"$vsc" gen sat "$tmp/bad.cnf" > /dev/null 2>&1; [ $? -eq 2 ] && ok || no "bad CNF accepted"
+printf 'p edge 2 1\ne 1 1\n' > "$tmp/loop.gr"
+"$vsc" gen indset --k 1 "$tmp/loop.gr" > /dev/null 2>&1; [ $? -eq 2 ] && ok || no "self-loop accepted"
+
+# --- SC by construction: replay the interleaving, count preemptions ---------
+i=0
+for cfg in "--threads 2 --events 40 -p 0" "--threads 3 --events 30 -p 5 --init mix --rmw 0.3" \
+	   "--threads 5 --total 203 --vars 3 -p 9 --writers 1" "--threads 4 --events 25 --values 2 -p 7 --init unknown" \
+	   "--threads 8 --events 3 --vars 16 -p 16 --writers 2 --init known" "--threads 2 --events 500 -p 300" \
+	   "--threads 3 --events 20 -p 6 --at-most --timestamps"; do
+	for seed in 1 2 3; do
+		i=$((i + 1))
+		# shellcheck disable=SC2086
+		"$vsc" gen sc $cfg --seed $seed --order interleaved > "$tmp/i.vsc" || { no "gen sc $cfg"; continue; }
+		# shellcheck disable=SC2086
+		"$vsc" gen sc $cfg --seed $seed > "$tmp/t.vsc"
+		want=$(sed -n 's/^# schedule: \([0-9]*\) preemptions.*/\1/p' "$tmp/i.vsc")
+		got=$(awk -f "$dir/replay.awk" "$tmp/i.vsc" "$tmp/i.vsc")
+		[ "$got" = "$want" ] && ok || no "gen sc $cfg --seed $seed: replay says '$got', header says $want"
+		case $cfg in *at-most*) [ "$want" -le 6 ] && ok || no "--at-most gave $want > 6" ;;
+			*) p=$(echo "$cfg" | sed 's/.*-p \([0-9]*\).*/\1/'); [ "$want" = "$p" ] && ok || no "asked -p $p, got $want" ;; esac
+		# thread order holds the same events per thread as interleaved order
+		for f in i t; do grep -v '^#' "$tmp/$f.vsc" | sed 's/ @[0-9]*$//' | sort -s -k1,1 > "$tmp/$f.sorted"; done
+		cmp -s "$tmp/i.sorted" "$tmp/t.sorted" && ok || no "gen sc $cfg --seed $seed: orders differ in events"
+	done
+done
+# and the solver agrees on the small ones
+for seed in 1 2 3 4 5; do
+	"$vsc" gen sc --threads 3 --events 8 --vars 3 -p 2 --seed $seed > "$tmp/s.vsc"
+	[ "$(verdict -p 2 "$tmp/s.vsc")" = consistent ] && ok || no "gen sc seed $seed: not consistent with -p 2"
+	"$vsc" gen sc --threads 3 --events 8 --vars 2 --writers 1 -p 1 --values 2 --seed $seed > "$tmp/s.vsc"
+	[ "$(verdict -p 1 "$tmp/s.vsc")" = consistent ] && ok || no "gen sc 1-Writer seed $seed: not consistent with -p 1"
+done
+# guaranteed stale reads (1 writer per variable, unique values)
+for seed in 1 2 3 4 5 6; do
+	"$vsc" gen sc --threads 3 --events 12 --vars 2 --writers 1 -p 2 --stale 2 --seed $seed > "$tmp/s.vsc"
+	n=$(sed -n 's/^# stale reads injected: \([0-9]*\).*/\1/p' "$tmp/s.vsc")
+	want=inconsistent; [ "$n" = 0 ] && want=consistent
+	[ "$(verdict "$tmp/s.vsc")" = $want ] && ok || no "gen sc --stale seed $seed ($n injected): not $want"
+done
+
+# --- rings: least preemptions = passes - threads + 1 ------------------------
+for kp in "2 9" "3 10" "4 4" "2 40"; do
+	set -- $kp
+	for vars in "" "--own-vars"; do
+		# shellcheck disable=SC2086
+		"$vsc" gen ring --threads $1 --passes $2 $vars --local 1 > "$tmp/r.vsc"
+		least=$(($2 - $1 + 1))
+		got=$("$vsc" check --min "$tmp/r.vsc" | sed -n 's/^preemptions: \([0-9]*\).*/\1/p')
+		[ "$got" = "$least" ] && ok || no "ring $kp $vars: --min says '$got', formula $least"
+		[ "$(verdict -p $((least - 1)) "$tmp/r.vsc")" = inconsistent ] && ok || no "ring $kp $vars: consistent below the least"
+		# shellcheck disable=SC2086
+		"$vsc" gen ring --threads $1 --passes $2 $vars --order interleaved > "$tmp/ri.vsc"
+		got=$(awk -f "$dir/replay.awk" "$tmp/ri.vsc" "$tmp/ri.vsc")
+		[ "$got" = "$least" ] && ok || no "ring $kp $vars: interleaved order has '$got' preemptions"
+	done
+done
+
+# --- paper reductions: verdict == satisfiability ----------------------------
+cnfs=""
+printf 'p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n' > "$tmp/u1.cnf"; cnfs="$cnfs $tmp/u1.cnf"
+printf 'p cnf 1 2\n1 0\n-1 0\n' > "$tmp/u2.cnf"; cnfs="$cnfs $tmp/u2.cnf"
+printf 'p cnf 2 1\n0\n' > "$tmp/u3.cnf"; cnfs="$cnfs $tmp/u3.cnf"
+printf 'p cnf 3 2\n1 -2 3 0\n-1 2 -3 0\n' > "$tmp/s1.cnf"; cnfs="$cnfs $tmp/s1.cnf"
+printf 'p cnf 4 2\n1 2 3 4 0\n-1 -2 -3 -4 0\n' > "$tmp/s2.cnf"; cnfs="$cnfs $tmp/s2.cnf"
+for seed in 1 2 3 4 5 6 7 8; do
+	"$vsc" gen cnf --vars 3 --clauses $((4 + seed % 5)) --seed $seed > "$tmp/r$seed.cnf"
+	cnfs="$cnfs $tmp/r$seed.cnf"
+done
+for cnf in $cnfs; do
+	want=$(awk -f "$dir/sat_brute.awk" "$cnf")
+	for w in 3 2; do
+		"$vsc" gen sat --writers $w "$cnf" > "$tmp/p.vsc"
+		got=$(verdict -p 0 "$tmp/p.vsc")
+		case $want/$got in sat/consistent|unsat/inconsistent) ok ;;
+			*) no "gen sat --writers $w $(basename "$cnf"): $want but $got" ;; esac
+		writers=$("$vsc" check -p 0 --json "$tmp/p.vsc" | sed -n 's/.*"writers": *\([0-9]*\).*/\1/p')
+		width=$(awk '$1 != "p" && $1 != "c" { if (NF - 1 > m) m = NF - 1 } END { print m + 0 }' "$cnf")
+		limit=$w; [ $w = 3 ] && [ "$width" -gt 3 ] && limit=$width # 4.1: one writer per literal
+		[ "${writers:-9}" -le $limit ] && ok || no "gen sat --writers $w: $writers writers"
+	done
+done
+
+# --- paper 4.3: consistent with -p 3k iff an independent set of k exists ----
+printf 'p edge 3 3\ne 1 2\ne 2 3\ne 1 3\n' > "$tmp/tri.gr"
+printf 'p edge 3 1\ne 1 2\n' > "$tmp/iso.gr"
+printf 'p edge 4 3\ne 1 2\ne 2 3\ne 3 4\n' > "$tmp/path.gr"
+for gk in "tri 1" "tri 2" "iso 2" "iso 3" "path 2" "path 3"; do
+	set -- $gk
+	want=$(awk -v k="$2" -f "$dir/indset_brute.awk" "$tmp/$1.gr")
+	"$vsc" gen indset --k "$2" "$tmp/$1.gr" > "$tmp/is.vsc"
+	got=$(verdict -p $((3 * $2)) "$tmp/is.vsc")
+	case $want/$got in yes/consistent|no/inconsistent) ok ;;
+		*) no "gen indset $gk: independent set $want but $got" ;; esac
+done
+
+echo "gen: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
