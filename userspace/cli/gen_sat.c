@@ -123,6 +123,7 @@ static int cnf_read(struct cnf *f, const char *path)
 		fclose(in);
 	if (!header) {
 		fprintf(stderr, "vsc gen sat: %s: no 'p cnf' line\n", path);
+		cnf_free(f);
 		return -1;
 	}
 	return 0;
@@ -135,6 +136,7 @@ nomem:
 fail:
 	if (in != stdin)
 		fclose(in);
+	cnf_free(f);
 	return -1;
 }
 
