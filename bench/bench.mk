@@ -8,4 +8,13 @@ BENCH_EXTRA += bench-probe
 bench-probe: $(BUILD)/vsc
 	@bench/probe_cost.sh $(BUILD)
 
+# Solvers on `vsc gen` families, 10^3 ... 10^7 events (bench/solver.sh);
+# `make bench BENCH_QUICK=1` (or `make bench-solver BENCH_QUICK=1`) keeps
+# to the small sizes. Tables: bench/results/solver*.md, bench/RESULTS.md.
+.PHONY: bench-solver
+BENCH_QUICK ?= 0
+BENCH_EXTRA += bench-solver
+bench-solver: $(BUILD)/vsc
+	@BENCH_QUICK=$(BENCH_QUICK) bench/solver.sh $(BUILD)
+
 bench: $(BENCH_EXTRA)

@@ -1,0 +1,177 @@
+#!/bin/sh
+# Solver benchmark: instances made by `vsc gen` (one family per row group,
+# 10^3 ... 10^7 events), timed with `vsc check` (default solver), with the
+# exact baseline and the paper/SAT solvers where they can finish, against
+# `wc -l` on the same file. Wall time and peak RSS from /usr/bin/time.
+# Writes a markdown table with the machine and commit to
+# bench/results/solver.md (BENCH_QUICK=1: bench/results/solver-quick.md)
+# and rebuilds bench/RESULTS.md from bench/notes.md and bench/results/.
+#
+#   bench/solver.sh [BUILD]        BENCH_QUICK=1     small sizes only (~1 min)
+#                                  BENCH_TIMEOUT=S   per check (default 120, quick 20)
+#                                  BENCH_ALT_TIMEOUT=S  exact/paper/sat (default 10, quick 5)
+#                                  BENCH_ALT_MAX=N   run those up to N events (default 10000)
+#                                  BENCH_FAMILIES="sc1w ring ..."  a subset
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+vsc=$build/vsc
+quick=${BENCH_QUICK:-0}
+[ "$quick" = 0 ] || [ "$quick" = 1 ] || quick=1
+if [ "$quick" = 1 ]; then
+	timeout=${BENCH_TIMEOUT:-20}; alt_timeout=${BENCH_ALT_TIMEOUT:-5}
+	out=$top/bench/results/solver-quick.md
+else
+	timeout=${BENCH_TIMEOUT:-120}; alt_timeout=${BENCH_ALT_TIMEOUT:-10}
+	out=$top/bench/results/solver.md
+fi
+alt_max=${BENCH_ALT_MAX:-10000}
+families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale scmw scmw-stale ring sat3 sat2 indset"}
+[ -x "$vsc" ] || { echo "bench/solver.sh: build $vsc first (make)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "bench/solver.sh: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
+skip_exact=0
+tmp=$(mktemp -d /tmp/vsc-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+mkdir -p "$top/bench/results"
+
+# time_cmd OUTFILE LIMIT CMD...: run (killed after LIMIT s), set $secs
+# (wall, from date, ms resolution), $rss_kb (peak RSS of the command, from
+# /usr/bin/time, which sees it through timeout's wait) and $rc (137: killed)
+time_cmd() {
+	o=$1 lim=$2; shift 2
+	t0=$(date +%s%N)
+	/usr/bin/time -f "%e %M" -o "$tmp/time" timeout -s KILL "$lim" "$@" > "$o" 2> "$tmp/stderr"
+	rc=$?
+	t1=$(date +%s%N)
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+	rss_kb=$(tail -1 "$tmp/time" | cut -d' ' -f2)
+	case $rss_kb in ''|*[!0-9]*) rss_kb=0 ;; esac
+}
+
+# check_row FAMILY SIZE-LABEL FILE EXPECT ALT CHECK-OPTIONS...
+check_row() {
+	fam=$1 label=$2 file=$3 expect=$4 alt=$5; shift 5
+	events=$(awk '$1 != "vsc" && $1 != "init" && $1 !~ /^#/ && NF > 2 { n++ } END { print n + 0 }' "$file")
+	mb=$(wc -c < "$file" | awk '{ printf "%.1f", $1 / 1048576 }')
+	time_cmd /dev/null 600 wc -l "$file"; wc_s=$secs
+	time_cmd "$tmp/check" $((timeout * 2 + 30)) "$vsc" check --timeout "$timeout" "$@" "$file"
+	verdict=$(head -1 "$tmp/check"); [ -n "$verdict" ] || verdict="error($rc)"
+	[ $rc = 137 ] && verdict="killed (ignored --timeout)"
+	[ "$verdict" = unknown ] && verdict="unknown(>${timeout}s)"
+	case $* in *--min*) least=$(sed -n 's/^preemptions: \([0-9]*\).*/\1/p' "$tmp/check"); [ -n "$least" ] && verdict="$verdict, least $least" ;; esac
+	check_s=$secs
+	rss_mb=$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')
+	bpe=$(awk -v k="$rss_kb" -v n="$events" 'BEGIN { if (n) printf "%.0f", k * 1024 / n; else print "-" }')
+	ratio=$(awk -v a="$check_s" -v b="$wc_s" 'BEGIN { if (b > 0) printf "%.0fx", a / b; else print "-" }')
+	exact_s=- alt_s=-
+	if [ "$events" -le "$alt_max" ]; then
+		[ "$skip_exact" = 1 ] || { alt_time exact "$@"; exact_s=$alt_result; }
+		[ "$alt" = - ] || { alt_time "$alt" "$@"; alt_s="$alt $alt_result"; }
+	fi
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+		"$fam" "$label" "$events" "$mb" "$gen_s" "$wc_s" "$check_s" "$ratio" \
+		"$rss_mb" "$bpe" "$exact_s" "$alt_s" "$verdict (want $expect)" | tee -a "$tmp/table"
+}
+
+# alt_time SOLVER CHECK-OPTIONS...: time another solver on $file, set $alt_result
+alt_time() {
+	solver=$1; shift
+	time_cmd "$tmp/alt" $((alt_timeout + 10)) "$vsc" check --solver "$solver" --timeout "$alt_timeout" "$@" "$file"
+	case $rc/$(head -1 "$tmp/alt") in
+	0/*|1/*) alt_result=$secs ;;
+	137/*) alt_result="killed >$((alt_timeout + 10))" ;;
+	3/unknown) alt_result=">$alt_timeout" ;;
+	*) alt_result="n/a" ;;
+	esac
+}
+
+gen() { # gen FILE ARGS...: generate, set $gen_s
+	f=$1; shift
+	time_cmd /dev/null 3600 "$vsc" gen "$@" -o "$f"; gen_s=$secs
+	[ $rc = 0 ] || { echo "bench: vsc gen $* failed" >&2; cat "$tmp/stderr" >&2; return 1; }
+}
+
+sizes() { # sizes FULL-LIST QUICK-LIST
+	if [ "$quick" = 1 ]; then echo "$2"; else echo "$1"; fi
+}
+
+run_family() {
+	case $1 in
+	sc1w|sc1w-stale|sc1w-4val|sc1w-4val-stale|scmw|scmw-stale)
+		extra="" want=consistent alt=paper
+		case $1 in *4val*) extra="--values 4" ;; esac
+		case $1 in scmw*) extra="$extra --writers 2"; alt=- ;; *) extra="$extra --writers 1" ;; esac
+		case $1 in *stale) extra="$extra --stale 1"; want=inconsistent ;; esac
+		case $1 in *4val-stale|scmw-stale) want="inconsistent?" ;; esac
+		full="1000 10000 100000 1000000 10000000"
+		case $1 in *4val*) full="1000 10000 100000 200000 1000000" ;; esac
+		for n in $(sizes "$full" "1000 10000 100000"); do
+			# shellcheck disable=SC2086
+			gen "$tmp/t.vsc" sc --threads 8 --total $n --vars 64 -p 3 $extra --seed 1 || continue
+			check_row "$1" "$n" "$tmp/t.vsc" "$want" "$alt" -p 3
+		done ;;
+	ring)
+		for m in $(sizes "1001 10001 20001 100001" "1001 20001"); do
+			gen "$tmp/t.vsc" ring --threads 2 --passes $m || continue
+			check_row ring "M=$m" "$tmp/t.vsc" "least $((m - 1))" - --min
+		done ;;
+	sat3|sat2)
+		w=${1#sat}
+		for v in $(sizes "10 15 20 30" "10 15 20"); do
+			for seed in 1 2 3; do
+				"$vsc" gen cnf --vars $v --ratio 4.26 --seed $seed -o "$tmp/f.cnf"
+				gen "$tmp/t.vsc" sat --writers "$w" "$tmp/f.cnf" || continue
+				# the formula's own answer, from CaDiCaL on the CNF itself
+				want="sat?"
+				if command -v cadical > /dev/null; then
+					cadical -q "$tmp/f.cnf" > /dev/null 2>&1
+					case $? in 10) want=consistent ;; 20) want=inconsistent ;; esac
+				fi
+				skip_exact=0; [ $seed = 1 ] || skip_exact=1 # it times out anyway
+				check_row "$1" "n=$v s=$seed" "$tmp/t.vsc" "$want" sat -p 0
+				skip_exact=0
+			done
+		done ;;
+	indset)
+		for vk in $(sizes "8:10:2 8:10:3 12:20:3 12:20:4" "8:10:2 8:10:3"); do
+			nv=${vk%%:*} rest=${vk#*:}; ne=${rest%%:*} k=${rest#*:}
+			"$vsc" gen graph --vertices $nv --edges $ne --seed 1 -o "$tmp/g.gr"
+			gen "$tmp/t.vsc" indset --k $k "$tmp/g.gr" || continue
+			want=$(awk -v k="$k" -f "$top/tests/cli/gen/indset_brute.awk" "$tmp/g.gr")
+			case $want in yes) want=consistent ;; no) want=inconsistent ;; esac
+			check_row indset "V=$nv E=$ne k=$k" "$tmp/t.vsc" "$want" - -p $((3 * k))
+		done ;;
+	*) echo "bench: unknown family $1" >&2 ;;
+	esac
+}
+
+commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null | head -1)
+[ -n "$dirty" ] && commit="$commit (with local changes)"
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+{
+	echo "### Solver benchmark ($( [ "$quick" = 1 ] && echo quick || echo full ) mode)"
+	echo
+	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "- commit: $commit"
+	echo "- machine: $(uname -a)"
+	echo "- CPU: $cpu ($(nproc) online)"
+	echo "- limits: --timeout $timeout for the default solver, $alt_timeout for exact/paper/sat (run only up to $alt_max events)"
+	echo
+	echo "| family | size | events | MB | gen s | wc -l s | check s | check/wc | peak RSS MB | RSS bytes/event | exact s | paper/sat s | verdict |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+} > "$tmp/head"
+cat "$tmp/head"
+: > "$tmp/table"
+for fam in $families; do
+	run_family "$fam"
+done
+cat "$tmp/head" "$tmp/table" > "$out"
+{
+	cat "$top/bench/notes.md"
+	for f in "$top"/bench/results/solver.md "$top"/bench/results/solver-quick.md; do
+		[ -f "$f" ] && { echo; cat "$f"; }
+	done
+} > "$top/bench/RESULTS.md"
+echo "bench: table in ${out#"$top"/}, bench/RESULTS.md rebuilt"
