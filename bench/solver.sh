@@ -157,6 +157,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "- commit: $commit"
 	echo "- machine: $(uname -a)"
 	echo "- CPU: $cpu ($(nproc) online)"
+	echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine inflate wall times)"
 	echo "- limits: --timeout $timeout for the default solver, $alt_timeout for exact/paper/sat (run only up to $alt_max events)"
 	echo
 	echo "| family | size | events | MB | gen s | wc -l s | check s | check/wc | peak RSS MB | RSS bytes/event | exact s | paper/sat s | verdict |"

@@ -184,13 +184,21 @@ void gen_out_event(struct gen_out *out, const char *thread_prefix,
 
 /* ---- options ------------------------------------------------------------- */
 
+/* Decimal, or hex with 0x: a leading 0 is not octal (010 is ten). */
+static int number_base(const char *s)
+{
+	if (*s == '-' || *s == '+')
+		s++;
+	return s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+}
+
 int gen_parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
 	if (!s || !*s || *s == '-')
 		return -1;
 	errno = 0;
-	unsigned long long x = strtoull(s, &end, 0);
+	unsigned long long x = strtoull(s, &end, number_base(s));
 	if (errno || *end)
 		return -1;
 	*v = x;
@@ -203,7 +211,7 @@ int gen_parse_i64(const char *s, int64_t *v)
 	if (!s || !*s)
 		return -1;
 	errno = 0;
-	long long x = strtoll(s, &end, 0);
+	long long x = strtoll(s, &end, number_base(s));
 	if (errno || *end)
 		return -1;
 	*v = x;
