@@ -18,6 +18,13 @@ _vsc_options()
 		sed 's/^ *//' | sort -u
 }
 
+# The families of `vsc gen`, from the "families:" list of its --help.
+_vsc_gen_families()
+{
+	"$1" gen --help 2>/dev/null |
+		sed -n '/^families:/,/^[^ ]/{s/^  \([a-z][a-z0-9-]*\) .*/\1/p}'
+}
+
 _vsc()
 {
 	local cur prev words cword
@@ -39,7 +46,8 @@ _vsc()
 
 	# Options that take an argument that is not a trace file.
 	case $prev in
-	-p | --preemptions | --timeout | --seed | --duration | --ring-size | --pid)
+	-p | --preemptions | --timeout | --seed | --duration | --ring-size | --pid | -j | --jobs | \
+		-w | --watch)
 		return
 		;;
 	--solver)
@@ -48,12 +56,23 @@ _vsc()
 		COMPREPLY=($(compgen -W "$solvers" -- "$cur"))
 		return
 		;;
-	-o | --output)
+	-o | --output | --svg)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
 	esac
 
+	if [[ $cmd == gen ]]; then
+		if [[ $cword -eq 2 ]]; then
+			COMPREPLY=($(compgen -W "$(_vsc_gen_families "$vsc")" -- "$cur"))
+			return
+		fi
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$("$vsc" gen "${words[2]}" --help 2>/dev/null |
+				grep -o -- '--[a-z][a-z0-9-]*' | sort -u) -o" -- "$cur"))
+			return
+		fi
+	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_vsc_options "$vsc" "$cmd")" -- "$cur"))
 		return
