@@ -80,6 +80,11 @@ ifneq ($(filter check,$(MAKECMDGOALS)),)
 $(error make ARCH=arm64 check cannot run AArch64 tests directly: use `make check-arm64`)
 endif
 
+# qemu's default CPU has the LSE atomics, which GCC's outline atomics pick at
+# run time; the probe helpers are run once more on an ARMv8.0 CPU, where the
+# same calls take the load/store-exclusive loops.
+ARM64_LLSC_TESTS = $(filter %/test_probe_helpers,$(UNIT_BIN))
+
 # The unit and CLI tests under qemu, once check-arm64 has built them. The CLI
 # golden runner gets a wrapper script in place of vsc, so tests/cli/run.sh
 # stays as it is.
@@ -87,6 +92,9 @@ check-arm64-run: $(BUILD)/vsc-qemu
 	@file $(BUILD)/vsc | grep -q 'ARM aarch64' \
 		|| { echo "check-arm64: $(BUILD)/vsc is not an AArch64 program" >&2; exit 1; }
 	@set -e; for t in $(ARM64_TEST_BINS); do echo "== qemu-aarch64 $$t"; $(ARM64_RUN) $$t; done
+	@set -e; for t in $(ARM64_LLSC_TESTS); do \
+		echo "== qemu-aarch64 -cpu cortex-a57 $$t (atomics without LSE)"; \
+		$(ARM64_RUN) -cpu cortex-a57 $$t; done
 	@tests/cli/run.sh $(BUILD)/vsc-qemu
 	@if [ -x tests/cli/reports.sh ]; then tests/cli/reports.sh $(BUILD)/vsc-qemu; fi
 

@@ -30,7 +30,7 @@ arm64_cadical=/opt/vsc-arm64/usr/lib/aarch64-linux-gnu/libcadical.a
 unpack_arm64_cadical() {
   [ -e "$arm64_cadical" ] && return 0
   deb_dir=$(mktemp -d)
-  chmod 755 "$deb_dir" # apt downloads as user _apt
+  chown _apt "$deb_dir" 2>/dev/null || chmod 777 "$deb_dir" # apt downloads as _apt
   (cd "$deb_dir" && apt-get download libcadical-dev:arm64)
   $sudo dpkg-deb -x "$deb_dir"/libcadical-dev_*_arm64.deb /opt/vsc-arm64
   rm -rf "$deb_dir"
