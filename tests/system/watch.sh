@@ -102,6 +102,33 @@ for t in plain atomic peterson seqlock; do
     fi
   done
 done
+# A stripped executable: no symbols, so the variables are watched by
+# address (the non-PIE build has fixed ones, read from the unstripped
+# copy) and functions are found from .eh_frame to decode the hits.
+cp "$targets/watch_plain.nopie" "$tmp/stripped" && strip "$tmp/stripped"
+set --
+: > "$tmp/rename.sed"
+for v in flag data small tiny; do
+  line=$(nm -S "$targets/watch_plain.nopie" | awk -v s="$v" '$4 == s')
+  addr=0x$(echo "$line" | awk '{ sub(/^0+/, "", $1); print $1 }')
+  size=$(echo "$line" | awk '{ print $2 + 0 }')
+  set -- "$@" --watch "$addr:$size"
+  printf 's/ %s / %s /\n' "$addr" "$v" >> "$tmp/rename.sed"
+done
+rm -f "$tmp/out.vsc" "$tmp/expect"
+WATCH_EXPECT=$tmp/expect "$vsc" record "$@" -o "$tmp/out.vsc" -- "$tmp/stripped" 2> "$tmp/err"
+st=$?
+watch_events "$tmp/out.vsc" | sed -f "$tmp/rename.sed" > "$tmp/got"
+watch_events "$tmp/expect" > "$tmp/want"
+if [ "$st" = 0 ] && [ -s "$tmp/want" ] && cmp -s "$tmp/got" "$tmp/want" &&
+  grep -qx '# lost events: 0' "$tmp/out.vsc" && grep -qx '# accesses not decoded: 0' "$tmp/out.vsc"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL: watch stripped: status $st, $(grep '^# accesses not decoded' "$tmp/out.vsc")"
+  diff "$tmp/want" "$tmp/got" | head -5 | sed 's/^/    /'
+  fail=$((fail + 1))
+fi
+
 # Losses are counted, never hidden: a one-page ring buffer under load.
 # What was recorded plus what was lost is exactly what the target did.
 "$vsc" record --watch hot --ring-size 4096 -o "$tmp/out.vsc" -- \

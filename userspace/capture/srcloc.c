@@ -88,6 +88,27 @@ static int section_bytes(Elf *elf, uint64_t file_addr, const uint8_t **code, siz
 	return -ENOENT;
 }
 
+/* Stripped code has no symbols but keeps .eh_frame for unwinding: its FDE
+ * for ip gives the function's first and last address. */
+static void cfi_bounds(Dwfl_Module *mod, uint64_t ip, struct srcloc_function *fn)
+{
+	Dwarf_Addr bias = 0, start, end;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	Dwarf_Frame *frame = NULL;
+
+	if (!cfi)
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, ip - bias, &frame) != 0)
+		return;
+	if (dwarf_frame_info(frame, &start, &end, NULL) >= 0 && start <= ip - bias &&
+	    ip - bias < end) {
+		fn->start = start + bias;
+		fn->size = end - start;
+		fn->bounded = true;
+	}
+	free(frame);
+}
+
 int srcloc_function(struct srcloc *sl, uint64_t ip, struct srcloc_function *fn)
 {
 	Dwfl_Module *mod;
@@ -109,6 +130,9 @@ int srcloc_function(struct srcloc *sl, uint64_t ip, struct srcloc_function *fn)
 	fn->name = name;
 	fn->start = name ? ip - off : ip;
 	fn->size = name ? sym.st_size : 0;
+	fn->bounded = name != NULL;
+	if (!name)
+		cfi_bounds(mod, ip, fn);
 	if (section_bytes(elf, fn->start - bias, &fn->code, &fn->code_len) < 0) {
 		fn->code = NULL;
 		return -ENOENT;

@@ -8,6 +8,7 @@
 #ifndef VSC_CAPTURE_SRCLOC_H
 #define VSC_CAPTURE_SRCLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -20,6 +21,9 @@ struct srcloc_function {
 	const uint8_t *code;  /* its bytes (owned by the srcloc handle) */
 	size_t code_len;      /* bytes available from start (may exceed size) */
 	const char *name;     /* NULL when no symbol covers the address */
+	bool bounded;         /* start is the function's first instruction: from
+				 its symbol, or (stripped code) from the call
+				 frame information (.eh_frame FDE) */
 };
 
 /* Returns NULL and sets errno on failure. */

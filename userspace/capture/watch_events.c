@@ -194,7 +194,7 @@ static int decode_ip(struct watch_events *we, uint64_t ip, struct watch_insn *in
 		snprintf(insn->text, sizeof(insn->text), "no code found at ip");
 	} else {
 		err = watch_decoder_find(we->dec, fn.code, fn.code_len, fn.start, ip,
-					 (size_t)fn.size, fn.name != NULL, insn);
+					 (size_t)fn.size, fn.bounded, insn);
 	}
 	e->ip = ip;
 	e->insn = *insn;
