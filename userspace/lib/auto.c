@@ -51,10 +51,10 @@ static int probe(struct engine *g, long bound, struct best *best)
 	return r;
 }
 
-/* Least preemptions in [0, best->preemptions]: best holds a witness. */
-static int minimize(struct engine *g, struct best *best)
+/* Least preemptions in [lo, best->preemptions]: best holds a witness. */
+static int minimize(struct engine *g, struct best *best, long lo)
 {
-	long lo = 0, gap = 1;
+	long gap = 1;
 	int galloping = 1, r;
 
 	while (lo < best->preemptions) {
@@ -77,7 +77,7 @@ static int minimize(struct engine *g, struct best *best)
 	return VSC_CONSISTENT;
 }
 
-static int decide(struct engine *g, const struct query *q, struct best *best)
+static int decide(struct engine *g, const struct query *q, struct best *best, long least)
 {
 	int r = probe(g, ENGINE_UNBOUNDED, best);
 
@@ -88,7 +88,7 @@ static int decide(struct engine *g, const struct query *q, struct best *best)
 		if (r != VSC_CONSISTENT)
 			return r;
 	}
-	return q->minimize ? minimize(g, best) : VSC_CONSISTENT;
+	return q->minimize ? minimize(g, best, least) : VSC_CONSISTENT;
 }
 
 static int auto_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
@@ -98,6 +98,7 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 	struct forced forced;
 	struct engine g;
 	struct best best = { NULL, -1 };
+	long least = 0; /* the least preemptions are known to be at least this */
 	int r;
 
 	if ((r = analysis_build(&a, p)))
@@ -111,6 +112,20 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 		analysis_free(&a);
 		res->verdict = VSC_INCONSISTENT;
 		return sat_decide_no_preemption(p, b, res);
+	}
+	if (q->minimize && vsc_program_writers(p) > 1) {
+		/* -p 0 by SAT first: the search is weakest there on such programs */
+		r = sat_decide_no_preemption(p, b, res);
+		if (r == -ENOMEM || (!r && res->verdict != VSC_INCONSISTENT)) {
+			analysis_free(&a);
+			return r;
+		}
+		free(res->witness);
+		res->witness = NULL;
+		res->witness_length = 0;
+		res->preemptions = -1;
+		res->verdict = VSC_INCONSISTENT;
+		least = r ? 0 : 1; /* r: too many threads to encode, say */
 	}
 	/* vectors give the bounded search its lower bound */
 	r = forced_build(&forced, p, &a, b, q->bound >= 0 || q->minimize);
@@ -134,7 +149,7 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 	}
 	r = engine_rank_by_ts(&g);
 	if (!r)
-		r = decide(&g, q, &best);
+		r = decide(&g, q, &best, least);
 	if (r >= 0) {
 		res->verdict = (enum vsc_verdict)r;
 		if (r == VSC_CONSISTENT) {
