@@ -11,6 +11,34 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
+struct timespec deadline_after(double seconds)
+{
+	struct timespec t = { 0, 0 };
+	double whole;
+
+	/* A limit beyond what the clock arithmetic holds (or infinite) is no
+	 * limit: converting it to time_t would overflow. */
+	if (!(seconds > 0 && seconds < BUDGET_MAX_TIMEOUT_S))
+		return t;
+	whole = (double)(long)seconds;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += (time_t)whole;
+	t.tv_nsec += (long)((seconds - whole) * 1e9);
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
+double seconds_until(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return seconds_between(&now, t);
+}
+
 void budget_init(struct budget *b, const struct vsc_check_opts *opts)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -22,18 +50,7 @@ void budget_init(struct budget *b, const struct vsc_check_opts *opts)
 	if (opts->memory_limit)
 		b->memory_limit = opts->memory_limit;
 	b->progress = opts->progress;
-	/* A limit beyond what the clock arithmetic holds (or infinite) is no
-	 * limit: converting it to time_t would overflow. */
-	if (opts->timeout_s > 0 && opts->timeout_s < BUDGET_MAX_TIMEOUT_S) {
-		double whole = (double)(long)opts->timeout_s;
-		b->deadline = b->started;
-		b->deadline.tv_sec += (time_t)whole;
-		b->deadline.tv_nsec += (long)((opts->timeout_s - whole) * 1e9);
-		if (b->deadline.tv_nsec >= 1000000000L) {
-			b->deadline.tv_sec++;
-			b->deadline.tv_nsec -= 1000000000L;
-		}
-	}
+	b->deadline = deadline_after(opts->timeout_s);
 }
 
 int budget_expired(struct budget *b)

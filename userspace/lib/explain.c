@@ -154,13 +154,6 @@ static int admissible(struct shrink *s, size_t m)
 	return 1;
 }
 
-static double seconds_left(const struct shrink *s)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(s->deadline.tv_sec - now.tv_sec) +
-	       (double)(s->deadline.tv_nsec - now.tv_nsec) / 1e9;
-}
 
 /* 1 when the kept events (with `drop` events from `from` removed) are
  * inconsistent, 0 when consistent or undecided, -errno on failure. */
@@ -176,7 +169,7 @@ static int still_inconsistent(struct shrink *s, size_t from, size_t drop)
 		if (s->keep[i] && (i < from || i >= from + drop))
 			s->scratch[m++] = s->all[i];
 	if (s->deadline.tv_sec) {
-		opts.timeout_s = seconds_left(s);
+		opts.timeout_s = seconds_until(&s->deadline);
 		if (opts.timeout_s <= 0) {
 			s->gave_up = true;
 			return 0;
@@ -441,16 +434,7 @@ int vsc_explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	*out = NULL;
 	memcpy(&s.opts, opts, opts->sz < sizeof(s.opts) ? opts->sz : sizeof(s.opts));
 	s.opts.sz = sizeof(s.opts);
-	if (s.opts.timeout_s > 0) {
-		double whole = (double)(long)s.opts.timeout_s;
-		clock_gettime(CLOCK_MONOTONIC, &s.deadline);
-		s.deadline.tv_sec += (time_t)whole;
-		s.deadline.tv_nsec += (long)((s.opts.timeout_s - whole) * 1e9);
-		if (s.deadline.tv_nsec >= 1000000000L) {
-			s.deadline.tv_sec++;
-			s.deadline.tv_nsec -= 1000000000L;
-		}
-	}
+	s.deadline = deadline_after(s.opts.timeout_s);
 	s.n = p->event_count;
 	s.all = malloc((s.n ? s.n : 1) * sizeof(*s.all));
 	s.scratch = malloc((s.n ? s.n : 1) * sizeof(*s.scratch));

@@ -27,6 +27,11 @@ struct budget {
 };
 
 void budget_init(struct budget *b, const struct vsc_check_opts *opts);
+/* The CLOCK_MONOTONIC time `seconds` from now; tv_sec 0 (no deadline) when
+ * seconds is not positive or beyond BUDGET_MAX_TIMEOUT_S. */
+struct timespec deadline_after(double seconds);
+/* Seconds left until t (negative once it has passed). */
+double seconds_until(const struct timespec *t);
 /* True when the time is up. Cheap: looks at the clock every 4096 calls. */
 int budget_expired(struct budget *b);
 void budget_progress(struct budget *b, const char *what, unsigned long long done,
