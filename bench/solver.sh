@@ -11,6 +11,7 @@
 #                                  BENCH_TIMEOUT=S   per check (default 120, quick 20)
 #                                  BENCH_ALT_TIMEOUT=S  exact/paper/sat (default 10, quick 5)
 #                                  BENCH_ALT_MAX=N   run those up to N events (default 10000)
+#                                  BENCH_MEM_MB=M    address-space cap per run (default 4096)
 #                                  BENCH_FAMILIES="sc1w ring ..."  a subset
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +27,7 @@ else
 	out=$top/bench/results/solver.md
 fi
 alt_max=${BENCH_ALT_MAX:-10000}
+mem_mb=${BENCH_MEM_MB:-4096} # address-space cap per command: the machine is shared
 families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale scmw scmw-stale ring sat3 sat2 indset"}
 [ -x "$vsc" ] || { echo "bench/solver.sh: build $vsc first (make)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench/solver.sh: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
@@ -41,7 +43,8 @@ mkdir -p "$top/bench/results"
 time_cmd() {
 	o=$1 lim=$2; shift 2
 	t0=$(date +%s%N)
-	/usr/bin/time -f "%e %M" -o "$tmp/time" timeout -s KILL "$lim" "$@" > "$o" 2> "$tmp/stderr"
+	/usr/bin/time -f "%e %M" -o "$tmp/time" timeout -s KILL "$lim" \
+		sh -c 'ulimit -v "$0" && exec "$@"' $((mem_mb * 1024)) "$@" > "$o" 2> "$tmp/stderr"
 	rc=$?
 	t1=$(date +%s%N)
 	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
@@ -58,7 +61,14 @@ check_row() {
 	time_cmd "$tmp/check" $((timeout * 2 + 30)) "$vsc" check --timeout "$timeout" "$@" "$file"
 	verdict=$(head -1 "$tmp/check"); [ -n "$verdict" ] || verdict="error($rc)"
 	[ $rc = 137 ] && verdict="killed (ignored --timeout)"
-	[ "$verdict" = unknown ] && verdict="unknown(>${timeout}s)"
+	if [ "$verdict" = unknown ]; then
+		# vsc says "stopped by a limit (--timeout or memory)": tell which
+		if awk -v a="$secs" -v t="$timeout" 'BEGIN { exit !(a >= t) }'; then
+			verdict="unknown(>${timeout}s)"
+		else
+			verdict="unknown (stopped early: memory, cap ${mem_mb} MB)"
+		fi
+	fi
 	case $* in *--min*) least=$(sed -n 's/^preemptions: \([0-9]*\).*/\1/p' "$tmp/check"); [ -n "$least" ] && verdict="$verdict, least $least" ;; esac
 	check_s=$secs
 	rss_mb=$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')
@@ -149,6 +159,7 @@ run_family() {
 commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null | head -1)
 [ -n "$dirty" ] && commit="$commit (with local changes)"
+commit=${BENCH_COMMIT:-$commit} # when benching a copied build
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 {
 	echo "### Solver benchmark ($( [ "$quick" = 1 ] && echo quick || echo full ) mode)"
@@ -158,6 +169,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "- machine: $(uname -a)"
 	echo "- CPU: $cpu ($(nproc) online)"
 	echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine inflate wall times)"
+	echo "- memory cap: ulimit -v ${mem_mb} MB per command"
 	echo "- limits: --timeout $timeout for the default solver, $alt_timeout for exact/paper/sat (run only up to $alt_max events)"
 	echo
 	echo "| family | size | events | MB | gen s | wc -l s | check s | check/wc | peak RSS MB | RSS bytes/event | exact s | paper/sat s | verdict |"
