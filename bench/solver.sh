@@ -8,7 +8,7 @@
 # and rebuilds bench/RESULTS.md from bench/notes.md and bench/results/.
 #
 #   bench/solver.sh [BUILD]        BENCH_QUICK=1     small sizes only (~1 min)
-#                                  BENCH_TIMEOUT=S   per check (default 120, quick 20)
+#                                  BENCH_TIMEOUT=S   per check (default 60, quick 20)
 #                                  BENCH_ALT_TIMEOUT=S  exact/paper/sat (default 10, quick 5)
 #                                  BENCH_ALT_MAX=N   run those up to N events (default 10000)
 #                                  BENCH_MEM_MB=M    address-space cap per run (default 4096)
@@ -23,7 +23,7 @@ if [ "$quick" = 1 ]; then
 	timeout=${BENCH_TIMEOUT:-20}; alt_timeout=${BENCH_ALT_TIMEOUT:-5}
 	out=$top/bench/results/solver-quick.md
 else
-	timeout=${BENCH_TIMEOUT:-120}; alt_timeout=${BENCH_ALT_TIMEOUT:-10}
+	timeout=${BENCH_TIMEOUT:-60}; alt_timeout=${BENCH_ALT_TIMEOUT:-10}
 	out=$top/bench/results/solver.md
 fi
 alt_max=${BENCH_ALT_MAX:-10000}
