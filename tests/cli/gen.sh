@@ -66,12 +66,17 @@ for seed in 1 2 3 4 5; do
 	[ "$(verdict -p 1 "$tmp/s.vsc")" = consistent ] && ok || no "gen sc 1-Writer seed $seed: not consistent with -p 1"
 done
 # guaranteed stale reads (1 writer per variable, unique values)
-for seed in 1 2 3 4 5 6; do
-	"$vsc" gen sc --threads 3 --events 12 --vars 2 --writers 1 -p 2 --stale 2 --seed $seed > "$tmp/s.vsc"
+for seed in 1 2 3 4 5 6 7 8 9; do
+	init=$(echo none known mix | cut -d' ' -f$((1 + seed % 3)))
+	"$vsc" gen sc --threads 3 --events 12 --vars 2 --writers 1 -p 2 --stale 2 --init $init --seed $seed > "$tmp/s.vsc"
 	n=$(sed -n 's/^# stale reads injected: \([0-9]*\).*/\1/p' "$tmp/s.vsc")
 	want=inconsistent; [ "$n" = 0 ] && want=consistent
-	[ "$(verdict "$tmp/s.vsc")" = $want ] && ok || no "gen sc --stale seed $seed ($n injected): not $want"
+	[ "$(verdict "$tmp/s.vsc")" = $want ] && ok || no "gen sc --stale --init $init seed $seed ($n injected): not $want"
 done
+# with `init x ?` a seen value may be the initial one: no guarantee claimed
+# (this trace, once claimed guaranteed, is consistent)
+"$vsc" gen sc --threads 4 --events 7 --vars 3 --writers 1 --init unknown --rmw 0.2 -p 2 --stale 1 --seed 2 > "$tmp/s.vsc"
+grep -q '^# schedule: .*likely, not surely' "$tmp/s.vsc" && ok || no "gen sc --stale --init unknown claims a guarantee"
 
 # --- rings: least preemptions = passes - threads + 1 ------------------------
 for kp in "2 9" "3 10" "4 4" "2 40"; do

@@ -419,7 +419,9 @@ static bool sc_make_stale(struct sc_state *st, struct gen_rng *rng, uint64_t t,
 		 * one this thread has already seen is impossible in any
 		 * interleaving */
 		int64_t seen = m->seen[t * st->p->vars + x];
-		if (seen < 2)
+		/* with `init x ?` the value seen may be the initial one, which
+		 * explains any later read of an older write: not guaranteed */
+		if (seen < 2 || m->init_kind[x] == GEN_INIT_UNKNOWN)
 			return false;
 		ev->value = 1 + (int64_t)gen_rng_below(rng, (uint64_t)seen - 1);
 		return true;
@@ -569,6 +571,7 @@ int gen_sc(int argc, char **argv)
 
 	struct sc_state st = { .p = &p };
 	st.stale_guaranteed = p.stale && p.writers == 1 && p.values == 0 &&
+			      p.init != GEN_INIT_UNKNOWN &&
 			      p.threads * p.vars <= (1ULL << 26);
 	int status = 2;
 	uint64_t preemptions = 0;
