@@ -48,17 +48,15 @@ struct sc_state {
 
 /* ---- the schedule ------------------------------------------------------------ */
 
-/* Can `count` (total `total`) be laid out with no two equal neighbours,
- * the first one not being `first_not`? */
-static bool layout_possible(const uint64_t *count, uint64_t k, uint64_t total,
-			    uint64_t first_not)
+/* After taking one run of thread c (leaving left[c] - 1 of it, `after` in
+ * all), can the rest be laid out with no two equal neighbours and not
+ * starting with c? Only the largest count of the other threads matters:
+ * max1 (of thread arg1) and max2, the largest count of any thread but arg1. */
+static bool layout_possible(uint64_t left_c, uint64_t after, uint64_t c,
+			    uint64_t arg1, uint64_t max1, uint64_t max2)
 {
-	for (uint64_t t = 0; t < k; t++) {
-		uint64_t others = total - count[t];
-		if (t == first_not ? count[t] > others : count[t] > others + 1)
-			return false;
-	}
-	return true;
+	uint64_t other = c == arg1 ? max2 : max1;
+	return other <= after - other + 1 && 2 * left_c <= after;
 }
 
 /* Spread P preemptions over the threads: thread t gets runs[t] >= 1 runs,
@@ -162,7 +160,16 @@ static int sc_layout(struct sc_state *st, struct gen_rng *rng,
 	if (!st->runs)
 		goto nomem;
 	for (uint64_t i = 0; i < total; i++) {
-		uint64_t ncand = 0, weight = 0;
+		uint64_t ncand = 0, weight = 0, arg1 = 0, max1 = 0, max2 = 0;
+		for (uint64_t t = 0; t < k; t++) {
+			if (left[t] > max1) {
+				max2 = max1;
+				max1 = left[t];
+				arg1 = t;
+			} else if (left[t] > max2) {
+				max2 = left[t];
+			}
+		}
 		for (uint64_t t = 0; t < k; t++) {
 			if (t == prev || !left[t])
 				continue;
@@ -170,12 +177,11 @@ static int sc_layout(struct sc_state *st, struct gen_rng *rng,
 			if (i == 0 && st->mem.ndefined == 0 &&
 			    gen_writers_count(&st->gw, t) == 0)
 				continue;
-			left[t]--;
-			if (layout_possible(left, k, total - i - 1, t)) {
+			if (layout_possible(left[t] - 1, total - i - 1, t, arg1,
+					    max1, max2)) {
 				cand[ncand++] = t;
-				weight += left[t] + 1;
+				weight += left[t];
 			}
-			left[t]++;
 		}
 		if (!ncand) { /* the caller draws again */
 			free(st->runs);
