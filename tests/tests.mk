@@ -1,12 +1,12 @@
 # Tests: unit (cmocka, tests/unit/test_*.c), CLI golden files (tests/cli/),
 # the whole suite again under -fsanitize=address,undefined, and fuzzing.
-.PHONY: check-unit check-cli check-asan check-reports check-distribute check-lab
+.PHONY: check-unit check-cli check-reductions check-asan check-reports check-distribute check-lab
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_HELP := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
-CHECK_EXTRA += check-unit check-cli check-reports check-gen
+CHECK_EXTRA += check-unit check-cli check-reports check-gen check-reductions
 ifneq ($(VSC_NO_ASAN),1)
 CHECK_EXTRA += check-distribute
 endif
@@ -33,6 +33,11 @@ check-reports: $(BUILD)/vsc
 .PHONY: check-gen
 check-gen: $(BUILD)/vsc
 	@tests/cli/gen.sh $(BUILD)/vsc
+
+# vsc gen families with answers known by construction or brute force,
+# decided by every solver that applies
+check-reductions: $(BUILD)/vsc
+	@tests/cli/reductions.sh $(BUILD)/vsc
 
 # The lab example: store buffering recorded with <vsc/lab.h> and vsc record
 LAB_TARGET := $(BUILD)/targets/lab_sb
@@ -66,7 +71,8 @@ check-distribute: $(BUILD)/vsc
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan VSC_NO_ASAN=1 \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		LDFLAGS="-fsanitize=address,undefined" check-unit check-cli check-reports check-gen
+		LDFLAGS="-fsanitize=address,undefined" check-unit check-cli check-reports check-gen \
+		check-reductions
 
 # ---- fuzzing (not part of `make check`: `make fuzz`) ------------------------
 # Two libFuzzer targets built with clang and the sanitizers against the
