@@ -56,7 +56,7 @@ $(BUILD)/obj/userspace/cli/record.o: EXTRA_CFLAGS += -Iuserspace/capture -I$(BPF
 # ---- bundled probe targets and the system tests of vsc record -------------
 PROBE_TARGET_SRC := $(wildcard tests/targets/probe_*.c)
 PROBE_TARGETS := $(PROBE_TARGET_SRC:tests/targets/%.c=$(BUILD)/targets/%) \
-	$(BUILD)/targets/probe_mp_nopie
+	$(BUILD)/targets/probe_mp_nopie $(BUILD)/targets/uses_lib
 TARGET_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Iinclude
 
 $(BUILD)/targets/probe_%: tests/targets/probe_%.c tests/targets/expect.h include/vsc/probe.h
@@ -66,6 +66,13 @@ $(BUILD)/targets/probe_%: tests/targets/probe_%.c tests/targets/expect.h include
 $(BUILD)/targets/probe_mp_nopie: tests/targets/probe_mp.c tests/targets/expect.h include/vsc/probe.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -fno-pie -no-pie $< -o $@ -lpthread
+
+# probes in a shared library only (the executable has none)
+$(BUILD)/targets/liblib_counter.so: tests/targets/lib_counter.c include/vsc/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -fPIC -shared $< -o $@ -lpthread
+$(BUILD)/targets/uses_lib: tests/targets/uses_lib.c $(BUILD)/targets/liblib_counter.so
+	$(CC) $(TARGET_CFLAGS) $< -o $@ -L$(BUILD)/targets -llib_counter -Wl,-rpath,'$$ORIGIN'
 
 .PHONY: check-record probe-targets
 probe-targets: $(PROBE_TARGETS)

@@ -101,6 +101,14 @@ else
   bad "sb: $both iterations with both reads 0 but vsc check says '$out'"
 fi
 
+# Probes in a shared library only, loaded by the dynamic loader before main.
+"$vsc" record -o "$work/lib.vsc" -- "$targets/uses_lib" 300 2> "$work/lib.err"
+reads=$(events_of "$work/lib.vsc" | awk '$2 == "r" && $3 == "lib_counter"' | wc -l)
+last=$(events_of "$work/lib.vsc" | awk '$2 == "w" && $3 == "lib_counter" { v = $4 } END { print v }')
+[ "$reads" = 300 ] && [ "$last" = 300 ] && grep -q '^init lib_counter 0$' "$work/lib.vsc" &&
+  ok "probes in a shared library: 300 reads, last write 300, named and initialised from the library" ||
+  bad "probes in a shared library: $reads reads, last write '$last': $(cat "$work/lib.err")"
+
 # ---- 2. to standard output, into vsc check ---------------------------------
 out=$("$vsc" record -o - -- "$targets/probe_mp" - 500 2>/dev/null | "$vsc" check - 2>&1 | head -1)
 [ "$out" = consistent ] && ok "record -o - | check -" || bad "record -o - | check - said '$out'"

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
+#include <sys/user.h>
+#include <elf.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,6 +157,97 @@ int vsc_target_launch(struct vsc_target *t, char *const argv[], struct vsc_targe
 	}
 	read_exe(t);
 	return 0;
+}
+
+/* AT_ENTRY of the program just exec'd: where the loader jumps when every
+ * library it needs is mapped and relocated. */
+static int read_entry(pid_t pid, uint64_t *entry)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/auxv", (long)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	uint64_t pair[2];
+	int err = -ENOENT;
+	while (fread(pair, sizeof(pair), 1, f) == 1 && pair[0] != AT_NULL)
+		if (pair[0] == AT_ENTRY) {
+			*entry = pair[1];
+			err = 0;
+			break;
+		}
+	fclose(f);
+	return err;
+}
+
+static int get_regs(pid_t pid, struct user_regs_struct *regs)
+{
+	struct iovec iov = { regs, sizeof(*regs) };
+	return ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov) ? -errno : 0;
+}
+
+static int set_regs(pid_t pid, struct user_regs_struct *regs)
+{
+	struct iovec iov = { regs, sizeof(*regs) };
+	return ptrace(PTRACE_SETREGSET, pid, (void *)NT_PRSTATUS, &iov) ? -errno : 0;
+}
+
+int vsc_target_run_to_entry(struct vsc_target *t)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	uint64_t entry = 0;
+	int err = read_entry(t->pid, &entry);
+	if (err)
+		return err;
+	errno = 0;
+	long word = ptrace(PTRACE_PEEKTEXT, t->pid, (void *)entry, 0);
+	if (errno)
+		return -errno;
+#if defined(__x86_64__)
+	long trap = (word & ~0xffL) | 0xcc; /* int3 */
+#else
+	long trap = (word & ~0xffffffffL) | 0xd4200000L; /* brk #0 */
+#endif
+	if (ptrace(PTRACE_POKETEXT, t->pid, (void *)entry, (void *)trap))
+		return -errno;
+	if (ptrace(PTRACE_CONT, t->pid, 0, 0))
+		return -errno;
+	for (;;) {
+		int status;
+		if (waitpid(t->pid, &status, __WALL) < 0)
+			return -errno;
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			t->ended = true;
+			t->wait_status = status;
+			return -ECHILD;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		int event = status >> 16, sig = WSTOPSIG(status);
+		if (event == PTRACE_EVENT_EXIT) {
+			t->at_exit = true; /* the loader gave up */
+			return -ECHILD;
+		}
+		struct user_regs_struct regs;
+		if (event == 0 && sig == SIGTRAP && get_regs(t->pid, &regs) == 0) {
+#if defined(__x86_64__)
+			bool at_entry = regs.rip == entry + 1;
+			regs.rip = entry;
+#else
+			bool at_entry = regs.pc == entry;
+#endif
+			if (at_entry) {
+				if (ptrace(PTRACE_POKETEXT, t->pid, (void *)entry, (void *)word))
+					return -errno;
+				return set_regs(t->pid, &regs);
+			}
+		}
+		ptrace(PTRACE_CONT, t->pid, 0, event ? 0 : sig);
+	}
+#else
+	(void)t;
+	return -ENOTSUP; /* probes in libraries loaded later attach at the rescan */
+#endif
 }
 
 int vsc_target_start(struct vsc_target *t)

@@ -44,7 +44,12 @@ int vsc_target_check_pid(pid_t pid, struct vsc_target_error *err);
 int vsc_target_attach(struct vsc_target *t, pid_t pid, struct vsc_target_error *err);
 /* Start argv[0] (searched in PATH) stopped right after its exec. */
 int vsc_target_launch(struct vsc_target *t, char *const argv[], struct vsc_target_error *err);
-/* Let a launched command run from its exec stop. */
+/* Run a launched command from its exec stop to its entry point (a one-shot
+ * breakpoint, then the original instruction back): the loader has mapped
+ * every library it needs by then, and none of the program's own code ran.
+ * x86-64 and ARM64; -ENOTSUP elsewhere. 0 or -errno. */
+int vsc_target_run_to_entry(struct vsc_target *t);
+/* Let a launched command run from its exec (or entry) stop. */
 int vsc_target_start(struct vsc_target *t);
 
 /* Look at the target without blocking: for a launched command, handle its

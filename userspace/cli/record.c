@@ -427,6 +427,12 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "vsc record: %s\n", terr.message);
 		return refuse(&s, EXIT_USAGE);
 	}
+	/* the libraries a command needs are mapped when it reaches its entry */
+	if (opts.argv && (r = vsc_target_run_to_entry(&s.target)) && r != -ENOTSUP) {
+		fprintf(stderr, "vsc record: %s ended before it started (%s)\n", opts.argv[0],
+			strerror(-r));
+		return refuse(&s, EXIT_USAGE);
+	}
 	s.ctx.no_elf_init = opts.no_elf_init || !opts.argv; /* -p: globals have changed */
 	s.ctx.symbols = vsc_symbols_new(s.target.pid);
 	describe_target(&opts, &s.target, what, sizeof(what));
