@@ -123,7 +123,7 @@ CONF
     sinfo -h -o %t 2>/dev/null | grep -q idle && return 0
     sleep 0.5
   done
-  bad "the test's Slurm did not come up: $(tail -3 "$s/slurmctld.log" "$s/slurmd.log" 2>&1)"
+  bad "the test's Slurm did not come up: $(tail -n 3 "$s/slurmctld.log" "$s/slurmd.log" 2>&1)"
   return 1
 }
 
