@@ -533,6 +533,20 @@ out:
 	return ps.trace;
 }
 
+/* Double a read buffer; on failure free it and return NULL with ENOMEM. */
+static char *grow_buffer(char *buf, size_t *cap)
+{
+	char *grown = *cap > SIZE_MAX / 2 ? NULL : realloc(buf, *cap * 2);
+
+	if (!grown) {
+		free(buf);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*cap *= 2;
+	return grown;
+}
+
 static char *read_all(int fd, size_t *len)
 {
 	struct stat st;
@@ -552,16 +566,8 @@ static char *read_all(int fd, size_t *len)
 		return NULL;
 	for (;;) {
 		ssize_t got;
-		if (n == cap) {
-			char *grown = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-			if (!grown) {
-				free(buf);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = grown;
-			cap *= 2;
-		}
+		if (n == cap && !(buf = grow_buffer(buf, &cap)))
+			return NULL;
 		got = read(fd, buf + n, cap - n);
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -611,16 +617,8 @@ static char *read_stream(FILE *stream, size_t *len)
 	if (!buf)
 		return NULL;
 	for (;;) {
-		if (n == cap) {
-			char *grown = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-			if (!grown) {
-				free(buf);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = grown;
-			cap *= 2;
-		}
+		if (n == cap && !(buf = grow_buffer(buf, &cap)))
+			return NULL;
 		size_t got = fread(buf + n, 1, cap - n, stream);
 		n += got;
 		if (got == 0 || feof(stream))
