@@ -56,8 +56,15 @@ $(BUILD)/libvsc.a: $(LIB_OBJ) $(LIB_EXTRA_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libvsc.so: $(LIB_OBJ) $(LIB_EXTRA_OBJ)
-	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB) $(LDLIBS_LIB_SAT)
+# The library's objects hide every symbol but the API (include/vsc/vsc.h sets
+# default visibility for what it declares); the version script also keeps
+# the SAT backend's C++ symbols local.
+LIB_MAP := userspace/lib/libvsc.map
+$(LIB_OBJ): ALL_CFLAGS += -fvisibility=hidden
+
+$(BUILD)/libvsc.so: $(LIB_OBJ) $(LIB_EXTRA_OBJ) $(LIB_MAP)
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(LIB_MAP) $(LDFLAGS) \
+		-o $@ $(LIB_OBJ) $(LIB_EXTRA_OBJ) $(LDLIBS_LIB) $(LDLIBS_LIB_SAT)
 	ln -sf libvsc.so $(BUILD)/$(SONAME)
 
 $(BUILD)/vsc: $(CLI_OBJ) $(CLI_EXTRA_OBJ) $(BUILD)/libvsc.a
@@ -98,6 +105,12 @@ clean:
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
+
+# libvsc.so exports exactly the functions the public headers declare.
+CHECK_EXTRA += check-exports
+.PHONY: check-exports
+check-exports: $(BUILD)/libvsc.so
+	@tests/lib/exports.sh $(BUILD)/libvsc.so
 
 all-extra: $(ALL_EXTRA)
 .PHONY: all-extra

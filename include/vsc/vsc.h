@@ -20,6 +20,10 @@
 extern "C" {
 #endif
 
+/* libvsc is built with -fvisibility=hidden: what this header declares is the
+ * API, and userspace/lib/libvsc.map lists the same names. */
+#pragma GCC visibility push(default)
+
 #define VSC_VERSION "0.1.0"
 
 /* Declare an options struct with its size filled in:
@@ -227,6 +231,8 @@ const char *const *vsc_solver_names(void);
  * a short reason in why[0..why_len). */
 int vsc_witness_verify(const struct vsc_program *prog, const uint32_t *threads,
 		       size_t length, long *preemptions, char *why, size_t why_len);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
