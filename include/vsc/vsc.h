@@ -27,7 +27,12 @@ extern "C" {
 #define VSC_VERSION "0.1.0"
 
 /* Declare an options struct with its size filled in:
- *   VSC_OPTS(vsc_check_opts, opts, .preemptions = 2, .minimize = true); */
+ *   VSC_OPTS(vsc_check_opts, opts, .preemptions = 2, .minimize = true);
+ * Every function reads options by one rule (libbpf's): NULL means defaults;
+ * a program built against an older, shorter struct gets the fields it set
+ * used and the newer ones defaulted; one built against a newer struct gets
+ * -EINVAL (or NULL and errno EINVAL) if it set a field this library does not
+ * know; a size smaller than the size field is -EINVAL too. */
 #define VSC_OPTS(TYPE, NAME, ...) \
 	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opts.h"
 #include "solver.h"
 
 static const struct solver *const solvers[] = {
@@ -33,7 +34,7 @@ static const struct solver *solver_by_name(const char *name)
 int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	      struct vsc_result **out)
 {
-	struct vsc_check_opts o = { .sz = sizeof(o) };
+	struct vsc_check_opts o;
 	const struct solver *solver;
 	struct vsc_result *res;
 	struct query q;
@@ -44,12 +45,8 @@ int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	if (!p || !out)
 		return -EINVAL;
 	*out = NULL;
-	if (opts) {
-		if (opts->sz < offsetof(struct vsc_check_opts, preemptions) + sizeof(long))
-			return -EINVAL;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-		o.sz = sizeof(o);
-	}
+	if (OPTS_LOAD(o, opts))
+		return -EINVAL;
 	if (o.bounded && o.preemptions > (unsigned long)INT32_MAX)
 		o.bounded = false; /* more than any trace can use */
 	if (o.timeout_s < 0)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "opts.h"
 #include "solver.h"
 
 #define CYCLE_SEARCH_LIMIT 400 /* events; beyond, no forced-order story */
@@ -432,8 +433,8 @@ int vsc_explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	if (!p || !out || !opts)
 		return -EINVAL;
 	*out = NULL;
-	memcpy(&s.opts, opts, opts->sz < sizeof(s.opts) ? opts->sz : sizeof(s.opts));
-	s.opts.sz = sizeof(s.opts);
+	if (OPTS_LOAD(s.opts, opts))
+		return -EINVAL;
 	s.deadline = deadline_after(s.opts.timeout_s);
 	s.n = p->event_count;
 	s.all = malloc((s.n ? s.n : 1) * sizeof(*s.all));

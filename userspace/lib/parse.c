@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "opts.h"
 #include "trace.h"
 
 #define MAX_TOKENS 7
@@ -487,19 +488,22 @@ struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
 		.last_thread_id = -1,
 		.last_var_id = -1,
 	};
+	struct vsc_parse_opts o;
 	const char *p = buf, *end = buf + len;
 	int err = 0;
 
-	if (opts && opts->sz >= offsetof(struct vsc_parse_opts, max_errors) + sizeof(unsigned)) {
-		if (opts->filename)
-			ps.filename = opts->filename;
-		if (opts->on_error) {
-			ps.on_error = opts->on_error;
-			ps.error_ctx = opts->error_ctx;
-		}
-		if (opts->max_errors)
-			ps.max_errors = opts->max_errors;
+	if (OPTS_LOAD(o, opts)) {
+		errno = EINVAL;
+		return NULL;
 	}
+	if (o.filename)
+		ps.filename = o.filename;
+	if (o.on_error) {
+		ps.on_error = o.on_error;
+		ps.error_ctx = o.error_ctx;
+	}
+	if (o.max_errors)
+		ps.max_errors = o.max_errors;
 	ps.trace = calloc(1, sizeof(*ps.trace));
 	ps.cur = vsc_program_new();
 	if (!ps.trace || !ps.cur) {
@@ -587,14 +591,16 @@ static char *read_all(int fd, size_t *len)
 
 static struct vsc_trace *parse_fd(int fd, const char *name, const struct vsc_parse_opts *opts)
 {
-	struct vsc_parse_opts o = { .sz = sizeof(o) };
+	struct vsc_parse_opts o;
 	struct vsc_trace *trace;
 	size_t len = 0;
 	char *buf;
 	int saved;
 
-	if (opts && opts->sz >= sizeof(o))
-		o = *opts;
+	if (OPTS_LOAD(o, opts)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (!o.filename)
 		o.filename = name;
 	buf = read_all(fd, &len);
@@ -635,7 +641,7 @@ static char *read_stream(FILE *stream, size_t *len)
 
 struct vsc_trace *vsc_trace_parse_stream(FILE *stream, const struct vsc_parse_opts *opts)
 {
-	struct vsc_parse_opts o = { .sz = sizeof(o) };
+	struct vsc_parse_opts o;
 	struct vsc_trace *trace;
 	size_t len = 0;
 	char *buf;
@@ -645,8 +651,10 @@ struct vsc_trace *vsc_trace_parse_stream(FILE *stream, const struct vsc_parse_op
 		errno = EINVAL;
 		return NULL;
 	}
-	if (opts && opts->sz >= sizeof(o))
-		o = *opts;
+	if (OPTS_LOAD(o, opts)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (!o.filename)
 		o.filename = "<stream>";
 	buf = read_stream(stream, &len);
