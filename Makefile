@@ -11,14 +11,15 @@ SONAME    := libvsc.so.0
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
-ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -Iuserspace/lib $(EXTRA_CFLAGS)
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -I. -Iinclude -Iuserspace/lib $(EXTRA_CFLAGS)
 LDFLAGS   ?=
 LDLIBS_LIB = -lm
 LDLIBS_LIB_SAT ?=
 
 LIB_SRC   := $(wildcard userspace/lib/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-CLI_SRC   := $(wildcard userspace/cli/*.c)
+# userspace/util/diag.c prints, so it is the command's, not the library's.
+CLI_SRC   := $(wildcard userspace/cli/*.c) userspace/util/diag.c
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 
 # Fragments append to these.

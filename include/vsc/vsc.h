@@ -74,7 +74,8 @@ typedef void (*vsc_error_fn)(void *ctx, const char *message);
 struct vsc_parse_opts {
 	size_t sz;
 	const char *filename; /* used in messages; default "<input>" */
-	vsc_error_fn on_error; /* default: print to stderr */
+	vsc_error_fn on_error; /* NULL: messages are not reported (the library
+				* never prints); the NULL return still says why */
 	void *error_ctx;
 	unsigned max_errors; /* stop after this many messages; 0 means 20 */
 };
@@ -137,6 +138,9 @@ int vsc_program_write(const struct vsc_program *prog, FILE *out);
 
 /* ---- checking --------------------------------------------------------- */
 
+/* Receives a progress line (no newline) during long work. */
+typedef void (*vsc_progress_fn)(void *ctx, const char *line);
+
 struct vsc_check_opts {
 	size_t sz;
 	bool bounded;       /* false (the zero default): no bound on preemptions */
@@ -146,7 +150,11 @@ struct vsc_check_opts {
 	double timeout_s;   /* 0: no limit */
 	const char *solver; /* "auto" (NULL), "exact", or another solver's name */
 	size_t memory_limit; /* bytes of search state; 0: a default (half of RAM) */
-	bool progress;      /* progress lines on stderr for long work */
+	bool progress;      /* report progress on long work to on_progress */
+	/* With progress: called about once a second with a line such as
+	 * "12s, 409600 steps" (no newline); NULL: progress goes nowhere. */
+	vsc_progress_fn on_progress;
+	void *progress_ctx;
 };
 
 /* Decide prog. Returns 0 and a result (verdict may be VSC_UNKNOWN), or a
@@ -167,6 +175,10 @@ size_t vsc_result_witness(const struct vsc_result *res, const uint32_t **threads
 const char *vsc_result_solver(const struct vsc_result *res);
 /* Seconds spent deciding. */
 double vsc_result_time(const struct vsc_result *res);
+/* The search's own counts, for tuning: nodes it expanded and steps it took
+ * (the auto solver keeps them; 0 from solvers that keep none). */
+uint64_t vsc_result_nodes(const struct vsc_result *res);
+uint64_t vsc_result_steps(const struct vsc_result *res);
 void vsc_result_free(struct vsc_result *res);
 
 /* ---- explanations ----------------------------------------------------- */

@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "report.h"
+#include "userspace/util/diag.h"
 
 static void check_usage(FILE *out)
 {
@@ -103,6 +104,16 @@ static int take(struct pool *pool, struct file_report **f, struct item **it)
 	return found;
 }
 
+/* VSC_STATS=1: the search's counts, for tuning (the library keeps them in
+ * the result; it never reads the environment or prints). */
+static void print_search_stats(const struct vsc_result *res)
+{
+	unsigned long long nodes = vsc_result_nodes(res), steps = vsc_result_steps(res);
+
+	if (getenv("VSC_STATS") && (nodes || steps))
+		diag(NULL, "%s: %llu nodes, %llu steps", vsc_result_solver(res), nodes, steps);
+}
+
 static void decide(struct item *it, const struct check_args *a, double deadline,
 		   const char *path)
 {
@@ -119,6 +130,7 @@ static void decide(struct item *it, const struct check_args *a, double deadline,
 		it->status = err == -ENOMEM ? EXIT_UNKNOWN : EXIT_USAGE;
 		return;
 	}
+	print_search_stats(it->res);
 	it->status = vsc_result_verdict(it->res) == VSC_CONSISTENT     ? EXIT_CONSISTENT
 		     : vsc_result_verdict(it->res) == VSC_INCONSISTENT ? EXIT_INCONSISTENT
 								       : EXIT_UNKNOWN;
@@ -164,7 +176,8 @@ static void decide_all(struct file_report *files, size_t nfiles, const struct ch
 static int load_file(struct file_report *f)
 {
 	VSC_OPTS(vsc_parse_opts, popts,
-		 .filename = strcmp(f->path, "-") == 0 ? "<stdin>" : f->path);
+		 .filename = strcmp(f->path, "-") == 0 ? "<stdin>" : f->path,
+		 .on_error = diag_parse_error);
 
 	f->trace = vsc_trace_parse_file(f->path, &popts);
 	if (!f->trace) {
@@ -434,6 +447,7 @@ int cmd_check(int argc, char **argv)
 	int c, status = EXIT_CONSISTENT;
 
 	a.opts.progress = isatty(STDERR_FILENO);
+	a.opts.on_progress = diag_progress;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:j:h", long_opts, NULL)) != -1) {
 		switch (c) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "userspace/util/diag.h"
 #include "vsc/vsc.h"
 
 static void encode_usage(FILE *out)
@@ -48,7 +49,7 @@ int cmd_encode(int argc, char **argv)
 		encode_usage(stderr);
 		return EXIT_USAGE;
 	}
-	VSC_OPTS(vsc_parse_opts, popts, .filename = argv[optind]);
+	VSC_OPTS(vsc_parse_opts, popts, .filename = argv[optind], .on_error = diag_parse_error);
 	trace = vsc_trace_parse_file(argv[optind], &popts);
 	if (!trace) {
 		if (errno != EINVAL)

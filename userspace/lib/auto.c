@@ -160,9 +160,8 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 		}
 		r = 0;
 	}
-	if (getenv("VSC_STATS"))
-		fprintf(stderr, "vsc: auto: %llu nodes, %llu steps\n", (unsigned long long)g.nodes,
-			(unsigned long long)g.steps);
+	res->nodes = g.nodes;
+	res->steps = g.steps;
 	free(best.witness);
 	engine_free(&g);
 	forced_free(&forced);

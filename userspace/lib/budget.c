@@ -1,10 +1,26 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "solver.h"
 
 #define BUDGET_MAX_TIMEOUT_S 1e9 /* about 31 years */
+
+static void report(struct budget *b, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The library never prints: a progress line goes to the caller's callback. */
+static void report(struct budget *b, const char *format, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, format);
+	vsnprintf(line, sizeof(line), format, ap);
+	va_end(ap);
+	b->on_progress(b->progress_ctx, line);
+}
 
 static double seconds_between(const struct timespec *a, const struct timespec *b)
 {
@@ -49,7 +65,9 @@ void budget_init(struct budget *b, const struct vsc_check_opts *opts)
 	b->memory_limit = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 2 : (size_t)1 << 32;
 	if (opts->memory_limit)
 		b->memory_limit = opts->memory_limit;
-	b->progress = opts->progress;
+	b->progress = opts->progress && opts->on_progress;
+	b->on_progress = opts->on_progress;
+	b->progress_ctx = opts->progress_ctx;
 	b->deadline = deadline_after(opts->timeout_s);
 }
 
@@ -62,8 +80,7 @@ int budget_expired(struct budget *b)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (b->progress && seconds_between(&b->last_progress, &now) >= 1.0) {
 		b->last_progress = now;
-		fprintf(stderr, "vsc: %.0fs, %lu steps\n", seconds_between(&b->started, &now),
-			b->steps);
+		report(b, "%.0fs, %lu steps", seconds_between(&b->started, &now), b->steps);
 	}
 	return b->deadline.tv_sec != 0 && seconds_between(&b->deadline, &now) >= 0;
 }
@@ -79,6 +96,5 @@ void budget_progress(struct budget *b, const char *what, unsigned long long done
 	if (seconds_between(&b->last_progress, &now) < 1.0)
 		return;
 	b->last_progress = now;
-	fprintf(stderr, "vsc: %.0fs, %s %llu/%llu\n", seconds_between(&b->started, &now), what,
-		done, total);
+	report(b, "%.0fs, %s %llu/%llu", seconds_between(&b->started, &now), what, done, total);
 }

@@ -102,6 +102,16 @@ double vsc_result_time(const struct vsc_result *res)
 	return res->time_s;
 }
 
+uint64_t vsc_result_nodes(const struct vsc_result *res)
+{
+	return res->nodes;
+}
+
+uint64_t vsc_result_steps(const struct vsc_result *res)
+{
+	return res->steps;
+}
+
 void vsc_result_free(struct vsc_result *res)
 {
 	if (!res)

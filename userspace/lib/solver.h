@@ -15,6 +15,7 @@ struct vsc_result {
 	size_t witness_length;
 	const char *solver;
 	double time_s;
+	uint64_t nodes, steps; /* the search's own counts, 0 when not kept */
 };
 
 /* Limits checked inside search loops: a deadline and a memory budget. */
@@ -22,7 +23,9 @@ struct budget {
 	struct timespec deadline; /* tv_sec == 0: none */
 	size_t memory_limit;      /* bytes */
 	unsigned long steps;
-	int progress;             /* print progress lines on stderr */
+	int progress;             /* report progress to on_progress */
+	vsc_progress_fn on_progress;
+	void *progress_ctx;
 	struct timespec started, last_progress;
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bt_sink.h"
+#include "userspace/util/diag.h"
 #include "vsc/vsc.h"
 
 struct vsc_sink {
@@ -166,7 +167,7 @@ static int write_text(struct vsc_sink *sink)
 static int decide_text(struct vsc_sink *sink, const char *text, size_t len,
 		       enum vsc_verdict *verdict)
 {
-	VSC_OPTS(vsc_parse_opts, popts, .filename = "<lttng>");
+	VSC_OPTS(vsc_parse_opts, popts, .filename = "<lttng>", .on_error = diag_parse_error);
 	VSC_OPTS(vsc_check_opts, copts, .bounded = sink->bounded,
 		 .preemptions = sink->preemptions);
 	struct vsc_trace *trace = vsc_trace_parse_buffer(text, len, &popts);

@@ -12,7 +12,8 @@ LTTNG_CORE_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,userspace/lttng/ctf_convert
 			userspace/lttng/bt_sink.c userspace/lttng/ctf_graph.c)
 LTTNG_PLUGIN_OBJ  := $(BUILD)/obj/userspace/lttng/plugin.o \
 			$(filter-out %/ctf_graph.o,$(LTTNG_CORE_OBJ)) \
-			$(BUILD)/obj/userspace/capture/symbols.o
+			$(BUILD)/obj/userspace/capture/symbols.o \
+			$(BUILD)/obj/userspace/util/diag.o
 
 CLI_EXTRA_OBJ  += $(LTTNG_CORE_OBJ)
 CLI_EXTRA_LIBS += -lbabeltrace2

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "userspace/util/diag.h"
+
+void diag(const char *who, const char *format, ...)
+{
+	char message[4096];
+	va_list ap;
+
+	/* One fprintf per message, so lines from worker threads do not mix. */
+	va_start(ap, format);
+	vsnprintf(message, sizeof(message), format, ap);
+	va_end(ap);
+	if (who)
+		fprintf(stderr, "vsc %s: %s\n", who, message);
+	else
+		fprintf(stderr, "vsc: %s\n", message);
+}
+
+void diag_parse_error(void *ctx, const char *message)
+{
+	(void)ctx;
+	fprintf(stderr, "%s\n", message);
+}
+
+void diag_progress(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "vsc: %s\n", line);
+}
