@@ -99,6 +99,52 @@ const struct vsc_program *vsc_trace_program(const struct vsc_trace *trace,
  * a recorded trace (0 when none is reported). */
 uint64_t vsc_trace_lost_events(const struct vsc_trace *trace);
 
+/* ---- recorded traces: are they whole? -------------------------------- */
+
+/* A recorded trace says in comment lines how many events it holds, how many
+ * were lost and how many values were not observed exactly, and ends with
+ * `# end of trace: events=N lost=L uncertain=U` (docs/format.md, "Recorded
+ * traces"). A verdict on a trace that is not whole is a verdict on the
+ * events present only, not on what the program did. */
+enum vsc_trace_state {
+	VSC_TRACE_WHOLE = 0,      /* nothing lost or uncertain is reported */
+	VSC_TRACE_INCOMPLETE = 1, /* events lost (or a loss count not exact) or
+				   * values not observed exactly */
+	VSC_TRACE_CUT_SHORT = 2,  /* a recorded trace without its end-of-trace
+				   * line, or with another number of events */
+};
+
+struct vsc_trace_completeness {
+	size_t sz;
+	/* enum vsc_trace_state */
+	uint32_t state;
+	/* has a `# events:` header or an end-of-trace line */
+	bool recorded;
+	/* ends with a well-formed `# end of trace:` line */
+	bool has_trailer;
+	/* event lines in the file (every segment) */
+	uint64_t events;
+	/* the trailer's count (else the header's, else events) */
+	uint64_t events_expected;
+	/* the largest loss any count reports */
+	uint64_t lost;
+	/* false: `at least`, or a count that could not be read */
+	bool lost_exact;
+	/* values not observed exactly: the largest of the counts and the
+	 * number of event lines marked `value unsure` */
+	uint64_t uncertain;
+	/* the `# loss mode:` word ("block", "drop"), or NULL */
+	const char *loss_mode;
+	/* state != VSC_TRACE_WHOLE: one sentence saying why, no newline; ""
+	 * otherwise. Valid as long as the trace is. */
+	const char *why;
+};
+
+/* Fill *out (set out->sz first, e.g. with VSC_OPTS; fields beyond it are
+ * left alone). Returns 0, or -EINVAL when an argument is NULL or out->sz is
+ * too small to hold state. */
+int vsc_trace_completeness(const struct vsc_trace *trace, struct vsc_trace_completeness *out);
+
 /* ---- the program model ------------------------------------------------ */
 
 /* Segment name, or NULL for a program that is not a named segment. */

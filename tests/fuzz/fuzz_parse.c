@@ -5,7 +5,8 @@
  *    "FILE:LINE:COL: " (or the final "FILE: too many errors" line);
  *  - an accepted input walks cleanly through every accessor, and each of
  *    its programs, written back with vsc_program_write() and parsed again,
- *    is the same program. */
+ *    is the same program;
+ *  - its completeness (recorded traces) agrees with what was parsed. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,20 @@ static void round_trip(const struct vsc_program *p)
 	free(text);
 }
 
+/* What the completeness query says must fit the file: its event count,
+ * a reason exactly when the trace is not whole, and only a recorded trace
+ * can be cut short. */
+static void check_completeness(const struct vsc_trace *trace, size_t events)
+{
+	VSC_OPTS(vsc_trace_completeness, c);
+
+	if (vsc_trace_completeness(trace, &c) || c.events != events ||
+	    c.state > VSC_TRACE_CUT_SHORT || !c.why || (c.why[0] == '\0') != (c.state == 0) ||
+	    (c.state == VSC_TRACE_CUT_SHORT && !c.recorded) ||
+	    (c.state == VSC_TRACE_WHOLE && (c.lost || c.uncertain || !c.lost_exact)))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sink sink = { 0 };
@@ -100,6 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (sink.count != 0 || vsc_trace_program_count(trace) == 0)
 		abort();
+	size_t file_events = 0;
 	for (size_t i = 0; i < vsc_trace_program_count(trace); i++) {
 		const struct vsc_program *p = vsc_trace_program(trace, i);
 		size_t events = 0;
@@ -112,8 +128,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (events != vsc_program_event_count(p))
 			abort();
+		file_events += events;
 		round_trip(p);
 	}
+	check_completeness(trace, file_events);
 	vsc_trace_free(trace);
 	return 0;
 }

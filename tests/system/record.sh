@@ -168,8 +168,11 @@ grep -q "WARNING: .* events were lost" "$work/tiny.err" && ok "tiny ring: warned
 # the sequence holes agree: events + lost = what the target did (4 per iteration)
 total=$(( $(header "$work/tiny.vsc" events) + lost ))
 [ "$total" = 1200000 ] && ok "tiny ring: events + lost = 1200000" || bad "tiny ring: events + lost = $total"
-"$vsc" check "$work/tiny.vsc" > /dev/null 2> "$work/tiny.check"
-grep -qi "lost" "$work/tiny.check" && ok "tiny ring: vsc check warns" || bad "tiny ring: vsc check does not warn"
+"$vsc" check "$work/tiny.vsc" > "$work/tiny.check" 2>&1
+st=$?
+[ $st = 3 ] && [ "$(head -1 "$work/tiny.check")" = unknown ] && grep -q "events were lost" "$work/tiny.check" &&
+  ok "tiny ring: vsc check gives no plain verdict (unknown, status 3, says why)" ||
+  bad "tiny ring: vsc check status $st: $(head -2 "$work/tiny.check")"
 
 # ---- 6. refusals: exit 2 and a clear message -------------------------------
 refuse() { # NAME PATTERN COMMAND...

@@ -28,6 +28,9 @@ static void check_usage(FILE *out)
 		"                        and the orders that force it\n"
 		"      --svg FILE        draw the witness (or the core) as an SVG picture\n"
 		"      --summary         one table over every segment of every FILE\n"
+		"      --accept-incomplete  decide recorded traces that lost events, hold\n"
+		"                        uncertain values or are cut short, on the events\n"
+		"                        present (a warning says so); default: unknown / error\n"
 		"  -j, --jobs N          decide N files/segments at once (same output)\n"
 		"      --solver NAME     auto (default), or one of:");
 	for (const char *const *n = vsc_solver_names(); *n; n++)
@@ -173,11 +176,48 @@ static void decide_all(struct file_report *files, size_t nfiles, const struct ch
 
 /* ---- reading ------------------------------------------------------------- */
 
-static int load_file(struct file_report *f)
+/* The file's name in messages, as the parser's own messages give it. */
+static const char *shown_path(const struct file_report *f)
 {
-	VSC_OPTS(vsc_parse_opts, popts,
-		 .filename = strcmp(f->path, "-") == 0 ? "<stdin>" : f->path,
-		 .on_error = diag_parse_error);
+	return strcmp(f->path, "-") == 0 ? "<stdin>" : f->path;
+}
+
+static const char *completeness_name(uint32_t state)
+{
+	return state == VSC_TRACE_WHOLE        ? "whole"
+	       : state == VSC_TRACE_INCOMPLETE ? "incomplete"
+					       : "cut short";
+}
+
+/* A recorded trace that is not whole gets no plain verdict (docs/format.md,
+ * "Recorded traces"): cut short is an error, lost or uncertain data makes
+ * the verdict unknown. Returns -1 when nothing is to be decided. */
+static int check_completeness(struct file_report *f, const struct check_args *a)
+{
+	f->comp = (struct vsc_trace_completeness){ .sz = sizeof(f->comp) };
+	if (vsc_trace_completeness(f->trace, &f->comp))
+		return -1;
+	if (f->comp.state == VSC_TRACE_WHOLE)
+		return 0;
+	if (a->accept_incomplete) {
+		fprintf(stderr,
+			"vsc: warning: %s: %s; the verdict is about the events present only, "
+			"not the whole run (--accept-incomplete)\n",
+			shown_path(f), f->comp.why);
+		return 0;
+	}
+	if (f->comp.state == VSC_TRACE_INCOMPLETE)
+		return 0; /* decided, then reported as unknown */
+	fprintf(stderr,
+		"vsc: %s: %s; no verdict (--accept-incomplete decides the events present)\n",
+		shown_path(f), f->comp.why);
+	f->status = EXIT_USAGE;
+	return -1;
+}
+
+static int load_file(struct file_report *f, const struct check_args *a)
+{
+	VSC_OPTS(vsc_parse_opts, popts, .filename = shown_path(f), .on_error = diag_parse_error);
 
 	f->trace = vsc_trace_parse_file(f->path, &popts);
 	if (!f->trace) {
@@ -186,11 +226,8 @@ static int load_file(struct file_report *f)
 		f->status = EXIT_USAGE;
 		return -1;
 	}
-	if (vsc_trace_lost_events(f->trace))
-		fprintf(stderr,
-			"vsc: warning: %s: the recorder lost %llu events; the verdict is about "
-			"what was recorded, not the whole run\n",
-			f->path, (unsigned long long)vsc_trace_lost_events(f->trace));
+	if (check_completeness(f, a))
+		return -1;
 	f->count = vsc_trace_program_count(f->trace);
 	f->segmented =
 		f->count != 1 || vsc_program_name(vsc_trace_program(f->trace, 0)) != NULL;
@@ -206,7 +243,65 @@ static int load_file(struct file_report *f)
 	return 0;
 }
 
+/* An incomplete trace's executions were decided on the events present;
+ * unless that was asked for, their verdict becomes unknown. */
+static void withhold_verdicts(struct file_report *f, const struct check_args *a)
+{
+	if (!f->trace || f->comp.state == VSC_TRACE_WHOLE || a->accept_incomplete)
+		return;
+	for (size_t i = 0; i < f->count; i++) {
+		struct item *it = &f->items[i];
+		if (it->status > f->present_status)
+			f->present_status = it->status;
+		if (it->status == EXIT_USAGE)
+			continue;
+		it->present_status = it->status;
+		it->status = EXIT_UNKNOWN;
+		it->withheld = true;
+	}
+}
+
 /* ---- JSON ---------------------------------------------------------------- */
+
+/* The verdict an item's details are about: the events present's when its
+ * verdict is withheld. */
+static int shown_status(const struct item *it)
+{
+	return it->withheld ? it->present_status : it->status;
+}
+
+/* Keys of a recorded trace, or of any trace that reports a loss. */
+static void json_completeness(struct json *j, const struct file_report *f,
+			      const struct check_args *a)
+{
+	const struct vsc_trace_completeness *c = &f->comp;
+
+	if (!c->recorded && c->state == VSC_TRACE_WHOLE)
+		return;
+	json_key(j, "completeness");
+	json_string(j, completeness_name(c->state));
+	if (c->state != VSC_TRACE_WHOLE) {
+		json_key(j, "completeness_reason");
+		json_string(j, c->why);
+		if (a->accept_incomplete || f->segmented) { /* else the item said it */
+			json_key(j, "verdict_on_events_present");
+			json_string(j, verdict_name(a->accept_incomplete ? f->status
+									 : f->present_status));
+		}
+		json_key(j, "accepted_incomplete");
+		json_bool(j, a->accept_incomplete);
+	}
+	json_key(j, "lost_events");
+	json_uint(j, c->lost);
+	json_key(j, "lost_events_exact");
+	json_bool(j, c->lost_exact);
+	json_key(j, "uncertain_values");
+	json_uint(j, c->uncertain);
+	if (c->loss_mode) {
+		json_key(j, "loss_mode");
+		json_string(j, c->loss_mode);
+	}
+}
 
 static void json_program_keys(struct json *j, const struct item *it, const struct check_args *a)
 {
@@ -216,6 +311,10 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 
 	json_key(j, "verdict");
 	json_string(j, verdict_name(it->status));
+	if (it->withheld) {
+		json_key(j, "verdict_on_events_present");
+		json_string(j, verdict_name(it->present_status));
+	}
 	json_key(j, "threads");
 	json_uint(j, vsc_program_thread_count(prog));
 	json_key(j, "events");
@@ -228,7 +327,7 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 	else
 		json_null(j);
 	n = it->res ? vsc_result_witness(it->res, &w) : 0;
-	if ((a->witness || a->opts.minimize) && it->status == EXIT_CONSISTENT) {
+	if ((a->witness || a->opts.minimize) && shown_status(it) == EXIT_CONSISTENT) {
 		size_t *next = calloc(vsc_program_thread_count(prog) + 1, sizeof(*next));
 		json_key(j, "witness");
 		json_array_begin(j);
@@ -309,10 +408,7 @@ static void report_json(struct json *j, const struct file_report *f, const struc
 		json_key(j, "time_s");
 		json_double(j, total);
 	}
-	if (vsc_trace_lost_events(f->trace)) {
-		json_key(j, "lost_events");
-		json_uint(j, vsc_trace_lost_events(f->trace));
-	}
+	json_completeness(j, f, a);
 	json_object_end(j);
 }
 
@@ -361,12 +457,28 @@ static void print_item(const struct file_report *f, const struct item *it,
 	pre = vsc_result_preemptions(it->res);
 	if (pre >= 0)
 		printf("%spreemptions: %ld%s\n", indent, pre, a->opts.minimize ? " (least)" : "");
-	if (it->status == EXIT_UNKNOWN)
+	if (shown_status(it) == EXIT_UNKNOWN)
 		printf("%sstopped by a limit (--timeout or memory) before deciding\n", indent);
-	if (a->witness && it->status == EXIT_CONSISTENT)
+	if (a->witness && shown_status(it) == EXIT_CONSISTENT)
 		print_witness(it->prog, it->res, indent);
 	if (a->explain && it->status == EXIT_INCONSISTENT)
 		story_print(f, it, indent);
+}
+
+/* The lines that say a verdict is withheld, or about the events present
+ * only. */
+static void print_completeness(const struct file_report *f, const struct check_args *a)
+{
+	if (f->comp.state == VSC_TRACE_WHOLE)
+		return;
+	if (a->accept_incomplete) {
+		printf("accepted with --accept-incomplete: %s; this verdict is about the events "
+		       "present only\n",
+		       f->comp.why);
+		return;
+	}
+	printf("no verdict: the trace is incomplete: %s\n", f->comp.why);
+	printf("on the events present only: %s\n", verdict_name(f->present_status));
 }
 
 static void report_text(const struct file_report *f, const struct check_args *a)
@@ -375,6 +487,7 @@ static void report_text(const struct file_report *f, const struct check_args *a)
 		printf("%s: %s\n", f->path, verdict_name(f->status));
 	else
 		printf("%s\n", verdict_name(f->status));
+	print_completeness(f, a);
 	if (!f->segmented) {
 		print_item(f, &f->items[0], a, "");
 		return;
@@ -385,8 +498,12 @@ static void report_text(const struct file_report *f, const struct check_args *a)
 	printf("segments: %zu, inconsistent: %zu\n", f->count, inconsistent);
 	for (size_t i = 0; i < f->count; i++) {
 		const char *name = vsc_program_name(f->items[i].prog);
-		printf("segment %s: %s\n", name ? name : "(before the first segment)",
+		printf("segment %s: %s", name ? name : "(before the first segment)",
 		       verdict_name(f->items[i].status));
+		if (f->items[i].withheld)
+			printf(" (on the events present only: %s)",
+			       verdict_name(f->items[i].present_status));
+		putchar('\n');
 		print_item(f, &f->items[i], a, "  ");
 	}
 }
@@ -433,6 +550,7 @@ int cmd_check(int argc, char **argv)
 		{ "explain", no_argument, NULL, 'e' },
 		{ "svg", required_argument, NULL, 'g' },
 		{ "summary", no_argument, NULL, 'S' },
+		{ "accept-incomplete", no_argument, NULL, 'A' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "solver", required_argument, NULL, 's' },
 		{ "progress", no_argument, NULL, 'P' },
@@ -484,6 +602,9 @@ int cmd_check(int argc, char **argv)
 		case 'S':
 			a.summary = 1;
 			break;
+		case 'A':
+			a.accept_incomplete = 1;
+			break;
 		case 'j':
 			if (parse_count(optarg, &jobs) || jobs < 1 || jobs > 1024) {
 				fprintf(stderr, "vsc check: --jobs needs a number from 1 to 1024\n");
@@ -528,9 +649,11 @@ int cmd_check(int argc, char **argv)
 		return EXIT_UNKNOWN;
 	for (size_t i = 0; i < nfiles; i++) {
 		files[i].path = argv[optind + (int)i];
-		load_file(&files[i]);
+		load_file(&files[i], &a);
 	}
 	decide_all(files, nfiles, &a);
+	for (size_t i = 0; i < nfiles; i++)
+		withhold_verdicts(&files[i], &a);
 	json_init(&j, stdout);
 	for (size_t i = 0; i < nfiles; i++) {
 		struct file_report *f = &files[i];

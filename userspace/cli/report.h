@@ -14,6 +14,8 @@ struct item {
 	struct vsc_core *core;  /* with --explain/--svg, for inconsistent ones */
 	int core_err;           /* why there is no core (negative errno) */
 	int status;             /* exit status of this execution */
+	int present_status;     /* with withheld: what the events present gave */
+	bool withheld;          /* the trace is incomplete: status is unknown */
 };
 
 struct file_report {
@@ -24,6 +26,8 @@ struct file_report {
 	int status;
 	int segmented; /* has `segment` lines: report per segment */
 	double deadline; /* of --timeout, set when its first item starts */
+	struct vsc_trace_completeness comp; /* is the recorded trace whole? */
+	int present_status;                 /* with a withheld verdict: the events present's */
 };
 
 struct check_args {
@@ -35,6 +39,7 @@ struct check_args {
 	const char *svg;
 	long jobs;
 	int several; /* more than one FILE: prefix text lines with it */
+	int accept_incomplete; /* verdicts on incomplete traces' events present */
 };
 
 const char *verdict_name(int status);

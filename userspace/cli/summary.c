@@ -57,6 +57,24 @@ static void list_json(struct json *j, const struct file_report *files, size_t nf
 	json_array_end(j);
 }
 
+/* Files whose recorded trace is not whole: their executions are unknown
+ * (or, with --accept-incomplete, about the events present only). */
+static void incomplete_json(struct json *j, const struct file_report *files, size_t nfiles)
+{
+	json_array_begin(j);
+	for (size_t i = 0; i < nfiles; i++) {
+		if (!files[i].trace || files[i].comp.state == VSC_TRACE_WHOLE)
+			continue;
+		json_object_begin(j);
+		json_key(j, "file");
+		json_string(j, files[i].path);
+		json_key(j, "reason");
+		json_string(j, files[i].comp.why);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 static void summary_json(const struct file_report *files, size_t nfiles, const struct tally *t)
 {
 	struct json j;
@@ -93,6 +111,8 @@ static void summary_json(const struct file_report *files, size_t nfiles, const s
 	list_json(&j, files, nfiles, EXIT_INCONSISTENT);
 	json_key(&j, "unknown");
 	list_json(&j, files, nfiles, EXIT_UNKNOWN);
+	json_key(&j, "files_incomplete");
+	incomplete_json(&j, files, nfiles);
 	json_key(&j, "time_s");
 	json_double(&j, t->time_s);
 	json_object_end(&j);
@@ -129,6 +149,11 @@ void summary_print(const struct file_report *files, size_t nfiles, const struct 
 	for (size_t i = 0; i < nfiles; i++)
 		if (!files[i].trace)
 			printf("  unreadable     %s\n", files[i].path);
+		else if (files[i].comp.state != VSC_TRACE_WHOLE)
+			printf("  %-14s %s: %s\n",
+			       files[i].comp.state == VSC_TRACE_CUT_SHORT ? "cut short"
+									  : "incomplete",
+			       files[i].path, files[i].comp.why);
 	printf("preemptions%s:\n", a->opts.minimize ? " (least)" : " (of the witness found)");
 	for (int k = 0; k <= HISTOGRAM_MAX; k++)
 		if (t.histogram[k])

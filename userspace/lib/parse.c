@@ -374,23 +374,6 @@ static int parse_event(struct parser *ps, const struct token *tok, int ntok, int
 	return program_append(ps->cur, (uint32_t)t, &ev, ts, ps->line);
 }
 
-static void note_comment(struct parser *ps, const char *s, const char *end)
-{
-	static const char key[] = "lost events:";
-	uint64_t n = 0;
-
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	if ((size_t)(end - s) < sizeof(key) - 1 || memcmp(s, key, sizeof(key) - 1) != 0)
-		return;
-	for (s += sizeof(key) - 1; s < end && *s == ' '; s++)
-		;
-	for (; s < end && *s >= '0' && *s <= '9'; s++)
-		n = n > UINT64_MAX / 10 ? UINT64_MAX : n * 10 + (uint64_t)(*s - '0');
-	if (n > ps->trace->lost_events)
-		ps->trace->lost_events = n;
-}
-
 /* Split one line into tokens. Returns the count, or -1 after reporting. */
 static int tokenize(struct parser *ps, const char *s, const char *end, struct token *tok)
 {
@@ -405,7 +388,10 @@ static int tokenize(struct parser *ps, const char *s, const char *end, struct to
 		}
 		if (c == '#') {
 			if (n == 0)
-				note_comment(ps, p + 1, end);
+				completeness_note_comment(ps->trace, p + 1, end, ps->line,
+							  ps->trace->comp.last_item_line == 0);
+			else
+				completeness_note_event_comment(ps->trace, p + 1, end);
 			break;
 		}
 		if (c == '\r' && p + 1 == end)
@@ -447,6 +433,7 @@ static int parse_line(struct parser *ps, const char *s, const char *end)
 	op = ntok >= 2 ? op_of(&tok[1]) : -1;
 	if (op >= 0 && ntok >= 4) {
 		ps->seen_item = 1;
+		ps->trace->comp.last_item_line = ps->line;
 		return parse_event(ps, tok, ntok, op);
 	}
 	if (token_is(&tok[0], "vsc") && ntok == 2) {
@@ -459,6 +446,7 @@ static int parse_line(struct parser *ps, const char *s, const char *end)
 		return 0;
 	}
 	ps->seen_item = 1;
+	ps->trace->comp.last_item_line = ps->line;
 	if (token_is(&tok[0], "init") && ntok == 3)
 		return parse_init(ps, tok);
 	if (token_is(&tok[0], "segment") && ntok == 2) {
@@ -528,6 +516,8 @@ struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
 		if (!err)
 			ps.cur = NULL;
 	}
+	if (!err && !ps.errors)
+		completeness_finish(ps.trace);
 out:
 	free(ps.globals);
 	vsc_program_free(ps.cur);

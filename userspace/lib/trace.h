@@ -5,11 +5,47 @@
 
 #include "program.h"
 
+/* What a recorded trace's comment lines said about its completeness
+ * (docs/format.md, "Recorded traces"), and what that adds up to. */
+struct trace_completeness {
+	bool header_events;       /* a leading `# events:` line: a recorded trace */
+	bool header_events_known; /* ... with a number, not `see end of trace` */
+	uint64_t header_event_count;
+	bool lost_inexact;  /* `at least`, `see end of trace` or unreadable */
+	bool lost_deferred; /* `# lost events: see end of trace` */
+	bool uncertain_unreadable;
+	bool uncertain_deferred;
+	uint64_t uncertain;    /* the largest `# uncertain values: N` */
+	uint64_t unsure_lines; /* event lines whose comment says `value unsure` */
+	char loss_mode[16];    /* `# loss mode: WORD`, "" when absent */
+	uint32_t last_item_line;
+	/* the last `# end of trace:` line */
+	uint32_t trailer_line; /* 0: none */
+	bool trailer_ok;       /* it held all three counts */
+	bool trailer_lost_inexact;
+	uint64_t trailer_events, trailer_lost, trailer_uncertain;
+	/* the sum, set once parsing is done */
+	uint32_t state; /* enum vsc_trace_state */
+	uint64_t events;
+	char why[256];
+};
+
 struct vsc_trace {
 	struct vsc_program **programs;
 	size_t count;
 	size_t cap;
-	uint64_t lost_events; /* from a `# lost events: N` header comment */
+	uint64_t lost_events; /* the largest `# lost events: N` (or trailer lost=) */
+	struct trace_completeness comp;
 };
+
+/* A whole-line comment, from after its '#' to the line end. leading: no
+ * item came before it (header keys other than lost events count only
+ * there). */
+void completeness_note_comment(struct vsc_trace *trace, const char *s, const char *end,
+			       uint32_t line, bool leading);
+/* The comment that ends an event line, from after its '#'. */
+void completeness_note_event_comment(struct vsc_trace *trace, const char *s, const char *end);
+/* Once every line is read: compare the counts, set state and why. */
+void completeness_finish(struct vsc_trace *trace);
 
 #endif

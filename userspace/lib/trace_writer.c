@@ -701,6 +701,15 @@ static int build_layout(struct vsc_trace_writer *w, struct layout *l)
 
 /* ---- printing ---------------------------------------------------------- */
 
+/* Events written whose value was not observed exactly. */
+static size_t count_unsure(const struct vsc_trace_writer *w, const struct layout *l)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < l->order_len; k++)
+		n += (w->events[l->order[k].event].flags & VSC_CAP_F_VALUE_UNSURE) != 0;
+	return n;
+}
+
 static void write_header(struct vsc_trace_writer *w, const struct layout *l, FILE *out)
 {
 	struct utsname u;
@@ -716,6 +725,7 @@ static void write_header(struct vsc_trace_writer *w, const struct layout *l, FIL
 	fprintf(out, "# threads: %zu\n", l->span_count);
 	fprintf(out, "# events: %zu\n", l->memory_events);
 	fprintf(out, "# lost events: %" PRIu64 "\n", vsc_trace_writer_lost(w));
+	fprintf(out, "# uncertain values: %zu\n", count_unsure(w, l));
 	if (vsc_trace_writer_lost(w))
 		fprintf(out, "# WARNING: events were lost; a verdict on this trace may be wrong\n");
 	for (size_t i = 0; i < w->note_count; i++)
@@ -879,6 +889,14 @@ int vsc_trace_writer_write(struct vsc_trace_writer *w, FILE *out)
 	free(by_rank);
 	if (!err && (fflush(out) || ferror(out)))
 		err = errno ? -errno : -EIO;
+	/* The trailer goes last, once everything before it is out: a trace
+	 * without it was cut short (docs/format.md, "Recorded traces"). */
+	if (!err) {
+		fprintf(out, "# end of trace: events=%zu lost=%" PRIu64 " uncertain=%zu\n",
+			l.memory_events, vsc_trace_writer_lost(w), count_unsure(w, &l));
+		if (fflush(out) || ferror(out))
+			err = errno ? -errno : -EIO;
+	}
 out:
 	layout_free(&l);
 	return err;

@@ -175,6 +175,14 @@ static int decide_text(struct vsc_sink *sink, const char *text, size_t len,
 
 	if (!trace)
 		return -errno;
+	/* events lost or values uncertain: no verdict (docs/format.md) */
+	VSC_OPTS(vsc_trace_completeness, comp);
+	if (vsc_trace_completeness(trace, &comp) == 0 && comp.state != VSC_TRACE_WHOLE) {
+		fprintf(stderr, "vsc: no verdict: the trace is incomplete: %s\n", comp.why);
+		*verdict = VSC_UNKNOWN;
+		vsc_trace_free(trace);
+		return 0;
+	}
 	*verdict = VSC_CONSISTENT;
 	for (size_t i = 0; i < vsc_trace_program_count(trace) && !err; i++) {
 		struct vsc_result *res = NULL;
@@ -230,9 +238,6 @@ static int check_processes(struct vsc_sink *sink)
 			printf("pid %" PRIu32 ": %s\n", ctf_conv_process_pid(conv, i),
 			       verdict_names[verdict]);
 	}
-	if (ctf_conv_discarded_events(conv) || ctf_conv_discarded_packets(conv))
-		fprintf(stderr, "vsc: warning: events were lost, the verdict is about "
-				"the events that were kept\n");
 	fflush(stdout);
 	return 0;
 }
