@@ -39,28 +39,31 @@ check-gen: $(BUILD)/vsc
 check-reductions: $(BUILD)/vsc
 	@tests/cli/reductions.sh $(BUILD)/vsc
 
-# The lab example: store buffering recorded with <vsc/lab.h> and vsc record
-LAB_TARGET := $(BUILD)/targets/lab_sb
-ALL_EXTRA += $(LAB_TARGET)
+# The lab targets: store buffering and message passing, plain and with
+# <vsc/lab.h>, recorded with vsc record (and LTTng when built)
+LAB_TARGETS := $(BUILD)/targets/lab_sb $(BUILD)/targets/lab_mp
+ALL_EXTRA += $(LAB_TARGETS)
 ifneq ($(VSC_NO_ASAN),1)
 CHECK_EXTRA += check-lab
 endif
 
-$(LAB_TARGET): tests/targets/lab_sb.c include/vsc/lab.h include/vsc/probe.h
+$(BUILD)/targets/lab_%: tests/targets/lab_%.c tests/targets/lab_driver.h include/vsc/lab.h \
+		include/vsc/probe.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -pthread -o $@ $<
 
-# the same target on the LTTng path, when the provider is built
+# the same targets on the LTTng path, when the provider is built
 ifneq ($(LTTNG_PROVIDER),)
-ALL_EXTRA += $(LAB_TARGET)-lttng
-$(LAB_TARGET)-lttng: tests/targets/lab_sb.c include/vsc/lab.h include/vsc/probe.h $(LTTNG_PROVIDER)
+ALL_EXTRA += $(LAB_TARGETS:=-lttng)
+$(BUILD)/targets/lab_%-lttng: tests/targets/lab_%.c tests/targets/lab_driver.h include/vsc/lab.h \
+		include/vsc/probe.h $(LTTNG_PROVIDER)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -pthread -DVSC_PROBE_LTTNG -o $@ $< \
 		-L$(BUILD) -lvsc-lttng-ust -llttng-ust -Wl,-rpath,$(abspath $(BUILD))
-check-lab: $(LAB_TARGET)-lttng
+check-lab: $(LAB_TARGETS:=-lttng)
 endif
 
-check-lab: $(BUILD)/vsc $(LAB_TARGET)
+check-lab: $(BUILD)/vsc $(LAB_TARGETS)
 	@tests/system/lab.sh $(BUILD)/vsc
 
 # GNU parallel and a single-node Slurm the test starts itself

@@ -2,38 +2,65 @@
 /*
  * vsc lab capture: record a litmus-style test without disturbing it.
  *
- * A probe that traps (a uprobe is an int3 on x86-64), a system call, or a
- * locked instruction between a store and a later load drains the store
- * buffer, and the weak behaviours a lab run looks for vanish while they are
- * traced. Here each thread logs its accesses into a log of its own with
- * plain stores only (no clock, no probe, no atomic read-modify-write of
- * ours) during an iteration, and fires the real probes (<vsc/probe.h>:
- * eBPF by default, LTTng with -DVSC_PROBE_LTTNG) for the whole log, in
- * program order, after the iteration's closing barrier:
+ * A probe that traps (a uprobe is an int3 on x86-64), a system call, a
+ * locked instruction, or even a few dozen extra instructions between a store
+ * and a later load drain the store buffer or shift the timing, and the weak
+ * behaviours a lab run looks for vanish while they are traced. So with this
+ * header a logged access costs what the plain test spends on remembering a
+ * result: one plain store of the value to a fixed slot of a log that holds
+ * the whole run. Everything else is known before the run and said once:
  *
- *   struct vsc_lab_log log;                 // one per thread
- *   for (long i = 0; i < n; i++) {
- *           vsc_lab_begin(&log, i);
- *           barrier_wait(&start);
- *           vsc_lab_store32(&log, &x[i], 1);
- *           r = vsc_lab_load32(&log, &y[i]);
- *           barrier_wait(&end);
- *           vsc_lab_end(&log);              // segment i: this thread's part
+ * - each thread owns one `struct vsc_lab`, whose log has one row per
+ *   iteration and one slot per access (int64_t values), allocated and
+ *   touched by vsc_lab_init(), so no page fault happens during the run;
+ * - the address, size and kind of access k are described once: in
+ *   iteration i it touches `first + i * stride` (stride 0: the same
+ *   variable every time, sizeof the variable: fresh variables per iteration);
+ * - a store whose value never changes is filled in once (vsc_lab_fill())
+ *   and costs nothing during the run; a load (or an RMW's old value) is
+ *   logged with one plain store: row[k] = value;
+ * - nothing is emitted during the run: after it, each thread calls
+ *   vsc_lab_emit(), which fires the probes of <vsc/probe.h> (eBPF by
+ *   default, LTTng with -DVSC_PROBE_LTTNG) for the whole log, iteration by
+ *   iteration, each preceded by VSC_PROBE_SEGMENT(first_segment + i).
+ *
+ *   static int32_t x[N], y[N];                  // fresh variables, zero
+ *   struct vsc_lab lab;                         // one per thread
+ *   if (vsc_lab_init(&lab, N, 2))               // N rows of 2 slots
+ *           fail();
+ *   vsc_lab_describe(&lab, 0, VSC_LAB_STORE, &x[0], sizeof(x[0]), sizeof(x[0]));
+ *   vsc_lab_fill(&lab, 0, 1);                   // slot 0 always writes 1
+ *   vsc_lab_describe(&lab, 1, VSC_LAB_LOAD, &y[0], sizeof(y[0]), sizeof(y[0]));
+ *   for (long i = 0; i < N; i++) {
+ *           int64_t *row = vsc_lab_row(&lab, i); // before the start barrier
+ *           barrier_wait();
+ *           x[i] = 1;                           // the test's own accesses
+ *           row[1] = y[i];                      // logged: one plain store
+ *           barrier_wait();
  *   }
+ *   vsc_lab_emit(&lab, 0);                      // the same thread, after the run
+ *   vsc_lab_free(&lab);
  *
- * Each iteration becomes one `segment` of the trace (named by its number),
- * holding every thread's events of it.
+ * Each iteration becomes one `segment` of the trace (named by its number)
+ * holding every thread's events of it. The log also is the test's record of
+ * what it saw: vsc_lab_row(&lab, i)[k] after the run.
  *
- * The log holds VSC_LAB_CAP accesses (define it before including this
- * header to change it). An iteration that does more is not cut short: the
- * log is emitted early (which may disturb that iteration) and
- * vsc_lab_end() returns how many times that happened, so the test can say
- * so. Nothing is ever dropped.
+ * An RMW takes two slots, k (the value read) and k + 1 (the value written;
+ * vsc_lab_fill() it when it is constant, as for an exchange).
+ *
+ * The header does not perform the test's accesses: the test does them its
+ * own way (volatile accesses, relaxed atomics or inline assembly, whatever
+ * the plain test does), so the instructions between two test accesses are
+ * the plain test's plus at most one store per logged value.
  */
 #ifndef VSC_LAB_H
 #define VSC_LAB_H
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <vsc/probe.h>
 
@@ -41,123 +68,135 @@
 extern "C" {
 #endif
 
-#ifndef VSC_LAB_CAP
-#define VSC_LAB_CAP 64
-#endif
-
-struct vsc_lab_entry {
-	const volatile void *addr;
-	int64_t value;
-	int64_t new_value;
-	uint16_t kind; /* VSC_PROBE_KIND_* */
-	uint16_t size;
+enum vsc_lab_kind {
+	VSC_LAB_UNUSED = 0, /* a slot that is emitted as nothing */
+	VSC_LAB_LOAD,
+	VSC_LAB_STORE,
+	VSC_LAB_RMW,     /* slot k: value read, slot k + 1: value written */
+	VSC_LAB_RMW_NEW, /* slot k + 1 of an RMW (set by vsc_lab_describe) */
 };
 
-struct vsc_lab_log {
-	unsigned count;
-	unsigned early;  /* times the log was emitted before the end of an iteration */
-	long iteration;  /* the segment the entries belong to */
-	int started;     /* the segment marker has been emitted */
-	struct vsc_lab_entry entries[VSC_LAB_CAP];
+/* Where an access goes and what it is, said once per test. */
+struct vsc_lab_access {
+	uintptr_t first; /* address in iteration 0 */
+	size_t stride;   /* bytes from one iteration's variable to the next */
+	uint16_t size;   /* 1, 2, 4 or 8 bytes */
+	uint16_t kind;   /* enum vsc_lab_kind */
 };
 
-/* Emit the logged entries through the probes, in program order. */
-static inline void vsc_lab_emit_(struct vsc_lab_log *log)
+struct vsc_lab {
+	long iterations;
+	unsigned slots;
+	int64_t *log;                  /* iterations x slots values, row after row */
+	struct vsc_lab_access *access; /* slots entries */
+};
+
+/* Allocate (and touch) the log of a run of `iterations` iterations of
+ * `slots` logged values each. Returns 0, or -EINVAL / -ENOMEM. */
+static inline int vsc_lab_init(struct vsc_lab *lab, long iterations, unsigned slots)
 {
-	if (!log->started) {
-		VSC_PROBE_SEGMENT(log->iteration, (const char *)0);
-		log->started = 1;
+	size_t bytes;
+
+	memset(lab, 0, sizeof(*lab));
+	if (iterations < 1 || slots < 1 || (size_t)iterations > SIZE_MAX / 8 / slots)
+		return -EINVAL;
+	bytes = (size_t)iterations * slots * sizeof(int64_t);
+	bytes = (bytes + 63) & ~(size_t)63; /* whole cache lines: no false sharing */
+	lab->log = (int64_t *)aligned_alloc(64, bytes);
+	lab->access = (struct vsc_lab_access *)calloc(slots, sizeof(*lab->access));
+	if (!lab->log || !lab->access) {
+		free(lab->log);
+		free(lab->access);
+		lab->log = NULL;
+		lab->access = NULL;
+		return -ENOMEM;
 	}
-	for (unsigned i = 0; i < log->count; i++) {
-		const struct vsc_lab_entry *e = &log->entries[i];
-		switch (e->kind) {
-		case VSC_PROBE_KIND_LOAD:
-			VSC_PROBE_LOAD_N(e->addr, e->size, e->value);
+	memset(lab->log, 0, bytes); /* fault every page in now, not during the run */
+	lab->iterations = iterations;
+	lab->slots = slots;
+	return 0;
+}
+
+/* Slot `slot` is an access of `kind` of `size` bytes at `first` in
+ * iteration 0 and `first + i * stride` in iteration i. An RMW also takes
+ * slot + 1. Returns 0, or -EINVAL. */
+static inline int vsc_lab_describe(struct vsc_lab *lab, unsigned slot, enum vsc_lab_kind kind,
+				   const volatile void *first, size_t stride, unsigned size)
+{
+	unsigned need = kind == VSC_LAB_RMW ? 2 : 1;
+
+	if (slot >= lab->slots || lab->slots - slot < need ||
+	    (size != 1 && size != 2 && size != 4 && size != 8) ||
+	    (kind != VSC_LAB_LOAD && kind != VSC_LAB_STORE && kind != VSC_LAB_RMW))
+		return -EINVAL;
+	lab->access[slot] = (struct vsc_lab_access){
+		.first = (uintptr_t)first,
+		.stride = stride,
+		.size = (uint16_t)size,
+		.kind = (uint16_t)kind,
+	};
+	if (kind == VSC_LAB_RMW)
+		lab->access[slot + 1] = (struct vsc_lab_access){ .kind = VSC_LAB_RMW_NEW };
+	return 0;
+}
+
+/* Put `value` into slot `slot` of every row (a store of a constant). */
+static inline void vsc_lab_fill(struct vsc_lab *lab, unsigned slot, int64_t value)
+{
+	for (long i = 0; i < lab->iterations; i++)
+		lab->log[(size_t)i * lab->slots + slot] = value;
+}
+
+/* Row of iteration i: log value k with row[k] = value. */
+static inline int64_t *vsc_lab_row(const struct vsc_lab *lab, long i)
+{
+	return lab->log + (size_t)i * lab->slots;
+}
+
+/* Fire the probes for iteration i of the log. */
+static inline void vsc_lab_emit_row_(const struct vsc_lab *lab, long i, long segment)
+{
+	const int64_t *row = vsc_lab_row(lab, i);
+
+	VSC_PROBE_SEGMENT(segment, (const char *)0);
+	for (unsigned k = 0; k < lab->slots; k++) {
+		const struct vsc_lab_access *a = &lab->access[k];
+		const volatile void *addr =
+			(const volatile void *)(a->first + (size_t)i * a->stride);
+
+		switch (a->kind) {
+		case VSC_LAB_LOAD:
+			VSC_PROBE_LOAD_N(addr, a->size, row[k]);
 			break;
-		case VSC_PROBE_KIND_STORE:
-			VSC_PROBE_STORE_N(e->addr, e->size, e->value);
+		case VSC_LAB_STORE:
+			VSC_PROBE_STORE_N(addr, a->size, row[k]);
 			break;
-		default:
-			VSC_PROBE_RMW_N(e->addr, e->size, e->value, e->new_value);
+		case VSC_LAB_RMW:
+			VSC_PROBE_RMW_N(addr, a->size, row[k], row[k + 1]);
+			break;
+		default: /* unused, or the second half of an RMW */
 			break;
 		}
 	}
-	log->count = 0;
 }
 
-static inline void vsc_lab_log_(struct vsc_lab_log *log, uint16_t kind, const volatile void *addr,
-				uint16_t size, int64_t value, int64_t new_value)
+/* After the run, from the thread that owns the log (the trace names
+ * threads by their kernel thread id): fire the probes for every iteration,
+ * in program order, iteration i as segment first_segment + i. */
+static inline void vsc_lab_emit(const struct vsc_lab *lab, long first_segment)
 {
-	struct vsc_lab_entry *e;
-
-	if (log->count == VSC_LAB_CAP) {
-		log->early++;
-		vsc_lab_emit_(log);
-	}
-	e = &log->entries[log->count++];
-	e->addr = addr;
-	e->value = value;
-	e->new_value = new_value;
-	e->kind = kind;
-	e->size = size;
-}
-
-/* Start iteration `iteration` of this thread (call before its start barrier). */
-static inline void vsc_lab_begin(struct vsc_lab_log *log, long iteration)
-{
-	log->count = 0;
-	log->early = 0;
-	log->iteration = iteration;
-	log->started = 0;
-}
-
-/* End the iteration (call after its closing barrier): fire the probes for
- * the whole log. Returns how many times the log had to be emitted early. */
-static inline unsigned vsc_lab_end(struct vsc_lab_log *log)
-{
-	vsc_lab_emit_(log);
+	for (long i = 0; i < lab->iterations; i++)
+		vsc_lab_emit_row_(lab, i, first_segment + i);
 	VSC_PROBE_FLUSH();
-	return log->early;
 }
 
-/* Plain (relaxed, not locked) accesses of 1, 2, 4 and 8 bytes that log
- * themselves, and atomic read-modify-writes for tests that need them. */
-#define VSC_LAB_DEFINE_WIDTH_(BITS)                                                        \
-	static inline int##BITS##_t vsc_lab_load##BITS(struct vsc_lab_log *log,            \
-						       const volatile int##BITS##_t *p)   \
-	{                                                                                  \
-		int##BITS##_t v = __atomic_load_n(p, __ATOMIC_RELAXED);                    \
-		vsc_lab_log_(log, VSC_PROBE_KIND_LOAD, p, BITS / 8, v, 0);                 \
-		return v;                                                                  \
-	}                                                                                  \
-	static inline void vsc_lab_store##BITS(struct vsc_lab_log *log,                    \
-					       volatile int##BITS##_t *p, int##BITS##_t v) \
-	{                                                                                  \
-		__atomic_store_n(p, v, __ATOMIC_RELAXED);                                  \
-		vsc_lab_log_(log, VSC_PROBE_KIND_STORE, p, BITS / 8, v, 0);                \
-	}                                                                                  \
-	static inline int##BITS##_t vsc_lab_xchg##BITS(struct vsc_lab_log *log,            \
-						       volatile int##BITS##_t *p,         \
-						       int##BITS##_t v)                   \
-	{                                                                                  \
-		int##BITS##_t old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);           \
-		vsc_lab_log_(log, VSC_PROBE_KIND_RMW, p, BITS / 8, old, v);                \
-		return old;                                                                \
-	}                                                                                  \
-	static inline int##BITS##_t vsc_lab_fetch_add##BITS(struct vsc_lab_log *log,       \
-							    volatile int##BITS##_t *p,    \
-							    int##BITS##_t v)              \
-	{                                                                                  \
-		int##BITS##_t old = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);            \
-		vsc_lab_log_(log, VSC_PROBE_KIND_RMW, p, BITS / 8, old,                    \
-			     (int##BITS##_t)(old + v));                                    \
-		return old;                                                                \
-	}
-
-VSC_LAB_DEFINE_WIDTH_(8)
-VSC_LAB_DEFINE_WIDTH_(16)
-VSC_LAB_DEFINE_WIDTH_(32)
-VSC_LAB_DEFINE_WIDTH_(64)
+static inline void vsc_lab_free(struct vsc_lab *lab)
+{
+	free(lab->log);
+	free(lab->access);
+	lab->log = NULL;
+	lab->access = NULL;
+}
 
 #ifdef __cplusplus
 }

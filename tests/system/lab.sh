@@ -1,15 +1,21 @@
 #!/bin/sh
-# The lab path end to end: tests/targets/lab_sb (store buffering with
-# <vsc/lab.h>, fresh variables per iteration) is recorded with `vsc record`
-# (eBPF) and, built with -DVSC_PROBE_LTTNG, with scripts/vsc-lttng;
-# every iteration is a segment, and vsc must call it inconsistent exactly
-# when the target saw r0 = r1 = 0 (what the hardware did is the target's own
-# record), each with a minimal core of the four events; --summary adds up.
+# The lab path end to end, with the two-thread targets of tests/targets
+# (lab_sb: store buffering, lab_mp: message passing; each runs the plain
+# test and the <vsc/lab.h> one alternated in blocks, fresh variables per
+# iteration) recorded with `vsc record` (eBPF) and, built with
+# -DVSC_PROBE_LTTNG, with scripts/vsc-lttng. Checks:
+# - SB: the lab.h build shows r0 = r1 = 0 within 2x of the plain build in
+#   the same run (compared only when the plain build shows enough of it);
+# - every lab.h iteration is a segment; vsc calls it inconsistent exactly
+#   when the target saw the non-SC outcome (its own record), each with a
+#   minimal core of the four events, and --summary adds up;
+# - MP: no iteration shows r0 = 1, r1 = 0 on x86-64 (TSO forbids it).
 set -u
 vsc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-target=$(dirname "$vsc")/targets/lab_sb
+targets=$(dirname "$vsc")/targets
 top=$(cd "$(dirname "$0")/../.." && pwd)
 iterations=${VSC_LAB_ITERATIONS:-20000}
+min_weak=50 # fewer weak plain iterations than this: too few to compare rates
 fail=0
 bad() { echo "FAIL: lab: $*"; fail=$((fail + 1)); }
 if [ "$(id -u)" != 0 ]; then
@@ -20,56 +26,81 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# verify TRACE OUTCOMES LABEL: every iteration right, --summary adds up
+# verify TEST TRACE OUTCOMES LABEL: every iteration right, --summary adds up
 verify() {
-  grep -q "^# lost events: 0$" "$1" || bad "$3: events were lost"
-  "$vsc" check --json --explain "$1" > "$tmp/check.json"
+  grep -q "^# lost events: 0$" "$2" || bad "$4: events were lost"
+  "$vsc" check --json --explain "$2" > "$tmp/check.json"
   status=$?
-  "$vsc" check --summary --json "$1" > "$tmp/summary.json"
-  python3 - "$2" "$tmp/check.json" "$tmp/summary.json" "$status" "$3" <<'PY' || bad "$3: verdicts"
+  "$vsc" check --summary --json "$2" > "$tmp/summary.json"
+  python3 - "$1" "$3" "$tmp/check.json" "$tmp/summary.json" "$status" "$4" <<'PY' || bad "$1 $4: verdicts"
 import json, sys
+test, outcomes_path, check_path, summary_path, status, label = sys.argv[1:]
 outcomes = {}
-for line in open(sys.argv[1]):
+for line in open(outcomes_path):
     i, r0, r1 = line.split()
     outcomes[i] = (int(r0), int(r1))
-check = json.loads(open(sys.argv[2]).read())
-summary = json.loads(open(sys.argv[3]).read())
+# the outcome that is not SC: SB both reads 0, MP flag seen but not data
+weak_outcome = (0, 0) if test == "sb" else (1, 0)
+check = json.loads(open(check_path).read())
+summary = json.loads(open(summary_path).read())
 segs = {s["name"]: s for s in check["segments"]}
 assert set(segs) == set(outcomes), "segments %d, iterations %d" % (len(segs), len(outcomes))
 weak = 0
-for i, (r0, r1) in outcomes.items():
+for i, outcome in outcomes.items():
     s = segs[i]
     assert s["threads"] == 2 and s["events"] == 4, (i, s)
-    if r0 == 0 and r1 == 0:
+    if outcome == weak_outcome:
         weak += 1
         assert s["verdict"] == "inconsistent", (i, s)
         assert len(s["core"]) == 4 and s["core_minimal"], (i, s)
     else:
-        assert s["verdict"] == "consistent", (i, r0, r1, s)
+        assert s["verdict"] == "consistent", (i, outcome, s)
 assert summary["segments_total"] == len(outcomes)
 assert summary["segments_inconsistent"] == weak
-assert int(sys.argv[4]) == (1 if weak else 0)
-print("lab (%s): %d iterations, %d showed r0 = r1 = 0, each reported inconsistent "
-      "with a 4-event core" % (sys.argv[5], len(outcomes), weak))
+assert int(status) == (1 if weak else 0)
+if test == "mp":
+    assert weak == 0, "%d iterations showed MP's r0 = 1, r1 = 0, which x86-TSO forbids" % weak
+print("lab %s (%s): %d iterations, %d not SC, each reported inconsistent with a "
+      "4-event core, all others consistent" % (test, label, len(outcomes), weak))
 PY
 }
 
-# eBPF: vsc record
-"$vsc" record -o "$tmp/sb.vsc" -- "$target" "$iterations" "$tmp/outcomes.txt" 2> "$tmp/record.err" \
-  || { bad "vsc record failed: $(cat "$tmp/record.err")"; exit 1; }
-verify "$tmp/sb.vsc" "$tmp/outcomes.txt" eBPF
+# rates TEST STDERR LABEL: the weak counts of both builds, compared for SB
+rates() {
+  line=$(grep "^lab_$1: plain" "$2") || { bad "$1 $3: no counts from the target"; return; }
+  set -- "$1" "$3" $(echo "$line" | awk '{ print $3, $5, $8, $10 }')
+  echo "lab $1 ($2): plain $4 of $3 iterations weak, lab.h $6 of $5"
+  if [ "$1" = mp ]; then
+    [ "$4" -eq 0 ] || bad "mp $2: the plain build showed $4 TSO-forbidden outcomes"
+  elif [ "$4" -lt $min_weak ]; then
+    echo "lab sb ($2): the plain build showed only $4 weak outcomes here (fewer than" \
+      "$min_weak): too few to compare rates; that comparison is skipped"
+  elif [ $(($6 * 2)) -lt "$4" ] || [ "$6" -gt $(($4 * 2)) ]; then
+    bad "sb $2: lab.h showed $6 weak outcomes, plain $4: not within 2x"
+  fi
+}
 
-# LTTng: the same target built with -DVSC_PROBE_LTTNG, through scripts/vsc-lttng
-if [ -x "$target-lttng" ]; then
-  "$top/scripts/vsc-lttng" --vsc "$vsc" -o "$tmp/sbl.vsc" --no-check -- \
-    "$target-lttng" "$iterations" "$tmp/outcomes-lttng.txt" 2> "$tmp/lttng.err" \
-    || bad "vsc-lttng failed: $(cat "$tmp/lttng.err")"
-  verify "$tmp/sbl.vsc" "$tmp/outcomes-lttng.txt" LTTng
-elif [ "${VSC_REQUIRE_ALL:-0}" = 1 ]; then
-  bad "$target-lttng not built (LTTng-UST missing?) and VSC_REQUIRE_ALL=1"
-else
-  echo "skip: lab: $target-lttng not built"
-fi
+for t in sb mp; do
+  "$vsc" record -o "$tmp/$t.vsc" -- "$targets/lab_$t" "$iterations" "$tmp/$t.txt" \
+    2> "$tmp/$t.err" || { bad "vsc record lab_$t failed: $(cat "$tmp/$t.err")"; continue; }
+  rates $t "$tmp/$t.err" eBPF
+  verify $t "$tmp/$t.vsc" "$tmp/$t.txt" eBPF
+done
+
+# LTTng: the same targets built with -DVSC_PROBE_LTTNG, through scripts/vsc-lttng
+for t in sb mp; do
+  if [ -x "$targets/lab_$t-lttng" ]; then
+    "$top/scripts/vsc-lttng" --vsc "$vsc" -o "$tmp/$t-lttng.vsc" --no-check -- \
+      "$targets/lab_$t-lttng" "$iterations" "$tmp/$t-lttng.txt" 2> "$tmp/$t-lttng.err" \
+      || { bad "vsc-lttng lab_$t failed: $(cat "$tmp/$t-lttng.err")"; continue; }
+    rates $t "$tmp/$t-lttng.err" LTTng
+    verify $t "$tmp/$t-lttng.vsc" "$tmp/$t-lttng.txt" LTTng
+  elif [ "${VSC_REQUIRE_ALL:-0}" = 1 ]; then
+    bad "lab_$t-lttng not built (LTTng-UST missing?) and VSC_REQUIRE_ALL=1"
+  else
+    echo "skip: lab: lab_$t-lttng not built (LTTng-UST missing)"
+  fi
+done
 
 [ $fail -eq 0 ] && echo "lab: ok"
 [ $fail -eq 0 ]
