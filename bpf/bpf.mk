@@ -49,9 +49,6 @@ $(CAPTURE_OBJ): EXTRA_CFLAGS += -I$(BPF_OUT) -Ibpf
 -include $(CAPTURE_OBJ:.o=.d)
 -include bpf/watch.mk
 
-# The record command is a CLI file that uses the capture pieces.
-$(BUILD)/obj/userspace/cli/record.o: $(BPF_OUT)/record.skel.h
-$(BUILD)/obj/userspace/cli/record.o: EXTRA_CFLAGS += -Iuserspace/capture -I$(BPF_OUT) -Ibpf
 
 # ---- bundled probe targets and the system tests of vsc record -------------
 PROBE_TARGET_SRC := $(wildcard tests/targets/probe_*.c)
@@ -96,3 +93,20 @@ $(BUILD)/tests/capture_test_symbols_nopie: tests/unit/capture/test_symbols.c \
 		userspace/capture/symbols.c $(LDFLAGS) -lelf -lcmocka
 check-capture-symbols: $(BUILD)/tests/capture_test_symbols $(BUILD)/tests/capture_test_symbols_nopie
 	@echo "== $<"; $(BUILD)/tests/capture_test_symbols && $(BUILD)/tests/capture_test_symbols_nopie
+
+# The trace writer on its own (cmocka): order, segments, loss, destinations,
+# write errors, bounded memory.
+.PHONY: check-trace-writer
+CHECK_EXTRA += check-trace-writer
+TRACE_WRITER_SRC := $(addprefix userspace/capture/,trace_writer.c trace_names.c trace_text.c \
+	trace_map.c)
+TRACE_WRITER_TESTS := $(BUILD)/tests/capture_test_trace_writer \
+	$(BUILD)/tests/capture_test_trace_writer_special
+$(BUILD)/tests/capture_test_%: tests/unit/capture/test_%.c tests/unit/capture/tw_test.c \
+		tests/unit/capture/tw_test.h $(TRACE_WRITER_SRC) $(TRACE_WRITER_SRC:.c=.h) \
+		bpf/vsc_event.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tests/unit/capture/tw_test.c $(TRACE_WRITER_SRC) \
+		$(LDFLAGS) -lcmocka
+check-trace-writer: $(TRACE_WRITER_TESTS)
+	@set -e; for t in $^; do echo "== $$t"; $$t; done

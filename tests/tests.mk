@@ -75,6 +75,7 @@ check-asan:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan VSC_NO_ASAN=1 \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" check-unit check-cli check-reports check-gen \
+		check-trace-writer \
 		check-reductions
 
 # ---- fuzzing (not part of `make check`: `make fuzz`) ------------------------

@@ -3,6 +3,7 @@
 #include "probe_source.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +34,13 @@ struct segment_name {
 };
 
 struct vsc_probe_source {
+	struct capture_source base; /* first: the recorder's view */
+	size_t ring_size;
+	bool verbose;
+	struct recorder *rec;
 	struct record *skel;
 	struct ring_buffer *ring;
-	struct vsc_trace_writer *writer;
+	struct trace_writer *writer; /* while polling or draining */
 	struct vsc_target *target;
 	struct bpf_link **links;
 	size_t link_count;
@@ -90,7 +95,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (e->kind == VSC_CAP_SEGMENT)
 		remember_segment(src, e);
-	int err = vsc_trace_writer_add(src->writer, e);
+	int err = trace_writer_add(src->writer, e);
 	if (err == -ENOMEM) {
 		src->error = err;
 		return err;
@@ -99,24 +104,17 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int vsc_probe_source_open(struct vsc_probe_source **out, const struct vsc_probe_source_opts *opts,
-			  char *why, size_t why_len)
+static int probe_source_open(struct vsc_probe_source *src, char *why, size_t why_len)
 {
-	struct vsc_probe_source *src = calloc(1, sizeof(*src));
 	int err;
-	*out = NULL;
-	if (!src)
-		return -ENOMEM;
-	src->writer = opts->writer;
-	src->target = opts->target;
-	libbpf_set_print(opts->verbose ? print_verbose : print_quiet);
+	libbpf_set_print(src->verbose ? print_verbose : print_quiet);
 	src->skel = record__open();
 	if (!src->skel) {
 		err = -errno;
 		snprintf(why, why_len, "cannot open the BPF object: %s", strerror(-err));
 		goto fail;
 	}
-	size_t ring = opts->ring_size ? opts->ring_size : VSC_RECORD_DEFAULT_RING;
+	size_t ring = src->ring_size ? src->ring_size : VSC_RECORD_DEFAULT_RING;
 	err = bpf_map__set_max_entries(src->skel->maps.events, (uint32_t)ring);
 	if (err) {
 		snprintf(why, why_len, "bad ring size %zu: %s", ring, strerror(-err));
@@ -137,10 +135,8 @@ int vsc_probe_source_open(struct vsc_probe_source **out, const struct vsc_probe_
 		snprintf(why, why_len, "cannot open the BPF ring buffer: %s", strerror(-err));
 		goto fail;
 	}
-	*out = src;
 	return 0;
 fail:
-	vsc_probe_source_close(src);
 	return err;
 }
 
@@ -189,8 +185,8 @@ static int remember_path(struct vsc_probe_source *src, const char *path)
 	return 0;
 }
 
-int vsc_probe_source_attach(struct vsc_probe_source *src, const char *extra_path, char *why,
-			    size_t why_len)
+static int attach_files(struct vsc_probe_source *src, const char *extra_path, char *why,
+			size_t why_len)
 {
 	char maps[64], line[4096 + 256];
 	int err = 0;
@@ -226,7 +222,7 @@ int vsc_probe_source_attach(struct vsc_probe_source *src, const char *extra_path
 	return err ? err : src->files;
 }
 
-int vsc_probe_source_poll(struct vsc_probe_source *src, int timeout_ms)
+static int poll_ring(struct vsc_probe_source *src, int timeout_ms)
 {
 	src->moved = 0;
 	int n = timeout_ms ? ring_buffer__poll(src->ring, timeout_ms) : 0;
@@ -241,16 +237,6 @@ int vsc_probe_source_poll(struct vsc_probe_source *src, int timeout_ms)
 	if (n < 0 && n != -EINTR)
 		return n;
 	return src->moved;
-}
-
-uint64_t vsc_probe_source_lost(const struct vsc_probe_source *src)
-{
-	return src->skel->bss->lost;
-}
-
-uint64_t vsc_probe_source_batches(const struct vsc_probe_source *src)
-{
-	return src->skel->bss->batches;
 }
 
 /* Read one thread's log; entries become events as the BPF program makes them. */
@@ -281,7 +267,7 @@ static int drain_one(struct vsc_probe_source *src, uint32_t tid, uint64_t addr)
 		};
 		if (e.kind == VSC_CAP_SEGMENT)
 			remember_segment(src, &e);
-		int err = vsc_trace_writer_add(src->writer, &e);
+		int err = trace_writer_add(src->writer, &e);
 		if (err == -ENOMEM) {
 			free(log);
 			return err;
@@ -293,7 +279,7 @@ out:
 	return added;
 }
 
-int vsc_probe_source_drain_logs(struct vsc_probe_source *src)
+static int drain_logs(struct vsc_probe_source *src)
 {
 	int fd = bpf_map__fd(src->skel->maps.logs), total = 0;
 	uint32_t key, next;
@@ -312,9 +298,9 @@ int vsc_probe_source_drain_logs(struct vsc_probe_source *src)
 	return total;
 }
 
-int vsc_probe_source_segment_name(const struct vsc_probe_source *src, int64_t id, char *buf,
-				  size_t len)
+static int segment_name(struct capture_source *base, int64_t id, char *buf, size_t len)
 {
+	const struct vsc_probe_source *src = (const struct vsc_probe_source *)base;
 	for (size_t i = 0; i < src->segment_count; i++)
 		if (src->segments[i].id == id && src->segments[i].name[0]) {
 			snprintf(buf, len, "%s", src->segments[i].name);
@@ -323,12 +309,19 @@ int vsc_probe_source_segment_name(const struct vsc_probe_source *src, int64_t id
 	return -ENOENT;
 }
 
-void vsc_probe_source_close(struct vsc_probe_source *src)
+static void detach(struct vsc_probe_source *src)
 {
-	if (!src)
-		return;
 	for (size_t i = 0; i < src->link_count; i++)
 		bpf_link__destroy(src->links[i]);
+	src->link_count = 0;
+}
+
+static void close_source(struct capture_source *base)
+{
+	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
+	if (!src)
+		return;
+	detach(src);
 	free(src->links);
 	for (size_t i = 0; i < src->attached_count; i++)
 		free(src->attached[i]);
@@ -337,4 +330,93 @@ void vsc_probe_source_close(struct vsc_probe_source *src)
 	ring_buffer__free(src->ring);
 	record__destroy(src->skel);
 	free(src);
+}
+
+/* ---- the recorder's interface (recorder.h) ----------------------------- */
+
+static int attach(struct capture_source *base, struct recorder *rec)
+{
+	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
+	char why[512];
+	src->rec = rec;
+	src->target = recorder_target(rec);
+	int r = probe_source_open(src, why, sizeof(why));
+	if (!r)
+		r = attach_files(src, src->target->exe[0] ? src->target->exe : NULL, why,
+				 sizeof(why));
+	if (r > 0)
+		return 0;
+	if (r == 0)
+		recorder_say(rec,
+			     "no vsc probes in %s or its loaded libraries (build it with #include "
+			     "<vsc/probe.h> and use its VSC_PROBE_* macros or vsc_* helpers)",
+			     src->target->exe);
+	else
+		recorder_say(rec, "%s", why);
+	return r ? r : -ENOENT;
+}
+
+static int poll_source(struct capture_source *base, struct trace_writer *w, int timeout_ms)
+{
+	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
+	src->writer = w;
+	return poll_ring(src, timeout_ms);
+}
+
+static void rescan(struct capture_source *base, struct recorder *rec)
+{
+	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
+	char why[512];
+	if (attach_files(src, NULL, why, sizeof(why)) < 0)
+		recorder_say(rec, "%s", why);
+}
+
+/* What the ring buffer holds, then (threads stopped) the part-filled logs;
+ * the probes go before the threads run again. */
+static int drain(struct capture_source *base, struct trace_writer *w, bool threads_stopped)
+{
+	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
+	uint64_t drained = 0;
+	int n;
+	src->writer = w;
+	while ((n = poll_ring(src, 0)) > 0)
+		;
+	if (n >= 0 && threads_stopped) {
+		n = drain_logs(src);
+		drained = n > 0 ? (uint64_t)n : 0;
+	}
+	if (src->verbose)
+		recorder_say(src->rec,
+			     "%" PRIu64 " batches, %" PRIu64 " events read from logs at the end",
+			     (uint64_t)src->skel->bss->batches, drained);
+	detach(src);
+	return n < 0 ? n : 0;
+}
+
+static uint64_t lost(const struct capture_source *base, bool *exact)
+{
+	const struct vsc_probe_source *src = (const struct vsc_probe_source *)base;
+	*exact = true;
+	return src->skel ? src->skel->bss->lost : 0;
+}
+
+static const struct capture_source_ops probe_ops = {
+	.attach = attach,
+	.poll = poll_source,
+	.rescan = rescan,
+	.drain = drain,
+	.lost = lost,
+	.segment_name = segment_name,
+	.close = close_source,
+};
+
+struct capture_source *probe_source_new(size_t ring_size, bool verbose)
+{
+	struct vsc_probe_source *src = calloc(1, sizeof(*src));
+	if (!src)
+		return NULL;
+	src->base.ops = &probe_ops;
+	src->ring_size = ring_size;
+	src->verbose = verbose;
+	return &src->base;
 }

@@ -1,24 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vsc record --watch (see watch.h): set up -> stop the target -> open one
- * breakpoint per variable per thread, each running watch.bpf.c -> let the
- * target run -> poll the ring buffer, decode each hit (watch_events.c) ->
- * stop every thread -> detach -> drain -> write the trace. The target
- * handling (launch at exec stop, seize, stop all, resume) is the probe
- * path's target.c; the writer and symbols are the shared ones.
+ * vsc record --watch (see watch.h): a capture source for the recorder
+ * (recorder.h). With the target stopped: one breakpoint per variable per
+ * thread, each running watch.bpf.c; while it runs: poll the ring buffer,
+ * decode each hit (watch_events.c); at the end (every thread stopped):
+ * detach, then read what the ring buffer still holds. Target handling,
+ * the loop, symbols and the writer are the recorder's.
  */
 #include "watch.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/hw_breakpoint.h>
@@ -26,14 +24,9 @@
 #include <bpf/libbpf.h>
 
 #include "decode.h"
-#include "symbols.h"
-#include "target.h"
-#include "trace_writer.h"
+#include "recorder.h"
 #include "watch.skel.h"
 #include "watch_events.h"
-
-#define POLL_MS 100
-#define GRACE_S 1.0 /* after ^C, time a launched command gets to end itself */
 
 struct watch_target {
 	char name[128];
@@ -44,9 +37,10 @@ struct watch_target {
 };
 
 struct watch_run {
+	struct capture_source base; /* first: the recorder's view */
 	const struct watch_opts *opts;
-	struct vsc_target target;
-	bool started; /* a launched command runs */
+	struct recorder *rec;
+	struct vsc_target *target;
 	struct watch_target targets[WATCH_MAX_REQUESTS];
 	size_t target_count;
 	struct vsc_symbols *syms;
@@ -55,18 +49,7 @@ struct watch_run {
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	size_t link_count, link_cap;
-	struct vsc_trace_writer *writer;
-	char what[4096 + 256], how[256]; /* the writer keeps pointers to them */
-	const char *stop_reason;
 };
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 int watch_slot_limit(void)
 {
@@ -130,7 +113,8 @@ static int parse_request(struct watch_run *run, const char *text, struct watch_t
 		if (vsc_symbols_find(run->syms, t->name, &t->addr, &sym_size) < 0) {
 			fprintf(stderr,
 				"vsc record: --watch %s: no global object '%s' in the executable "
-				"or its loaded libraries\n", text, t->name);
+				"or its loaded libraries\n",
+				text, t->name);
 			return -ENOENT;
 		}
 		if (!size && sym_size > 8) {
@@ -145,13 +129,15 @@ static int parse_request(struct watch_run *run, const char *text, struct watch_t
 	if (size > 8 || (t->len != 1 && t->len != 2 && t->len != 4 && t->len != 8)) {
 		fprintf(stderr,
 			"vsc record: --watch %s: length %u: hardware watchpoints cover 1, 2, 4 "
-			"or 8 bytes\n", text, t->len);
+			"or 8 bytes\n",
+			text, t->len);
 		return -EINVAL;
 	}
 	if (t->addr % t->len) {
 		fprintf(stderr,
 			"vsc record: --watch %s: address 0x%" PRIx64 " is not aligned to its "
-			"length %u, which the hardware requires\n", text, t->addr, t->len);
+			"length %u, which the hardware requires\n",
+			text, t->addr, t->len);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < run->target_count; i++) {
@@ -217,7 +203,8 @@ static int attach_thread(struct watch_run *run, pid_t tid)
 			else if (fd == -EINVAL)
 				fprintf(stderr,
 					"vsc record: the kernel refused a %u-byte watchpoint at "
-					"0x%" PRIx64 " (--watch %s)\n", t->len, t->addr, t->name);
+					"0x%" PRIx64 " (--watch %s)\n",
+					t->len, t->addr, t->name);
 			else
 				fprintf(stderr,
 					"vsc record: perf_event_open(breakpoint) on thread %d: %s%s\n",
@@ -227,12 +214,15 @@ static int attach_thread(struct watch_run *run, pid_t tid)
 						: "");
 			return fd;
 		}
-		struct bpf_link *link = bpf_program__attach_perf_event(run->skel->progs.watch_hit, fd);
+		struct bpf_link *link =
+			bpf_program__attach_perf_event(run->skel->progs.watch_hit, fd);
 		if (!link) {
 			int err = -errno;
 			close(fd);
-			fprintf(stderr, "vsc record: cannot attach the BPF program to a "
-					"breakpoint: %s\n", strerror(-err));
+			fprintf(stderr,
+				"vsc record: cannot attach the BPF program to a "
+				"breakpoint: %s\n",
+				strerror(-err));
 			return err;
 		}
 		/* the link owns fd: bpf_link__destroy closes it */
@@ -249,22 +239,18 @@ static void read_initial_values(struct watch_run *run)
 	for (size_t i = 0; i < run->target_count; i++) {
 		struct watch_target *t = &run->targets[i];
 		uint64_t raw = 0;
-		if (vsc_target_read(&run->target, t->addr, &raw, t->len) == (ssize_t)t->len) {
+		if (vsc_target_read(run->target, t->addr, &raw, t->len) == (ssize_t)t->len) {
 			t->initial = (int64_t)raw; /* the writer sign-extends */
 			t->initial_known = true;
 		}
 	}
 }
 
-/* ---- writer callbacks ---------------------------------------------------- */
+/* ---- naming: the requests' own names and values first ------------------ */
 
-static int initial_value(void *ctx, uint32_t pid, uint64_t addr, uint32_t size,
-			 int64_t *value)
+static int initial_value(struct capture_source *base, uint64_t addr, int64_t *value)
 {
-	struct watch_run *run = ctx;
-	(void)pid;
-	(void)size;
-
+	struct watch_run *run = (struct watch_run *)base;
 	for (size_t i = 0; i < run->target_count; i++) {
 		if (run->targets[i].addr == addr && run->targets[i].initial_known) {
 			*value = run->targets[i].initial;
@@ -274,36 +260,25 @@ static int initial_value(void *ctx, uint32_t pid, uint64_t addr, uint32_t size,
 	return 0;
 }
 
-static int name_var(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, char *buf,
-		    size_t len)
+static int name_var(struct capture_source *base, uint64_t addr, char *buf, size_t len)
 {
-	struct watch_run *run = ctx;
-	(void)pid;
-	(void)size;
-
+	struct watch_run *run = (struct watch_run *)base;
 	for (size_t i = 0; i < run->target_count; i++) {
 		if (run->targets[i].addr == addr && strncmp(run->targets[i].name, "0x", 2)) {
 			snprintf(buf, len, "%s", run->targets[i].name);
 			return 0;
 		}
 	}
-	return vsc_symbols_name(run->syms, addr, buf, len);
+	return -ENOENT; /* the recorder asks the symbols */
 }
 
-static int locate(void *ctx, uint32_t pid, uint64_t ip, char *buf, size_t len)
+static int locate(struct capture_source *base, uint32_t pid, uint64_t ip, char *buf, size_t len)
 {
-	struct watch_run *run = ctx;
+	struct watch_run *run = (struct watch_run *)base;
 	return watch_events_locate(run->events, pid, ip, buf, len);
 }
 
-/* ---- the recorder ------------------------------------------------------- */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+/* ---- set up ---------------------------------------------------------------- */
 
 static size_t ring_bytes(size_t want)
 {
@@ -332,8 +307,9 @@ static int load_bpf(struct watch_run *run)
 				 (uint32_t)ring_bytes(run->opts->ring_size));
 	if (watch__load(run->skel)) {
 		int err = -errno;
-		fprintf(stderr, "vsc record: cannot load the BPF program (%s): this needs "
-				"root or CAP_BPF+CAP_PERFMON and a kernel with BPF\n",
+		fprintf(stderr,
+			"vsc record: cannot load the BPF program (%s): this needs "
+			"root or CAP_BPF+CAP_PERFMON and a kernel with BPF\n",
 			strerror(-err));
 		return err;
 	}
@@ -345,45 +321,29 @@ static int load_bpf(struct watch_run *run)
 	return 0;
 }
 
-static void note_u64(struct watch_run *run, const char *key, uint64_t v)
+static void note_u64(struct trace_writer *w, const char *key, uint64_t v)
 {
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	vsc_trace_writer_note(run->writer, key, buf);
+	trace_writer_note(w, key, buf);
 }
 
-static void add_notes(struct watch_run *run)
+static void add_notes(struct capture_source *base, struct trace_writer *w)
 {
+	struct watch_run *run = (struct watch_run *)base;
 	const struct watch_value_stats *st = watch_events_stats(run->events);
 	char buf[1024];
 	size_t off = 0;
 
 	for (size_t i = 0; i < run->target_count && off < sizeof(buf); i++)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s@0x%" PRIx64 ":%u",
-					i ? " " : "", run->targets[i].name,
-					run->targets[i].addr, run->targets[i].len);
-	vsc_trace_writer_note(run->writer, "watch", buf);
-	note_u64(run, "watchpoint hits", watch_events_hits(run->events));
-	note_u64(run, "values read from memory after the fact", st->unsure);
-	note_u64(run, "memory changed before the BPF read", st->raced);
-	note_u64(run, "accesses not decoded", st->unknown);
-	if (run->target.launched) {
-		vsc_target_describe_end(&run->target, buf, sizeof(buf));
-		vsc_trace_writer_note(run->writer, "command ended", buf);
-	}
-	vsc_trace_writer_note(run->writer, "recording stopped by", run->stop_reason);
-}
-
-static void what_line(const struct watch_run *run, char *buf, size_t len)
-{
-	size_t off = 0;
-	if (!run->opts->argv) {
-		snprintf(buf, len, "process %d (%s)", (int)run->target.pid, run->target.exe);
-		return;
-	}
-	off += (size_t)snprintf(buf, len, "command (pid %d):", (int)run->target.pid);
-	for (size_t i = 0; run->opts->argv[i] && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, " %s", run->opts->argv[i]);
+					i ? " " : "", run->targets[i].name, run->targets[i].addr,
+					run->targets[i].len);
+	trace_writer_note(w, "watch", buf);
+	note_u64(w, "watchpoint hits", watch_events_hits(run->events));
+	note_u64(w, "values read from memory after the fact", st->unsure);
+	note_u64(w, "memory changed before the BPF read", st->raced);
+	note_u64(w, "accesses not decoded", st->unknown);
 }
 
 static void detach_all(struct watch_run *run)
@@ -393,47 +353,22 @@ static void detach_all(struct watch_run *run)
 	run->link_count = 0;
 }
 
-static void run_free(struct watch_run *run)
+static void close_source(struct capture_source *base)
 {
+	struct watch_run *run = (struct watch_run *)base;
 	detach_all(run);
 	free(run->links);
 	ring_buffer__free(run->rb);
 	watch__destroy(run->skel);
-	vsc_trace_writer_free(run->writer);
 	watch_events_free(run->events);
-	vsc_symbols_free(run->syms);
-	vsc_target_release(&run->target);
-}
-
-/* Launch (held at its exec) or seize every thread of the process. */
-static int start_target(struct watch_run *run)
-{
-	const struct watch_opts *opts = run->opts;
-	struct vsc_target_error terr = { "" };
-	int err;
-
-	err = opts->argv ? vsc_target_launch(&run->target, opts->argv, &terr)
-			 : vsc_target_attach(&run->target, opts->pid, &terr);
-	if (err) {
-		fprintf(stderr, "vsc record: %s\n", terr.message);
-		return err;
-	}
-	if (!opts->argv) {
-		err = vsc_target_stop_all(&run->target);
-		if (err) {
-			fprintf(stderr, "vsc record: cannot stop the threads of %d: %s\n",
-				(int)opts->pid, strerror(-err));
-			return err;
-		}
-	}
-	return 0;
+	free(run);
 }
 
 static int check_slots(const struct watch_run *run)
 {
 	int limit = watch_slot_limit();
 #if defined(__aarch64__)
-	limit = arm64_slot_limit(run->target.pid);
+	limit = arm64_slot_limit(run->target->pid);
 	if (limit < 0) {
 		fprintf(stderr, "vsc record: cannot read the watchpoint count: %s\n",
 			strerror(-limit));
@@ -441,28 +376,26 @@ static int check_slots(const struct watch_run *run)
 	}
 #endif
 	if ((int)run->opts->watch_count > limit) {
-		fprintf(stderr, "vsc record: %zu --watch given, but this CPU has %d hardware "
-				"watchpoints\n", run->opts->watch_count, limit);
+		fprintf(stderr,
+			"vsc record: %zu --watch given, but this CPU has %d hardware "
+			"watchpoints\n",
+			run->opts->watch_count, limit);
 		return -E2BIG;
 	}
 	return 0;
 }
 
 /* Everything between a stopped target and one that runs watched. */
-static int setup(struct watch_run *run)
+static int attach(struct capture_source *base, struct recorder *rec)
 {
+	struct watch_run *run = (struct watch_run *)base;
 	const struct watch_opts *opts = run->opts;
+	run->rec = rec;
+	run->target = recorder_target(rec);
+	run->syms = recorder_symbols(rec);
 	int err = check_slots(run);
-
 	if (err)
 		return err;
-	run->syms = vsc_symbols_new(run->target.pid);
-	if (!run->syms) {
-		err = -errno;
-		fprintf(stderr, "vsc record: cannot read the symbols of process %d: %s\n",
-			(int)run->target.pid, strerror(-err));
-		return err;
-	}
 	for (size_t i = 0; i < opts->watch_count; i++) {
 		err = parse_request(run, opts->watch[i], &run->targets[i]);
 		if (err)
@@ -470,9 +403,9 @@ static int setup(struct watch_run *run)
 		run->target_count++;
 	}
 #if defined(__aarch64__)
-	run->events = watch_events_new(run->target.pid, WATCH_ARCH_ARM64, run->syms);
+	run->events = watch_events_new(run->target->pid, WATCH_ARCH_ARM64, run->syms);
 #else
-	run->events = watch_events_new(run->target.pid, WATCH_ARCH_X86_64, run->syms);
+	run->events = watch_events_new(run->target->pid, WATCH_ARCH_X86_64, run->syms);
 #endif
 	if (!run->events) {
 		err = -errno;
@@ -483,210 +416,126 @@ static int setup(struct watch_run *run)
 	if (err)
 		return err;
 	read_initial_values(run);
-	if (run->target.launched)
-		return attach_thread(run, run->target.pid); /* its only thread */
-	for (size_t i = 0; i < run->target.stopped_count; i++) {
-		if (run->target.stopped[i] <= 0)
-			continue; /* gone */
-		err = attach_thread(run, run->target.stopped[i]);
-		if (err)
-			return err;
+	if (run->target->launched) {
+		err = attach_thread(run, run->target->pid); /* its only thread */
+	} else {
+		for (size_t i = 0; i < run->target->stopped_count && !err; i++)
+			if (run->target->stopped[i] > 0) /* else gone */
+				err = attach_thread(run, run->target->stopped[i]);
 	}
-	return 0;
+	if (!err)
+		fprintf(stderr, "vsc record: watching %zu variable%s in process %d\n",
+			run->target_count, run->target_count == 1 ? "" : "s",
+			(int)run->target->pid);
+	return err;
 }
 
-static int make_writer(struct watch_run *run)
+static int poll_source(struct capture_source *base, struct trace_writer *w, int timeout_ms)
 {
-	what_line(run, run->what, sizeof(run->what));
-	snprintf(run->how, sizeof(run->how),
-		 "vsc record --watch: hardware watchpoints (perf_event_open breakpoints, "
-		 "BPF ring buffer of %zu bytes), access kinds decoded with Capstone",
-		 ring_bytes(run->opts->ring_size));
-	struct vsc_trace_writer_opts wopts = {
-		.sz = sizeof(wopts),
-		.what = run->what,
-		.how = run->how,
-		.name_var = name_var,
-		.init_value = initial_value,
-		.locate = run->opts->no_locations ? NULL : locate,
-		.ctx = run,
-		.no_timestamps = run->opts->no_timestamps,
-	};
-	run->writer = vsc_trace_writer_new(&wopts);
-	if (!run->writer)
-		return -errno;
-	watch_events_set_writer(run->events, run->writer);
-	return 0;
+	struct watch_run *run = (struct watch_run *)base;
+	watch_events_set_writer(run->events, w);
+	/* The BPF side wakes us only when the ring is filling up; the timeout
+	 * is the usual wake-up, then we read whatever is there. */
+	int n = timeout_ms ? ring_buffer__poll(run->rb, timeout_ms) : 0;
+	if (n >= 0)
+		n = ring_buffer__consume(run->rb);
+	if (watch_events_error(run->events))
+		return watch_events_error(run->events);
+	return n;
 }
 
-static int record_loop(struct watch_run *run)
+/* Every thread is stopped (or the process at its exit) before the
+ * breakpoints go, so no thread runs on unwatched while another is still
+ * recorded; then what the ring buffer holds is read. */
+static int drain(struct capture_source *base, struct trace_writer *w, bool threads_stopped)
 {
-	struct vsc_target *t = &run->target;
-	double deadline = run->opts->duration_s > 0 ? now_s() + run->opts->duration_s : 0;
-	double grace_end = 0;
-
-	for (;;) {
-		/* The BPF side wakes us only when the ring is filling up; the
-		 * timeout is the usual wake-up, then we read whatever is there. */
-		int n = ring_buffer__poll(run->rb, POLL_MS);
-		if (n >= 0)
-			n = ring_buffer__consume(run->rb);
-		if (n < 0 && n != -EINTR) {
-			fprintf(stderr, "vsc record: reading the ring buffer failed: %s\n",
-				strerror(-n));
-			return n;
-		}
-		if (watch_events_error(run->events))
-			return watch_events_error(run->events);
-		int changed = vsc_target_poll(t);
-		if (changed < 0) {
-			fprintf(stderr, "vsc record: following %d failed: %s\n", (int)t->pid,
-				strerror(-changed));
-			return changed;
-		}
-		if (t->ended || t->at_exit) {
-			run->stop_reason = "the process ended";
-			return 0;
-		}
-		double now = now_s();
-		if (deadline && now >= deadline) {
-			run->stop_reason = "--duration";
-			return 0;
-		}
-		if (stop_requested) {
-			/* a launched command usually got the same ^C: let it end */
-			if (!t->launched || (grace_end && now >= grace_end)) {
-				run->stop_reason = "a signal";
-				return 0;
-			}
-			if (!grace_end)
-				grace_end = now + GRACE_S;
-		}
-	}
-}
-
-/* A consistent end: every thread stopped (or the process at its exit)
- * before the breakpoints go, so no thread runs on unwatched while another
- * is still recorded; then what the ring buffer holds is read. */
-static void finish_recording(struct watch_run *run)
-{
-	struct vsc_target *t = &run->target;
-
-	if (!t->ended && !t->at_exit && vsc_target_stop_all(t))
-		fprintf(stderr, "vsc record: could not stop every thread of %d for the end of "
-				"the recording\n", (int)t->pid);
-	if (t->ended)
+	struct watch_run *run = (struct watch_run *)base;
+	(void)threads_stopped;
+	if (run->target->ended)
 		watch_events_target_gone(run->events);
 	detach_all(run);
-	ring_buffer__consume(run->rb);
-	vsc_trace_writer_add_lost(run->writer, run->skel->bss->lost_events +
-						       run->skel->bss->lost_threads);
-	vsc_target_resume_all(t);
-	if (t->launched && t->at_exit)
-		vsc_target_finish(t);
+	int n = poll_source(base, w, 0);
+	return n < 0 ? n : 0;
 }
 
-static int write_trace(struct watch_run *run)
+static uint64_t lost(const struct capture_source *base, bool *exact)
 {
-	const char *out = run->opts->output ? run->opts->output : "-";
+	const struct watch_run *run = (const struct watch_run *)base;
+	*exact = true;
+	return run->skel ? run->skel->bss->lost_events + run->skel->bss->lost_threads : 0;
+}
+
+static void report(struct capture_source *base)
+{
+	struct watch_run *run = (struct watch_run *)base;
 	const struct watch_value_stats *st = watch_events_stats(run->events);
-	int err;
-
-	add_notes(run);
-	err = vsc_trace_writer_write_file(run->writer, out);
-	if (err) {
-		fprintf(stderr, "vsc record: cannot write %s: %s\n", out, strerror(-err));
-		return err;
-	}
-	uint64_t lost = vsc_trace_writer_lost(run->writer);
-	fprintf(stderr, "vsc record: %zu events from %" PRIu64 " watchpoint hits written to %s, %"
-			PRIu64 " lost\n",
-		vsc_trace_writer_event_count(run->writer), watch_events_hits(run->events),
-		strcmp(out, "-") ? out : "stdout", lost);
-	if (lost)
-		fprintf(stderr, "vsc record: WARNING: %" PRIu64 " events were lost (ring buffer "
-				"full); try a larger --ring-size. A verdict on this trace may be "
-				"wrong.\n", lost);
+	fprintf(stderr, "vsc record: %" PRIu64 " watchpoint hits\n",
+		watch_events_hits(run->events));
 	if (st->unsure)
-		fprintf(stderr, "vsc record: %" PRIu64 " values were read from memory after the "
-				"access (marked 'value unsure'; see docs/watch.md)\n", st->unsure);
+		fprintf(stderr,
+			"vsc record: %" PRIu64 " values were read from memory after the "
+			"access (marked 'value unsure'; see docs/watch.md)\n",
+			st->unsure);
 	if (st->unknown)
-		fprintf(stderr, "vsc record: %" PRIu64 " accesses whose instruction was not "
-				"decoded (recorded as reads, marked)\n", st->unknown);
-	return 0;
+		fprintf(stderr,
+			"vsc record: %" PRIu64 " accesses whose instruction was not "
+			"decoded (recorded as reads, marked)\n",
+			st->unknown);
 }
 
-/* Refused before the command ran an instruction of its own: kill it. */
-static int refuse(struct watch_run *run, int status)
-{
-	struct vsc_target *t = &run->target;
-
-	if (t->launched && !t->ended && !run->started) {
-		kill(t->pid, SIGKILL);
-		vsc_target_finish(t);
-	} else {
-		vsc_target_resume_all(t);
-	}
-	return status;
-}
+static const struct capture_source_ops watch_ops = {
+	.attach = attach,
+	.poll = poll_source,
+	.drain = drain,
+	.lost = lost,
+	.notes = add_notes,
+	.report = report,
+	.var_name = name_var,
+	.init_value = initial_value,
+	.locate = locate,
+	.close = close_source,
+};
 
 int watch_record(const struct watch_opts *opts)
 {
-	struct watch_run run = { .opts = opts, .stop_reason = "the process ended" };
-	struct sigaction sa = { .sa_handler = on_stop_signal }, old_int, old_term;
-	int status = 2, err;
-
+	char how[256];
 	if (!opts->watch_count || (!opts->pid) == (!opts->argv)) {
-		fprintf(stderr, "vsc record --watch: give --watch VAR and one of -p PID or -- CMD\n");
+		fprintf(stderr,
+			"vsc record --watch: give --watch VAR and one of -p PID or -- CMD\n");
 		return 2;
 	}
-	if (opts->watch_count > WATCH_MAX_REQUESTS ||
-	    (int)opts->watch_count > watch_slot_limit()) {
-		fprintf(stderr, "vsc record: %zu --watch given, but this CPU has %d hardware "
-				"watchpoints\n", opts->watch_count, watch_slot_limit());
+	if (opts->watch_count > WATCH_MAX_REQUESTS || (int)opts->watch_count > watch_slot_limit()) {
+		fprintf(stderr,
+			"vsc record: %zu --watch given, but this CPU has %d hardware "
+			"watchpoints\n",
+			opts->watch_count, watch_slot_limit());
 		return 2;
 	}
 	if (!opts->verbose)
 		libbpf_set_print(NULL);
-	err = start_target(&run);
-	if (!err)
-		err = setup(&run);
-	if (!err)
-		err = make_writer(&run);
-	if (err) {
-		status = refuse(&run, 2);
-		run_free(&run);
-		return status;
+	struct watch_run *run = calloc(1, sizeof(*run));
+	if (!run) {
+		fprintf(stderr, "vsc record: out of memory\n");
+		return 2;
 	}
-
-	stop_requested = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	if (run.target.launched) {
-		err = vsc_target_start(&run.target);
-		if (err) {
-			fprintf(stderr, "vsc record: cannot start the command: %s\n", strerror(-err));
-			status = refuse(&run, 1);
-			goto out;
-		}
-	} else {
-		vsc_target_resume_all(&run.target);
-	}
-	run.started = true;
-	fprintf(stderr, "vsc record: watching %zu variable%s in process %d\n", run.target_count,
-		run.target_count == 1 ? "" : "s", (int)run.target.pid);
-
-	status = 1;
-	err = record_loop(&run);
-	finish_recording(&run);
-	if (!err && !watch_events_error(run.events) && !write_trace(&run))
-		status = 0;
-	else if (watch_events_error(run.events))
-		fprintf(stderr, "vsc record: %s\n", strerror(-watch_events_error(run.events)));
-out:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	run_free(&run);
-	return status;
+	run->base.ops = &watch_ops;
+	run->opts = opts;
+	snprintf(how, sizeof(how),
+		 "vsc record --watch: hardware watchpoints (perf_event_open breakpoints, "
+		 "BPF ring buffer of %zu bytes), access kinds decoded with Capstone",
+		 ring_bytes(opts->ring_size));
+	struct recorder_opts ro = {
+		.who = "record",
+		.pid = opts->pid,
+		.argv = opts->argv,
+		.output = opts->output,
+		.duration_s = opts->duration_s,
+		.how = how,
+		.hold_attached = true,
+		.need_symbols = true,
+		.no_locations = opts->no_locations,
+		.no_timestamps = opts->no_timestamps,
+		.verbose = opts->verbose,
+	};
+	return recorder_run(&ro, &run->base);
 }

@@ -28,14 +28,14 @@ struct watch_opts {
 	size_t sz;
 	const char *const *watch; /* "SYMBOL[:SIZE]" or "ADDR[:SIZE]" */
 	size_t watch_count;
-	pid_t pid;                /* -p PID, or 0 */
-	char *const *argv;        /* -- CMD ARGS (NULL-terminated), or NULL */
-	const char *output;       /* path, "-" for stdout; NULL: "-" */
-	double duration_s;        /* stop after this long; 0: no limit */
-	size_t ring_size;         /* bytes; 0: default */
+	pid_t pid;          /* -p PID, or 0 */
+	char *const *argv;  /* -- CMD ARGS (NULL-terminated), or NULL */
+	const char *output; /* path, "-" for stdout; NULL: "-" */
+	double duration_s;  /* stop after this long; 0: no limit */
+	size_t ring_size;   /* bytes; 0: default */
 	bool no_timestamps;
-	bool no_locations;        /* leave out the trailing location comments */
-	bool verbose;             /* libbpf messages */
+	bool no_locations; /* leave out the trailing location comments */
+	bool verbose;      /* libbpf messages */
 };
 
 /* Record; returns the exit status for `vsc record` (0 recorded, 2 refused

@@ -32,7 +32,7 @@ struct thread_seq {
 struct watch_events {
 	enum watch_arch arch;
 	const struct vsc_symbols *syms;
-	struct vsc_trace_writer *writer;
+	struct trace_writer *writer;
 	int exact_map_fd;
 	struct srcloc *srcloc;
 	struct watch_decoder *dec;
@@ -78,7 +78,7 @@ void watch_events_free(struct watch_events *we)
 	free(we);
 }
 
-void watch_events_set_writer(struct watch_events *we, struct vsc_trace_writer *writer)
+void watch_events_set_writer(struct watch_events *we, struct trace_writer *writer)
 {
 	we->writer = writer;
 }
@@ -242,7 +242,7 @@ int watch_events_on_record(void *ctx, void *data, size_t size)
 		out[i].seq = ts->next_out++;
 		if (insn.addr)
 			out[i].ip = insn.addr; /* the accessing instruction itself */
-		int err = vsc_trace_writer_add(we->writer, &out[i]);
+		int err = trace_writer_add(we->writer, &out[i]);
 		if (err) {
 			we->error = err;
 			return err;

@@ -16,14 +16,14 @@
 #include "decode.h"
 
 struct vsc_symbols;
-struct vsc_trace_writer;
+struct trace_writer;
 struct watch_events;
 
 /* Returns NULL and sets errno. syms and writer stay the caller's. */
 struct watch_events *watch_events_new(pid_t pid, enum watch_arch arch,
 				      const struct vsc_symbols *syms);
 void watch_events_free(struct watch_events *we);
-void watch_events_set_writer(struct watch_events *we, struct vsc_trace_writer *writer);
+void watch_events_set_writer(struct watch_events *we, struct trace_writer *writer);
 
 /* The BPF map of (ip, addr) whose values come from registers alone (see
  * struct watch_exact_key); -1: none. */
@@ -35,7 +35,7 @@ void watch_events_target_gone(struct watch_events *we);
 /* ring_buffer__new callback (ctx: the struct watch_events). */
 int watch_events_on_record(void *ctx, void *data, size_t size);
 
-/* vsc_trace_writer location callback (ctx: the struct watch_events). */
+/* trace writer location function (ctx: the struct watch_events). */
 int watch_events_locate(void *ctx, uint32_t pid, uint64_t ip, char *buf, size_t len);
 
 uint64_t watch_events_hits(const struct watch_events *we);

@@ -9,7 +9,7 @@
 
 #include "../capture/symbols.h"
 #include "ctf_convert.h"
-#include "trace_writer.h"
+#include "userspace/capture/trace_writer.h"
 #include "vsc/vsc.h"
 
 #define NO_MEMBER UINT64_MAX
@@ -49,7 +49,7 @@ struct process {
 	struct vsc_symbols *syms; /* built from objects when first needed */
 	bool syms_tried;
 	bool has_events; /* vsc events, not only the statedump */
-	struct vsc_trace_writer *writer;
+	struct trace_writer *writer;
 	struct segment_name *segments;
 	size_t nsegments, segments_cap;
 	char *what;
@@ -148,7 +148,7 @@ void ctf_conv_free(struct ctf_conv *conv)
 	for (size_t i = 0; i < conv->nprocs; i++) {
 		struct process *p = &conv->procs[i];
 
-		vsc_trace_writer_free(p->writer);
+		trace_writer_free(p->writer);
 		for (size_t j = 0; j < p->nsegments; j++)
 			free(p->segments[j].name);
 		free(p->segments);
@@ -202,7 +202,7 @@ uint32_t ctf_conv_process_pid(const struct ctf_conv *conv, size_t index)
 
 size_t ctf_conv_event_count(const struct ctf_conv *conv, size_t index)
 {
-	return vsc_trace_writer_event_count(nth_process(conv, index)->writer);
+	return (size_t)trace_writer_events(nth_process(conv, index)->writer);
 }
 
 uint64_t ctf_conv_discarded_events(const struct ctf_conv *conv)
@@ -457,16 +457,17 @@ static struct process *process(struct ctf_conv *conv, uint32_t pid, const bt_eve
 		return NULL;
 	trace_when(event, p->when, sizeof(p->when));
 
-	VSC_OPTS(vsc_trace_writer_opts, wopts, .what = p->what,
-		 .when = p->when[0] ? p->when : NULL,
-		 .how = "LTTng-UST tracepoints (provider vsc, context vtid/vpid), "
-			"converted from CTF with libbabeltrace2",
-		 .name_segment = segment_name_cb, .name_var = name_var_cb,
-		 .init_value = conv->opts.elf_init ? init_value_cb : NULL,
-		 .locate = locate_cb, .ctx = conv,
-		 .no_timestamps = conv->opts.no_timestamps);
-	p->writer = vsc_trace_writer_new(&wopts);
-	if (!p->writer) {
+	struct trace_writer_opts wopts = {
+		.what = p->what, .when = p->when[0] ? p->when : NULL,
+		.how = "LTTng-UST tracepoints (provider vsc, context vtid/vpid), "
+		       "converted from CTF with libbabeltrace2",
+		.naming = { .segment_name = segment_name_cb, .var_name = name_var_cb,
+			    .init_value = conv->opts.elf_init ? init_value_cb : NULL,
+			    .locate = locate_cb, .ctx = conv },
+		.no_timestamps = conv->opts.no_timestamps,
+	};
+	/* the destination is chosen after the conversion: lines spill meanwhile */
+	if (trace_writer_open(&p->writer, NULL, &wopts)) {
 		free(p->what);
 		return NULL;
 	}
@@ -660,7 +661,7 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 	if (next_seq(conv, ev.pid, ev.tid, &seq))
 		return fail(conv, ENOMEM, "out of memory");
 	ev.seq = seq;
-	err = vsc_trace_writer_add(p->writer, &ev);
+	err = trace_writer_add(p->writer, &ev);
 	if (err == -EINVAL)
 		return fail(conv, EINVAL,
 			    "event %s of thread %" PRIu32 " has a bad size (%u bytes)",
@@ -772,13 +773,13 @@ static void add_losses(struct ctf_conv *conv, struct process *p)
 	if (!lost || p->losses_added)
 		return;
 	p->losses_added = true;
-	vsc_trace_writer_add_lost(p->writer, lost);
+	trace_writer_add_lost(p->writer, lost);
 	snprintf(text, sizeof(text),
 		 "%" PRIu64 " events and %" PRIu64 " packets (%" PRIu64
 		 " losses of unknown size) discarded by LTTng%s",
 		 events, packets, conv->discarded_unknown,
 		 conv->npid_losses ? "" : " (per-user buffers: losses of every process)");
-	vsc_trace_writer_note(p->writer, "lttng discarded", text);
+	trace_writer_note(p->writer, "lttng discarded", text);
 }
 
 int ctf_conv_write(struct ctf_conv *conv, size_t index, FILE *out)
@@ -786,7 +787,7 @@ int ctf_conv_write(struct ctf_conv *conv, size_t index, FILE *out)
 	struct process *p = nth_process(conv, index);
 
 	add_losses(conv, p);
-	return vsc_trace_writer_write(p->writer, out);
+	return trace_writer_finish(p->writer, out);
 }
 
 int ctf_conv_write_file(struct ctf_conv *conv, size_t index, const char *path)
@@ -794,7 +795,7 @@ int ctf_conv_write_file(struct ctf_conv *conv, size_t index, const char *path)
 	struct process *p = nth_process(conv, index);
 
 	add_losses(conv, p);
-	return vsc_trace_writer_write_file(p->writer, path);
+	return trace_writer_finish_file(p->writer, path);
 }
 
 void ctf_conv_report_losses(const struct ctf_conv *conv, FILE *stream)

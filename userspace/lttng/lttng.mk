@@ -10,10 +10,14 @@ BT2_PLUGIN_DIR    ?= $(shell env -u PKG_CONFIG_PATH -u PKG_CONFIG_LIBDIR -u PKG_
 			pkg-config --variable=libdir babeltrace2 2>/dev/null || echo /usr/lib)/babeltrace2/plugins
 LTTNG_CORE_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,userspace/lttng/ctf_convert.c \
 			userspace/lttng/bt_sink.c userspace/lttng/ctf_graph.c)
+# the trace writer lives in capture/ (linked into the vsc command already)
+TRACE_WRITER_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,userspace/capture/trace_writer.c \
+			userspace/capture/trace_names.c userspace/capture/trace_text.c \
+			userspace/capture/trace_map.c)
 LTTNG_PLUGIN_OBJ  := $(BUILD)/obj/userspace/lttng/plugin.o \
 			$(filter-out %/ctf_graph.o,$(LTTNG_CORE_OBJ)) \
 			$(BUILD)/obj/userspace/capture/symbols.o \
-			$(BUILD)/obj/userspace/util/diag.o
+			$(BUILD)/obj/userspace/util/diag.o $(TRACE_WRITER_OBJ)
 
 CLI_EXTRA_OBJ  += $(LTTNG_CORE_OBJ)
 CLI_EXTRA_LIBS += -lbabeltrace2

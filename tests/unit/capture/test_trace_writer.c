@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/* The streaming trace writer: lines in arrival order with each thread's
+ * program order kept, init lines at first use, names, segments that hold
+ * every thread's events of an execution, holes and late events counted as
+ * lost, header counts and trailer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tw_test.h"
+
+static int name_cb(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, char *buf, size_t len)
+{
+	(void)ctx, (void)pid, (void)size;
+	if (addr == 0x1000)
+		return snprintf(buf, len, "flag"), 0;
+	if (addr == 0x1008)
+		return snprintf(buf, len, "data+8 bad@chars"), 0;
+	if (addr == 0x2000)
+		return snprintf(buf, len, "flag"), 0; /* a clash: must not merge */
+	return -1;
+}
+
+static int init_cb(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, int64_t *value)
+{
+	(void)ctx, (void)pid, (void)size;
+	if (addr == 0x1000) {
+		*value = 0;
+		return 1;
+	}
+	return 0;
+}
+
+static struct trace_writer *open_null(const struct trace_writer_opts *opts)
+{
+	struct trace_writer *w = NULL;
+	assert_int_equal(trace_writer_open(&w, NULL, opts), 0);
+	return w;
+}
+
+static void add_all(struct trace_writer *w, const struct vsc_capture_event *evs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(trace_writer_add(w, &evs[i]), 0);
+}
+
+static void expect_body(struct trace_writer *w, const char *want)
+{
+	char *text = tw_finish_text(w), *body = tw_body(text);
+	assert_string_equal(body, want);
+	free(body);
+	free(text);
+}
+
+/* Lines in arrival order; a read's `init VAR ?` comes where the first
+ * read is (valid anywhere in its execution). */
+static void test_arrival_order(void **state)
+{
+	(void)state;
+	struct trace_writer_opts opts = { .what = "unit test" };
+	struct trace_writer *w = open_null(&opts);
+	struct vsc_capture_event evs[] = {
+		tw_event(12, 0, VSC_CAP_STORE, 0x10, 1, 0, 8),
+		tw_event(13, 0, VSC_CAP_LOAD, 0x10, 1, 0, 8),
+		tw_event(12, 1, VSC_CAP_STORE, 0x10, 2, 0, 8),
+	};
+	add_all(w, evs, 3);
+	expect_body(w, "12 w 0x10 1 @112\n"
+		       "init 0x10 ?\n"
+		       "13 r 0x10 1 @113\n"
+		       "12 w 0x10 2 @122\n");
+}
+
+static void test_exact_output(void **state)
+{
+	(void)state;
+	struct trace_writer_opts opts = { .naming = { .var_name = name_cb, .init_value = init_cb },
+					  .no_timestamps = true };
+	struct trace_writer *w = open_null(&opts);
+	struct vsc_capture_event evs[] = {
+		tw_event(12, 0, VSC_CAP_STORE, 0x1008, -1, 0, 4),
+		tw_event(13, 0, VSC_CAP_LOAD, 0x1000, 1, 0, 8),
+		tw_event(13, 2, VSC_CAP_LOAD, 0x2000, 3, 0, 1), /* early: waits for 1 */
+		tw_event(12, 1, VSC_CAP_STORE, 0x1000, 1, 0, 8),
+		tw_event(13, 1, VSC_CAP_LOAD, 0x1008, 0xffffffff, 0, 4),
+		tw_event(12, 2, VSC_CAP_RMW, 0x3000, 0xfffe, 6, 2),
+	};
+	add_all(w, evs, 6);
+	expect_body(w, "12 w data_8_bad_chars -1\n"
+		       "init flag 0\n"
+		       "13 r flag 1\n"
+		       "12 w flag 1\n"
+		       "init data_8_bad_chars ?\n"
+		       "13 r data_8_bad_chars -1\n"
+		       "init 0x2000 ?\n"
+		       "13 r 0x2000 3\n"
+		       "init 0x3000 ?\n"
+		       "12 u 0x3000 -2 6\n");
+}
+
+static uint32_t next_random(uint32_t *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return *seed >> 8;
+}
+
+/* Threads interleaved at random, each thread's events scrambled within
+ * blocks of 32 (the first stays first): program order comes out exact,
+ * extreme values are printed exactly, nothing is lost. */
+static void test_scrambled_within_window(void **state)
+{
+	(void)state;
+	enum {
+		THREADS = 5,
+		PER = 4000,
+		BLOCK = 32
+	};
+	struct trace_writer_opts opts = { .no_timestamps = true, .reorder_window = 64 };
+	struct trace_writer *w = open_null(&opts);
+	struct vsc_capture_event *evs = calloc(THREADS * PER, sizeof(*evs));
+	size_t next[THREADS] = { 0 }, left = THREADS * PER;
+	uint32_t seed = 12345;
+	assert_non_null(evs);
+	for (int t = 0; t < THREADS; t++) {
+		struct vsc_capture_event *e = evs + t * PER;
+		for (int k = 0; k < PER; k++) {
+			int64_t v = k == 1 ? INT64_MIN : k == 2 ? INT64_MAX : k;
+			e[k] = tw_event((uint32_t)(50 - t), (uint64_t)k, VSC_CAP_STORE, 0x40, v, 0,
+					8);
+		}
+		for (int b = 1; b < PER; b += BLOCK)
+			for (int i = (b + BLOCK < PER ? b + BLOCK : PER) - 1; i > b; i--) {
+				int j = b + (int)(next_random(&seed) % (uint32_t)(i - b + 1));
+				struct vsc_capture_event tmp = e[i];
+				e[i] = e[j];
+				e[j] = tmp;
+			}
+	}
+	while (left) {
+		int t = (int)(next_random(&seed) % THREADS);
+		if (next[t] == PER)
+			continue;
+		assert_int_equal(trace_writer_add(w, &evs[t * PER + next[t]++]), 0);
+		left--;
+	}
+	char *text = tw_finish_text(w);
+	int seen[THREADS] = { 0 };
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned tid;
+		char value[32], want[32];
+		if (sscanf(line, "%u w 0x40 %31s", &tid, value) != 2)
+			continue;
+		int t = 50 - (int)tid, k = seen[t]++;
+		snprintf(want, sizeof(want), "%lld",
+			 k == 1   ? (long long)INT64_MIN
+			 : k == 2 ? (long long)INT64_MAX
+				  : (long long)k);
+		assert_string_equal(value, want);
+	}
+	for (int t = 0; t < THREADS; t++)
+		assert_int_equal(seen[t], PER);
+	free(text);
+	free(evs);
+}
+
+static void test_lost_and_gaps(void **state)
+{
+	(void)state;
+	struct trace_writer *w = open_null(NULL);
+	struct vsc_capture_event a = tw_event(5, 0, VSC_CAP_STORE, 0x10, 1, 0, 8);
+	struct vsc_capture_event b = tw_event(5, 4, VSC_CAP_STORE, 0x10, 2, 0, 8);
+	struct vsc_capture_event bad = tw_event(5, 5, VSC_CAP_STORE, 0x10, 2, 0, 3);
+	assert_int_equal(trace_writer_add(w, &a), 0);
+	assert_int_equal(trace_writer_add(w, &b), 0);
+	assert_int_equal(trace_writer_add(w, &bad), -EINVAL);
+	trace_writer_add_lost(w, 2);
+	char *text = tw_finish_text(w);
+	/* three holes in the sequence beat the two the capture reported */
+	assert_int_equal(tw_header(text, "lost events"), 3);
+	assert_int_equal(tw_header(text, "events"), 2);
+	assert_non_null(strstr(text, "\n# WARNING: events were lost"));
+	const char *trailer = "# end of trace: events=2 lost=3 uncertain=0\n";
+	assert_string_equal(text + strlen(text) - strlen(trailer), trailer);
+	free(text);
+}
+
+/* A second copy of an event is dropped; an event before the place of its
+ * thread's first one, or after its hole was given up, is lost. */
+static void test_late_and_duplicate(void **state)
+{
+	(void)state;
+	struct trace_writer_opts opts = { .no_timestamps = true, .reorder_window = 4 };
+	struct trace_writer *w = open_null(&opts);
+	struct vsc_capture_event evs[] = {
+		tw_event(5, 3, VSC_CAP_STORE, 0x10, 3, 0, 8),
+		tw_event(5, 4, VSC_CAP_STORE, 0x10, 4, 0, 8),
+		tw_event(5, 3, VSC_CAP_STORE, 0x10, 3, 0, 8), /* the same again */
+		tw_event(5, 1, VSC_CAP_STORE, 0x10, 1, 0, 8), /* before seq 3: lost */
+		tw_event(6, 0, VSC_CAP_STORE, 0x20, 0, 0, 8),
+		tw_event(6, 2, VSC_CAP_STORE, 0x20, 2, 0, 8),
+		tw_event(6, 3, VSC_CAP_STORE, 0x20, 3, 0, 8),
+		tw_event(6, 4, VSC_CAP_STORE, 0x20, 4, 0, 8),
+		tw_event(6, 5, VSC_CAP_STORE, 0x20, 5, 0, 8),
+		tw_event(6, 6, VSC_CAP_STORE, 0x20, 6, 0, 8), /* window full: 1 is lost */
+		tw_event(6, 1, VSC_CAP_STORE, 0x20, 1, 0, 8), /* too late */
+	};
+	add_all(w, evs, sizeof(evs) / sizeof(evs[0]));
+	char *text = tw_finish_text(w), *body = tw_body(text);
+	assert_string_equal(body, "5 w 0x10 3\n5 w 0x10 4\n6 w 0x20 0\n6 w 0x20 2\n6 w 0x20 3\n"
+				  "6 w 0x20 4\n6 w 0x20 5\n6 w 0x20 6\n");
+	assert_int_equal(tw_header(text, "events"), 8);
+	assert_int_equal(tw_header(text, "lost events"), 2);
+	free(body);
+	free(text);
+}
+
+/* Thread 1 runs two executions ahead of thread 2: each segment still
+ * holds both threads' events; the ELF init value goes to the first
+ * execution that uses the variable, `?` to the later ones that read it. */
+static void test_segments(void **state)
+{
+	(void)state;
+	struct trace_writer_opts opts = { .naming = { .init_value = init_cb },
+					  .no_timestamps = true };
+	struct trace_writer *w = open_null(&opts);
+	struct vsc_capture_event evs[] = {
+		tw_event(1, 0, VSC_CAP_STORE, 0x1000, 9, 0, 8), /* before any marker */
+		tw_event(1, 1, VSC_CAP_SEGMENT, 0, 0, 0, 0),
+		tw_event(1, 2, VSC_CAP_STORE, 0x1000, 1, 0, 8),
+		tw_event(1, 3, VSC_CAP_SEGMENT, 0, 1, 0, 0),
+		tw_event(1, 4, VSC_CAP_STORE, 0x1000, 2, 0, 8),
+		tw_event(2, 0, VSC_CAP_SEGMENT, 0, 0, 0, 0),
+		tw_event(2, 1, VSC_CAP_LOAD, 0x1000, 1, 0, 8),
+		tw_event(2, 2, VSC_CAP_SEGMENT, 0, 1, 0, 0),
+		tw_event(2, 3, VSC_CAP_LOAD, 0x1000, 1, 0, 8),
+	};
+	add_all(w, evs, sizeof(evs) / sizeof(evs[0]));
+	expect_body(w, "init 0x1000 0\n"
+		       "1 w 0x1000 9\n"
+		       "segment 0\n"
+		       "init 0x1000 ?\n"
+		       "1 w 0x1000 1\n"
+		       "2 r 0x1000 1\n"
+		       "segment 1\n"
+		       "init 0x1000 ?\n"
+		       "1 w 0x1000 2\n"
+		       "2 r 0x1000 1\n");
+}
+
+/* A lab run: 200,000 executions of two threads, the second thread a few
+ * thousand executions behind at times. Every segment comes out once, in
+ * order, with both threads' two events. */
+static void test_many_segments(void **state)
+{
+	(void)state;
+	enum {
+		SEGMENTS = 200000
+	};
+	struct trace_writer_opts opts = { .no_timestamps = true };
+	struct trace_writer *w = open_null(&opts);
+	long done[2] = { 0, 0 };
+	uint32_t seed = 99;
+	while (done[0] < SEGMENTS || done[1] < SEGMENTS) {
+		int t = done[0] == SEGMENTS   ? 1
+			: done[1] == SEGMENTS ? 0
+					      : (int)(next_random(&seed) % 2);
+		/* thread 1 may fall up to 3000 executions behind, not ahead */
+		if (t == 1 && done[1] >= done[0])
+			t = 0;
+		if (t == 0 && done[0] - done[1] > 3000)
+			t = 1;
+		long i = done[t]++;
+		struct vsc_capture_event evs[] = {
+			tw_event((uint32_t)t + 1, (uint64_t)i * 3, VSC_CAP_SEGMENT, 0, i, 0, 0),
+			tw_event((uint32_t)t + 1, (uint64_t)i * 3 + 1, VSC_CAP_STORE,
+				 0x100 + (uint64_t)t * 8, i, 0, 8),
+			tw_event((uint32_t)t + 1, (uint64_t)i * 3 + 2, VSC_CAP_LOAD,
+				 0x108 - (uint64_t)t * 8, 0, 0, 8),
+		};
+		add_all(w, evs, 3);
+	}
+	char *text = tw_finish_text(w);
+	long segment = -1, events = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		long n;
+		if (sscanf(line, "segment %ld", &n) == 1) {
+			assert_true(segment < 0 || events == 4);
+			assert_int_equal(n, segment + 1);
+			segment = n;
+			events = 0;
+		} else if (line[0] == '1' || line[0] == '2') {
+			events++;
+		}
+	}
+	assert_int_equal(segment, SEGMENTS - 1);
+	assert_int_equal(events, 4);
+	free(text);
+}
+
+static void test_uncertain_counted(void **state)
+{
+	(void)state;
+	struct trace_writer *w = open_null(NULL);
+	struct vsc_capture_event a = tw_event(5, 0, VSC_CAP_RMW, 0x10, 0, 1, 8);
+	struct vsc_capture_event b = tw_event(5, 1, VSC_CAP_LOAD, 0x10, 1, 0, 8);
+	a.flags = VSC_CAP_F_VALUE_UNSURE;
+	assert_int_equal(trace_writer_add(w, &a), 0);
+	assert_int_equal(trace_writer_add(w, &b), 0);
+	assert_int_equal(trace_writer_note(w, "recording stopped by", "a\ntest"), 0);
+	char *text = tw_finish_text(w);
+	assert_int_equal(tw_header(text, "uncertain values"), 1);
+	assert_int_equal(tw_header(text, "events"), 2);
+	assert_int_equal(tw_header(text, "threads"), 1);
+	assert_non_null(strstr(text, "\n5 u 0x10 0 1 @105 # value unsure\n"));
+	assert_non_null(strstr(text, "\n# recording stopped by: a test\n"));
+	assert_non_null(strstr(text, "\n# end of trace: events=2 lost=0 uncertain=1\n"));
+	free(text);
+}
+
+static void test_lost_inexact(void **state)
+{
+	(void)state;
+	struct trace_writer *w = open_null(NULL);
+	trace_writer_add_lost(w, 7);
+	trace_writer_lost_inexact(w);
+	char *text = tw_finish_text(w);
+	assert_non_null(strstr(text, "\n# lost events: at least 7\n"));
+	assert_non_null(strstr(text, "\n# end of trace: events=0 lost=>=7 uncertain=0\n"));
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arrival_order),
+		cmocka_unit_test(test_exact_output),
+		cmocka_unit_test(test_scrambled_within_window),
+		cmocka_unit_test(test_lost_and_gaps),
+		cmocka_unit_test(test_late_and_duplicate),
+		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_many_segments),
+		cmocka_unit_test(test_uncertain_counted),
+		cmocka_unit_test(test_lost_inexact),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace writer and its destination: a regular file becomes 0600 but a
+ * FIFO keeps its mode; a pipe gets the counts at the end; a refused
+ * recording leaves an existing file alone; a failed one leaves no trace
+ * that looks complete; write errors (device full, file size limit, a
+ * closed pipe) are reported; memory stays bounded over a long recording.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tw_test.h"
+
+static void add_stores(struct trace_writer *w, uint32_t tid, uint64_t from, uint64_t count)
+{
+	for (uint64_t i = from; i < from + count; i++) {
+		struct vsc_capture_event e =
+			tw_event(tid, i, VSC_CAP_STORE, 0x1000 + tid * 8, (int64_t)i, 0, 8);
+		assert_int_equal(trace_writer_add(w, &e), 0);
+	}
+}
+
+static void test_fifo_keeps_its_mode(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/vsc-tw-special.XXXXXX", path[64], buf[4096];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_int_equal(chmod(path, 0644), 0); /* whatever the umask */
+	int reader = open(path, O_RDONLY | O_NONBLOCK);
+	assert_true(reader >= 0);
+	struct trace_writer *w = NULL;
+	assert_int_equal(trace_writer_open(&w, path, NULL), 0);
+	add_stores(w, 7, 0, 3);
+	assert_int_equal(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0644);
+	ssize_t n = read(reader, buf, sizeof(buf) - 1);
+	assert_true(n > 0); /* the trace went through, counts at its end */
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, "\n# events: see end of trace\n"));
+	assert_non_null(strstr(buf, "\n# end of trace: events=3 lost=0 uncertain=0\n"));
+	close(reader);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_regular_file_is_0600(void **state)
+{
+	(void)state;
+	char *path = tw_temp_path();
+	FILE *f = fopen(path, "w");
+	fputs("an old trace\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0644), 0);
+	struct trace_writer *w = NULL;
+	assert_int_equal(trace_writer_open(&w, path, NULL), 0);
+	add_stores(w, 7, 0, 3);
+	assert_int_equal(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	char *text = tw_slurp(path);
+	assert_null(strstr(text, "an old trace"));
+	assert_int_equal(tw_header(text, "events"), 3);
+	free(text);
+	unlink(path);
+	free(path);
+}
+
+/* Refused: a file it created goes, an existing one stays as it was.
+ * Failed midway: the file is left empty, never an old or partial trace. */
+static void test_refused_and_failed(void **state)
+{
+	(void)state;
+	char *path = tw_temp_path();
+	struct trace_writer *w = NULL;
+	assert_int_equal(trace_writer_open(&w, path, NULL), 0);
+	assert_int_equal(access(path, F_OK), 0); /* -o is opened up front */
+	trace_writer_discard(w);
+	trace_writer_free(w);
+	assert_int_equal(access(path, F_OK), -1);
+
+	FILE *f = fopen(path, "w");
+	fputs("keep me\n", f);
+	fclose(f);
+	chmod(path, 0644);
+	assert_int_equal(trace_writer_open(&w, path, NULL), 0);
+	trace_writer_discard(w);
+	trace_writer_free(w);
+	char *text = tw_slurp(path);
+	assert_string_equal(text, "keep me\n");
+	free(text);
+
+	assert_int_equal(trace_writer_open(&w, path, NULL), 0);
+	add_stores(w, 7, 0, 100);
+	trace_writer_free(w); /* a failure: no finish */
+	text = tw_slurp(path);
+	assert_string_equal(text, "");
+	free(text);
+	unlink(path);
+	free(path);
+
+	assert_int_equal(trace_writer_open(&w, "/nonexistent-dir/x.vsc", NULL), -ENOENT);
+	assert_null(w);
+}
+
+/* A pipe cannot take the header at the end: counts say "see end of trace",
+ * notes added after the first line come before the trailer. */
+static void test_pipe_streams(void **state)
+{
+	(void)state;
+	int fds[2];
+	char buf[8192];
+	assert_int_equal(pipe(fds), 0);
+	FILE *out = fdopen(fds[1], "w");
+	struct trace_writer *w = NULL;
+	struct trace_writer_opts opts = { .loss_mode = "block" };
+	assert_int_equal(trace_writer_open_stream(&w, out, &opts), 0);
+	assert_int_equal(trace_writer_note(w, "early", "in the header"), 0);
+	add_stores(w, 7, 0, 2);
+	add_stores(w, 7, 5, 1);
+	assert_int_equal(trace_writer_note(w, "late", "at the end"), 0);
+	assert_int_equal(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	fclose(out);
+	ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	close(fds[0]);
+	assert_non_null(strstr(buf, "\n# events: see end of trace\n"));
+	assert_non_null(strstr(buf, "\n# lost events: see end of trace\n"));
+	assert_non_null(strstr(buf, "\n# loss mode: block\n# early: in the header\n7 w "));
+	const char *end = "# late: at the end\n# end of trace: events=3 lost=3 uncertain=0\n";
+	assert_string_equal(buf + n - strlen(end), end);
+}
+
+/* /dev/full: the error comes back, in the end at the latest. */
+static void test_device_full(void **state)
+{
+	(void)state;
+	struct trace_writer *w = NULL;
+	assert_int_equal(trace_writer_open(&w, "/dev/full", NULL), 0);
+	add_stores(w, 7, 0, 100000); /* more than the stdio buffer */
+	assert_int_equal(trace_writer_error(w), -ENOSPC);
+	assert_int_equal(trace_writer_finish(w, NULL), -ENOSPC);
+	trace_writer_free(w);
+}
+
+/* A reader that went away: EPIPE, not a silent end (SIGPIPE ignored as the
+ * recorder does). */
+static void test_closed_pipe(void **state)
+{
+	(void)state;
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	close(fds[0]);
+	signal(SIGPIPE, SIG_IGN);
+	FILE *out = fdopen(fds[1], "w");
+	struct trace_writer *w = NULL;
+	assert_int_equal(trace_writer_open_stream(&w, out, NULL), 0);
+	add_stores(w, 7, 0, 10);
+	assert_int_equal(trace_writer_finish(w, NULL), -EPIPE);
+	trace_writer_free(w);
+	fclose(out);
+	signal(SIGPIPE, SIG_DFL);
+}
+
+/* A file system that fills up (a file size limit in a child): the trace
+ * is refused at the end and holds no trailer. */
+static void test_disk_full(void **state)
+{
+	(void)state;
+	char *path = tw_temp_path();
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct rlimit lim = { 1 << 20, 1 << 20 };
+		signal(SIGXFSZ, SIG_IGN);
+		struct trace_writer *w = NULL;
+		if (trace_writer_open(&w, path, NULL))
+			_exit(10);
+		setrlimit(RLIMIT_FSIZE, &lim);
+		for (uint64_t i = 0; i < 200000; i++) {
+			struct vsc_capture_event e = tw_event(7, i, VSC_CAP_STORE, 0x10, 1, 0, 8);
+			if (trace_writer_add(w, &e))
+				_exit(11);
+		}
+		int err = trace_writer_finish(w, NULL);
+		trace_writer_free(w);
+		_exit(err == -EFBIG ? 0 : 12);
+	}
+	int status;
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	char *text = tw_slurp(path);
+	assert_null(strstr(text, "# end of trace"));
+	free(text);
+	unlink(path);
+	free(path);
+}
+
+static long max_rss_kb(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* 4 threads x 500,000 events interleaved, 2 M events (128 MB as capture
+ * events): the writer's memory does not grow with them. */
+static void test_memory_bounded(void **state)
+{
+	(void)state;
+	enum {
+		THREADS = 4,
+		PER = 500000,
+		CHUNK = 1000
+	};
+	char *path = tw_temp_path();
+	struct trace_writer *w = NULL;
+	struct trace_writer_opts opts = { .no_timestamps = true };
+	assert_int_equal(trace_writer_open(&w, path, &opts), 0);
+	uint64_t next[THREADS + 1] = { 0 };
+	add_stores(w, 1, 0, CHUNK); /* tables and buffers are set up */
+	next[1] = CHUNK;
+	long before = max_rss_kb();
+	while (next[THREADS] < PER)
+		for (uint32_t t = 1; t <= THREADS; t++) {
+			add_stores(w, t, next[t], CHUNK);
+			next[t] += CHUNK;
+		}
+	assert_int_equal(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	long grown_kb = max_rss_kb() - before;
+	print_message("writer: peak RSS grew by %ld KiB over %d events\n", grown_kb, THREADS * PER);
+	assert_true(grown_kb < 16 * 1024);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size > (off_t)THREADS * PER * 10);
+	unlink(path);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fifo_keeps_its_mode),
+		cmocka_unit_test(test_regular_file_is_0600),
+		cmocka_unit_test(test_refused_and_failed),
+		cmocka_unit_test(test_pipe_streams),
+		cmocka_unit_test(test_device_full),
+		cmocka_unit_test(test_closed_pipe),
+		cmocka_unit_test(test_disk_full),
+		cmocka_unit_test(test_memory_bounded),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/* The one recording loop (see recorder.h). */
+#include "recorder.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POLL_MS 100
+#define GRACE_MS 1000 /* after ^C, time a launched command gets to end itself */
+
+enum {
+	RECORDED = 0,
+	FAILED = 1,
+	REFUSED = 2
+};
+
+struct recorder {
+	const struct recorder_opts *opts;
+	struct capture_source *src;
+	struct vsc_target target;
+	struct vsc_symbols *symbols;
+	struct trace_writer *writer;
+	char what[4096 + 256];
+	const char *stop_reason;
+	bool started; /* the target runs its own code */
+};
+
+/* The one piece of mutable global state: set by SIGINT/SIGTERM. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void recorder_say(const struct recorder *rec, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "vsc %s: ", rec->opts->who ? rec->opts->who : "record");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+struct vsc_target *recorder_target(struct recorder *rec)
+{
+	return &rec->target;
+}
+
+struct vsc_symbols *recorder_symbols(struct recorder *rec)
+{
+	return rec->symbols;
+}
+
+const struct recorder_opts *recorder_opts(const struct recorder *rec)
+{
+	return rec->opts;
+}
+
+/* ---- names for the writer: the source first, then the symbols ---------- */
+
+static int var_name(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, char *buf, size_t len)
+{
+	struct recorder *rec = ctx;
+	const struct capture_source_ops *ops = rec->src->ops;
+	(void)pid, (void)size;
+	if (ops->var_name && ops->var_name(rec->src, addr, buf, len) == 0)
+		return 0;
+	return rec->symbols ? vsc_symbols_name(rec->symbols, addr, buf, len) : -ENOENT;
+}
+
+static int init_value(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, int64_t *value)
+{
+	struct recorder *rec = ctx;
+	const struct capture_source_ops *ops = rec->src->ops;
+	(void)pid;
+	if (ops->init_value)
+		return ops->init_value(rec->src, addr, value);
+	if (!rec->symbols || rec->opts->no_elf_init)
+		return 0;
+	return vsc_symbols_init_value(rec->symbols, addr, size, value);
+}
+
+static int locate(void *ctx, uint32_t pid, uint64_t ip, char *buf, size_t len)
+{
+	struct recorder *rec = ctx;
+	const struct capture_source_ops *ops = rec->src->ops;
+	if (ops->locate)
+		return ops->locate(rec->src, pid, ip, buf, len);
+	return rec->symbols ? vsc_symbols_locate(rec->symbols, ip, buf, len) : -ENOENT;
+}
+
+static int segment_name(void *ctx, uint32_t pid, int64_t id, uint64_t name_addr, char *buf,
+			size_t len)
+{
+	struct recorder *rec = ctx;
+	const struct capture_source_ops *ops = rec->src->ops;
+	(void)pid, (void)name_addr;
+	return ops->segment_name ? ops->segment_name(rec->src, id, buf, len) : -ENOENT;
+}
+
+/* ---- set up ---------------------------------------------------------------- */
+
+static int open_output(struct recorder *rec)
+{
+	const struct recorder_opts *o = rec->opts;
+	struct trace_writer_opts wo = {
+		.what = rec->what, /* filled in once the target is known */
+		.how = o->how,
+		.loss_mode = o->loss_mode,
+		.naming = { .var_name = var_name,
+			    .init_value = init_value,
+			    .locate = o->no_locations ? NULL : locate,
+			    .segment_name = segment_name,
+			    .ctx = rec },
+		.no_timestamps = o->no_timestamps,
+		.min_ts = o->min_ts_now ? now_ns() : 0,
+	};
+	const char *out = o->output ? o->output : "-";
+	int err = trace_writer_open(&rec->writer, out, &wo);
+	if (err)
+		recorder_say(rec, "cannot write %s: %s", out, strerror(-err));
+	return err;
+}
+
+static void describe_target(struct recorder *rec)
+{
+	const struct vsc_target *t = &rec->target;
+	char *buf = rec->what;
+	size_t len = sizeof(rec->what), used = 0;
+	if (rec->opts->argv) {
+		used += (size_t)snprintf(buf, len, "command (pid %ld):", (long)t->pid);
+		for (char *const *a = rec->opts->argv; *a && used < len; a++)
+			used += (size_t)snprintf(buf + used, len - used, " %s", *a);
+		return;
+	}
+	char comm[64] = "", path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)t->pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(buf, len, "process %ld (%s, %s)", (long)t->pid, comm, t->exe);
+}
+
+/* Launch (held before its first instruction of its own) or attach. */
+static int take_target(struct recorder *rec)
+{
+	const struct recorder_opts *o = rec->opts;
+	struct vsc_target_error terr = { "" };
+	int err = o->argv ? vsc_target_launch(&rec->target, o->argv, &terr)
+			  : vsc_target_attach(&rec->target, o->pid, &terr);
+	if (err) {
+		recorder_say(rec, "%s", terr.message);
+		return err;
+	}
+	/* the libraries a command needs are mapped when it reaches its entry */
+	if (o->argv && o->run_to_entry && (err = vsc_target_run_to_entry(&rec->target)) &&
+	    err != -ENOTSUP) {
+		recorder_say(rec, "%s ended before it started (%s)", o->argv[0], strerror(-err));
+		return err;
+	}
+	if (!o->argv && o->hold_attached && (err = vsc_target_stop_all(&rec->target))) {
+		recorder_say(rec, "cannot stop the threads of %d: %s", (int)o->pid, strerror(-err));
+		return err;
+	}
+	rec->symbols = vsc_symbols_new(rec->target.pid);
+	if (!rec->symbols && o->need_symbols) {
+		err = -errno;
+		recorder_say(rec, "cannot read the symbols of process %d: %s", (int)rec->target.pid,
+			     strerror(-err));
+		return err;
+	}
+	describe_target(rec);
+	return 0;
+}
+
+/* Refused (or failed) before the command ran an instruction of its own:
+ * kill it; an attached process runs on. */
+static int refuse(struct recorder *rec, int status)
+{
+	struct vsc_target *t = &rec->target;
+	if (t->launched && !t->ended && !rec->started) {
+		kill(t->pid, SIGKILL);
+		vsc_target_finish(t);
+	} else {
+		vsc_target_resume_all(t);
+	}
+	return status;
+}
+
+/* ---- the loop ---------------------------------------------------------------- */
+
+static int record_loop(struct recorder *rec)
+{
+	struct vsc_target *t = &rec->target;
+	const struct recorder_opts *o = rec->opts;
+	uint64_t start = now_ns(), last_scan = start, stop_at = 0;
+	uint64_t deadline =
+		o->duration_s > 0 ? start + (uint64_t)(o->duration_s * 1e9) : UINT64_MAX;
+	for (;;) {
+		int n = rec->src->ops->poll(rec->src, rec->writer, POLL_MS);
+		if (n < 0 && n != -EINTR) {
+			recorder_say(rec, "reading the events failed: %s", strerror(-n));
+			return n;
+		}
+		if ((n = trace_writer_error(rec->writer))) {
+			recorder_say(rec, "cannot write %s: %s", o->output ? o->output : "-",
+				     strerror(-n));
+			return n;
+		}
+		int changed = vsc_target_poll(t);
+		if (changed < 0) {
+			recorder_say(rec, "following %ld failed: %s", (long)t->pid,
+				     strerror(-changed));
+			return changed;
+		}
+		if (t->ended || t->at_exit) {
+			rec->stop_reason = "the process ended";
+			return 0;
+		}
+		uint64_t now = now_ns();
+		if (now >= deadline) {
+			rec->stop_reason = "--duration";
+			return 0;
+		}
+		if (stop_requested) {
+			/* a launched command usually got the same ^C: let it end */
+			if (!t->launched || (stop_at && now >= stop_at)) {
+				rec->stop_reason = "a signal";
+				return 0;
+			}
+			if (!stop_at)
+				stop_at = now + GRACE_MS * 1000000ull;
+		}
+		if (o->rescan_ms && rec->src->ops->rescan &&
+		    now - last_scan >= (uint64_t)o->rescan_ms * 1000000ull) {
+			last_scan = now;
+			vsc_symbols_refresh(rec->symbols);
+			rec->src->ops->rescan(rec->src, rec);
+		}
+	}
+}
+
+/* A consistent end: every thread stopped (or the process at its exit)
+ * before the source detaches, then what is left is read. */
+static int finish_recording(struct recorder *rec)
+{
+	struct vsc_target *t = &rec->target;
+	bool stopped = t->ended || t->at_exit;
+	if (!stopped) {
+		int err = vsc_target_stop_all(t);
+		stopped = !err;
+		if (err)
+			recorder_say(rec,
+				     "could not stop the threads of %ld (%s); events still "
+				     "in their logs are missing",
+				     (long)t->pid, strerror(-err));
+	}
+	if (!t->ended)
+		vsc_symbols_refresh(rec->symbols);
+	int err = rec->src->ops->drain(rec->src, rec->writer, stopped && !t->ended);
+	bool exact = true;
+	trace_writer_add_lost(rec->writer, rec->src->ops->lost(rec->src, &exact));
+	if (!exact)
+		trace_writer_lost_inexact(rec->writer);
+	vsc_target_resume_all(t);
+	if (t->launched && t->at_exit)
+		vsc_target_finish(t);
+	if (err)
+		recorder_say(rec, "reading the last events failed: %s", strerror(-err));
+	return err;
+}
+
+static int write_trace(struct recorder *rec)
+{
+	const char *out = rec->opts->output ? rec->opts->output : "-";
+	struct vsc_target *t = &rec->target;
+	char end[128];
+	if (rec->src->ops->notes)
+		rec->src->ops->notes(rec->src, rec->writer);
+	if (t->launched) {
+		vsc_target_describe_end(t, end, sizeof(end));
+		trace_writer_note(rec->writer, "command ended", end);
+	}
+	trace_writer_note(rec->writer, "recording stopped by", rec->stop_reason);
+	int err = trace_writer_finish(rec->writer, NULL);
+	if (err) {
+		recorder_say(rec, "cannot write %s: %s", out, strerror(-err));
+		return err;
+	}
+	uint64_t lost = trace_writer_lost(rec->writer);
+	bool exact = trace_writer_lost_exact(rec->writer);
+	fprintf(stderr, "vsc %s: %" PRIu64 " events written to %s, %s%" PRIu64 " lost",
+		rec->opts->who, trace_writer_events(rec->writer), strcmp(out, "-") ? out : "stdout",
+		exact ? "" : "at least ", lost);
+	if (t->launched)
+		fprintf(stderr, "; command %s", end);
+	fputc('\n', stderr);
+	if (lost || !exact)
+		recorder_say(rec,
+			     "WARNING: %s%" PRIu64 " events were lost (ring buffer full); try "
+			     "a larger --ring-size. A verdict on this trace may be wrong.",
+			     exact ? "" : "at least ", lost);
+	if (rec->src->ops->report)
+		rec->src->ops->report(rec->src);
+	return 0;
+}
+
+/* Run the target to its end or to a stop; then the trace. */
+static int record_running(struct recorder *rec)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal }, old_int, old_term, old_pipe;
+	struct sigaction ignore = { .sa_handler = SIG_IGN };
+	int status = FAILED, err;
+	stop_requested = 0;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&ignore.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGPIPE, &ignore, &old_pipe); /* a closed pipe is an error we report */
+	if (rec->target.launched) {
+		err = vsc_target_start(&rec->target);
+		if (err) {
+			recorder_say(rec, "cannot start the command: %s", strerror(-err));
+			status = refuse(rec, FAILED);
+			goto out;
+		}
+	} else if (rec->opts->hold_attached) {
+		vsc_target_resume_all(&rec->target);
+	}
+	rec->started = true;
+	if (rec->opts->verbose)
+		recorder_say(rec, "recording %s", rec->what);
+	err = record_loop(rec);
+	int e = finish_recording(rec);
+	if (!err && !e && !write_trace(rec))
+		status = RECORDED;
+out:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	return status;
+}
+
+int recorder_run(const struct recorder_opts *opts, struct capture_source *src)
+{
+	struct recorder rec = { .opts = opts, .src = src, .stop_reason = "the process ended" };
+	int status = REFUSED;
+	if (open_output(&rec) || take_target(&rec) || src->ops->attach(src, &rec)) {
+		status = refuse(&rec, REFUSED);
+		if (rec.writer)
+			trace_writer_discard(rec.writer);
+	} else
+		status = record_running(&rec);
+	src->ops->close(src);
+	vsc_symbols_free(rec.symbols);
+	trace_writer_free(rec.writer);
+	vsc_target_release(&rec.target);
+	return status;
+}

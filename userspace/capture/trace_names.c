@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* Names of variables, locations and segments in a recorded trace (see
+ * trace_names.h). */
+#include "trace_names.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_MAX_LEN 128
+#define LOC_MAX_LEN 256
+
+int64_t trace_sign_extend(int64_t raw, unsigned size)
+{
+	switch (size) {
+	case 1:
+		return (int8_t)raw;
+	case 2:
+		return (int16_t)raw;
+	case 4:
+		return (int32_t)raw;
+	default:
+		return raw;
+	}
+}
+
+static bool token_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '.' || c == ':' || c == '-';
+}
+
+/* Make buf a valid token of at most 64 characters (CONTRACT section 1). */
+static void sanitize_token(char *buf)
+{
+	size_t i;
+	for (i = 0; buf[i] && i < 64; i++)
+		if (!token_char(buf[i]))
+			buf[i] = '_';
+	buf[i] = '\0';
+}
+
+void trace_names_free(struct trace_names *n)
+{
+	for (size_t i = 0; i < n->var_count; i++)
+		free(n->vars[i].name);
+	free(n->vars);
+	for (size_t i = 0; i < n->loc_count; i++)
+		free(n->locs[i]);
+	free(n->locs);
+	trace_map_free(&n->var_map);
+	trace_map_free(&n->name_map);
+	trace_map_free(&n->loc_map);
+	memset(n, 0, sizeof(*n));
+}
+
+static bool name_taken(const struct trace_names *n, const char *name)
+{
+	uint32_t other;
+	return trace_map_get(&n->name_map, 0, trace_map_hash_string(name), &other);
+}
+
+/* The token for the variable at ev's address. */
+static void choose_name(struct trace_names *n, const struct vsc_capture_event *ev, char *buf,
+			size_t len)
+{
+	const struct trace_naming *nm = &n->naming;
+	bool named = false;
+	buf[0] = '\0';
+	if (nm->var_name && nm->var_name(nm->ctx, ev->pid, ev->addr, ev->size, buf, len) == 0 &&
+	    buf[0]) {
+		buf[len - 1] = '\0';
+		sanitize_token(buf);
+		/* a name that reads as a hex address would be ambiguous */
+		named = !(buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) && !name_taken(n, buf);
+	}
+	if (named)
+		return;
+	snprintf(buf, len, "0x%" PRIx64, (uint64_t)ev->addr);
+	/* a hex name may still collide across processes: add the pid */
+	if (name_taken(n, buf))
+		snprintf(buf, len, "pid%" PRIu32 ":0x%" PRIx64, ev->pid, (uint64_t)ev->addr);
+}
+
+static int grow_array(void **array, size_t *cap, size_t count, size_t size)
+{
+	if (count < *cap)
+		return 0;
+	size_t want = *cap ? *cap * 2 : 64;
+	void *p = realloc(*array, want * size);
+	if (!p)
+		return -ENOMEM;
+	*array = p;
+	*cap = want;
+	return 0;
+}
+
+int trace_names_var(struct trace_names *n, const struct vsc_capture_event *ev, uint32_t *index)
+{
+	char buf[NAME_MAX_LEN];
+	int64_t init = 0;
+	if (trace_map_get(&n->var_map, ev->pid, ev->addr, index))
+		return 0;
+	if (grow_array((void **)&n->vars, &n->var_cap, n->var_count, sizeof(*n->vars)))
+		return -ENOMEM;
+	choose_name(n, ev, buf, sizeof(buf));
+	struct trace_var *v = &n->vars[n->var_count];
+	memset(v, 0, sizeof(*v));
+	v->name = strdup(buf);
+	if (!v->name)
+		return -ENOMEM;
+	v->name_len = strlen(buf);
+	if (n->naming.init_value &&
+	    n->naming.init_value(n->naming.ctx, ev->pid, ev->addr, ev->size, &init) == 1) {
+		v->init_known = true;
+		v->init_value = trace_sign_extend(init, ev->size);
+	}
+	int err = trace_map_put(&n->var_map, ev->pid, ev->addr, (uint32_t)n->var_count);
+	if (!err)
+		err = trace_map_put(&n->name_map, 0, trace_map_hash_string(buf),
+				    (uint32_t)n->var_count);
+	if (err) {
+		free(v->name);
+		return err;
+	}
+	*index = (uint32_t)n->var_count++;
+	return 0;
+}
+
+const char *trace_names_location(struct trace_names *n, uint32_t pid, uint64_t ip)
+{
+	uint32_t index;
+	char buf[LOC_MAX_LEN] = "";
+	char *text = NULL;
+	if (!n->naming.locate || !ip)
+		return NULL;
+	if (trace_map_get(&n->loc_map, pid, ip, &index))
+		return n->locs[index];
+	if (n->naming.locate(n->naming.ctx, pid, ip, buf, sizeof(buf)) == 0 && buf[0]) {
+		buf[sizeof(buf) - 1] = '\0';
+		for (char *p = buf; *p; p++)
+			if (*p == '\n' || *p == '\r')
+				*p = ' ';
+		text = strdup(buf);
+	}
+	if (grow_array((void **)&n->locs, &n->loc_cap, n->loc_count, sizeof(*n->locs)) ||
+	    trace_map_put(&n->loc_map, pid, ip, (uint32_t)n->loc_count)) {
+		free(text);
+		return NULL;
+	}
+	n->locs[n->loc_count++] = text;
+	return text;
+}
+
+void trace_names_segment(struct trace_names *n, const struct vsc_capture_event *marker, char *buf,
+			 size_t len)
+{
+	const struct trace_naming *nm = &n->naming;
+	buf[0] = '\0';
+	if (!(nm->segment_name &&
+	      nm->segment_name(nm->ctx, marker->pid, marker->value, marker->addr, buf, len) == 0 &&
+	      buf[0]))
+		snprintf(buf, len, "%" PRId64, (int64_t)marker->value);
+	buf[len - 1] = '\0';
+	sanitize_token(buf);
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Names in a recorded trace: each variable (pid, address) is named once,
+ * with its initial value, and kept; each instruction pointer is located
+ * once. How a name is found is the capture path's business (symbols.c,
+ * srcloc.c, a watch request, an LTTng statedump): it hands the writer a
+ * struct trace_naming; a NULL function means "not known".
+ *
+ * Rules (docs/record.md says the same to users):
+ * - Names are made valid tokens: characters outside [A-Za-z0-9_.:-] become
+ *   '_', at most 64 characters.
+ * - A name is unique: a second address with the same name, or a name that
+ *   reads as a hex address, gets the hex address instead (with the pid when
+ *   even that clashes across processes).
+ * - Values are sign-extended from the access size.
+ */
+#ifndef VSC_CAPTURE_TRACE_NAMES_H
+#define VSC_CAPTURE_TRACE_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/vsc_event.h"
+#include "trace_map.h"
+
+struct trace_naming {
+	/* Name the variable at addr: fill buf, return 0; or -errno. */
+	int (*var_name)(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, char *buf,
+			size_t len);
+	/* Its initial value (raw bits): return 1 and set *value, or 0. */
+	int (*init_value)(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, int64_t *value);
+	/* "func+off file:line" of an instruction pointer: 0 or -errno. */
+	int (*locate)(void *ctx, uint32_t pid, uint64_t ip, char *buf, size_t len);
+	/* Name of segment `id` (a VSC_CAP_SEGMENT event): 0 or -errno for the
+	 * default (the decimal id). */
+	int (*segment_name)(void *ctx, uint32_t pid, int64_t id, uint64_t name_addr, char *buf,
+			    size_t len);
+	void *ctx;
+};
+
+struct trace_var {
+	char *name;
+	size_t name_len;
+	int64_t init_value; /* sign-extended */
+	bool init_known;
+	bool seen_before;   /* listed in an execution written earlier */
+	uint64_t head_mark; /* 1 + serial of the written execution that lists it */
+	bool head_init;     /* that execution has an init line for it */
+};
+
+struct trace_names {
+	struct trace_naming naming;
+	struct trace_var *vars;
+	size_t var_count, var_cap;
+	struct trace_map var_map;  /* (pid, addr) -> var */
+	struct trace_map name_map; /* hash of a name -> var */
+	struct trace_map loc_map;  /* (pid, ip) -> loc */
+	char **locs;
+	size_t loc_count, loc_cap;
+};
+
+void trace_names_free(struct trace_names *n);
+/* The variable an event accesses, named on first sight. 0 or -ENOMEM. */
+int trace_names_var(struct trace_names *n, const struct vsc_capture_event *ev, uint32_t *index);
+/* The trailing location comment for ip, or NULL. */
+const char *trace_names_location(struct trace_names *n, uint32_t pid, uint64_t ip);
+/* The token of a segment marker's name into buf (len >= 66). */
+void trace_names_segment(struct trace_names *n, const struct vsc_capture_event *marker, char *buf,
+			 size_t len);
+
+int64_t trace_sign_extend(int64_t raw, unsigned size);
+
+#endif /* VSC_CAPTURE_TRACE_NAMES_H */

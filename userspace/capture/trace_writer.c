@@ -1,0 +1,587 @@
+/* SPDX-License-Identifier: MIT */
+/* The streaming trace writer: program order, segments, counts (see
+ * trace_writer.h). Names come from trace_names.c, text from trace_text.c. */
+#include "trace_writer.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "trace_map.h"
+#include "trace_text.h"
+
+#define NO_PART UINT64_MAX
+/* Younger segments held before the oldest one is closed even though every
+ * thread has left it: room for a thread whose events of it come late. */
+#define LAG_PARTS 1024
+#define LAG_BYTES (32u << 20)
+
+/* One thread: where it is in program order, and the events that came early. */
+struct tw_thread {
+	uint32_t pid, tid;
+	uint64_t first_seq, next_seq;
+	struct vsc_capture_event *early; /* sorted by seq, [head, len) */
+	size_t head, len, cap;
+	uint64_t part; /* serial of its current execution, NO_PART before its first event */
+};
+
+/* One execution: the part before the first marker, or a segment. The oldest
+ * open one (the head) is written out directly; the others hold their lines. */
+struct tw_part {
+	uint64_t serial;
+	int64_t id;
+	bool is_start;
+	char name[72];
+	uint32_t threads_in; /* threads whose current execution it is */
+	char *text;          /* held lines */
+	size_t text_len, text_cap;
+	uint32_t *vars; /* variables its held lines use: index << 1 | read */
+	size_t var_count, var_cap;
+	struct trace_map var_pos; /* var index -> position in vars */
+	uint64_t events, uncertain;
+};
+
+struct trace_writer {
+	struct trace_writer_opts opts;
+	char when[64];
+	struct trace_names names;
+	struct trace_text text;
+	struct trace_note *notes;
+	size_t note_count, note_cap;
+
+	struct tw_thread *threads;
+	size_t thread_count, thread_cap;
+	struct trace_map thread_map; /* (pid, tid) -> thread */
+
+	struct tw_part **parts; /* open executions, oldest first: [part_head, part_len) */
+	size_t part_head, part_len, part_cap;
+	uint64_t next_serial;
+	uint64_t start_serial;        /* the open part before markers, or NO_PART */
+	struct trace_map segment_map; /* segment id -> serial of its open part */
+	size_t held_bytes;
+
+	uint64_t events, uncertain;
+	uint64_t lost_reported, lost_gaps, lost_late;
+	bool lost_inexact;
+	bool finished;
+};
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static int grow(void **array, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t want = *cap ? *cap * 2 : 16;
+	while (want < need)
+		want *= 2;
+	void *p = realloc(*array, want * size);
+	if (!p)
+		return -ENOMEM;
+	*array = p;
+	*cap = want;
+	return 0;
+}
+
+static struct trace_header header_of(const struct trace_writer *w)
+{
+	return (struct trace_header){ .what = w->opts.what,
+				      .how = w->opts.how,
+				      .when = w->opts.when ? w->opts.when : w->when,
+				      .loss_mode = w->opts.loss_mode,
+				      .notes = w->notes,
+				      .note_count = w->note_count };
+}
+
+/* A line into the written trace. */
+static void put(struct trace_writer *w, const char *line, size_t len)
+{
+	struct trace_header h = header_of(w);
+	trace_text_put(&w->text, &h, line, len);
+}
+
+static void put_init(struct trace_writer *w, const struct trace_var *v, bool known)
+{
+	char line[128];
+	int n = known ? snprintf(line, sizeof(line), "init %s %" PRId64 "\n", v->name,
+				 v->init_value)
+		      : snprintf(line, sizeof(line), "init %s ?\n", v->name);
+	put(w, line, (size_t)n);
+}
+
+static bool is_read(const struct vsc_capture_event *e)
+{
+	return e->kind == VSC_CAP_LOAD || e->kind == VSC_CAP_RMW;
+}
+
+/* ---- executions ---------------------------------------------------------- */
+
+static struct tw_part *part_at(struct trace_writer *w, uint64_t serial)
+{
+	uint64_t first = w->parts[w->part_head]->serial;
+	return w->parts[w->part_head + (serial - first)];
+}
+
+static struct tw_part *head_part(struct trace_writer *w)
+{
+	return w->part_head < w->part_len ? w->parts[w->part_head] : NULL;
+}
+
+static void part_free(struct tw_part *p)
+{
+	if (!p)
+		return;
+	free(p->text);
+	free(p->vars);
+	trace_map_free(&p->var_pos);
+	free(p);
+}
+
+static struct tw_part *new_part(struct trace_writer *w, bool is_start, int64_t id, const char *name)
+{
+	if (w->part_head > 0 && w->part_head * 2 >= w->part_len) { /* reuse the front */
+		memmove(w->parts, w->parts + w->part_head,
+			(w->part_len - w->part_head) * sizeof(*w->parts));
+		w->part_len -= w->part_head;
+		w->part_head = 0;
+	}
+	if (grow((void **)&w->parts, &w->part_cap, w->part_len + 1, sizeof(*w->parts)))
+		return NULL;
+	struct tw_part *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->serial = w->next_serial++;
+	p->is_start = is_start;
+	p->id = id;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	w->parts[w->part_len++] = p;
+	return p;
+}
+
+/* A variable used in the head execution: its init line the first time
+ * (the ELF value in the first execution that uses it, `?` where it is read
+ * later), written before or after its first use: both are valid. */
+static void list_in_head(struct trace_writer *w, struct tw_part *head, uint32_t var, bool read)
+{
+	struct trace_var *v = &w->names.vars[var];
+	if (v->head_mark != head->serial + 1) {
+		v->head_mark = head->serial + 1;
+		v->head_init = false;
+		if (v->init_known && !v->seen_before) {
+			put_init(w, v, true);
+			v->head_init = true;
+		}
+		v->seen_before = true;
+	}
+	if (read && !v->head_init) {
+		put_init(w, v, false);
+		v->head_init = true;
+	}
+}
+
+static int list_in_held(struct tw_part *p, uint32_t var, bool read)
+{
+	uint32_t at;
+	if (trace_map_get(&p->var_pos, 0, var, &at)) {
+		p->vars[at] |= read;
+		return 0;
+	}
+	if (grow((void **)&p->vars, &p->var_cap, p->var_count + 1, sizeof(*p->vars)) ||
+	    trace_map_put(&p->var_pos, 0, var, (uint32_t)p->var_count))
+		return -ENOMEM;
+	p->vars[p->var_count++] = var << 1 | read;
+	return 0;
+}
+
+static int hold_line(struct trace_writer *w, struct tw_part *p, const char *line, size_t len)
+{
+	if (grow((void **)&p->text, &p->text_cap, p->text_len + len, 1))
+		return -ENOMEM;
+	memcpy(p->text + p->text_len, line, len);
+	p->text_len += len;
+	w->held_bytes += len;
+	return 0;
+}
+
+/* The head execution is written and gone; the next one becomes the head:
+ * its segment line, its init lines, its held lines. */
+static void close_head(struct trace_writer *w)
+{
+	struct tw_part *p = head_part(w);
+	trace_map_remove(&w->segment_map, 0, (uint64_t)p->id);
+	if (p->is_start && w->start_serial == p->serial)
+		w->start_serial = NO_PART;
+	part_free(p);
+	w->parts[w->part_head++] = NULL;
+	struct tw_part *next = head_part(w);
+	if (!next)
+		return;
+	char line[96];
+	int n = snprintf(line, sizeof(line), "segment %s\n", next->name);
+	put(w, line, (size_t)n);
+	for (size_t i = 0; i < next->var_count; i++)
+		list_in_head(w, next, next->vars[i] >> 1, next->vars[i] & 1);
+	put(w, next->text, next->text_len);
+	w->events += next->events;
+	w->uncertain += next->uncertain;
+	w->held_bytes -= next->text_len;
+	free(next->text);
+	free(next->vars);
+	trace_map_free(&next->var_pos);
+	next->text = NULL;
+	next->vars = NULL;
+	next->text_len = next->text_cap = next->var_count = next->var_cap = 0;
+}
+
+/* Close the oldest executions every thread has left, once enough younger
+ * ones are held (or all of them at the end). */
+static void close_finished(struct trace_writer *w, bool at_end)
+{
+	for (;;) {
+		struct tw_part *head = head_part(w);
+		size_t open = w->part_len - w->part_head;
+		if (!head || open < 2 || (!at_end && head->threads_in))
+			return;
+		if (!at_end && open <= LAG_PARTS && w->held_bytes <= LAG_BYTES)
+			return;
+		close_head(w);
+	}
+}
+
+/* The execution a thread enters with a marker (or, with serial NO_PART
+ * for marker, the part before markers). */
+static int enter_part(struct trace_writer *w, struct tw_thread *t,
+		      const struct vsc_capture_event *marker)
+{
+	uint32_t serial32;
+	struct tw_part *p = NULL;
+	if (t->part != NO_PART)
+		part_at(w, t->part)->threads_in--;
+	t->part = NO_PART;
+	if (!marker && w->start_serial != NO_PART) {
+		p = part_at(w, w->start_serial);
+	} else if (!marker) {
+		p = new_part(w, true, 0, "start");
+		if (!p)
+			return -ENOMEM;
+		w->start_serial = p->serial;
+	} else if (trace_map_get(&w->segment_map, 0, (uint64_t)marker->value, &serial32)) {
+		p = part_at(w, serial32);
+	} else {
+		char name[72];
+		trace_names_segment(&w->names, marker, name, sizeof(name));
+		p = new_part(w, false, marker->value, name);
+		if (!p ||
+		    trace_map_put(&w->segment_map, 0, (uint64_t)marker->value, (uint32_t)p->serial))
+			return -ENOMEM;
+	}
+	p->threads_in++;
+	t->part = p->serial;
+	return 0;
+}
+
+/* ---- events in program order ------------------------------------------- */
+
+static int deliver(struct trace_writer *w, struct tw_thread *t, const struct vsc_capture_event *e)
+{
+	char line[TRACE_LINE_MAX];
+	uint32_t var;
+	int err;
+	if (e->kind == VSC_CAP_SEGMENT) {
+		err = enter_part(w, t, e);
+		if (!err)
+			close_finished(w, false);
+		return err;
+	}
+	if (t->part == NO_PART && (err = enter_part(w, t, NULL)))
+		return err;
+	if ((err = trace_names_var(&w->names, e, &var)))
+		return err;
+	const struct trace_var *v = &w->names.vars[var];
+	const char *loc = trace_names_location(&w->names, e->pid, e->ip);
+	size_t len =
+		trace_text_format_event(line, e, v->name, v->name_len, loc, !w->opts.no_timestamps);
+	bool unsure = e->flags & VSC_CAP_F_VALUE_UNSURE;
+	struct tw_part *p = part_at(w, t->part);
+	if (p == head_part(w)) {
+		list_in_head(w, p, var, is_read(e));
+		put(w, line, len);
+		w->events++;
+		w->uncertain += unsure;
+		return 0;
+	}
+	if ((err = list_in_held(p, var, is_read(e))) || (err = hold_line(w, p, line, len)))
+		return err;
+	p->events++;
+	p->uncertain += unsure;
+	return 0;
+}
+
+/* Deliver the early events that are now next in line. */
+static int deliver_ready(struct trace_writer *w, struct tw_thread *t)
+{
+	while (t->head < t->len && t->early[t->head].seq == t->next_seq) {
+		struct vsc_capture_event e = t->early[t->head++];
+		t->next_seq++;
+		int err = deliver(w, t, &e);
+		if (err)
+			return err;
+	}
+	if (t->head == t->len)
+		t->head = t->len = 0;
+	return 0;
+}
+
+/* Give up waiting for the hole before the first early event: it is lost. */
+static int skip_hole(struct trace_writer *w, struct tw_thread *t)
+{
+	w->lost_gaps += t->early[t->head].seq - t->next_seq;
+	t->next_seq = t->early[t->head].seq;
+	return deliver_ready(w, t);
+}
+
+static int hold_early(struct trace_writer *w, struct tw_thread *t,
+		      const struct vsc_capture_event *e)
+{
+	size_t lo = t->head, hi = t->len;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->early[mid].seq < e->seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->len && t->early[lo].seq == e->seq)
+		return 0; /* the same event twice */
+	if (grow((void **)&t->early, &t->cap, t->len + 1, sizeof(*t->early)))
+		return -ENOMEM;
+	memmove(t->early + lo + 1, t->early + lo, (t->len - lo) * sizeof(*t->early));
+	t->early[lo] = *e;
+	t->len++;
+	size_t window =
+		w->opts.reorder_window ? w->opts.reorder_window : TRACE_WRITER_DEFAULT_WINDOW;
+	return t->len - t->head > window ? skip_hole(w, t) : 0;
+}
+
+static struct tw_thread *thread_of(struct trace_writer *w, const struct vsc_capture_event *e)
+{
+	uint32_t index;
+	if (trace_map_get(&w->thread_map, e->pid, e->tid, &index))
+		return &w->threads[index];
+	if (grow((void **)&w->threads, &w->thread_cap, w->thread_count + 1, sizeof(*w->threads)) ||
+	    trace_map_put(&w->thread_map, e->pid, e->tid, (uint32_t)w->thread_count))
+		return NULL;
+	struct tw_thread *t = &w->threads[w->thread_count++];
+	*t = (struct tw_thread){ .pid = e->pid,
+				 .tid = e->tid,
+				 .first_seq = e->seq,
+				 .next_seq = e->seq,
+				 .part = NO_PART };
+	return t;
+}
+
+int trace_writer_add(struct trace_writer *w, const struct vsc_capture_event *e)
+{
+	if (e->kind > VSC_CAP_SEGMENT)
+		return -EINVAL;
+	if (e->kind != VSC_CAP_SEGMENT && e->size != 1 && e->size != 2 && e->size != 4 &&
+	    e->size != 8)
+		return -EINVAL;
+	if (e->ts_ns < w->opts.min_ts)
+		return 0; /* logged before this recording began */
+	struct tw_thread *t = thread_of(w, e);
+	if (!t)
+		return -ENOMEM;
+	if (e->seq == t->next_seq && t->head == t->len) {
+		t->next_seq++;
+		return deliver(w, t, e);
+	}
+	if (e->seq >= t->next_seq) {
+		int err = hold_early(w, t, e);
+		return err ? err : deliver_ready(w, t);
+	}
+	if (e->seq < t->first_seq)
+		w->lost_late++; /* before the place of the thread's first event */
+	return 0;               /* else a second copy of a written event */
+}
+
+/* ---- the rest of the API ------------------------------------------------- */
+
+static int writer_new(struct trace_writer **out, const struct trace_writer_opts *opts)
+{
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	*out = NULL;
+	if (!w)
+		return -ENOMEM;
+	if (opts)
+		w->opts = *opts;
+	w->names.naming = w->opts.naming;
+	w->start_serial = NO_PART;
+	time_t now = time(NULL);
+	struct tm tm;
+	if (gmtime_r(&now, &tm))
+		strftime(w->when, sizeof(w->when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* the execution before markers is the first, and the head */
+	if (!new_part(w, true, 0, "start")) {
+		trace_writer_free(w);
+		return -ENOMEM;
+	}
+	w->start_serial = 0;
+	*out = w;
+	return 0;
+}
+
+int trace_writer_open(struct trace_writer **out, const char *path,
+		      const struct trace_writer_opts *opts)
+{
+	int err = writer_new(out, opts);
+	if (!err && (err = trace_text_open(&(*out)->text, path))) {
+		trace_writer_free(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
+int trace_writer_open_stream(struct trace_writer **out, FILE *stream,
+			     const struct trace_writer_opts *opts)
+{
+	int err = writer_new(out, opts);
+	if (!err && (err = trace_text_open_stream(&(*out)->text, stream))) {
+		trace_writer_free(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
+void trace_writer_free(struct trace_writer *w)
+{
+	if (!w)
+		return;
+	trace_text_close(&w->text);
+	trace_names_free(&w->names);
+	for (size_t i = 0; i < w->note_count; i++) {
+		free(w->notes[i].key);
+		free(w->notes[i].value);
+	}
+	free(w->notes);
+	for (size_t i = 0; i < w->thread_count; i++)
+		free(w->threads[i].early);
+	free(w->threads);
+	trace_map_free(&w->thread_map);
+	for (size_t i = w->part_head; i < w->part_len; i++)
+		part_free(w->parts[i]);
+	free(w->parts);
+	trace_map_free(&w->segment_map);
+	free(w);
+}
+
+void trace_writer_discard(struct trace_writer *w)
+{
+	trace_text_discard(&w->text);
+}
+
+void trace_writer_add_lost(struct trace_writer *w, uint64_t lost)
+{
+	w->lost_reported += lost;
+}
+
+void trace_writer_lost_inexact(struct trace_writer *w)
+{
+	w->lost_inexact = true;
+}
+
+int trace_writer_note(struct trace_writer *w, const char *key, const char *value)
+{
+	if (grow((void **)&w->notes, &w->note_cap, w->note_count + 1, sizeof(*w->notes)))
+		return -ENOMEM;
+	char *k = strdup(key), *v = strdup(value);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	/* a note is one header line: no newlines in it */
+	for (char *p = v; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	w->notes[w->note_count++] = (struct trace_note){ k, v };
+	return 0;
+}
+
+int trace_writer_error(const struct trace_writer *w)
+{
+	return w->text.err;
+}
+
+uint64_t trace_writer_events(const struct trace_writer *w)
+{
+	uint64_t held = 0;
+	for (size_t i = w->part_head + 1; i < w->part_len; i++)
+		held += w->parts[i]->events;
+	return w->events + held;
+}
+
+uint64_t trace_writer_lost(const struct trace_writer *w)
+{
+	uint64_t seen = w->lost_reported > w->lost_gaps ? w->lost_reported : w->lost_gaps;
+	return seen + w->lost_late;
+}
+
+bool trace_writer_lost_exact(const struct trace_writer *w)
+{
+	return !w->lost_inexact;
+}
+
+uint64_t trace_writer_uncertain(const struct trace_writer *w)
+{
+	return w->uncertain;
+}
+
+/* Everything still held: holes at the end of each thread's window, then
+ * the open executions in order. */
+static int flush_all(struct trace_writer *w)
+{
+	for (size_t i = 0; i < w->thread_count; i++) {
+		struct tw_thread *t = &w->threads[i];
+		while (t->head < t->len) {
+			int err = skip_hole(w, t);
+			if (err)
+				return err;
+		}
+	}
+	close_finished(w, true);
+	return 0;
+}
+
+int trace_writer_finish(struct trace_writer *w, FILE *out)
+{
+	if (w->finished)
+		return -EINVAL;
+	w->finished = true;
+	int err = flush_all(w);
+	if (err)
+		return err;
+	struct trace_header h = header_of(w);
+	struct trace_counts c = { .threads = w->thread_count,
+				  .events = w->events,
+				  .lost = trace_writer_lost(w),
+				  .uncertain = w->uncertain,
+				  .lost_exact = !w->lost_inexact };
+	err = trace_text_finish(&w->text, &h, &c, out);
+	return err;
+}
+
+int trace_writer_finish_file(struct trace_writer *w, const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return trace_writer_finish(w, stdout);
+	FILE *out = trace_text_open_file(path);
+	if (!out)
+		return -errno;
+	int err = trace_writer_finish(w, out);
+	if (fclose(out) && !err)
+		err = -errno;
+	return err;
+}
