@@ -56,7 +56,7 @@ _vsc()
 		COMPREPLY=($(compgen -W "$solvers" -- "$cur"))
 		return
 		;;
-	-o | --output | --svg)
+	-o | --output | --svg | --core-out | --html)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;

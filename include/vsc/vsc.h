@@ -255,22 +255,33 @@ struct vsc_core;
 
 /* For an inconsistent program (under opts' bound): a minimal inconsistent
  * core, a subset of its events (program order kept) that is itself
- * inconsistent under the same bound and becomes consistent when any one of
- * its events is removed. Returns -EINVAL when prog is consistent, -ETIME
- * when a limit stopped the first check. When a later limit stops the
+ * inconsistent under the same bound, in which every read keeps a possible
+ * source (a write of its value, or an initial value that may be it; the
+ * only exception is a read of a value nothing in prog writes), and from
+ * which no single event can be removed keeping both. Found around the cycle
+ * of forced orders that refutes prog when there is one, so the time grows
+ * with the core, not with prog. Returns -EINVAL when prog is consistent,
+ * -ETIME when a limit stopped the first check. When a later limit stops the
  * shrinking, the core is still inconsistent but may not be minimal. */
 int vsc_explain(const struct vsc_program *prog, const struct vsc_check_opts *opts,
 		struct vsc_core **core);
 /* The core's events, sorted by thread and index (of prog). */
 size_t vsc_core_events(const struct vsc_core *core, const struct vsc_event_ref **events);
-/* The events that tell the story: an inconsistent subset, found first, in
- * which every read still has a write it could see (the core itself may have
- * lost those: a read with no write of its value is inconsistent alone). The
- * core is a subset of it. Sorted like the core. */
+/* The same events as vsc_core_events (kept for older callers: the core
+ * itself now keeps each read's possible sources). */
 size_t vsc_core_context(const struct vsc_core *core, const struct vsc_event_ref **events);
-/* A cycle of forced orders among the context's events, when one was found
+/* A cycle of forced orders among the core's events, when one was found
  * (the usual reason); 0 when the reason is subtler (e.g. the bound). */
 size_t vsc_core_cycle(const struct vsc_core *core, const struct vsc_order **orders);
+/* Why an order of the cycle (or of a justification) is forced, as a chain
+ * of orders: for read-before-overwrite, the path from the read's source to
+ * the write (none when the read sees the initial value); for
+ * write-before-source, the path from the write to the read; then, for each
+ * other write of the read's value, the path from the read to it (it comes
+ * later, so it is no source). Program order needs none. Returns the length
+ * (0 when none, or for a pointer not from this core). */
+size_t vsc_core_order_why(const struct vsc_core *core, const struct vsc_order *order,
+			  const struct vsc_order **why);
 bool vsc_core_is_minimal(const struct vsc_core *core);
 void vsc_core_free(struct vsc_core *core);
 

@@ -66,7 +66,9 @@ done
 grep -q "<rect" "$tmp/sb.svg" || bad "core picture has no boxes"
 grep -q "marker-end" "$tmp/sb.svg" || bad "core picture has no forced-order arrows"
 "$vsc" check --svg "$tmp/seg.svg" "$tmp/lab1.vsc" > /dev/null
-[ -s "$tmp/seg-1.svg" ] && [ -s "$tmp/seg-40.svg" ] || bad "one picture per segment"
+# numbered from 0, like the segments run1.0 .. run1.39
+[ -s "$tmp/seg-0.svg" ] && [ -s "$tmp/seg-39.svg" ] && [ ! -e "$tmp/seg-40.svg" ] \
+  || bad "one picture per segment, numbered from 0"
 
 # --explain names trace lines: store_buffering.vsc's four events are lines 3-6.
 "$vsc" check --explain --json "$dir/store_buffering.vsc" > "$tmp/ex.json"
@@ -79,6 +81,42 @@ assert len(o["cycle"]) == 4
 PY
 "$vsc" check --explain "$dir/store_buffering.vsc" | grep -q "T2\[1\] r x 0 (line 6)" \
   || bad "explain text names line 6"
+
+# --core-out: the core is a trace of its own, inconsistent, naming its
+# origin; text and JSON name the same events.
+"$vsc" check --explain --json --core-out "$tmp/core.vsc" "$dir/explain_locations.vsc" \
+  > "$tmp/loc.json"
+[ $? -eq 1 ] || bad "--core-out exit status"
+"$vsc" check "$tmp/core.vsc" | head -n 1 | grep -qx inconsistent || bad "core file is not inconsistent"
+grep -q "# T2\[1\], line 7: consumer+0x10 mp.c:21" "$tmp/core.vsc" || bad "core file comments"
+python3 - "$tmp/loc.json" "$tmp/core.vsc" <<'PY' || bad "core file and JSON name the same events"
+import json, re, sys
+o = json.loads(open(sys.argv[1]).read())
+named = [[m.group(1), int(m.group(2))] for m in re.finditer(r"# (\S+)\[(\d+)\]", open(sys.argv[2]).read())]
+assert named == o["core"], (named, o["core"])
+PY
+"$vsc" check --explain "$dir/explain_locations.vsc" > "$tmp/loc.txt"
+for ev in "T1\[0\] w data 7" "T1\[1\] w flag 1" "T2\[0\] r flag 1" "T2\[1\] r data 0"; do
+  grep -q "^  $ev" "$tmp/loc.txt" || bad "text core lacks $ev"
+done
+
+# --summary --explain: a core per inconsistent segment, text and JSON.
+"$vsc" check --summary --explain "$tmp/lab1.vsc" > "$tmp/sumex.txt"
+[ "$(grep -c "^    core (4 events):" "$tmp/sumex.txt")" -eq 6 ] || bad "--summary --explain text cores"
+"$vsc" check --summary --explain --json "$tmp/lab1.vsc" > "$tmp/sumex.json"
+python3 - "$tmp/sumex.json" <<'PY' || bad "--summary --explain JSON cores"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert len(s["inconsistent"]) == 6
+for seg in s["inconsistent"]:
+    assert len(seg["core"]) == 4 and seg["core_minimal"] and len(seg["cycle"]) == 4, seg
+PY
+
+# init x ?: the story is a cycle too, with the value the reads fix.
+printf 'init x ?\ninit y ?\nT1 w x 1\nT1 r y 0\nT2 w y 1\nT2 r x 0\n' > "$tmp/sbq.vsc"
+"$vsc" check --explain "$tmp/sbq.vsc" > "$tmp/sbq.txt"
+grep -q "init x ? must be 0" "$tmp/sbq.txt" && grep -q "form a cycle" "$tmp/sbq.txt" \
+  || bad "init ? explanation has no cycle"
 
 [ $fail -eq 0 ] && echo "reports: ok"
 [ $fail -eq 0 ]

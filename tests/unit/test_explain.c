@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "explain.h" /* localize_refutation: the internal step tested below */
+#include "random_program.h"
 #include "vsc/vsc.h"
 
 static uint64_t rng_next(uint64_t *s)
@@ -23,7 +25,7 @@ static uint64_t rng_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static struct vsc_program *random_program(uint64_t *seed)
+static struct vsc_program *small_program(uint64_t *seed)
 {
 	struct vsc_program *p = vsc_program_new();
 	int threads = 2 + (int)(rng_next(seed) % 3), vars = 1 + (int)(rng_next(seed) % 3);
@@ -42,7 +44,8 @@ static struct vsc_program *random_program(uint64_t *seed)
 		for (int i = 0; i < len; i++) {
 			struct vsc_event e = {
 				.kind = (uint32_t)(rng_next(seed) % 5 == 0 ? VSC_RMW
-						   : rng_next(seed) % 2 ? VSC_READ : VSC_WRITE),
+						   : rng_next(seed) % 2    ? VSC_READ
+									   : VSC_WRITE),
 				.var = (uint32_t)(rng_next(seed) % (uint64_t)vars),
 				.value = (int64_t)(rng_next(seed) % 3),
 				.new_value = (int64_t)(rng_next(seed) % 3),
@@ -66,26 +69,78 @@ static int verdict_of(const struct vsc_program *p, long bound)
 	return v;
 }
 
-static void check_core(const struct vsc_program *p, long bound)
+/* Each order of the cycle ends where the next begins, and each one that is
+ * not program order or a plain reads-from has a justification chain. */
+static void check_cycle(const struct vsc_program *p, const struct vsc_core *c)
+{
+	const struct vsc_order *cycle, *why;
+	size_t m = vsc_core_cycle(c, &cycle);
+
+	(void)p;
+	for (size_t i = 0; i < m; i++) {
+		size_t w = vsc_core_order_why(c, &cycle[i], &why);
+		assert_memory_equal(&cycle[i].after, &cycle[(i + 1) % m].before,
+				    sizeof(struct vsc_event_ref));
+		if (cycle[i].kind == VSC_ORDER_WRITE_FIRST)
+			assert_true(w >= 1);
+		for (size_t j = 0; j + 1 < w; j++)
+			assert_memory_equal(&why[j].after, &why[j + 1].before,
+					    sizeof(struct vsc_event_ref));
+	}
+}
+
+/* Every read of the events keeps a possible source among them (a write of
+ * its value, or an initial value that may be it), unless nothing in p
+ * writes its value at all. */
+static int keeps_sources(const struct vsc_program *p, const struct vsc_event_ref *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct vsc_event *r = &vsc_program_events(p, ev[i].thread)[ev[i].index];
+		int64_t init_value;
+		int init = vsc_program_var_init(p, r->var, &init_value), found = 0, anywhere = 0;
+		if (r->kind == VSC_WRITE || init == VSC_INIT_UNKNOWN ||
+		    (init == VSC_INIT_KNOWN && init_value == r->value))
+			continue;
+		for (size_t j = 0; j < n && !found; j++) {
+			const struct vsc_event *w =
+				&vsc_program_events(p, ev[j].thread)[ev[j].index];
+			found = j != i && w->kind != VSC_READ && w->var == r->var &&
+				(w->kind == VSC_RMW ? w->new_value : w->value) == r->value;
+		}
+		for (size_t t = 0; t < vsc_program_thread_count(p) && !found && !anywhere; t++)
+			for (size_t k = 0; k < vsc_program_thread_length(p, t); k++) {
+				const struct vsc_event *w = &vsc_program_events(p, t)[k];
+				anywhere |=
+					(t != ev[i].thread || k != ev[i].index) &&
+					w->kind != VSC_READ && w->var == r->var &&
+					(w->kind == VSC_RMW ? w->new_value : w->value) == r->value;
+			}
+		if (!found && anywhere)
+			return 0;
+	}
+	return 1;
+}
+
+/* The core is inconsistent (exact solver), keeps every read's source, and
+ * no single event can go keeping both. Returns the core's size. */
+static size_t check_core(const struct vsc_program *p, long bound)
 {
 	VSC_OPTS(vsc_check_opts, opts, .bounded = bound >= 0,
 		 .preemptions = bound >= 0 ? (unsigned long)bound : 0);
-	const struct vsc_event_ref *core, *context;
-	struct vsc_event_ref without[64];
+	const struct vsc_event_ref *core;
+	struct vsc_event_ref without[256];
 	struct vsc_core *c;
 	struct vsc_program *sub;
-	size_t n, m;
+	size_t n;
 
 	assert_int_equal(vsc_explain(p, &opts, &c), 0);
 	assert_true(vsc_core_is_minimal(c));
 	n = vsc_core_events(c, &core);
-	m = vsc_core_context(c, &context);
-	assert_true(n >= 1 && n <= 64 && m >= n);
+	assert_true(n >= 1 && n <= 256);
+	assert_int_equal(vsc_core_context(c, NULL), n);
+	assert_true(keeps_sources(p, core, n));
 	sub = vsc_program_subset(p, core, n);
 	assert_non_null(sub);
-	assert_int_equal(verdict_of(sub, bound), VSC_INCONSISTENT);
-	vsc_program_free(sub);
-	sub = vsc_program_subset(p, context, m);
 	assert_int_equal(verdict_of(sub, bound), VSC_INCONSISTENT);
 	vsc_program_free(sub);
 	for (size_t drop = 0; drop < n; drop++) {
@@ -93,12 +148,16 @@ static void check_core(const struct vsc_program *p, long bound)
 		for (size_t i = 0; i < n; i++)
 			if (i != drop)
 				without[k++] = core[i];
+		if (!keeps_sources(p, without, k))
+			continue;
 		sub = vsc_program_subset(p, without, k);
 		assert_non_null(sub);
 		assert_int_equal(verdict_of(sub, bound), VSC_CONSISTENT);
 		vsc_program_free(sub);
 	}
+	check_cycle(p, c);
 	vsc_core_free(c);
+	return n;
 }
 
 static void test_random_cores(void **state)
@@ -108,7 +167,7 @@ static void test_random_cores(void **state)
 
 	(void)state;
 	for (int round = 0; round < 1500; round++) {
-		struct vsc_program *p = random_program(&seed);
+		struct vsc_program *p = small_program(&seed);
 		for (long bound = -1; bound <= 1; bound++)
 			if (verdict_of(p, bound) == VSC_INCONSISTENT) {
 				check_core(p, bound);
@@ -118,6 +177,85 @@ static void test_random_cores(void **state)
 	}
 	print_message("checked %d cores\n", checked);
 	assert_true(checked > 100);
+}
+
+/* Programs built from an SC run with some reads given wrong values (the
+ * property tests' generator): one-writer and many-writer, unique and few
+ * values, initial values known and unknown. */
+static void test_generated_cores(void **state)
+{
+	uint64_t seed = 0x5eed13;
+	int checked = 0;
+	size_t largest = 0;
+
+	(void)state;
+	for (int round = 0; round < 3000; round++) {
+		struct random_shape shape = {
+			.threads = 2 + (unsigned)(random_next(&seed) % 3),
+			.events = 4 + (unsigned)(random_next(&seed) % 12),
+			.vars = 1 + (unsigned)(random_next(&seed) % 3),
+			.values = 2 + (unsigned)(random_next(&seed) % 6),
+			.one_writer = (int)(random_next(&seed) % 2),
+			.write_pct = 45,
+			.rmw_pct = 15,
+			.wrong_pct = 12,
+			.init_pct = 60,
+		};
+		struct vsc_program *p = random_program(&seed, &shape);
+		long bound = round % 4 == 3 ? 1 : -1;
+		size_t n;
+		if (verdict_of(p, bound) == VSC_INCONSISTENT) {
+			n = check_core(p, bound);
+			largest = n > largest ? n : largest;
+			checked++;
+		}
+		vsc_program_free(p);
+	}
+	print_message("checked %d generated cores, largest %zu events\n", checked, largest);
+	assert_true(checked > 500);
+}
+
+/* The localized set is sound: whenever localize_refutation answers, the
+ * program and the set on its own are inconsistent (exact solver). */
+static void test_localize_sound(void **state)
+{
+	uint64_t seed = 0x10ca1;
+	int found = 0;
+
+	(void)state;
+	for (int round = 0; round < 3000; round++) {
+		struct random_shape shape = {
+			.threads = 2 + (unsigned)(random_next(&seed) % 3),
+			.events = 4 + (unsigned)(random_next(&seed) % 14),
+			.vars = 1 + (unsigned)(random_next(&seed) % 3),
+			.values = 2 + (unsigned)(random_next(&seed) % 8),
+			.one_writer = (int)(random_next(&seed) % 2),
+			.write_pct = 45,
+			.rmw_pct = 15,
+			.wrong_pct = 15,
+			.init_pct = 60,
+		};
+		struct vsc_program *p = random_program(&seed, &shape);
+		struct vsc_event_ref *set;
+		struct analysis a;
+		size_t n;
+		int r;
+		assert_int_equal(analysis_build(&a, p), 0);
+		r = localize_refutation(p, &a, &set, &n);
+		assert_true(r == 0 || r == 1);
+		if (r == 0) {
+			struct vsc_program *sub = vsc_program_subset(p, set, n);
+			assert_int_equal(verdict_of(p, -1), VSC_INCONSISTENT);
+			assert_int_equal(verdict_of(sub, -1), VSC_INCONSISTENT);
+			vsc_program_free(sub);
+			free(set);
+			found++;
+		}
+		analysis_free(&a);
+		vsc_program_free(p);
+	}
+	print_message("%d refutations localized\n", found);
+	assert_true(found > 300);
 }
 
 static void test_consistent_has_no_core(void **state)
@@ -157,6 +295,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_cores),
+		cmocka_unit_test(test_generated_cores),
+		cmocka_unit_test(test_localize_sound),
 		cmocka_unit_test(test_consistent_has_no_core),
 		cmocka_unit_test(test_store_buffering_cycle),
 	};

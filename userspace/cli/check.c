@@ -26,6 +26,7 @@ static void check_usage(FILE *out)
 		"      --timeout SEC     give up after SEC seconds of solving (verdict unknown)\n"
 		"      --explain         for inconsistent executions, a minimal inconsistent core\n"
 		"                        and the orders that force it\n"
+		"      --core-out FILE   write each minimal core as a trace of its own\n"
 		"      --svg FILE        draw the witness (or the core) as an SVG picture\n"
 		"      --summary         one table over every segment of every FILE\n"
 		"      --accept-incomplete  decide recorded traces that lost events, hold\n"
@@ -117,6 +118,11 @@ static void print_search_stats(const struct vsc_result *res)
 		diag(NULL, "%s: %llu nodes, %llu steps", vsc_result_solver(res), nodes, steps);
 }
 
+static int wants_core(const struct check_args *a)
+{
+	return a->explain || a->svg || a->core_out || a->html;
+}
+
 static void decide(struct item *it, const struct check_args *a, double deadline,
 		   const char *path)
 {
@@ -125,7 +131,7 @@ static void decide(struct item *it, const struct check_args *a, double deadline,
 
 	if (deadline > 0)
 		opts.timeout_s = fmax(deadline - now_s(), 1e-9);
-	opts.want_witness = opts.want_witness || a->svg;
+	opts.want_witness = opts.want_witness || a->svg || a->html;
 	err = vsc_check(it->prog, &opts, &it->res);
 	if (err) {
 		fprintf(stderr, "vsc: %s: cannot decide: %s\n", path, strerror(-err));
@@ -137,7 +143,7 @@ static void decide(struct item *it, const struct check_args *a, double deadline,
 	it->status = vsc_result_verdict(it->res) == VSC_CONSISTENT     ? EXIT_CONSISTENT
 		     : vsc_result_verdict(it->res) == VSC_INCONSISTENT ? EXIT_INCONSISTENT
 								       : EXIT_UNKNOWN;
-	if (it->status == EXIT_INCONSISTENT && (a->explain || a->svg)) {
+	if (it->status == EXIT_INCONSISTENT && wants_core(a)) {
 		opts = a->opts; /* the explanation gets a --timeout of its own */
 		it->core_err = vsc_explain(it->prog, &opts, &it->core);
 	}
@@ -523,18 +529,30 @@ static int draw_pictures(const struct file_report *files, size_t nfiles, const c
 		for (size_t s = 0; files[i].trace && s < files[i].count; s++) {
 			char path[4096], title[512];
 			const char *name = vsc_program_name(files[i].items[s].prog);
-			k++;
 			if (total == 1)
 				snprintf(path, sizeof(path), "%s", svg);
 			else
-				snprintf(path, sizeof(path), "%.*s-%zu%s", (int)stem, svg, k, svg + stem);
+				snprintf(path, sizeof(path), "%.*s-%zu%s", (int)stem, svg, k,
+					 svg + stem);
 			snprintf(title, sizeof(title), "%s%s%s: %s", files[i].path, name ? " segment " : "",
 				 name ? name : "", verdict_name(files[i].items[s].status));
+			k++; /* files are numbered from 0, like lab segments */
 			if (svg_write(path, &files[i].items[s], title)) {
 				fprintf(stderr, "vsc: %s: %s\n", path, strerror(errno));
 				status = EXIT_USAGE;
 			}
 		}
+	}
+	return status;
+}
+
+/* --core-out; a file that cannot be written is exit status 2. */
+static int write_reports(const struct file_report *files, size_t nfiles,
+			 const struct check_args *a, int status)
+{
+	if (a->core_out && core_out_write(a->core_out, files, nfiles)) {
+		fprintf(stderr, "vsc: %s: %s\n", a->core_out, strerror(errno));
+		status = status > EXIT_USAGE ? status : EXIT_USAGE;
 	}
 	return status;
 }
@@ -549,6 +567,7 @@ int cmd_check(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "explain", no_argument, NULL, 'e' },
 		{ "svg", required_argument, NULL, 'g' },
+		{ "core-out", required_argument, NULL, 'C' },
 		{ "summary", no_argument, NULL, 'S' },
 		{ "accept-incomplete", no_argument, NULL, 'A' },
 		{ "jobs", required_argument, NULL, 'j' },
@@ -598,6 +617,9 @@ int cmd_check(int argc, char **argv)
 			break;
 		case 'g':
 			a.svg = optarg;
+			break;
+		case 'C':
+			a.core_out = optarg;
 			break;
 		case 'S':
 			a.summary = 1;
@@ -654,6 +676,9 @@ int cmd_check(int argc, char **argv)
 	decide_all(files, nfiles, &a);
 	for (size_t i = 0; i < nfiles; i++)
 		withhold_verdicts(&files[i], &a);
+	for (size_t i = 0; i < nfiles && wants_core(&a); i++)
+		if (files[i].trace)
+			notes_load(&files[i]);
 	json_init(&j, stdout);
 	for (size_t i = 0; i < nfiles; i++) {
 		struct file_report *f = &files[i];
@@ -676,6 +701,7 @@ int cmd_check(int argc, char **argv)
 		if (s > status)
 			status = s;
 	}
+	status = write_reports(files, nfiles, &a, status);
 	fflush(stdout);
 	for (size_t i = 0; i < nfiles; i++) {
 		for (size_t s = 0; s < files[i].count; s++) {
@@ -683,6 +709,7 @@ int cmd_check(int argc, char **argv)
 			vsc_core_free(files[i].items[s].core);
 		}
 		free(files[i].items);
+		notes_free(files[i].notes);
 		vsc_trace_free(files[i].trace);
 	}
 	free(files);

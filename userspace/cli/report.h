@@ -18,8 +18,11 @@ struct item {
 	bool withheld;          /* the trace is incomplete: status is unknown */
 };
 
+struct line_notes; /* trailing comments of the lines explanations name */
+
 struct file_report {
 	const char *path;
+	struct line_notes *notes; /* with --explain and friends, once decided */
 	struct vsc_trace *trace; /* NULL when it could not be parsed */
 	struct item *items;
 	size_t count;
@@ -37,6 +40,8 @@ struct check_args {
 	int explain;
 	int summary;
 	const char *svg;
+	const char *core_out; /* --core-out FILE */
+	const char *html;     /* --html FILE */
 	long jobs;
 	int several; /* more than one FILE: prefix text lines with it */
 	int accept_incomplete; /* verdicts on incomplete traces' events present */
@@ -44,9 +49,22 @@ struct check_args {
 
 const char *verdict_name(int status);
 
-/* explanation: text story and JSON keys */
+/* the comments of the lines the cores name, read in one pass per file */
+void notes_load(struct file_report *f);
+const char *notes_find(const struct line_notes *notes, uint32_t line);
+void notes_free(struct line_notes *notes);
+
+/* explanation: text story, one-line brief, JSON keys */
+void story_event(const struct vsc_program *p, struct vsc_event_ref r, char *out, size_t len);
+void story_describe(const struct file_report *f, const struct vsc_program *p,
+		    struct vsc_event_ref r, char *out, size_t len);
 void story_print(const struct file_report *f, const struct item *it, const char *indent);
+void story_brief(const struct item *it, const char *indent);
 void story_json(struct json *j, const struct item *it);
+
+/* --core-out: every core as a standalone trace (a segment each when there
+ * are several); 0 or -1 with errno */
+int core_out_write(const char *path, const struct file_report *files, size_t nfiles);
 
 /* one SVG picture of an item: witness lanes, or the core with its orders */
 int svg_write(const char *path, const struct item *it, const char *title);

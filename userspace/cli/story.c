@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The explanation of an inconsistent execution: its minimal core, and the
- * forced orders that form a cycle, told with the trace's line numbers and
- * the program locations recorded in trailing comments (`# func+off file:line`). */
+ * cycle of orders every SC interleaving would need, each step with its
+ * reason, told with the trace's line numbers and the program locations
+ * recorded in trailing comments (`# func+off file:line`). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,64 +10,160 @@
 #include "commands.h"
 #include "report.h"
 
+#define WHY_DEPTH 3 /* justifications of justifications printed, at most */
+
 static const char *const order_names[] = {
 	[VSC_ORDER_PROGRAM] = "program-order",
 	[VSC_ORDER_READS_FROM] = "reads-from",
-	[VSC_ORDER_READ_FIRST] = "read-before-overwrite",
-	[VSC_ORDER_WRITE_FIRST] = "write-before-source",
+	[VSC_ORDER_READ_FIRST] = "from-read",
+	[VSC_ORDER_WRITE_FIRST] = "coherence",
 };
 
-/* The trailing comment of a line of the trace file, if the file can be read
- * again (not standard input). */
-static void line_comment(const char *path, uint32_t line, char *out, size_t len)
+static const struct vsc_event *event_at(const struct vsc_program *p, struct vsc_event_ref r)
 {
-	FILE *f;
-	char buf[4096];
-	uint32_t at = 0;
+	return &vsc_program_events(p, r.thread)[r.index];
+}
 
-	out[0] = '\0';
-	if (!line || strcmp(path, "-") == 0 || !(f = fopen(path, "r")))
-		return;
-	while (fgets(buf, sizeof(buf), f)) {
-		size_t n = strlen(buf);
-		if (n && buf[n - 1] == '\n')
-			at++;
-		else if (!feof(f))
-			continue; /* the rest of a long line */
+/* `T1[0] w x 1` */
+void story_event(const struct vsc_program *p, struct vsc_event_ref r, char *out, size_t len)
+{
+	const struct vsc_event *e = event_at(p, r);
+	static const char op[] = { 'r', 'w', 'u' };
+	int n = snprintf(out, len, "%s[%u] %c %s %lld", vsc_program_thread_name(p, r.thread),
+			 r.index, op[e->kind], vsc_program_var_name(p, e->var),
+			 (long long)e->value);
+
+	if (e->kind == VSC_RMW && n > 0 && (size_t)n < len)
+		snprintf(out + n, len - (size_t)n, " %lld", (long long)e->new_value);
+}
+
+/* `T1[0] w x 1 (line 3, func+0x10 file.c:12)` */
+void story_describe(const struct file_report *f, const struct vsc_program *p,
+		    struct vsc_event_ref r, char *out, size_t len)
+{
+	uint32_t line = vsc_program_event_line(p, r.thread, r.index);
+	const char *comment = notes_find(f->notes, line);
+	size_t n;
+
+	story_event(p, r, out, len);
+	n = strlen(out);
+	if (line && n < len)
+		snprintf(out + n, len - n, " (line %u%s%s)", line, *comment ? ", " : "", comment);
+}
+
+static void ref_name(const struct vsc_program *p, struct vsc_event_ref r, char *out, size_t len)
+{
+	snprintf(out, len, "%s[%u]", vsc_program_thread_name(p, r.thread), r.index);
+}
+
+/* Why order o is forced; chain: its justification (a read-before-overwrite
+ * chain starting at the read itself only lists later writes of the value:
+ * the read then sees the initial value). */
+static void print_reason(const struct vsc_program *p, const struct vsc_order *o,
+			 const struct vsc_order *why, size_t chain, const char *indent)
+{
+	const struct vsc_event *r = event_at(p, o->read);
+	char rn[96];
+
+	ref_name(p, o->read, rn, sizeof(rn));
+	switch (o->kind) {
+	case VSC_ORDER_PROGRAM:
+		printf("%s(program order)\n", indent);
+		break;
+	case VSC_ORDER_READS_FROM:
+		printf("%s(reads-from: the only write of %s = %lld that %s can read%s)\n", indent,
+		       vsc_program_var_name(p, r->var), (long long)r->value, rn,
+		       chain ? "; the other writes of that value come after it:" : "");
+		break;
+	case VSC_ORDER_READ_FIRST:
+		if (chain && memcmp(&why[0].before, &o->read, sizeof(o->read)) != 0)
+			printf("%s(from-read: %s reads %s = %lld from a write that comes before this\n"
+			       "%s one, so this write must come after the read:)\n",
+			       indent, rn, vsc_program_var_name(p, r->var), (long long)r->value,
+			       indent);
 		else
-			at++;
-		if (at == line) {
-			char *hash = strchr(buf, '#');
-			if (hash) {
-				hash++;
-				hash += strspn(hash, " \t");
-				hash[strcspn(hash, "\r\n")] = '\0';
-				snprintf(out, len, "%s", hash);
+			printf("%s(from-read: %s reads the initial value of %s, which this write would "
+			       "hide)\n",
+			       indent, rn, vsc_program_var_name(p, r->var));
+		break;
+	default:
+		printf("%s(coherence: this write comes before %s, which can read only from the "
+		       "other,\n%s so it cannot fall between them:)\n",
+		       indent, rn, indent);
+	}
+}
+
+static void print_chain(const struct file_report *f, const struct item *it,
+			const struct vsc_order *chain, size_t n, const char *indent, int depth)
+{
+	char a[512], b[512], deeper[64], chain_indent[64];
+
+	snprintf(deeper, sizeof(deeper), "%s  ", indent);
+	snprintf(chain_indent, sizeof(chain_indent), "%s    ", indent);
+	for (size_t i = 0; i < n; i++) {
+		const struct vsc_order *why;
+		size_t m = vsc_core_order_why(it->core, &chain[i], &why);
+		story_describe(f, it->prog, chain[i].before, a, sizeof(a));
+		story_describe(f, it->prog, chain[i].after, b, sizeof(b));
+		printf("%s%s\n%s  before %s\n", indent, a, indent, b);
+		print_reason(it->prog, &chain[i], why, m, deeper);
+		if (m && depth < WHY_DEPTH)
+			print_chain(f, it, why, m, chain_indent, depth + 1);
+	}
+}
+
+/* init x ?: the values the core's reads fix, when no write of the core
+ * makes them. Returns how many variables got two such values (a reason on
+ * its own). */
+static int print_unknown_inits(const struct vsc_program *p, const struct vsc_event_ref *core,
+			       size_t n, const char *indent)
+{
+	int conflicts = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct vsc_event *r = event_at(p, core[i]);
+		int64_t ignored;
+		size_t first = n, written = 0;
+		char a[96], b[96];
+		if (r->kind == VSC_WRITE ||
+		    vsc_program_var_init(p, r->var, &ignored) != VSC_INIT_UNKNOWN)
+			continue;
+		for (size_t j = 0; j < n && !written; j++) {
+			const struct vsc_event *w = event_at(p, core[j]);
+			written = j != i && w->kind != VSC_READ && w->var == r->var &&
+				  (w->kind == VSC_RMW ? w->new_value : w->value) == r->value;
+		}
+		for (size_t j = 0; j < i && first == n; j++) /* print each variable once */
+			if (event_at(p, core[j])->var == r->var &&
+			    event_at(p, core[j])->kind != VSC_WRITE)
+				first = j;
+		if (written || first != n)
+			continue;
+		ref_name(p, core[i], a, sizeof(a));
+		printf("%sinit %s ? must be %lld: %s reads it and no event of the core writes it\n",
+		       indent, vsc_program_var_name(p, r->var), (long long)r->value, a);
+		for (size_t j = i + 1; j < n; j++) {
+			const struct vsc_event *o = event_at(p, core[j]);
+			int other_written = 0;
+			if (o->kind == VSC_WRITE || o->var != r->var || o->value == r->value)
+				continue;
+			for (size_t k = 0; k < n && !other_written; k++) {
+				const struct vsc_event *w = event_at(p, core[k]);
+				other_written =
+					k != j && w->kind != VSC_READ && w->var == o->var &&
+					(w->kind == VSC_RMW ? w->new_value : w->value) == o->value;
 			}
+			if (other_written)
+				continue;
+			ref_name(p, core[j], b, sizeof(b));
+			printf("%s  but %s reads %lld, which no event of the core writes either: "
+			       "one initial value cannot be both\n",
+			       indent, b, (long long)o->value);
+			conflicts++;
 			break;
 		}
 	}
-	fclose(f);
-}
-
-static void describe(const struct file_report *f, const struct vsc_program *p,
-		     struct vsc_event_ref r, char *out, size_t len)
-{
-	const struct vsc_event *e = &vsc_program_events(p, r.thread)[r.index];
-	static const char op[] = { 'r', 'w', 'u' };
-	uint32_t line = vsc_program_event_line(p, r.thread, r.index);
-	char where[64] = "", comment[256];
-	int n;
-
-	n = snprintf(out, len, "%s[%u] %c %s %lld", vsc_program_thread_name(p, r.thread), r.index,
-		     op[e->kind], vsc_program_var_name(p, e->var), (long long)e->value);
-	if (e->kind == VSC_RMW && n > 0 && (size_t)n < len)
-		n += snprintf(out + n, len - (size_t)n, " %lld", (long long)e->new_value);
-	if (line)
-		snprintf(where, sizeof(where), " (line %u", line);
-	line_comment(f->path, line, comment, sizeof(comment));
-	if (n > 0 && (size_t)n < len && line)
-		snprintf(out + n, len - (size_t)n, "%s%s%s)", where, *comment ? ", " : "", comment);
+	return conflicts;
 }
 
 /* What a read can see: the writes of its value in the core, and the initial value. */
@@ -74,81 +171,30 @@ static void print_sources(const struct file_report *f, const struct vsc_program 
 			  const struct vsc_event_ref *core, size_t n, const char *indent)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct vsc_event *e = &vsc_program_events(p, core[i].thread)[core[i].index];
+		const struct vsc_event *e = event_at(p, core[i]);
 		int64_t init_value;
 		int init = vsc_program_var_init(p, e->var, &init_value);
 		size_t sources = 0;
 		char text[512];
 		if (e->kind == VSC_WRITE)
 			continue;
-		describe(f, p, core[i], text, sizeof(text));
+		story_describe(f, p, core[i], text, sizeof(text));
 		printf("%s    %s can read from:", indent, text);
-		if (init == VSC_INIT_UNKNOWN || (init == VSC_INIT_KNOWN && init_value == e->value)) {
+		if (init == VSC_INIT_UNKNOWN ||
+		    (init == VSC_INIT_KNOWN && init_value == e->value)) {
 			printf(" the initial value");
 			sources++;
 		}
 		for (size_t k = 0; k < n; k++) {
-			const struct vsc_event *w = &vsc_program_events(p, core[k].thread)[core[k].index];
+			const struct vsc_event *w = event_at(p, core[k]);
 			int64_t v = w->kind == VSC_RMW ? w->new_value : w->value;
 			if (k == i || w->kind == VSC_READ || w->var != e->var || v != e->value)
 				continue;
-			printf("%s %s[%u]", sources ? "," : "", vsc_program_thread_name(p, core[k].thread),
-			       core[k].index);
+			printf("%s %s[%u]", sources ? "," : "",
+			       vsc_program_thread_name(p, core[k].thread), core[k].index);
 			sources++;
 		}
-		printf("%s\n", sources ? "" : " nothing: no write of this value");
-	}
-}
-
-static void print_reason(const struct vsc_program *p, const struct vsc_order *o,
-			 const char *indent)
-{
-	const char *r = vsc_program_thread_name(p, o->read.thread);
-
-	switch (o->kind) {
-	case VSC_ORDER_PROGRAM:
-		printf("%s    (program order)\n", indent);
-		break;
-	case VSC_ORDER_READS_FROM:
-		printf("%s    (it is the only write %s[%u] can read from)\n", indent, r, o->read.index);
-		break;
-	case VSC_ORDER_READ_FIRST:
-		printf("%s    (%s[%u] must read before this write hides its value)\n", indent, r,
-		       o->read.index);
-		break;
-	default:
-		printf("%s    (it comes before %s[%u], so it must not fall between that read and\n"
-		       "%s     the only write it can read from)\n",
-		       indent, r, o->read.index, indent);
-	}
-}
-
-static int in_core(const struct vsc_event_ref *core, size_t n, struct vsc_event_ref r)
-{
-	for (size_t i = 0; i < n; i++)
-		if (core[i].thread == r.thread && core[i].index == r.index)
-			return 1;
-	return 0;
-}
-
-/* The events beside the core that its reads could see, and that force the
- * orders told below. */
-static void print_context(const struct file_report *f, const struct item *it,
-			  const char *indent)
-{
-	const struct vsc_event_ref *core, *context;
-	size_t n = vsc_core_events(it->core, &core);
-	size_t m = vsc_core_context(it->core, &context);
-	char text[512];
-
-	if (m <= n)
-		return;
-	printf("%swith these events of the trace, the reads' possible sources:\n", indent);
-	for (size_t i = 0; i < m; i++) {
-		if (in_core(core, n, context[i]))
-			continue;
-		describe(f, it->prog, context[i], text, sizeof(text));
-		printf("%s  %s\n", indent, text);
+		printf("%s\n", sources ? "" : " nothing: no event of the trace writes this value");
 	}
 }
 
@@ -158,40 +204,109 @@ void story_print(const struct file_report *f, const struct item *it, const char 
 	const struct vsc_event_ref *core;
 	const struct vsc_order *cycle;
 	size_t n, m;
-	char a[512], b[512];
+	char a[512], deeper[64];
 
 	if (!it->core) {
 		printf("%sno explanation: %s\n", indent,
-		       it->core_err == -ETIME ? "the time limit came first" : strerror(-it->core_err));
+		       it->core_err == -ETIME ? "the time limit came first"
+					      : strerror(-it->core_err));
 		return;
 	}
 	n = vsc_core_events(it->core, &core);
 	m = vsc_core_cycle(it->core, &cycle);
-	printf("%score: %zu of %zu events are inconsistent on their own%s:\n", indent, n,
-	       vsc_program_event_count(p),
-	       vsc_core_is_minimal(it->core) ? " (and without any one of them they are not)"
-					      : " (a limit stopped the shrinking: maybe not minimal)");
+	printf("%score: %zu of %zu events are inconsistent on their own, each read keeping a write "
+	       "it can read from%s:\n",
+	       indent, n, vsc_program_event_count(p),
+	       vsc_core_is_minimal(it->core) ? " (without any one of them they are not)"
+					     : " (not minimal: a limit stopped the shrinking)");
 	for (size_t i = 0; i < n; i++) {
-		describe(f, p, core[i], a, sizeof(a));
+		story_describe(f, p, core[i], a, sizeof(a));
 		printf("%s  %s\n", indent, a);
 	}
-	print_context(f, it, indent);
+	snprintf(deeper, sizeof(deeper), "%s  ", indent);
+	if (print_unknown_inits(p, core, n, indent) && !m)
+		return;
 	if (m) {
-		printf("%swhy: these orders are forced, and they form a cycle:\n", indent);
-		for (size_t i = 0; i < m; i++) {
-			describe(f, p, cycle[i].before, a, sizeof(a));
-			describe(f, p, cycle[i].after, b, sizeof(b));
-			printf("%s  %s\n%s    before %s\n", indent, a, indent, b);
-			print_reason(p, &cycle[i], indent);
-		}
-	} else {
-		printf("%swhy: no interleaving of these events (within the preemption bound, if one "
-		       "was given) lets every read see its value;\n",
+		printf("%swhy: every SC interleaving would need these orders, and they form a "
+		       "cycle:\n",
 		       indent);
-		printf("%s  the choices each read has:\n", indent);
-		n = vsc_core_context(it->core, &core);
-		print_sources(f, p, core, n, indent);
+		print_chain(f, it, cycle, m, deeper, 0);
+		return;
 	}
+	printf("%swhy: no interleaving of these events (within the preemption bound, if one was "
+	       "given) lets every read see its value;\n",
+	       indent);
+	printf("%s  the choices each read has:\n", indent);
+	print_sources(f, p, core, n, indent);
+}
+
+/* One line for tables: `T1[0] w x 1, T1[1] r y 0; cycle T1[0] -program-order-> ...` */
+void story_brief(const struct item *it, const char *indent)
+{
+	const struct vsc_event_ref *core;
+	const struct vsc_order *cycle;
+	size_t n, m;
+	char a[256];
+
+	if (!it->core) {
+		printf("%sno core: %s\n", indent,
+		       it->core_err == -ETIME ? "the time limit came first"
+					      : strerror(-it->core_err));
+		return;
+	}
+	n = vsc_core_events(it->core, &core);
+	m = vsc_core_cycle(it->core, &cycle);
+	printf("%score (%zu events%s):", indent, n,
+	       vsc_core_is_minimal(it->core) ? "" : ", not minimal");
+	for (size_t i = 0; i < n; i++) {
+		story_event(it->prog, core[i], a, sizeof(a));
+		printf("%s %s", i ? "," : "", a);
+	}
+	putchar('\n');
+	if (!m)
+		return;
+	printf("%scycle:", indent);
+	for (size_t i = 0; i < m; i++) {
+		ref_name(it->prog, cycle[i].before, a, sizeof(a));
+		printf(" %s -%s->", a, order_names[cycle[i].kind]);
+	}
+	ref_name(it->prog, cycle[0].before, a, sizeof(a));
+	printf(" %s\n", a);
+}
+
+static void json_ref(struct json *j, const struct vsc_program *p, struct vsc_event_ref r)
+{
+	json_array_begin(j);
+	json_string(j, vsc_program_thread_name(p, r.thread));
+	json_uint(j, r.index);
+	json_array_end(j);
+}
+
+static void json_orders(struct json *j, const struct item *it, const struct vsc_order *o, size_t m,
+			int depth)
+{
+	json_array_begin(j);
+	for (size_t i = 0; i < m; i++) {
+		const struct vsc_order *why;
+		size_t w = vsc_core_order_why(it->core, &o[i], &why);
+		json_object_begin(j);
+		json_key(j, "before");
+		json_ref(j, it->prog, o[i].before);
+		json_key(j, "after");
+		json_ref(j, it->prog, o[i].after);
+		json_key(j, "order");
+		json_string(j, order_names[o[i].kind]);
+		if (o[i].kind != VSC_ORDER_PROGRAM) {
+			json_key(j, "read");
+			json_ref(j, it->prog, o[i].read);
+		}
+		if (w && depth < WHY_DEPTH) {
+			json_key(j, "why");
+			json_orders(j, it, why, w, depth + 1);
+		}
+		json_object_end(j);
+	}
+	json_array_end(j);
 }
 
 void story_json(struct json *j, const struct item *it)
@@ -206,39 +321,11 @@ void story_json(struct json *j, const struct item *it)
 	m = vsc_core_cycle(it->core, &cycle);
 	json_key(j, "core");
 	json_array_begin(j);
-	for (size_t i = 0; i < n; i++) {
-		json_array_begin(j);
-		json_string(j, vsc_program_thread_name(it->prog, core[i].thread));
-		json_uint(j, core[i].index);
-		json_array_end(j);
-	}
+	for (size_t i = 0; i < n; i++)
+		json_ref(j, it->prog, core[i]);
 	json_array_end(j);
 	json_key(j, "core_minimal");
 	json_bool(j, vsc_core_is_minimal(it->core));
 	json_key(j, "cycle");
-	json_array_begin(j);
-	for (size_t i = 0; i < m; i++) {
-		json_object_begin(j);
-		json_key(j, "before");
-		json_array_begin(j);
-		json_string(j, vsc_program_thread_name(it->prog, cycle[i].before.thread));
-		json_uint(j, cycle[i].before.index);
-		json_array_end(j);
-		json_key(j, "after");
-		json_array_begin(j);
-		json_string(j, vsc_program_thread_name(it->prog, cycle[i].after.thread));
-		json_uint(j, cycle[i].after.index);
-		json_array_end(j);
-		json_key(j, "order");
-		json_string(j, order_names[cycle[i].kind]);
-		if (cycle[i].kind != VSC_ORDER_PROGRAM) {
-			json_key(j, "read");
-			json_array_begin(j);
-			json_string(j, vsc_program_thread_name(it->prog, cycle[i].read.thread));
-			json_uint(j, cycle[i].read.index);
-			json_array_end(j);
-		}
-		json_object_end(j);
-	}
-	json_array_end(j);
+	json_orders(j, it, cycle, m, 0);
 }

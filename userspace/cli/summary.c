@@ -36,7 +36,8 @@ static const char *segment_name(const struct item *it)
 	return name ? name : "(whole file)";
 }
 
-static void list_json(struct json *j, const struct file_report *files, size_t nfiles, int status)
+static void list_json(struct json *j, const struct file_report *files, size_t nfiles, int status,
+		      int explain)
 {
 	json_array_begin(j);
 	for (size_t i = 0; i < nfiles; i++) {
@@ -51,6 +52,8 @@ static void list_json(struct json *j, const struct file_report *files, size_t nf
 				json_string(j, vsc_program_name(files[i].items[s].prog));
 			else
 				json_null(j);
+			if (explain) /* --explain: the core of each (issue: cores per segment) */
+				story_json(j, &files[i].items[s]);
 			json_object_end(j);
 		}
 	}
@@ -75,7 +78,8 @@ static void incomplete_json(struct json *j, const struct file_report *files, siz
 	json_array_end(j);
 }
 
-static void summary_json(const struct file_report *files, size_t nfiles, const struct tally *t)
+static void summary_json(const struct file_report *files, size_t nfiles, const struct tally *t,
+			 int explain)
 {
 	struct json j;
 	size_t bad = 0;
@@ -108,9 +112,9 @@ static void summary_json(const struct file_report *files, size_t nfiles, const s
 	}
 	json_object_end(&j);
 	json_key(&j, "inconsistent");
-	list_json(&j, files, nfiles, EXIT_INCONSISTENT);
+	list_json(&j, files, nfiles, EXIT_INCONSISTENT, explain);
 	json_key(&j, "unknown");
-	list_json(&j, files, nfiles, EXIT_UNKNOWN);
+	list_json(&j, files, nfiles, EXIT_UNKNOWN, 0);
 	json_key(&j, "files_incomplete");
 	incomplete_json(&j, files, nfiles);
 	json_key(&j, "time_s");
@@ -119,7 +123,7 @@ static void summary_json(const struct file_report *files, size_t nfiles, const s
 }
 
 static void list_text(const struct file_report *files, size_t nfiles, int status,
-		      const char *title)
+		      const char *title, int explain)
 {
 	int any = 0;
 	for (size_t i = 0; i < nfiles; i++) {
@@ -129,6 +133,8 @@ static void list_text(const struct file_report *files, size_t nfiles, int status
 			if (!any++)
 				printf("%s:\n", title);
 			printf("  %s: %s\n", files[i].path, segment_name(&files[i].items[s]));
+			if (explain)
+				story_brief(&files[i].items[s], "    ");
 		}
 	}
 }
@@ -139,7 +145,7 @@ void summary_print(const struct file_report *files, size_t nfiles, const struct 
 
 	count_all(files, nfiles, &t);
 	if (a->json) {
-		summary_json(files, nfiles, &t);
+		summary_json(files, nfiles, &t, a->explain);
 		return;
 	}
 	printf("executions: %zu in %zu file%s\n", t.total, nfiles, nfiles == 1 ? "" : "s");
@@ -158,6 +164,6 @@ void summary_print(const struct file_report *files, size_t nfiles, const struct 
 	for (int k = 0; k <= HISTOGRAM_MAX; k++)
 		if (t.histogram[k])
 			printf("  %3d%s %8zu\n", k, k == HISTOGRAM_MAX ? "+" : " ", t.histogram[k]);
-	list_text(files, nfiles, EXIT_INCONSISTENT, "inconsistent");
-	list_text(files, nfiles, EXIT_UNKNOWN, "unknown");
+	list_text(files, nfiles, EXIT_INCONSISTENT, "inconsistent", a->explain);
+	list_text(files, nfiles, EXIT_UNKNOWN, "unknown", 0);
 }

@@ -1,30 +1,30 @@
 /* SPDX-License-Identifier: MIT */
-/* Explanations: a minimal inconsistent core, and the forced orders that make
- * it inconsistent when they form a cycle.
+/* Explanations: a minimal inconsistent core in which every read keeps a
+ * write it could read from, and the cycle of forced orders behind it.
  *
- * Shrinking: consistency is not monotone (removing a write can break a read),
- * so after greedy deletion (whole threads, then chunks, then single events)
- * every remaining event is tried once more until no single removal keeps the
- * core inconsistent: then the core is minimal by definition. */
+ * At any trace length: localize.c first finds a cycle of forced orders in
+ * the whole program, in linear time, and hands over the few events that
+ * make it hold; that set is checked to be inconsistent on its own and then
+ * shrunk, so the cost grows with the core, not with the trace. Only when
+ * no such cycle exists (the reason is the preemption bound, or choices no
+ * forced order captures) is the whole execution shrunk by deletion: whole
+ * threads, then halving chunks, then single events.
+ *
+ * Deletion keeps the rule that every read of the set keeps a possible
+ * source in it (a write of its value, or an initial value that may be it):
+ * a core is never "a read whose writes were removed". Consistency is not
+ * monotone, so single events are tried again until no single deletion
+ * keeps the set inconsistent under that rule: then the core is 1-minimal. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "explain.h"
 #include "opts.h"
 #include "solver.h"
 
-#define CYCLE_SEARCH_LIMIT 400 /* events; beyond, no forced-order story */
-
-struct vsc_core {
-	struct vsc_event_ref *events;
-	size_t count;
-	struct vsc_event_ref *context; /* core + what its reads could see */
-	size_t context_count;
-	struct vsc_order *cycle;
-	size_t cycle_length;
-	bool minimal;
-};
+#define CYCLE_SEARCH_LIMIT 300 /* events; beyond, no forced-order story */
 
 static int compare_refs(const void *a, const void *b)
 {
@@ -33,7 +33,6 @@ static int compare_refs(const void *a, const void *b)
 		return x->thread < y->thread ? -1 : 1;
 	return (x->index > y->index) - (x->index < y->index);
 }
-
 struct vsc_program *vsc_program_subset(const struct vsc_program *p,
 				       const struct vsc_event_ref *events, size_t count)
 {
@@ -79,20 +78,18 @@ fail:
 	return NULL;
 }
 
-/* Shrinking state: the candidate set as a mask over all events of p. */
+/* Shrinking state: the candidate set as a mask over the events in `all`. */
 struct shrink {
 	const struct vsc_program *p;
+	const struct analysis *a;
 	struct vsc_check_opts opts;
 	struct timespec deadline; /* tv_sec 0: none */
-	struct vsc_event_ref *all; /* every event of p, in thread order */
+	struct vsc_event_ref *all;
 	size_t n;
 	unsigned char *keep;
 	struct vsc_event_ref *scratch;
-	bool gave_up; /* a check ended unknown: minimality not proven */
-	bool keep_sources; /* refuse subsets where a read lost every write it could see */
-	struct written *all_written; /* (var, value) written anywhere in p, sorted */
-	size_t all_written_count;
-	struct written *written;     /* scratch for admissible() */
+	struct written *written; /* scratch for admissible() */
+	bool gave_up;            /* a check ended unknown: minimality not proven */
 };
 
 struct written {
@@ -108,56 +105,64 @@ static int compare_written(const void *a, const void *b)
 	return (x->value > y->value) - (x->value < y->value);
 }
 
-static int init_matches(const struct vsc_program *p, const struct vsc_event *e)
+static const struct vsc_event *event_of(const struct vsc_program *p, struct vsc_event_ref r)
+{
+	return &p->threads[r.thread].events[r.index];
+}
+
+static int init_may_be(const struct vsc_program *p, const struct vsc_event *e)
 {
 	const struct vsc_var_init *init = &p->inits[e->var];
 	return init->kind == VSC_INIT_UNKNOWN ||
 	       (init->kind == VSC_INIT_KNOWN && init->value == e->value);
 }
 
-static const struct vsc_event *event_of(const struct vsc_program *p, struct vsc_event_ref r)
+/* How many times key is in the sorted array w[0..nw). */
+static size_t count_written(const struct written *w, size_t nw, const struct written *key)
 {
-	return &p->threads[r.thread].events[r.index];
+	const struct written *at = bsearch(key, w, nw, sizeof(*key), compare_written);
+	const struct written *lo = at, *hi = at;
+
+	if (!at)
+		return 0;
+	while (lo > w && compare_written(lo - 1, key) == 0)
+		lo--;
+	while (hi + 1 < w + nw && compare_written(hi + 1, key) == 0)
+		hi++;
+	return (size_t)(hi - lo) + 1;
 }
 
-/* The (var, value) pairs the events refs[0..m) write, sorted into out. */
-static size_t collect_written(const struct vsc_program *p, const struct vsc_event_ref *refs,
-			      size_t m, struct written *out)
+/* Every read of scratch[0..m) keeps a possible source in it: a write of its
+ * value, or the initial value. A read of a value nothing in the whole
+ * program writes is the one exception (it is a core on its own). */
+static int admissible(struct shrink *s, size_t m)
 {
 	size_t nw = 0;
 
 	for (size_t i = 0; i < m; i++) {
-		const struct vsc_event *e = event_of(p, refs[i]);
-		if (e->kind != VSC_READ)
-			out[nw++] = (struct written){ e->var,
-						      e->kind == VSC_RMW ? e->new_value : e->value };
-	}
-	qsort(out, nw, sizeof(*out), compare_written);
-	return nw;
-}
-
-/* Every read of the subset scratch[0..m) that could see some write in p can
- * still see one in the subset (or the initial value). */
-static int admissible(struct shrink *s, size_t m)
-{
-	size_t nw = collect_written(s->p, s->scratch, m, s->written);
-
-	for (size_t i = 0; i < m; i++) {
 		const struct vsc_event *e = event_of(s->p, s->scratch[i]);
+		if (e->kind != VSC_READ)
+			s->written[nw++] =
+				(struct written){ e->var,
+						  e->kind == VSC_RMW ? e->new_value : e->value };
+	}
+	qsort(s->written, nw, sizeof(*s->written), compare_written);
+	for (size_t i = 0; i < m; i++) {
+		struct vsc_event_ref r = s->scratch[i];
+		const struct vsc_event *e = event_of(s->p, r);
 		struct written key = { e->var, e->value };
-		if (e->kind == VSC_WRITE || init_matches(s->p, e) ||
-		    bsearch(&key, s->written, nw, sizeof(key), compare_written))
+		const struct event_pairs *ep = &s->a->pairs[r.thread][r.index];
+		size_t self = ep->write == ep->read; /* an RMW writing what it read */
+		if (e->kind == VSC_WRITE || init_may_be(s->p, e) ||
+		    s->a->writes_of[ep->read] == self || count_written(s->written, nw, &key) > self)
 			continue;
-		if (bsearch(&key, s->all_written, s->all_written_count, sizeof(key),
-			    compare_written))
-			return 0;
+		return 0;
 	}
 	return 1;
 }
 
-
 /* 1 when the kept events (with `drop` events from `from` removed) are
- * inconsistent, 0 when consistent or undecided, -errno on failure. */
+ * admissible and inconsistent, 0 when not or undecided, -errno on failure. */
 static int still_inconsistent(struct shrink *s, size_t from, size_t drop)
 {
 	struct vsc_check_opts opts = s->opts;
@@ -176,10 +181,11 @@ static int still_inconsistent(struct shrink *s, size_t from, size_t drop)
 			return 0;
 		}
 	}
-	if (s->keep_sources && !admissible(s, m))
+	if (!admissible(s, m))
 		return 0;
 	opts.want_witness = false;
 	opts.minimize = false;
+	opts.progress = false;
 	sub = vsc_program_subset(s->p, s->scratch, m);
 	if (!sub)
 		return -errno;
@@ -211,19 +217,18 @@ static int try_drop(struct shrink *s, size_t from, size_t len)
 	return r;
 }
 
-static int shrink(struct shrink *s)
+/* Whole threads, then halving chunks: for the whole-execution fallback. */
+static int shrink_chunks(struct shrink *s)
 {
 	const struct vsc_program *p = s->p;
 	size_t start = 0;
 	int r;
 
-	/* whole threads */
 	for (uint32_t t = 0; t < program_threads(p); t++) {
 		if ((r = try_drop(s, start, p->threads[t].length)) < 0)
 			return r;
 		start += p->threads[t].length;
 	}
-	/* halving chunks */
 	for (size_t len = s->n / 2; len >= 2; len /= 2)
 		for (size_t from = 0; from < s->n; from += len)
 			if ((r = try_drop(s, from, from + len > s->n ? s->n - from : len)) < 0)
@@ -238,7 +243,7 @@ static int shrink_single(struct shrink *s)
 
 	do {
 		changed = 0;
-		for (size_t i = 0; i < s->n; i++) {
+		for (size_t i = 0; i < s->n && !s->gave_up; i++) {
 			if (!s->keep[i])
 				continue;
 			if ((r = try_drop(s, i, 1)) < 0)
@@ -249,185 +254,69 @@ static int shrink_single(struct shrink *s)
 	return 0;
 }
 
-/* ---- forced orders on the core -------------------------------------------- */
-
-struct order_graph {
-	size_t n;
-	const struct vsc_event *ev;  /* core events */
-	unsigned char *reach;        /* n*n: i reaches j through edges */
-	struct vsc_order *edges;     /* n*n direct edges, kind + 1 in `kind_of` */
-	unsigned char *kind_of;      /* n*n: 0 none, else kind + 1 */
-	uint32_t *via;               /* n*n: the read behind the edge */
-};
-
-static void add_edge(struct order_graph *g, size_t a, size_t b, unsigned kind, size_t read,
-		     int *changed)
+static int every_event(const struct vsc_program *p, struct vsc_event_ref **all, size_t *n)
 {
-	size_t n = g->n;
-	if (a == b || g->reach[a * n + b])
-		return;
-	g->kind_of[a * n + b] = (unsigned char)(kind + 1);
-	g->via[a * n + b] = (uint32_t)read;
-	/* everything reaching a now reaches everything b reaches */
-	for (size_t i = 0; i < n; i++) {
-		if (i != a && !g->reach[i * n + a])
-			continue;
-		for (size_t j = 0; j < n; j++)
-			if (j == b || g->reach[b * n + j])
-				g->reach[i * n + j] = 1;
-	}
-	*changed = 1;
+	size_t m = 0;
+
+	*all = malloc((p->event_count ? p->event_count : 1) * sizeof(**all));
+	if (!*all)
+		return -ENOMEM;
+	for (uint32_t t = 0; t < program_threads(p); t++)
+		for (uint32_t i = 0; i < p->threads[t].length; i++)
+			(*all)[m++] = (struct vsc_event_ref){ t, i };
+	*n = m;
+	return 0;
 }
 
-static int writes_var(const struct vsc_event *e, uint32_t var)
+static int shrink_prepare(struct shrink *s)
 {
-	return e->var == var && e->kind != VSC_READ;
+	size_t n = s->n ? s->n : 1;
+
+	free(s->keep);
+	free(s->scratch);
+	free(s->written);
+	s->keep = malloc(n);
+	s->scratch = malloc(n * sizeof(*s->scratch));
+	s->written = malloc(n * sizeof(*s->written));
+	if (!s->keep || !s->scratch || !s->written)
+		return -ENOMEM;
+	memset(s->keep, 1, s->n);
+	return 0;
 }
 
-static int64_t written_value(const struct vsc_event *e)
+/* The events to shrink: the localized set when it is inconsistent on its
+ * own, else the whole execution (chunks first). */
+static int choose_start(struct shrink *s, struct vsc_core *core)
 {
-	return e->kind == VSC_RMW ? e->new_value : e->value;
-}
+	int err = localize_refutation(s->p, s->a, &s->all, &s->n);
 
-/* Saturate reads-from and from-read orders; stop at a cycle. */
-static void saturate(struct order_graph *g, const struct vsc_program *p)
-{
-	size_t n = g->n;
-	int changed = 1;
-
-	while (changed) {
-		changed = 0;
-		for (size_t r = 0; r < n; r++) {
-			const struct vsc_event *e = &g->ev[r];
-			const struct vsc_var_init *init = &p->inits[e->var];
-			size_t source = n, sources = 0;
-			int init_source;
-			if (e->kind == VSC_WRITE)
-				continue;
-			init_source = init->kind == VSC_INIT_UNKNOWN ||
-				      (init->kind == VSC_INIT_KNOWN && init->value == e->value);
-			for (size_t w = 0; w < n; w++) {
-				if (w == r || !writes_var(&g->ev[w], e->var) ||
-				    written_value(&g->ev[w]) != e->value || g->reach[r * n + w])
-					continue;
-				source = w;
-				sources++;
-			}
-			if (sources == 0 && init_source && init->kind == VSC_INIT_KNOWN) {
-				for (size_t w = 0; w < n; w++)
-					if (w != r && writes_var(&g->ev[w], e->var))
-						add_edge(g, r, w, VSC_ORDER_READ_FIRST, r, &changed);
-			}
-			if (sources != 1 || init_source)
-				continue;
-			add_edge(g, source, r, VSC_ORDER_READS_FROM, r, &changed);
-			for (size_t w = 0; w < n; w++) {
-				if (w == r || w == source || !writes_var(&g->ev[w], e->var))
-					continue;
-				if (g->reach[w * n + r])
-					add_edge(g, w, source, VSC_ORDER_WRITE_FIRST, r, &changed);
-				else if (g->reach[source * n + w])
-					add_edge(g, r, w, VSC_ORDER_READ_FIRST, r, &changed);
-			}
+	if (err < 0)
+		return err;
+	if (err == 0) {
+		if ((err = shrink_prepare(s)))
+			return err;
+		err = still_inconsistent(s, 0, 0);
+		if (err != 0) {
+			core->localized = err > 0;
+			return err < 0 ? err : 0;
 		}
-		for (size_t i = 0; i < n; i++)
-			if (g->reach[i * n + i])
-				return;
+		free(s->all);
+		s->all = NULL;
 	}
-}
-
-/* The shortest cycle of direct edges through the first node on a cycle:
- * breadth-first from it until it is reached again. */
-static int extract_cycle(struct order_graph *g, const struct vsc_event_ref *refs,
-			 struct vsc_core *core)
-{
-	size_t n = g->n, start = n, head = 0, tail = 0, at;
-	size_t *queue = NULL, *parent = NULL;
-	int err = -ENOMEM;
-
-	for (size_t i = 0; i < n && start == n; i++)
-		if (g->reach[i * n + i])
-			start = i;
-	if (start == n)
-		return 0;
-	queue = malloc(n * sizeof(*queue));
-	parent = malloc(n * sizeof(*parent));
-	core->cycle = malloc(n * sizeof(*core->cycle));
-	if (!queue || !parent || !core->cycle)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		parent[i] = n;
-	queue[tail++] = start;
-	while (head < tail && parent[start] == n) {
-		at = queue[head++];
-		for (size_t j = 0; j < n; j++) {
-			if (!g->kind_of[at * n + j] || parent[j] != n)
-				continue;
-			parent[j] = at;
-			if (j != start)
-				queue[tail++] = j;
-		}
-	}
-	err = 0;
-	if (parent[start] == n)
-		goto out;
-	/* walk back from start to start, then reverse into before -> after order */
-	at = start;
-	do {
-		size_t before = parent[at];
-		core->cycle[core->cycle_length].before = refs[before];
-		core->cycle[core->cycle_length].after = refs[at];
-		core->cycle[core->cycle_length].kind = g->kind_of[before * n + at] - 1u;
-		core->cycle[core->cycle_length].read = refs[g->via[before * n + at]];
-		core->cycle_length++;
-		at = before;
-	} while (at != start && core->cycle_length < n);
-	for (size_t i = 0; i < core->cycle_length / 2; i++) {
-		struct vsc_order tmp = core->cycle[i];
-		core->cycle[i] = core->cycle[core->cycle_length - 1 - i];
-		core->cycle[core->cycle_length - 1 - i] = tmp;
-	}
-out:
-	free(queue);
-	free(parent);
-	return err;
-}
-
-/* A cycle of forced orders among the context's events. */
-static int find_cycle(const struct vsc_program *p, struct vsc_core *core)
-{
-	size_t n = core->context_count;
-	struct order_graph g = { .n = n };
-	struct vsc_event *ev = malloc((n ? n : 1) * sizeof(*ev));
-	int changed = 0, err = -ENOMEM;
-
-	g.ev = ev;
-	g.reach = calloc(n * n + 1, 1);
-	g.kind_of = calloc(n * n + 1, 1);
-	g.via = calloc(n * n + 1, sizeof(*g.via));
-	if (!ev || !g.reach || !g.kind_of || !g.via)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		ev[i] = *event_of(p, core->context[i]);
-	for (size_t i = 0; i + 1 < n; i++)
-		if (core->context[i].thread == core->context[i + 1].thread)
-			add_edge(&g, i, i + 1, VSC_ORDER_PROGRAM, i, &changed);
-	saturate(&g, p);
-	err = extract_cycle(&g, core->context, core);
-out:
-	free(ev);
-	free(g.reach);
-	free(g.kind_of);
-	free(g.via);
-	return err;
+	if ((err = every_event(s->p, &s->all, &s->n)) || (err = shrink_prepare(s)))
+		return err;
+	err = still_inconsistent(s, 0, 0);
+	if (err <= 0)
+		return err < 0 ? err : s->gave_up ? -ETIME : -EINVAL;
+	return shrink_chunks(s);
 }
 
 int vsc_explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
 		struct vsc_core **out)
 {
 	struct shrink s = { .p = p };
+	struct analysis a;
 	struct vsc_core *core = NULL;
-	size_t m = 0;
 	int err;
 
 	if (!p || !out || !opts)
@@ -436,53 +325,30 @@ int vsc_explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	if (OPTS_LOAD(s.opts, opts))
 		return -EINVAL;
 	s.deadline = deadline_after(s.opts.timeout_s);
-	s.n = p->event_count;
-	s.all = malloc((s.n ? s.n : 1) * sizeof(*s.all));
-	s.scratch = malloc((s.n ? s.n : 1) * sizeof(*s.scratch));
-	s.keep = malloc(s.n ? s.n : 1);
-	s.written = malloc((s.n ? s.n : 1) * sizeof(*s.written));
-	s.all_written = malloc((s.n ? s.n : 1) * sizeof(*s.all_written));
+	if ((err = analysis_build(&a, p)))
+		return err;
+	s.a = &a;
 	core = calloc(1, sizeof(*core));
 	err = -ENOMEM;
-	if (!s.all || !s.scratch || !s.keep || !s.written || !s.all_written || !core)
+	if (!core)
 		goto out;
-	memset(s.keep, 1, s.n);
-	for (uint32_t t = 0; t < program_threads(p); t++)
-		for (uint32_t i = 0; i < p->threads[t].length; i++)
-			s.all[m++] = (struct vsc_event_ref){ t, i };
-	s.all_written_count = collect_written(p, s.all, s.n, s.all_written);
-	err = still_inconsistent(&s, 0, 0);
-	if (err <= 0) {
-		err = err < 0 ? err : s.gave_up ? -ETIME : -EINVAL;
+	if ((err = choose_start(&s, core)) || (err = shrink_single(&s)))
 		goto out;
-	}
-	/* First shrink keeping, for each read, a write it could see: that set
-	 * tells the story. Then shrink without that rule to a minimal core. */
-	s.keep_sources = true;
-	if ((err = shrink(&s)) || (err = shrink_single(&s)))
-		goto out;
-	core->context = malloc((s.n ? s.n : 1) * sizeof(*core->context));
 	core->events = malloc((s.n ? s.n : 1) * sizeof(*core->events));
 	err = -ENOMEM;
-	if (!core->context || !core->events)
-		goto out;
-	for (size_t i = 0; i < s.n; i++)
-		if (s.keep[i])
-			core->context[core->context_count++] = s.all[i];
-	s.keep_sources = false;
-	if ((err = shrink_single(&s)))
+	if (!core->events)
 		goto out;
 	for (size_t i = 0; i < s.n; i++)
 		if (s.keep[i])
 			core->events[core->count++] = s.all[i];
 	core->minimal = !s.gave_up;
-	err = core->context_count <= CYCLE_SEARCH_LIMIT ? find_cycle(p, core) : 0;
+	err = core->count <= CYCLE_SEARCH_LIMIT ? core_find_cycle(p, core) : 0;
 out:
+	analysis_free(&a);
 	free(s.all);
 	free(s.scratch);
 	free(s.keep);
 	free(s.written);
-	free(s.all_written);
 	if (err) {
 		vsc_core_free(core);
 		return err;
@@ -500,16 +366,29 @@ size_t vsc_core_events(const struct vsc_core *core, const struct vsc_event_ref *
 
 size_t vsc_core_context(const struct vsc_core *core, const struct vsc_event_ref **events)
 {
-	if (events)
-		*events = core->context;
-	return core->context_count;
+	return vsc_core_events(core, events); /* every read keeps its sources now */
 }
 
 size_t vsc_core_cycle(const struct vsc_core *core, const struct vsc_order **orders)
 {
 	if (orders)
-		*orders = core->cycle;
+		*orders = core->pool;
 	return core->cycle_length;
+}
+
+size_t vsc_core_order_why(const struct vsc_core *core, const struct vsc_order *order,
+			  const struct vsc_order **why)
+{
+	size_t i;
+
+	if (why)
+		*why = NULL;
+	if (!core || !order || order < core->pool || order >= core->pool + core->pool_length)
+		return 0;
+	i = (size_t)(order - core->pool);
+	if (why)
+		*why = core->pool + core->why_first[i];
+	return core->why_count[i];
 }
 
 bool vsc_core_is_minimal(const struct vsc_core *core)
@@ -522,7 +401,8 @@ void vsc_core_free(struct vsc_core *core)
 	if (!core)
 		return;
 	free(core->events);
-	free(core->context);
-	free(core->cycle);
+	free(core->pool);
+	free(core->why_first);
+	free(core->why_count);
 	free(core);
 }

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/* --core-out FILE: each minimal core as a trace of its own, a reproducer
+ * that `vsc check` decides inconsistent. Its events keep their thread names
+ * and program order; a comment on each names the original thread, index,
+ * line and, when the trace had one, the program location. With several
+ * inconsistent executions, each core is a segment of FILE. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "report.h"
+
+static void write_token(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc(strchr("_.:-", *s) || (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') ||
+				      (*s >= 'A' && *s <= 'Z')
+			      ? *s
+			      : '_',
+		      out);
+}
+
+static void write_inits(FILE *out, const struct vsc_program *p, const struct vsc_event_ref *core,
+			size_t n)
+{
+	size_t nv = vsc_program_var_count(p);
+	unsigned char *used = calloc(nv + 1, 1);
+
+	for (size_t i = 0; used && i < n; i++)
+		used[vsc_program_events(p, core[i].thread)[core[i].index].var] = 1;
+	for (size_t v = 0; v < nv; v++) {
+		int64_t value;
+		int init = vsc_program_var_init(p, v, &value);
+		if ((used && !used[v]) || init == VSC_INIT_NONE)
+			continue;
+		if (init == VSC_INIT_KNOWN)
+			fprintf(out, "init %s %lld\n", vsc_program_var_name(p, v),
+				(long long)value);
+		else
+			fprintf(out, "init %s ?\n", vsc_program_var_name(p, v));
+	}
+	free(used);
+}
+
+static void write_core(FILE *out, const struct file_report *f, const struct item *it, int segment)
+{
+	const struct vsc_program *p = it->prog;
+	const struct vsc_event_ref *core;
+	size_t n = vsc_core_events(it->core, &core);
+	const char *name = vsc_program_name(p);
+	static const char op[] = { 'r', 'w', 'u' };
+
+	fprintf(out, "# core of %s%s%s: %zu of %zu events, %s\n", f->path, name ? " segment " : "",
+		name ? name : "", n, vsc_program_event_count(p),
+		vsc_core_is_minimal(it->core) ? "1-minimal" : "not minimal (a limit stopped it)");
+	if (segment) {
+		fputs("segment ", out);
+		write_token(out, name ? name : "whole");
+		fputc('\n', out);
+	}
+	write_inits(out, p, core, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct vsc_event *e = &vsc_program_events(p, core[i].thread)[core[i].index];
+		uint32_t line = vsc_program_event_line(p, core[i].thread, core[i].index);
+		const char *comment = notes_find(f->notes, line);
+		fprintf(out, "%s %c %s %lld", vsc_program_thread_name(p, core[i].thread),
+			op[e->kind], vsc_program_var_name(p, e->var), (long long)e->value);
+		if (e->kind == VSC_RMW)
+			fprintf(out, " %lld", (long long)e->new_value);
+		fprintf(out, "   # %s[%u]", vsc_program_thread_name(p, core[i].thread),
+			core[i].index);
+		if (line)
+			fprintf(out, ", line %u", line);
+		if (*comment)
+			fprintf(out, ": %s", comment);
+		fputc('\n', out);
+	}
+}
+
+/* Only executions shown inconsistent: a verdict withheld (an incomplete
+ * recorded trace) gives no reproducer. */
+static int has_core(const struct item *it)
+{
+	return it->core && it->status == EXIT_INCONSISTENT;
+}
+
+int core_out_write(const char *path, const struct file_report *files, size_t nfiles)
+{
+	size_t cores = 0;
+	FILE *out;
+	int err;
+
+	for (size_t i = 0; i < nfiles; i++)
+		for (size_t s = 0; files[i].trace && s < files[i].count; s++)
+			cores += has_core(&files[i].items[s]);
+	if (!(out = fopen(path, "w")))
+		return -1;
+	fputs("vsc 1\n# minimal inconsistent cores written by vsc check --core-out: each is\n"
+	      "# inconsistent on its own, every read keeps a write (or initial value) it can\n"
+	      "# read, and without any one event it is not inconsistent\n",
+	      out);
+	if (!cores)
+		fputs("# (no core: no execution was found inconsistent and explained)\n", out);
+	for (size_t i = 0; i < nfiles; i++)
+		for (size_t s = 0; files[i].trace && s < files[i].count; s++)
+			if (has_core(&files[i].items[s]))
+				write_core(out, &files[i], &files[i].items[s], cores > 1);
+	err = ferror(out);
+	if (fclose(out) || err) {
+		errno = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}

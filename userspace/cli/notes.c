@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* The trailing comments of the trace lines that explanations name (where
+ * recorders put `func+off file:line`), read in one pass over the file for
+ * all its executions at once: explaining many segments stays linear. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "report.h"
+
+struct line_notes {
+	uint32_t *lines; /* sorted, distinct */
+	char **text;     /* the comment of each line, "" when none */
+	size_t count;
+};
+
+static int compare_lines(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static size_t wanted_lines(const struct file_report *f, uint32_t *out)
+{
+	size_t n = 0;
+
+	for (size_t s = 0; s < f->count; s++) {
+		const struct item *it = &f->items[s];
+		const struct vsc_event_ref *core;
+		size_t m = it->core ? vsc_core_events(it->core, &core) : 0;
+		for (size_t i = 0; i < m; i++) {
+			uint32_t line =
+				vsc_program_event_line(it->prog, core[i].thread, core[i].index);
+			if (line && out)
+				out[n] = line;
+			n += line != 0;
+		}
+	}
+	return n;
+}
+
+/* The comment after '#' on a line, trimmed; "" when none. */
+static char *comment_of(const char *line)
+{
+	const char *hash = strchr(line, '#');
+	size_t len;
+
+	if (!hash)
+		return strdup("");
+	hash++;
+	hash += strspn(hash, " \t");
+	len = strcspn(hash, "\r\n");
+	return strndup(hash, len);
+}
+
+static void scan_file(const char *path, struct line_notes *notes)
+{
+	FILE *in = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, next = 0;
+	uint32_t at = 0;
+
+	if (!in)
+		return;
+	while (next < notes->count && getline(&buf, &cap, in) > 0) {
+		at++;
+		if (at == notes->lines[next])
+			notes->text[next++] = comment_of(buf);
+	}
+	free(buf);
+	fclose(in);
+}
+
+void notes_load(struct file_report *f)
+{
+	struct line_notes *notes;
+	size_t n = wanted_lines(f, NULL), m = 0;
+
+	if (!n || strcmp(f->path, "-") == 0 || !(notes = calloc(1, sizeof(*notes))))
+		return;
+	notes->lines = malloc(n * sizeof(*notes->lines));
+	notes->text = calloc(n, sizeof(*notes->text));
+	if (!notes->lines || !notes->text) {
+		notes_free(notes);
+		return;
+	}
+	wanted_lines(f, notes->lines);
+	qsort(notes->lines, n, sizeof(*notes->lines), compare_lines);
+	for (size_t i = 0; i < n; i++)
+		if (m == 0 || notes->lines[m - 1] != notes->lines[i])
+			notes->lines[m++] = notes->lines[i];
+	notes->count = m;
+	scan_file(f->path, notes);
+	f->notes = notes;
+}
+
+const char *notes_find(const struct line_notes *notes, uint32_t line)
+{
+	const uint32_t *at;
+
+	if (!notes || !line)
+		return "";
+	at = bsearch(&line, notes->lines, notes->count, sizeof(line), compare_lines);
+	return at && notes->text[at - notes->lines] ? notes->text[at - notes->lines] : "";
+}
+
+void notes_free(struct line_notes *notes)
+{
+	if (!notes)
+		return;
+	for (size_t i = 0; notes->text && i < notes->count; i++)
+		free(notes->text[i]);
+	free(notes->text);
+	free(notes->lines);
+	free(notes);
+}

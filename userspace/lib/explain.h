@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* Explanations, internal: the core handle, localizing a refutation in a long
+ * trace (localize.c), and the justified cycle of a small core (cycle.c). */
+#ifndef VSC_EXPLAIN_H
+#define VSC_EXPLAIN_H
+
+#include "analysis.h"
+
+/* An order of the cycle or of a justification. Orders live in one pool;
+ * why_first/why_count give the orders that justify pool[i] (none for
+ * program order and for reads-from with a single candidate write). */
+struct vsc_core {
+	struct vsc_event_ref *events;
+	size_t count;
+	struct vsc_order *pool; /* the cycle is pool[0 .. cycle_length) */
+	size_t *why_first, *why_count;
+	size_t pool_length, cycle_length;
+	bool minimal;
+	bool localized; /* found from a cycle of forced orders of the whole trace */
+};
+
+/* A small set of events around a cycle of forced orders of the whole
+ * program (each order's reason inside the set), sorted by thread and index.
+ * Returns 0 and the set, 1 when no such cycle is seen (the reason is subtler,
+ * or the bound), or -errno. Linear in the program. */
+int localize_refutation(const struct vsc_program *p, const struct analysis *a,
+			struct vsc_event_ref **events, size_t *count);
+
+/* The cycle of forced orders of the core's events, each derived order with
+ * its justification, into core->pool. 0 when none is found (core->cycle_length
+ * stays 0), or -errno. */
+int core_find_cycle(const struct vsc_program *p, struct vsc_core *core);
+
+#endif
