@@ -18,8 +18,10 @@ LDLIBS_LIB_SAT ?=
 
 LIB_SRC   := $(wildcard userspace/lib/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-# userspace/util/diag.c prints, so it is the command's, not the library's.
-CLI_SRC   := $(wildcard userspace/cli/*.c) userspace/util/diag.c
+# The command: its shells (cli/), the `vsc gen` generators (gen/), and
+# userspace/util/diag.c, which prints, so it is the command's, not the
+# library's.
+CLI_SRC   := $(wildcard userspace/cli/*.c) $(wildcard userspace/gen/*.c) userspace/util/diag.c
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 
 # Fragments append to these.

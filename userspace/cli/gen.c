@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "gen.h"
+#include "userspace/gen/gen.h"
 
 static const struct {
 	const char *name;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "userspace/gen/gen.h"
 
 struct sc_params {
 	uint64_t threads, events, total, vars, values, writers;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "userspace/gen/gen.h"
 
 struct graph {
 	uint64_t nvertices, nedges;

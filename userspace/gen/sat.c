@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "userspace/gen/gen.h"
 
 struct cnf {
 	uint64_t nvars, nclauses;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "userspace/gen/gen.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

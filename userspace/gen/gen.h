@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* vsc gen: shared pieces of the instance generators (not part of libvsc). */
-#ifndef VSC_CLI_GEN_H
-#define VSC_CLI_GEN_H
+/* vsc gen: the instance generators (not part of libvsc). The command shell
+ * userspace/cli/gen.c picks a family; each family is a file here, and
+ * common.c holds what they share (random numbers, output, options). */
+#ifndef VSC_GEN_GEN_H
+#define VSC_GEN_GEN_H
 
 #include <stdbool.h>
 #include <stddef.h>

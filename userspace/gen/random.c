@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "gen.h"
+#include "userspace/gen/gen.h"
 
 struct random_params {
 	uint64_t threads, events, total, vars, values, writers, seed;
