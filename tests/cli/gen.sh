@@ -31,6 +31,15 @@ for bad in "nosuch" "sc --bogus" "sc --threads" "sc --threads x" "sc --init mayb
 	"$vsc" gen $bad > /dev/null 2>&1
 	[ $? -eq 2 ] && ok || no "gen $bad: expected exit 2"
 done
+# numbers that parse but mean nothing: a clear message naming the option, exit 2
+for bad in "random --reads nan" "random --reads inf" "sc --rmw 1.5" "sc --reads -0.1" \
+	    "cnf --ratio nan" "cnf --ratio -1" "cnf --ratio 1e300"; do
+	opt=$(echo "$bad" | sed 's/^[a-z]* \(--[a-z]*\).*/\1/')
+	# shellcheck disable=SC2086
+	timeout 20 "$vsc" gen $bad > "$tmp/out" 2> "$tmp/err" # 1e300 used to run forever
+	[ $? -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q -- "^vsc gen [a-z]*: $opt" "$tmp/err" && ok ||
+		no "gen $bad: expected exit 2, no output and a message about $opt"
+done
 printf 'p cnf 2 1\n1 x 0\n' > "$tmp/bad.cnf"
 "$vsc" gen sat "$tmp/bad.cnf" > /dev/null 2>&1; [ $? -eq 2 ] && ok || no "bad CNF accepted"
 printf 'p edge 2 1\ne 1 1\n' > "$tmp/loop.gr"

@@ -2,6 +2,7 @@
 /* vsc gen: random numbers, fast output, option parsing. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,7 +226,7 @@ int gen_parse_double(const char *s, double *v)
 		return -1;
 	errno = 0;
 	double x = strtod(s, &end);
-	if (errno || *end)
+	if (errno || *end || !isfinite(x))
 		return -1;
 	*v = x;
 	return 0;
@@ -266,6 +267,14 @@ static int store_opt(const char *family, const struct gen_opt *opt,
 		break;
 	case GEN_OPT_DOUBLE:
 		err = gen_parse_double(arg, opt->value);
+		break;
+	case GEN_OPT_FRACTION:
+		err = gen_parse_double(arg, opt->value);
+		if (!err && !(*(double *)opt->value >= 0 && *(double *)opt->value <= 1)) {
+			fprintf(stderr, "vsc gen %s: --%s: '%s' is not a fraction from 0 to 1\n",
+				family, opt->name, arg);
+			return -1;
+		}
 		break;
 	case GEN_OPT_STR:
 		*(const char **)opt->value = arg;

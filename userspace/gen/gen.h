@@ -52,7 +52,14 @@ void gen_out_event(struct gen_out *out, const char *thread_prefix,
 
 /* A tiny long-option parser: "--name VALUE", "--name=VALUE", "-o FILE",
  * flags without value. Positional arguments are collected in order. */
-enum gen_opt_type { GEN_OPT_FLAG, GEN_OPT_U64, GEN_OPT_I64, GEN_OPT_DOUBLE, GEN_OPT_STR };
+enum gen_opt_type {
+	GEN_OPT_FLAG,
+	GEN_OPT_U64,
+	GEN_OPT_I64,
+	GEN_OPT_DOUBLE,   /* finite */
+	GEN_OPT_FRACTION, /* a double from 0 to 1 (a probability) */
+	GEN_OPT_STR,
+};
 
 struct gen_opt {
 	const char *name;  /* long name without "--" */
@@ -70,7 +77,7 @@ int gen_parse_opts(const char *family, const char *usage, int argc, char **argv,
 		   const char **positional, size_t max_positional,
 		   size_t *npositional);
 
-/* Parse one value; 0 or -1. */
+/* Parse one value; 0 or -1 (a double must be finite: not nan, not inf). */
 int gen_parse_u64(const char *s, uint64_t *v);
 int gen_parse_i64(const char *s, int64_t *v);
 int gen_parse_double(const char *s, double *v);

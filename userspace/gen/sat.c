@@ -318,6 +318,11 @@ int gen_cnf(int argc, char **argv)
 			       sizeof(opts) / sizeof(opts[0]), pos, 0, &npos);
 	if (r)
 		return r > 0 ? 0 : 2;
+	/* 2^53: beyond it the count is no longer exact, far beyond any use */
+	if (!clauses_given && !(ratio >= 0 && ratio * (double)nvars <= 0x1p53)) {
+		fprintf(stderr, "vsc gen cnf: --ratio: need 0 <= ratio and ratio x --vars <= 2^53\n");
+		return 2;
+	}
 	if (!clauses_given)
 		nclauses = (uint64_t)(ratio * (double)nvars + 0.5);
 	if (width == 0 || width > nvars || width > 64) {
