@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "userspace/util/array.h"
+
 struct elf_sym {
 	uint64_t value, size;
 	const char *name; /* points into the file's name pool */
@@ -71,14 +73,8 @@ static void elf_file_free(struct elf_file *f)
 
 static int push_sym(struct elf_sym **arr, size_t *count, size_t *cap, struct elf_sym sym)
 {
-	if (*count == *cap) {
-		size_t n = *cap ? *cap * 2 : 256;
-		struct elf_sym *p = realloc(*arr, n * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		*arr = p;
-		*cap = n;
-	}
+	if (array_reserve((void **)arr, cap, *count + 1, sizeof(**arr), 256))
+		return -ENOMEM;
 	(*arr)[(*count)++] = sym;
 	return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "report.h"
+#include "userspace/util/clock.h"
 #include "userspace/util/diag.h"
 
 static void check_usage(FILE *out)
@@ -69,13 +70,6 @@ const char *verdict_name(int status)
 	       : status == EXIT_INCONSISTENT ? "inconsistent" : "unknown";
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- deciding ------------------------------------------------------------ */
 
 struct pool {
@@ -97,7 +91,7 @@ static int take(struct pool *pool, struct file_report **f, struct item **it)
 			*f = file;
 			*it = &file->items[pool->next_item++];
 			if (file->deadline == 0 && pool->args->opts.timeout_s > 0)
-				file->deadline = now_s() + pool->args->opts.timeout_s;
+				file->deadline = clock_now_s() + pool->args->opts.timeout_s;
 			found = 1;
 		} else {
 			pool->next_file++;
@@ -130,7 +124,7 @@ static void decide(struct item *it, const struct check_args *a, double deadline,
 	int err;
 
 	if (deadline > 0)
-		opts.timeout_s = fmax(deadline - now_s(), 1e-9);
+		opts.timeout_s = fmax(deadline - clock_now_s(), 1e-9);
 	opts.want_witness = opts.want_witness || a->svg || a->html;
 	err = vsc_check(it->prog, &opts, &it->res);
 	if (err) {

@@ -10,6 +10,7 @@
 #include "../lttng/ctf_graph.h"
 #include "commands.h"
 #include "vsc/vsc.h"
+#include "userspace/util/diag.h"
 
 static void usage(FILE *out)
 {
@@ -64,7 +65,7 @@ int cmd_convert(int argc, char **argv)
 			copts.pid = strtoll(optarg, &end, 10);
 			if (errno || *end || end == optarg || copts.pid < 0 ||
 			    copts.pid > UINT32_MAX) {
-				fprintf(stderr, "vsc convert: bad --pid: %s\n", optarg);
+				diag("convert", "bad --pid: %s", optarg);
 				return 2;
 			}
 			break;
@@ -92,7 +93,7 @@ int cmd_convert(int argc, char **argv)
 	copts.what = argv[optind];
 	conv = ctf_conv_new(&copts);
 	if (!conv) {
-		fprintf(stderr, "vsc convert: %s\n", strerror(errno));
+		diag("convert", "%s", strerror(errno));
 		return 2;
 	}
 	err = ctf_graph_read(argv + optind, (size_t)(argc - optind), conv, stderr);
@@ -103,7 +104,7 @@ int cmd_convert(int argc, char **argv)
 		else
 			err = ctf_conv_write_all(conv, output);
 		if (err)
-			fprintf(stderr, "vsc convert: %s\n", ctf_conv_error(conv));
+			diag("convert", "%s", ctf_conv_error(conv));
 	}
 	ctf_conv_free(conv);
 	return err ? 2 : 0;

@@ -40,7 +40,7 @@ int cmd_encode(int argc, char **argv)
 			return 0;
 		} else {
 			if (opt == 'p')
-				fprintf(stderr, "vsc encode: only -p 0 can be encoded\n");
+				diag("encode", "only -p 0 can be encoded");
 			encode_usage(stderr);
 			return EXIT_USAGE;
 		}
@@ -53,18 +53,18 @@ int cmd_encode(int argc, char **argv)
 	trace = vsc_trace_parse_file(argv[optind], &popts);
 	if (!trace) {
 		if (errno != EINVAL)
-			fprintf(stderr, "vsc: %s: %s\n", argv[optind], strerror(errno));
+			diag(NULL, "%s: %s", argv[optind], strerror(errno));
 		return EXIT_USAGE;
 	}
 	if (vsc_trace_program_count(trace) != 1) {
-		fprintf(stderr, "vsc encode: %s: %zu segments; one at a time, please\n", argv[optind],
-			vsc_trace_program_count(trace));
+		diag("encode", "%s: %zu segments; one at a time, please", argv[optind],
+		     vsc_trace_program_count(trace));
 		vsc_trace_free(trace);
 		return EXIT_USAGE;
 	}
 	err = vsc_encode_dimacs(vsc_trace_program(trace, 0), stdout);
 	if (err)
-		fprintf(stderr, "vsc encode: %s: %s\n", argv[optind], strerror(-err));
+		diag("encode", "%s: %s", argv[optind], strerror(-err));
 	vsc_trace_free(trace);
 	return err ? EXIT_USAGE : 0;
 }

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "userspace/gen/gen.h"
+#include "userspace/util/diag.h"
 
 static const struct {
 	const char *name;
@@ -25,8 +26,7 @@ static void gen_usage(FILE *f)
 	fprintf(f, "usage: vsc gen FAMILY [options] [-o FILE] [--seed N]\n"
 		   "families:\n");
 	for (size_t i = 0; i < sizeof(gen_families) / sizeof(gen_families[0]); i++)
-		fprintf(f, "  %-8s %s\n", gen_families[i].name,
-			gen_families[i].help);
+		fprintf(f, "  %-8s %s\n", gen_families[i].name, gen_families[i].help);
 	fprintf(f, "`vsc gen FAMILY --help` lists a family's options; "
 		   "docs/gen.md explains them.\n");
 }
@@ -45,7 +45,7 @@ int cmd_gen(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(gen_families) / sizeof(gen_families[0]); i++)
 		if (strcmp(argv[1], gen_families[i].name) == 0)
 			return gen_families[i].run(argc - 2, argv + 2);
-	fprintf(stderr, "vsc gen: unknown family '%s'\n", argv[1]);
+	diag("gen", "unknown family '%s'", argv[1]);
 	gen_usage(stderr);
 	return 2;
 }

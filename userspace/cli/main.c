@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "vsc/vsc.h"
+#include "userspace/util/diag.h"
 
 struct command {
 	const char *name;
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "vsc: unknown command '%s'\n", argv[1]);
+	diag(NULL, "unknown command '%s'", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
 }

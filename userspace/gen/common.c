@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "userspace/gen/gen.h"
+#include "userspace/util/diag.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -77,7 +78,7 @@ int gen_out_open(struct gen_out *out, const char *path)
 	out->file = fopen(path, "w");
 	out->path = path;
 	if (!out->file) {
-		fprintf(stderr, "vsc gen: %s: %s\n", path, strerror(errno));
+		diag("gen", "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -85,8 +86,7 @@ int gen_out_open(struct gen_out *out, const char *path)
 
 static void gen_out_flush(struct gen_out *out)
 {
-	if (out->len && !out->failed &&
-	    fwrite(out->buf, 1, out->len, out->file) != out->len)
+	if (out->len && !out->failed && fwrite(out->buf, 1, out->len, out->file) != out->len)
 		out->failed = true;
 	out->len = 0;
 }
@@ -99,8 +99,7 @@ int gen_out_close(struct gen_out *out)
 	if (out->file != stdout && fclose(out->file) != 0)
 		out->failed = true;
 	if (out->failed) {
-		fprintf(stderr, "vsc gen: %s: write failed: %s\n", out->path,
-			strerror(errno));
+		diag("gen", "%s: write failed: %s", out->path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -161,9 +160,9 @@ void gen_out_name(struct gen_out *out, const char *prefix, uint64_t n)
 	gen_out_u64(out, n);
 }
 
-void gen_out_event(struct gen_out *out, const char *thread_prefix,
-		   uint64_t thread, char kind, const char *var_prefix,
-		   uint64_t var, int64_t value, int64_t new_value, int64_t ts)
+void gen_out_event(struct gen_out *out, const char *thread_prefix, uint64_t thread, char kind,
+		   const char *var_prefix, uint64_t var, int64_t value, int64_t new_value,
+		   int64_t ts)
 {
 	gen_out_name(out, thread_prefix, thread);
 	gen_out_char(out, ' ');
@@ -232,18 +231,31 @@ int gen_parse_double(const char *s, double *v)
 	return 0;
 }
 
-static const struct gen_opt *find_long(const struct gen_opt *opts, size_t nopts,
-				       const char *name, size_t len)
+static void opt_error(const char *family, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* "vsc gen FAMILY: ..." */
+static void opt_error(const char *family, const char *format, ...)
+{
+	char who[64];
+	va_list ap;
+
+	snprintf(who, sizeof(who), "gen %s", family);
+	va_start(ap, format);
+	vdiag(who, format, ap);
+	va_end(ap);
+}
+
+static const struct gen_opt *find_long(const struct gen_opt *opts, size_t nopts, const char *name,
+				       size_t len)
 {
 	for (size_t i = 0; i < nopts; i++)
-		if (strlen(opts[i].name) == len &&
-		    strncmp(opts[i].name, name, len) == 0)
+		if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
 			return &opts[i];
 	return NULL;
 }
 
-static const struct gen_opt *find_short(const struct gen_opt *opts,
-					size_t nopts, char c)
+static const struct gen_opt *find_short(const struct gen_opt *opts, size_t nopts, char c)
 {
 	for (size_t i = 0; i < nopts; i++)
 		if (opts[i].short_name && opts[i].short_name == c)
@@ -251,8 +263,7 @@ static const struct gen_opt *find_short(const struct gen_opt *opts,
 	return NULL;
 }
 
-static int store_opt(const char *family, const struct gen_opt *opt,
-		     const char *arg)
+static int store_opt(const char *family, const struct gen_opt *opt, const char *arg)
 {
 	int err = 0;
 	switch (opt->type) {
@@ -271,8 +282,8 @@ static int store_opt(const char *family, const struct gen_opt *opt,
 	case GEN_OPT_FRACTION:
 		err = gen_parse_double(arg, opt->value);
 		if (!err && !(*(double *)opt->value >= 0 && *(double *)opt->value <= 1)) {
-			fprintf(stderr, "vsc gen %s: --%s: '%s' is not a fraction from 0 to 1\n",
-				family, opt->name, arg);
+			opt_error(family, "--%s: '%s' is not a fraction from 0 to 1", opt->name,
+				  arg);
 			return -1;
 		}
 		break;
@@ -281,8 +292,7 @@ static int store_opt(const char *family, const struct gen_opt *opt,
 		break;
 	}
 	if (err) {
-		fprintf(stderr, "vsc gen %s: --%s: bad value '%s'\n", family,
-			opt->name, arg);
+		opt_error(family, "--%s: bad value '%s'", opt->name, arg);
 		return -1;
 	}
 	if (opt->seen)
@@ -291,9 +301,8 @@ static int store_opt(const char *family, const struct gen_opt *opt,
 }
 
 int gen_parse_opts(const char *family, const char *usage, int argc, char **argv,
-		   const struct gen_opt *opts, size_t nopts,
-		   const char **positional, size_t max_positional,
-		   size_t *npositional)
+		   const struct gen_opt *opts, size_t nopts, const char **positional,
+		   size_t max_positional, size_t *npositional)
 {
 	*npositional = 0;
 	for (int i = 0; i < argc; i++) {
@@ -327,22 +336,18 @@ int gen_parse_opts(const char *family, const char *usage, int argc, char **argv,
 			continue;
 		}
 		if (!opt) {
-			fprintf(stderr, "vsc gen %s: unknown option '%s'\n%s",
-				family, a, usage);
+			opt_error(family, "unknown option '%s'", a);
+			fputs(usage, stderr);
 			return -1;
 		}
 		if (opt->type == GEN_OPT_FLAG) {
 			if (arg) {
-				fprintf(stderr,
-					"vsc gen %s: --%s takes no value\n",
-					family, opt->name);
+				opt_error(family, "--%s takes no value", opt->name);
 				return -1;
 			}
 		} else if (!arg) {
 			if (i + 1 >= argc) {
-				fprintf(stderr,
-					"vsc gen %s: --%s needs a value\n",
-					family, opt->name);
+				opt_error(family, "--%s needs a value", opt->name);
 				return -1;
 			}
 			arg = argv[++i];
@@ -352,7 +357,7 @@ int gen_parse_opts(const char *family, const char *usage, int argc, char **argv,
 	}
 	return 0;
 too_many:
-	fprintf(stderr, "vsc gen %s: too many arguments\n", family);
+	opt_error(family, "too many arguments");
 	return -1;
 }
 
@@ -366,12 +371,11 @@ int gen_parse_init(const char *s, enum gen_init *init)
 			*init = (enum gen_init)i;
 			return 0;
 		}
-	fprintf(stderr, "vsc gen: --init must be none, known, unknown or mix\n");
+	diag("gen", "--init must be none, known, unknown or mix");
 	return -1;
 }
 
-int gen_writers_init(struct gen_writers *gw, uint64_t threads, uint64_t vars,
-		     uint64_t writers)
+int gen_writers_init(struct gen_writers *gw, uint64_t threads, uint64_t vars, uint64_t writers)
 {
 	if (writers == 0 || writers > threads)
 		writers = threads;
@@ -380,7 +384,7 @@ int gen_writers_init(struct gen_writers *gw, uint64_t threads, uint64_t vars,
 	gw->var = calloc(vars * writers + 1, sizeof(*gw->var));
 	if (!gw->offset || !gw->var) {
 		gen_writers_free(gw);
-		fprintf(stderr, "vsc gen: out of memory\n");
+		diag("gen", "out of memory");
 		return -1;
 	}
 	for (uint64_t x = 0; x < vars; x++)
@@ -391,7 +395,7 @@ int gen_writers_init(struct gen_writers *gw, uint64_t threads, uint64_t vars,
 	uint64_t *fill = calloc(threads, sizeof(*fill));
 	if (!fill) {
 		gen_writers_free(gw);
-		fprintf(stderr, "vsc gen: out of memory\n");
+		diag("gen", "out of memory");
 		return -1;
 	}
 	for (uint64_t x = 0; x < vars; x++)
@@ -411,8 +415,7 @@ void gen_writers_free(struct gen_writers *gw)
 	gw->var = NULL;
 }
 
-void gen_out_command(struct gen_out *out, const char *family, int argc,
-		     char **argv)
+void gen_out_command(struct gen_out *out, const char *family, int argc, char **argv)
 {
 	gen_out_str(out, "# vsc gen ");
 	gen_out_str(out, family);

@@ -44,9 +44,9 @@ void gen_out_name(struct gen_out *out, const char *prefix, uint64_t n);
 
 /* One event line: "THREAD KIND VAR VALUE [NEW] [@TS]\n".
  * kind is 'r', 'w' or 'u'. ts < 0 means no timestamp. */
-void gen_out_event(struct gen_out *out, const char *thread_prefix,
-		   uint64_t thread, char kind, const char *var_prefix,
-		   uint64_t var, int64_t value, int64_t new_value, int64_t ts);
+void gen_out_event(struct gen_out *out, const char *thread_prefix, uint64_t thread, char kind,
+		   const char *var_prefix, uint64_t var, int64_t value, int64_t new_value,
+		   int64_t ts);
 
 /* ---- command-line options ------------------------------------------------ */
 
@@ -62,20 +62,19 @@ enum gen_opt_type {
 };
 
 struct gen_opt {
-	const char *name;  /* long name without "--" */
-	char short_name;   /* 0 if none */
+	const char *name; /* long name without "--" */
+	char short_name;  /* 0 if none */
 	enum gen_opt_type type;
-	void *value;       /* bool*, uint64_t*, int64_t*, double*, const char** */
-	bool *seen;        /* optional: set when given */
+	void *value; /* bool*, uint64_t*, int64_t*, double*, const char** */
+	bool *seen;  /* optional: set when given */
 };
 
 /* Returns 0; 1 after printing usage for --help/-h; or -1 after printing
  * "vsc gen FAMILY: ..." to stderr. positional receives up to
  * max_positional arguments. */
 int gen_parse_opts(const char *family, const char *usage, int argc, char **argv,
-		   const struct gen_opt *opts, size_t nopts,
-		   const char **positional, size_t max_positional,
-		   size_t *npositional);
+		   const struct gen_opt *opts, size_t nopts, const char **positional,
+		   size_t max_positional, size_t *npositional);
 
 /* Parse one value; 0 or -1 (a double must be finite: not nan, not inf). */
 int gen_parse_u64(const char *s, uint64_t *v);
@@ -95,7 +94,12 @@ int gen_ring(int argc, char **argv);
 
 /* ---- shared by the random-program families -------------------------------- */
 
-enum gen_init { GEN_INIT_NONE, GEN_INIT_KNOWN, GEN_INIT_UNKNOWN, GEN_INIT_MIX };
+enum gen_init {
+	GEN_INIT_NONE,
+	GEN_INIT_KNOWN,
+	GEN_INIT_UNKNOWN,
+	GEN_INIT_MIX
+};
 
 /* "none", "known", "unknown", "mix"; 0 or -1. */
 int gen_parse_init(const char *s, enum gen_init *init);
@@ -105,7 +109,7 @@ int gen_parse_init(const char *s, enum gen_init *init);
  * vars*w >= k. writable[t] lists the variables thread t may write. */
 struct gen_writers {
 	uint64_t threads;
-	uint64_t *offset;   /* threads + 1 entries into var */
+	uint64_t *offset; /* threads + 1 entries into var */
 	uint64_t *var;
 };
 
@@ -118,5 +122,4 @@ static inline uint64_t gen_writers_count(const struct gen_writers *gw, uint64_t 
 }
 
 /* Write "# vsc gen ARGS..." so a file says how it was made. */
-void gen_out_command(struct gen_out *out, const char *family, int argc,
-		     char **argv);
+void gen_out_command(struct gen_out *out, const char *family, int argc, char **argv);

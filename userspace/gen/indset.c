@@ -15,11 +15,13 @@
 #include <string.h>
 
 #include "userspace/gen/gen.h"
+#include "userspace/util/array.h"
+#include "userspace/util/diag.h"
 
 struct graph {
 	uint64_t nvertices, nedges;
 	uint64_t (*edge)[2]; /* 0-based endpoints */
-	uint64_t cap;
+	size_t cap;
 	uint64_t *inc_start; /* nvertices + 1 offsets into inc */
 	uint64_t *inc;       /* incident "edge variables" per vertex */
 	uint64_t nvars;      /* edges, plus one loop variable per isolated vertex */
@@ -34,14 +36,8 @@ static void graph_free(struct graph *g)
 
 static int graph_add_edge(struct graph *g, uint64_t u, uint64_t v)
 {
-	if (g->nedges == g->cap) {
-		uint64_t cap = g->cap ? 2 * g->cap : 64;
-		void *p = realloc(g->edge, cap * sizeof(*g->edge));
-		if (!p)
-			return -1;
-		g->edge = p;
-		g->cap = cap;
-	}
+	if (ARRAY_RESERVE(g->edge, g->cap, g->nedges + 1))
+		return -1;
 	g->edge[g->nedges][0] = u;
 	g->edge[g->nedges][1] = v;
 	g->nedges++;
@@ -56,7 +52,7 @@ static int graph_read(struct graph *g, const char *path)
 	bool header = false;
 	memset(g, 0, sizeof(*g));
 	if (!in) {
-		fprintf(stderr, "vsc gen indset: %s: %s\n", path, strerror(errno));
+		diag("gen indset", "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	while (fgets(line, sizeof(line), in)) {
@@ -77,12 +73,11 @@ static int graph_read(struct graph *g, const char *path)
 			continue;
 		}
 		if (!header || sscanf(s, "%15s %llu %llu", kind, &a, &b) != 3 ||
-		    strcmp(kind, "e") || a < 1 || b < 1 || a > g->nvertices ||
-		    b > g->nvertices)
+		    strcmp(kind, "e") || a < 1 || b < 1 || a > g->nvertices || b > g->nvertices)
 			goto bad;
 		if (a == b) {
-			fprintf(stderr, "vsc gen indset: %s:%llu: self-loop not supported\n",
-				path, (unsigned long long)lineno);
+			diag("gen indset", "%s:%llu: self-loop not supported", path,
+			     (unsigned long long)lineno);
 			goto fail;
 		}
 		if (graph_add_edge(g, a - 1, b - 1))
@@ -91,16 +86,15 @@ static int graph_read(struct graph *g, const char *path)
 	if (in != stdin)
 		fclose(in);
 	if (!header) {
-		fprintf(stderr, "vsc gen indset: %s: no 'p edge' line\n", path);
+		diag("gen indset", "%s: no 'p edge' line", path);
 		return -1;
 	}
 	return 0;
 bad:
-	fprintf(stderr, "vsc gen indset: %s:%llu: not DIMACS edge format\n",
-		path, (unsigned long long)lineno);
+	diag("gen indset", "%s:%llu: not DIMACS edge format", path, (unsigned long long)lineno);
 	goto fail;
 nomem:
-	fprintf(stderr, "vsc gen indset: out of memory\n");
+	diag("gen indset", "out of memory");
 fail:
 	if (in != stdin)
 		fclose(in);
@@ -140,12 +134,12 @@ static int graph_index(struct graph *g)
 	return 0;
 nomem:
 	free(deg);
-	fprintf(stderr, "vsc gen indset: out of memory\n");
+	diag("gen indset", "out of memory");
 	return -1;
 }
 
-static void is_event(struct gen_out *out, const char *thread, uint64_t ti,
-		     char kind, const char *var, uint64_t vi, int64_t value)
+static void is_event(struct gen_out *out, const char *thread, uint64_t ti, char kind,
+		     const char *var, uint64_t vi, int64_t value)
 {
 	gen_out_name(out, thread, ti);
 	gen_out_char(out, ' ');
@@ -161,8 +155,7 @@ static void is_event(struct gen_out *out, const char *thread, uint64_t ti,
 }
 
 /* Table 2 of the paper. Edge variables are y<e> (1-based). */
-static void indset_program(struct gen_out *out, const struct graph *g,
-			   uint64_t k)
+static void indset_program(struct gen_out *out, const struct graph *g, uint64_t k)
 {
 	for (uint64_t e = 0; e < g->nvars; e++)
 		is_event(out, "Init", UINT64_MAX, 'w', "y", e + 1, 0);
@@ -197,11 +190,10 @@ static void indset_program(struct gen_out *out, const struct graph *g,
 		}
 }
 
-static const char indset_usage[] =
-	"usage: vsc gen indset --k K [-o FILE] GRAPH-FILE\n"
-	"  GRAPH-FILE in DIMACS edge format (p edge N M / e U V)\n"
-	"  the program is consistent with -p 3K iff the graph has an\n"
-	"  independent set of K vertices\n";
+static const char indset_usage[] = "usage: vsc gen indset --k K [-o FILE] GRAPH-FILE\n"
+				   "  GRAPH-FILE in DIMACS edge format (p edge N M / e U V)\n"
+				   "  the program is consistent with -p 3K iff the graph has an\n"
+				   "  independent set of K vertices\n";
 
 int gen_indset(int argc, char **argv)
 {
@@ -270,7 +262,7 @@ int gen_graph(int argc, char **argv)
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (n < 2 || n > 100000 || m > n * (n - 1) / 2) {
-		fprintf(stderr, "vsc gen graph: need 2 <= N <= 100000 and M <= N(N-1)/2\n");
+		diag("gen graph", "need 2 <= N <= 100000 and M <= N(N-1)/2");
 		return 2;
 	}
 	/* pick M of the N(N-1)/2 pairs by selection sampling, in order */

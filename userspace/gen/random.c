@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "userspace/gen/gen.h"
+#include "userspace/util/diag.h"
 
 struct random_params {
 	uint64_t threads, events, total, vars, values, writers, seed;
@@ -16,8 +17,7 @@ struct random_params {
 	enum gen_init init;
 };
 
-static void random_inits(struct gen_out *out, const struct random_params *p,
-			 struct gen_rng *rng)
+static void random_inits(struct gen_out *out, const struct random_params *p, struct gen_rng *rng)
 {
 	for (uint64_t x = 0; x < p->vars; x++) {
 		enum gen_init kind = p->init;
@@ -36,8 +36,7 @@ static void random_inits(struct gen_out *out, const struct random_params *p,
 }
 
 static void random_thread(struct gen_out *out, const struct random_params *p,
-			  const struct gen_writers *gw, struct gen_rng *rng,
-			  uint64_t t, uint64_t n)
+			  const struct gen_writers *gw, struct gen_rng *rng, uint64_t t, uint64_t n)
 {
 	uint64_t nw = gen_writers_count(gw, t);
 	for (uint64_t e = 0; e < n; e++) {
@@ -72,8 +71,9 @@ static const char random_usage[] =
 
 int gen_random(int argc, char **argv)
 {
-	struct random_params p = { .threads = 3, .events = 10, .vars = 2,
-				   .values = 2, .reads = 0.5 };
+	struct random_params p = {
+		.threads = 3, .events = 10, .vars = 2, .values = 2, .reads = 0.5
+	};
 	const char *init = "mix", *outpath = NULL, *pos[1];
 	size_t npos;
 	const struct gen_opt opts[] = {
@@ -96,7 +96,7 @@ int gen_random(int argc, char **argv)
 	if (gen_parse_init(init, &p.init))
 		return 2;
 	if (!p.threads || !p.vars || !p.values) {
-		fprintf(stderr, "vsc gen random: need threads, vars and values >= 1\n");
+		diag("gen random", "need threads, vars and values >= 1");
 		return 2;
 	}
 	struct gen_writers gw = { 0 };
@@ -111,8 +111,8 @@ int gen_random(int argc, char **argv)
 	gen_out_command(out, "random", argc, argv);
 	random_inits(out, &p, &rng);
 	for (uint64_t t = 0; t < p.threads; t++) {
-		uint64_t n = p.total_given ? p.total / p.threads + (t < p.total % p.threads)
-					   : p.events;
+		uint64_t n =
+			p.total_given ? p.total / p.threads + (t < p.total % p.threads) : p.events;
 		random_thread(out, &p, &gw, &rng, t, n);
 	}
 	status = gen_out_close(out) ? 2 : 0;

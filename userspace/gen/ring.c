@@ -12,14 +12,15 @@
 #include <string.h>
 
 #include "userspace/gen/gen.h"
+#include "userspace/util/diag.h"
 
 struct ring_params {
 	uint64_t threads, passes, local;
 	bool own_vars, interleaved, timestamps;
 };
 
-static void ring_token_var(const struct ring_params *p, uint64_t value,
-			   const char **prefix, uint64_t *index)
+static void ring_token_var(const struct ring_params *p, uint64_t value, const char **prefix,
+			   uint64_t *index)
 {
 	/* shared: one variable "tok" (K writers); own: writer w writes t<w> */
 	if (p->own_vars) {
@@ -31,8 +32,8 @@ static void ring_token_var(const struct ring_params *p, uint64_t value,
 	}
 }
 
-static void ring_event(struct gen_out *out, const struct ring_params *p,
-		       uint64_t thread, char kind, uint64_t value, int64_t ts)
+static void ring_event(struct gen_out *out, const struct ring_params *p, uint64_t thread, char kind,
+		       uint64_t value, int64_t ts)
 {
 	const char *prefix;
 	uint64_t index;
@@ -56,8 +57,8 @@ static void ring_event(struct gen_out *out, const struct ring_params *p,
 
 /* Private work between receiving and passing the token: it never changes
  * which interleavings are SC, only how long the runs are. */
-static void ring_local(struct gen_out *out, const struct ring_params *p,
-		       uint64_t thread, uint64_t round, int64_t *ts)
+static void ring_local(struct gen_out *out, const struct ring_params *p, uint64_t thread,
+		       uint64_t round, int64_t *ts)
 {
 	for (uint64_t j = 0; j < p->local; j++) {
 		char kind = (j & 1) ? 'r' : 'w';
@@ -69,8 +70,7 @@ static void ring_local(struct gen_out *out, const struct ring_params *p,
 
 /* The events of one round: thread (i mod K) reads i (if i > 0), does its
  * local work, and writes i+1 (if i < M). */
-static void ring_round(struct gen_out *out, const struct ring_params *p,
-		       uint64_t i, int64_t *ts)
+static void ring_round(struct gen_out *out, const struct ring_params *p, uint64_t i, int64_t *ts)
 {
 	uint64_t t = i % p->threads;
 	if (i > 0)
@@ -107,17 +107,17 @@ int gen_ring(int argc, char **argv)
 		{ "seed", 0, GEN_OPT_U64, &seed, NULL }, /* accepted, unused */
 		{ "output", 'o', GEN_OPT_STR, &outpath, NULL },
 	};
-	int r = gen_parse_opts("ring", ring_usage, argc, argv, opts,
-			       sizeof(opts) / sizeof(opts[0]), pos, 0, &npos);
+	int r = gen_parse_opts("ring", ring_usage, argc, argv, opts, sizeof(opts) / sizeof(opts[0]),
+			       pos, 0, &npos);
 	if (r)
 		return r > 0 ? 0 : 2;
 	p.interleaved = strcmp(order, "interleaved") == 0;
 	if (!p.interleaved && strcmp(order, "thread")) {
-		fprintf(stderr, "vsc gen ring: --order must be thread or interleaved\n");
+		diag("gen ring", "--order must be thread or interleaved");
 		return 2;
 	}
 	if (p.threads < 2 || p.passes < p.threads) {
-		fprintf(stderr, "vsc gen ring: need --threads >= 2 and --passes >= --threads\n");
+		diag("gen ring", "need --threads >= 2 and --passes >= --threads");
 		return 2;
 	}
 	struct gen_out *out = malloc(sizeof(*out));

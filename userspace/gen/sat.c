@@ -13,12 +13,15 @@
 #include <string.h>
 
 #include "userspace/gen/gen.h"
+#include "userspace/util/array.h"
+#include "userspace/util/diag.h"
 
 struct cnf {
 	uint64_t nvars, nclauses;
-	int64_t *lit;       /* all literals, clause after clause */
-	uint64_t *start;    /* nclauses + 1 offsets into lit */
-	uint64_t nlit, cap_lit, cap_clause;
+	int64_t *lit;    /* all literals, clause after clause */
+	uint64_t *start; /* nclauses + 1 offsets into lit */
+	uint64_t nlit;
+	size_t cap_lit, cap_clause;
 };
 
 static void cnf_free(struct cnf *f)
@@ -29,28 +32,16 @@ static void cnf_free(struct cnf *f)
 
 static int cnf_push_lit(struct cnf *f, int64_t lit)
 {
-	if (f->nlit == f->cap_lit) {
-		uint64_t cap = f->cap_lit ? 2 * f->cap_lit : 64;
-		int64_t *p = realloc(f->lit, cap * sizeof(*p));
-		if (!p)
-			return -1;
-		f->lit = p;
-		f->cap_lit = cap;
-	}
+	if (ARRAY_RESERVE(f->lit, f->cap_lit, f->nlit + 1))
+		return -1;
 	f->lit[f->nlit++] = lit;
 	return 0;
 }
 
 static int cnf_end_clause(struct cnf *f)
 {
-	if (f->nclauses + 2 > f->cap_clause) {
-		uint64_t cap = f->cap_clause ? 2 * f->cap_clause : 64;
-		uint64_t *p = realloc(f->start, cap * sizeof(*p));
-		if (!p)
-			return -1;
-		f->start = p;
-		f->cap_clause = cap;
-	}
+	if (ARRAY_RESERVE(f->start, f->cap_clause, f->nclauses + 2))
+		return -1;
 	if (f->nclauses == 0)
 		f->start[0] = 0;
 	f->start[++f->nclauses] = f->nlit;
@@ -66,7 +57,7 @@ static int cnf_read(struct cnf *f, const char *path)
 	uint64_t lineno = 0;
 	bool header = false, open_clause = false;
 	if (!in) {
-		fprintf(stderr, "vsc gen sat: %s: %s\n", path, strerror(errno));
+		diag("gen sat", "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	memset(f, 0, sizeof(*f));
@@ -122,17 +113,16 @@ static int cnf_read(struct cnf *f, const char *path)
 	if (in != stdin)
 		fclose(in);
 	if (!header) {
-		fprintf(stderr, "vsc gen sat: %s: no 'p cnf' line\n", path);
+		diag("gen sat", "%s: no 'p cnf' line", path);
 		cnf_free(f);
 		return -1;
 	}
 	return 0;
 bad:
-	fprintf(stderr, "vsc gen sat: %s:%llu: not DIMACS CNF\n", path,
-		(unsigned long long)lineno);
+	diag("gen sat", "%s:%llu: not DIMACS CNF", path, (unsigned long long)lineno);
 	goto fail;
 nomem:
-	fprintf(stderr, "vsc gen sat: out of memory\n");
+	diag("gen sat", "out of memory");
 fail:
 	if (in != stdin)
 		fclose(in);
@@ -142,8 +132,8 @@ fail:
 
 /* ---- the reductions ------------------------------------------------------ */
 
-static void sat_event(struct gen_out *out, const char *thread, uint64_t ti,
-		      char kind, const char *var, uint64_t vi, int64_t value)
+static void sat_event(struct gen_out *out, const char *thread, uint64_t ti, char kind,
+		      const char *var, uint64_t vi, int64_t value)
 {
 	if (ti != UINT64_MAX)
 		gen_out_name(out, thread, ti);
@@ -171,13 +161,11 @@ static void sat_chain_var(char *buf, size_t size, uint64_t j, uint64_t t)
 	else if (t == 2)
 		snprintf(buf, size, "d%llu", (unsigned long long)j);
 	else
-		snprintf(buf, size, "d%llu_%llu", (unsigned long long)j,
-			 (unsigned long long)t);
+		snprintf(buf, size, "d%llu_%llu", (unsigned long long)j, (unsigned long long)t);
 }
 
 /* The variable literal number `pos` (0-based) of clause j writes. */
-static void sat_clause_var(char *buf, size_t size, uint64_t j, uint64_t pos,
-			   int writers)
+static void sat_clause_var(char *buf, size_t size, uint64_t j, uint64_t pos, int writers)
 {
 	if (writers == 3)
 		snprintf(buf, size, "c%llu", (unsigned long long)j);
@@ -187,8 +175,8 @@ static void sat_clause_var(char *buf, size_t size, uint64_t j, uint64_t pos,
 
 /* Literal thread P<i> (for x_i) or N<i> (for not x_i): reads v<i>, then
  * sets every clause the literal appears in. */
-static void sat_literal_thread(struct gen_out *out, const struct cnf *f,
-			       uint64_t i, bool positive, int writers)
+static void sat_literal_thread(struct gen_out *out, const struct cnf *f, uint64_t i, bool positive,
+			       int writers)
 {
 	const char *name = positive ? "P" : "N";
 	char var[64];
@@ -261,8 +249,8 @@ int gen_sat(int argc, char **argv)
 		{ "seed", 0, GEN_OPT_U64, &seed, NULL }, /* accepted, unused */
 		{ "output", 'o', GEN_OPT_STR, &outpath, NULL },
 	};
-	int r = gen_parse_opts("sat", sat_usage, argc, argv, opts,
-			       sizeof(opts) / sizeof(opts[0]), pos, 1, &npos);
+	int r = gen_parse_opts("sat", sat_usage, argc, argv, opts, sizeof(opts) / sizeof(opts[0]),
+			       pos, 1, &npos);
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (npos != 1 || (writers != 2 && writers != 3)) {
@@ -314,19 +302,19 @@ int gen_cnf(int argc, char **argv)
 		{ "seed", 0, GEN_OPT_U64, &seed, NULL },
 		{ "output", 'o', GEN_OPT_STR, &outpath, NULL },
 	};
-	int r = gen_parse_opts("cnf", cnf_usage, argc, argv, opts,
-			       sizeof(opts) / sizeof(opts[0]), pos, 0, &npos);
+	int r = gen_parse_opts("cnf", cnf_usage, argc, argv, opts, sizeof(opts) / sizeof(opts[0]),
+			       pos, 0, &npos);
 	if (r)
 		return r > 0 ? 0 : 2;
 	/* 2^53: beyond it the count is no longer exact, far beyond any use */
 	if (!clauses_given && !(ratio >= 0 && ratio * (double)nvars <= 0x1p53)) {
-		fprintf(stderr, "vsc gen cnf: --ratio: need 0 <= ratio and ratio x --vars <= 2^53\n");
+		diag("gen cnf", "--ratio: need 0 <= ratio and ratio x --vars <= 2^53");
 		return 2;
 	}
 	if (!clauses_given)
 		nclauses = (uint64_t)(ratio * (double)nvars + 0.5);
 	if (width == 0 || width > nvars || width > 64) {
-		fprintf(stderr, "vsc gen cnf: need 1 <= --width <= min(--vars, 64)\n");
+		diag("gen cnf", "need 1 <= --width <= min(--vars, 64)");
 		return 2;
 	}
 	struct gen_out *out = malloc(sizeof(*out));

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "userspace/gen/gen.h"
+#include "userspace/util/diag.h"
 
 struct sc_params {
 	uint64_t threads, events, total, vars, values, writers;
@@ -52,8 +53,8 @@ struct sc_state {
  * all), can the rest be laid out with no two equal neighbours and not
  * starting with c? Only the largest count of the other threads matters:
  * max1 (of thread arg1) and max2, the largest count of any thread but arg1. */
-static bool layout_possible(uint64_t left_c, uint64_t after, uint64_t c,
-			    uint64_t arg1, uint64_t max1, uint64_t max2)
+static bool layout_possible(uint64_t left_c, uint64_t after, uint64_t c, uint64_t arg1,
+			    uint64_t max1, uint64_t max2)
 {
 	uint64_t other = c == arg1 ? max2 : max1;
 	return other <= after - other + 1 && 2 * left_c <= after;
@@ -63,8 +64,7 @@ static bool layout_possible(uint64_t left_c, uint64_t after, uint64_t c,
  * at most events[t], and the runs must admit a layout without two equal
  * neighbours (else two runs would merge and a preemption vanish). */
 static int sc_spread_preemptions(const struct sc_params *p, struct gen_rng *rng,
-				 const uint64_t *events, uint64_t *nruns,
-				 uint64_t preemptions)
+				 const uint64_t *events, uint64_t *nruns, uint64_t preemptions)
 {
 	uint64_t k = p->threads, total = k;
 	uint64_t *cand = malloc(k * sizeof(*cand));
@@ -79,9 +79,9 @@ static int sc_spread_preemptions(const struct sc_params *p, struct gen_rng *rng,
 				cand[ncand++] = t;
 		if (!ncand) {
 			free(cand);
-			fprintf(stderr, "vsc gen sc: cannot place %llu preemptions "
-					"(threads too short or too few threads)\n",
-				(unsigned long long)preemptions);
+			diag("gen sc",
+			     "cannot place %llu preemptions (threads too short or too few threads)",
+			     (unsigned long long)preemptions);
 			return -1;
 		}
 		nruns[cand[gen_rng_below(rng, ncand)]]++;
@@ -113,7 +113,7 @@ static int sc_cut(struct gen_rng *rng, uint64_t n, uint64_t r, uint64_t *len)
 		while (have < need)
 			cut[have++] = 1 + gen_rng_below(rng, n - 1);
 		for (uint64_t a = 1; a < have; a++) { /* insertion sort is fine: */
-			uint64_t v = cut[a], b = a; /* need is small here */
+			uint64_t v = cut[a], b = a;   /* need is small here */
 			while (b > 0 && cut[b - 1] > v) {
 				cut[b] = cut[b - 1];
 				b--;
@@ -143,8 +143,8 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Order the runs: random, each thread's runs in program order, no two
  * neighbours from one thread, so exactly (runs - threads) preemptions. */
-static int sc_layout(struct sc_state *st, struct gen_rng *rng,
-		     const uint64_t *nruns, uint64_t **len_of)
+static int sc_layout(struct sc_state *st, struct gen_rng *rng, const uint64_t *nruns,
+		     uint64_t **len_of)
 {
 	uint64_t k = st->p->threads, total = 0, prev = UINT64_MAX;
 	int err = -1;
@@ -174,11 +174,9 @@ static int sc_layout(struct sc_state *st, struct gen_rng *rng,
 			if (t == prev || !left[t])
 				continue;
 			/* with nothing to read yet, the first event must write */
-			if (i == 0 && st->mem.ndefined == 0 &&
-			    gen_writers_count(&st->gw, t) == 0)
+			if (i == 0 && st->mem.ndefined == 0 && gen_writers_count(&st->gw, t) == 0)
 				continue;
-			if (layout_possible(left[t] - 1, total - i - 1, t, arg1,
-					    max1, max2)) {
+			if (layout_possible(left[t] - 1, total - i - 1, t, arg1, max1, max2)) {
 				cand[ncand++] = t;
 				weight += left[t];
 			}
@@ -206,7 +204,7 @@ static int sc_layout(struct sc_state *st, struct gen_rng *rng,
 	free(cand);
 	return 0;
 nomem:
-	fprintf(stderr, "vsc gen sc: out of memory\n");
+	diag("gen sc", "out of memory");
 fail:
 	free(left);
 	free(next);
@@ -228,15 +226,13 @@ static int sc_schedule(struct sc_state *st, uint64_t *preemptions)
 	if (!events || !nruns || !len_of)
 		goto nomem;
 	for (uint64_t t = 0; t < k; t++)
-		events[t] = p->total_given ? p->total / k + (t < p->total % k)
-					   : p->events;
+		events[t] = p->total_given ? p->total / k + (t < p->total % k) : p->events;
 	for (uint64_t t = 0; t < k; t++)
 		if (!events[t]) {
-			fprintf(stderr, "vsc gen sc: every thread needs an event\n");
+			diag("gen sc", "every thread needs an event");
 			goto out;
 		}
-	*preemptions = p->at_most ? gen_rng_below(&rng, p->preemptions + 1)
-				  : p->preemptions;
+	*preemptions = p->at_most ? gen_rng_below(&rng, p->preemptions + 1) : p->preemptions;
 	/* A thread that writes nothing cannot go first when nothing has a
 	 * value yet; draw again (a few times) if the layout put one there. */
 	for (int attempt = 0;; attempt++) {
@@ -254,8 +250,8 @@ static int sc_schedule(struct sc_state *st, uint64_t *preemptions)
 		if (r == 0)
 			break;
 		if (attempt == 100) {
-			fprintf(stderr, "vsc gen sc: no thread that writes can start "
-					"the schedule: use more --vars or --init known\n");
+			diag("gen sc",
+			     "no thread that writes can start the schedule: use more --vars or --init known");
 			goto out;
 		}
 	}
@@ -273,7 +269,7 @@ static int sc_schedule(struct sc_state *st, uint64_t *preemptions)
 	err = 0;
 	goto out;
 nomem:
-	fprintf(stderr, "vsc gen sc: out of memory\n");
+	diag("gen sc", "out of memory");
 out:
 	for (uint64_t t = 0; len_of && t < k; t++)
 		free(len_of[t]);
@@ -298,8 +294,8 @@ static int sc_memory_alloc(struct sc_state *st)
 	m->prev_defined = calloc(v, 1);
 	m->init_kind = calloc(v, 1);
 	m->defined_list = calloc(v, sizeof(*m->defined_list));
-	if (!m->cur || !m->prev || !m->init_value || !m->counter ||
-	    !m->defined || !m->prev_defined || !m->init_kind || !m->defined_list)
+	if (!m->cur || !m->prev || !m->init_value || !m->counter || !m->defined ||
+	    !m->prev_defined || !m->init_kind || !m->defined_list)
 		return -1;
 	if (st->stale_guaranteed) {
 		m->seen = calloc(p->threads * v, sizeof(*m->seen));
@@ -314,8 +310,7 @@ static int sc_memory_alloc(struct sc_state *st)
 		if (kind == GEN_INIT_MIX)
 			kind = (enum gen_init)gen_rng_below(&rng, 3);
 		m->init_kind[x] = (uint8_t)kind;
-		m->init_value[x] = p->values ? (int64_t)gen_rng_below(&rng, p->values)
-					     : 0;
+		m->init_value[x] = p->values ? (int64_t)gen_rng_below(&rng, p->values) : 0;
 	}
 	return 0;
 }
@@ -364,8 +359,7 @@ static void sc_store(struct sc_state *st, uint64_t t, uint64_t x, int64_t value)
 		m->seen[t * st->p->vars + x] = value;
 }
 
-static int64_t sc_fresh_value(struct sc_state *st, struct gen_rng *rng,
-			      uint64_t x)
+static int64_t sc_fresh_value(struct sc_state *st, struct gen_rng *rng, uint64_t x)
 {
 	if (st->p->values)
 		return (int64_t)gen_rng_below(rng, st->p->values);
@@ -379,8 +373,7 @@ struct sc_event {
 };
 
 /* The next event of thread t, executed against memory. */
-static void sc_next_event(struct sc_state *st, struct gen_rng *rng, uint64_t t,
-			  struct sc_event *ev)
+static void sc_next_event(struct sc_state *st, struct gen_rng *rng, uint64_t t, struct sc_event *ev)
 {
 	const struct sc_params *p = st->p;
 	struct sc_memory *m = &st->mem;
@@ -414,8 +407,7 @@ static void sc_next_event(struct sc_state *st, struct gen_rng *rng, uint64_t t,
 }
 
 /* Turn the read ev into a stale one if possible; true if done. */
-static bool sc_make_stale(struct sc_state *st, struct gen_rng *rng, uint64_t t,
-			  struct sc_event *ev)
+static bool sc_make_stale(struct sc_state *st, struct gen_rng *rng, uint64_t t, struct sc_event *ev)
 {
 	struct sc_memory *m = &st->mem;
 	uint64_t x = ev->var;
@@ -458,8 +450,7 @@ static void sc_write_inits(struct sc_state *st, struct gen_out *out)
 
 /* Replay the schedule; write the events of thread `only` (all if
  * UINT64_MAX). Returns the number of stale reads injected. */
-static uint64_t sc_replay(struct sc_state *st, struct gen_out *out,
-			  uint64_t only)
+static uint64_t sc_replay(struct sc_state *st, struct gen_out *out, uint64_t only)
 {
 	const struct sc_params *p = st->p;
 	struct gen_rng rng;
@@ -485,16 +476,15 @@ static uint64_t sc_replay(struct sc_state *st, struct gen_out *out,
 			}
 			if (only != UINT64_MAX && only != t)
 				continue;
-			gen_out_event(out, "T", t, ev.kind, "x", ev.var, ev.value,
-				      ev.new_value,
+			gen_out_event(out, "T", t, ev.kind, "x", ev.var, ev.value, ev.new_value,
 				      p->timestamps ? (int64_t)(1000 * (pos + 1)) : -1);
 		}
 	}
 	return injected;
 }
 
-static void sc_write_header(struct sc_state *st, struct gen_out *out,
-			    uint64_t preemptions, int argc, char **argv)
+static void sc_write_header(struct sc_state *st, struct gen_out *out, uint64_t preemptions,
+			    int argc, char **argv)
 {
 	gen_out_str(out, "vsc 1\n");
 	gen_out_command(out, "sc", argc, argv);
@@ -534,8 +524,9 @@ static const char sc_usage[] =
 
 int gen_sc(int argc, char **argv)
 {
-	struct sc_params p = { .threads = 4, .events = 1000, .vars = 8,
-			       .reads = 0.5, .init = GEN_INIT_NONE };
+	struct sc_params p = {
+		.threads = 4, .events = 1000, .vars = 8, .reads = 0.5, .init = GEN_INIT_NONE
+	};
 	const char *init = "none", *order = "thread", *outpath = NULL;
 	const char *pos[1];
 	size_t npos;
@@ -557,35 +548,33 @@ int gen_sc(int argc, char **argv)
 		{ "seed", 0, GEN_OPT_U64, &p.seed, NULL },
 		{ "output", 'o', GEN_OPT_STR, &outpath, NULL },
 	};
-	int r = gen_parse_opts("sc", sc_usage, argc, argv, opts,
-			       sizeof(opts) / sizeof(opts[0]), pos, 0, &npos);
+	int r = gen_parse_opts("sc", sc_usage, argc, argv, opts, sizeof(opts) / sizeof(opts[0]),
+			       pos, 0, &npos);
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (gen_parse_init(init, &p.init))
 		return 2;
 	if (strcmp(order, "thread") && strcmp(order, "interleaved")) {
-		fprintf(stderr, "vsc gen sc: --order must be thread or interleaved\n");
+		diag("gen sc", "--order must be thread or interleaved");
 		return 2;
 	}
 	p.interleaved = strcmp(order, "interleaved") == 0;
 	if (!p.threads || !p.vars || p.threads > UINT32_MAX ||
 	    (p.total_given && p.total < p.threads)) {
-		fprintf(stderr, "vsc gen sc: need threads >= 1, vars >= 1 and "
-				"at least one event per thread\n");
+		diag("gen sc", "need threads >= 1, vars >= 1 and at least one event per thread");
 		return 2;
 	}
 
 	struct sc_state st = { .p = &p };
 	st.stale_guaranteed = p.stale && p.writers == 1 && p.values == 0 &&
-			      p.init != GEN_INIT_UNKNOWN &&
-			      p.threads * p.vars <= (1ULL << 26);
+			      p.init != GEN_INIT_UNKNOWN && p.threads * p.vars <= (1ULL << 26);
 	int status = 2;
 	uint64_t preemptions = 0;
 	struct gen_out *out = malloc(sizeof(*out));
 	if (!out || gen_writers_init(&st.gw, p.threads, p.vars, p.writers))
 		goto done;
 	if (sc_memory_alloc(&st)) {
-		fprintf(stderr, "vsc gen sc: out of memory\n");
+		diag("gen sc", "out of memory");
 		goto done;
 	}
 	sc_memory_reset(&st);

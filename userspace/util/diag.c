@@ -4,19 +4,25 @@
 
 #include "userspace/util/diag.h"
 
-void diag(const char *who, const char *format, ...)
+void vdiag(const char *who, const char *format, va_list ap)
 {
 	char message[4096];
-	va_list ap;
 
 	/* One fprintf per message, so lines from worker threads do not mix. */
-	va_start(ap, format);
 	vsnprintf(message, sizeof(message), format, ap);
-	va_end(ap);
 	if (who)
 		fprintf(stderr, "vsc %s: %s\n", who, message);
 	else
 		fprintf(stderr, "vsc: %s\n", message);
+}
+
+void diag(const char *who, const char *format, ...)
+{
+	va_list ap;
+
+	va_start(ap, format);
+	vdiag(who, format, ap);
+	va_end(ap);
 }
 
 void diag_parse_error(void *ctx, const char *message)
