@@ -17,4 +17,11 @@ BENCH_EXTRA += bench-solver
 bench-solver: $(BUILD)/vsc
 	@BENCH_QUICK=$(BENCH_QUICK) bench/solver.sh $(BUILD)
 
+# Explanations: --explain time against the verdict's, core sizes, lab files
+# of many segments (bench/explain.sh); BENCH_QUICK=1 keeps to 10^5 events.
+.PHONY: bench-explain
+BENCH_EXTRA += bench-explain
+bench-explain: $(BUILD)/vsc
+	@BENCH_QUICK=$(BENCH_QUICK) bench/explain.sh $(BUILD)
+
 bench: $(BENCH_EXTRA)

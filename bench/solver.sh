@@ -183,7 +183,8 @@ done
 cat "$tmp/head" "$tmp/table" > "$out"
 {
 	cat "$top/bench/notes.md"
-	for f in "$top"/bench/results/solver.md "$top"/bench/results/solver-quick.md; do
+	for f in "$top"/bench/results/solver.md "$top"/bench/results/solver-quick.md \
+		"$top"/bench/results/explain.md; do
 		[ -f "$f" ] && { echo; cat "$f"; }
 	done
 } > "$top/bench/RESULTS.md"

@@ -7,7 +7,7 @@ packages="make gcc g++ libc6-dev pkg-config git ca-certificates
   clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool linux-libc-dev
   systemtap-sdt-dev libcmocka-dev libcadical-dev cadical
   liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev
-  libcapstone-dev libdw-dev librsvg2-bin libxml2-utils
+  libcapstone-dev libdw-dev librsvg2-bin libxml2-utils chromium
   util-linux procps python3
   parallel munge slurmctld slurmd slurm-client
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user file"

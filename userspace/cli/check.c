@@ -29,6 +29,7 @@ static void check_usage(FILE *out)
 		"                        and the orders that force it\n"
 		"      --core-out FILE   write each minimal core as a trace of its own\n"
 		"      --svg FILE        draw the witness (or the core) as an SVG picture\n"
+		"      --html FILE       one self-contained page: threads, core, cycle, witness\n"
 		"      --summary         one table over every segment of every FILE\n"
 		"      --accept-incomplete  decide recorded traces that lost events, hold\n"
 		"                        uncertain values or are cut short, on the events\n"
@@ -540,12 +541,16 @@ static int draw_pictures(const struct file_report *files, size_t nfiles, const c
 	return status;
 }
 
-/* --core-out; a file that cannot be written is exit status 2. */
+/* --core-out and --html; a file that cannot be written is exit status 2. */
 static int write_reports(const struct file_report *files, size_t nfiles,
 			 const struct check_args *a, int status)
 {
 	if (a->core_out && core_out_write(a->core_out, files, nfiles)) {
 		fprintf(stderr, "vsc: %s: %s\n", a->core_out, strerror(errno));
+		status = status > EXIT_USAGE ? status : EXIT_USAGE;
+	}
+	if (a->html && html_write(a->html, files, nfiles)) {
+		fprintf(stderr, "vsc: %s: %s\n", a->html, strerror(errno));
 		status = status > EXIT_USAGE ? status : EXIT_USAGE;
 	}
 	return status;
@@ -562,6 +567,7 @@ int cmd_check(int argc, char **argv)
 		{ "explain", no_argument, NULL, 'e' },
 		{ "svg", required_argument, NULL, 'g' },
 		{ "core-out", required_argument, NULL, 'C' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "summary", no_argument, NULL, 'S' },
 		{ "accept-incomplete", no_argument, NULL, 'A' },
 		{ "jobs", required_argument, NULL, 'j' },
@@ -614,6 +620,9 @@ int cmd_check(int argc, char **argv)
 			break;
 		case 'C':
 			a.core_out = optarg;
+			break;
+		case 'H':
+			a.html = optarg;
 			break;
 		case 'S':
 			a.summary = 1;

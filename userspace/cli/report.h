@@ -66,6 +66,9 @@ void story_json(struct json *j, const struct item *it);
  * are several); 0 or -1 with errno */
 int core_out_write(const char *path, const struct file_report *files, size_t nfiles);
 
+/* --html: one self-contained page (html.c, html_page.c) */
+int html_write(const char *path, const struct file_report *files, size_t nfiles);
+
 /* one SVG picture of an item: witness lanes, or the core with its orders */
 int svg_write(const char *path, const struct item *it, const char *title);
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* --svg: threads as horizontal lanes, time going right.
  * Consistent: the witness, one box per event (or, past SVG_MAX_BOXES events,
- * one box per run of a thread), preemptions marked by red dashed lines.
- * Inconsistent: the core's events per thread in program order, with the
- * forced orders of the cycle as arrows. */
+ * one box per run of a thread, at most SVG_MAX_BOXES of them), preemptions
+ * marked by red dashed lines. Inconsistent: the core's events (red) and
+ * their neighbours (grey) per thread in program order, with the cycle as
+ * numbered arrows from box edge to box edge. The size follows the core,
+ * never the trace. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,21 +14,31 @@
 #include "report.h"
 
 #define SVG_MAX_BOXES 200
-#define LANE_H 60
+#define SVG_AROUND 2 /* neighbours drawn on each side of a core event */
+#define LANE_H 76
 #define BOX_W 84
 #define BOX_H 34
 #define LEFT 110
-#define TOP 50
+#define TOP 64
 
 static void text_escaped(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(*s, out);
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
 		}
 	}
 }
@@ -34,14 +46,18 @@ static void text_escaped(FILE *out, const char *s)
 static void header(FILE *out, size_t columns, size_t lanes, const char *title)
 {
 	unsigned w = (unsigned)(LEFT + columns * (BOX_W + 8) + 40);
+	unsigned title_w = (unsigned)(20 + 9 * strlen(title)); /* 14px monospace */
+
+	if (w < title_w)
+		w = title_w;
 	unsigned h = (unsigned)(TOP + lanes * LANE_H + 30);
 
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
 		"viewBox=\"0 0 %u %u\" font-family=\"monospace\" font-size=\"11\">\n"
-		"<defs><marker id=\"arrow\" markerWidth=\"8\" markerHeight=\"8\" refX=\"7\" "
-		"refY=\"4\" orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#c0392b\"/>"
+		"<defs><marker id=\"arrow\" markerUnits=\"userSpaceOnUse\" markerWidth=\"9\" "
+		"markerHeight=\"8\" refX=\"8\" refY=\"4\" orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#c0392b\"/>"
 		"</marker></defs>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
 		"<text x=\"10\" y=\"22\" font-size=\"14\">",
@@ -83,6 +99,9 @@ static void event_label(const struct vsc_program *p, uint32_t t, uint32_t i, cha
 			 (long long)e->value);
 }
 
+/* The witness: one box per event up to SVG_MAX_BOXES events, else one box
+ * per run of a thread, and at most SVG_MAX_BOXES of those: the picture
+ * shows the start of a long witness and says how much it leaves out. */
 static void draw_witness(FILE *out, const struct item *it, const char *title)
 {
 	const struct vsc_program *p = it->prog;
@@ -90,29 +109,39 @@ static void draw_witness(FILE *out, const struct item *it, const char *title)
 	size_t n = vsc_result_witness(it->res, &w), k = vsc_program_thread_count(p);
 	size_t runs = 0, column = 0, *next = calloc(k + 1, sizeof(*next));
 	int blocks;
+	char full_title[1024];
 
 	if (!next)
 		return;
 	for (size_t i = 0; i < n; i++)
 		runs += i == 0 || w[i] != w[i - 1];
 	blocks = n > SVG_MAX_BOXES;
-	header(out, blocks ? runs : n, k, title);
+	if (blocks && runs > SVG_MAX_BOXES)
+		snprintf(full_title, sizeof(full_title),
+			 "%s (the first %d of %zu runs of its %zu-event witness)", title,
+			 SVG_MAX_BOXES, runs, n);
+	else
+		snprintf(full_title, sizeof(full_title), "%s", title);
+	header(out, blocks ? (runs < SVG_MAX_BOXES ? runs : SVG_MAX_BOXES) : n, k, full_title);
 	for (size_t t = 0; t < k; t++)
-		lane(out, t, vsc_program_thread_name(p, t), blocks ? runs : n);
-	for (size_t i = 0; i < n; column++) {
+		lane(out, t, vsc_program_thread_name(p, t),
+		     blocks ? (runs < SVG_MAX_BOXES ? runs : SVG_MAX_BOXES) : n);
+	for (size_t i = 0; i < n && column < SVG_MAX_BOXES; column++) {
 		size_t j = i;
 		char label[128];
 		if (blocks) {
 			while (j < n && w[j] == w[i])
 				j++;
-			snprintf(label, sizeof(label), "[%zu..%zu]", next[w[i]], next[w[i]] + (j - i) - 1);
+			snprintf(label, sizeof(label), "[%zu..%zu]", next[w[i]],
+				 next[w[i]] + (j - i) - 1);
 		} else {
 			j = i + 1;
 			event_label(p, w[i], (uint32_t)next[w[i]], label, sizeof(label));
 		}
 		box(out, column, w[i], label, "#d6eaf8");
 		next[w[i]] += j - i;
-		if (j < n && w[j] != w[i] && next[w[i]] < vsc_program_thread_length(p, w[i])) {
+		if (j < n && w[j] != w[i] && next[w[i]] < vsc_program_thread_length(p, w[i]) &&
+		    column + 1 < SVG_MAX_BOXES) {
 			unsigned x = (unsigned)(LEFT + column * (BOX_W + 8) + BOX_W + 4);
 			fprintf(out,
 				"<line x1=\"%u\" y1=\"%d\" x2=\"%u\" y2=\"%u\" stroke=\"#c0392b\" "
@@ -124,58 +153,151 @@ static void draw_witness(FILE *out, const struct item *it, const char *title)
 	free(next);
 }
 
+/* The core picture's layout: the core's events and SVG_AROUND neighbours
+ * on each side in their threads, lanes for the threads that have core
+ * events, every other column left free for the arrows (and, where a
+ * thread's events are left out, a note of how many). */
+struct core_layout {
+	struct vsc_event_ref *ev;
+	size_t *column, count, columns;
+	size_t *row; /* per thread */
+	size_t rows;
+};
+
+static int compare_refs(const void *a, const void *b)
+{
+	const struct vsc_event_ref *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static int layout_core(const struct item *it, struct core_layout *l)
+{
+	const struct vsc_event_ref *core;
+	size_t n = vsc_core_events(it->core, &core), m = 0;
+
+	l->ev = malloc((n * (2 * SVG_AROUND + 1) + 1) * sizeof(*l->ev));
+	l->column = malloc((n * (2 * SVG_AROUND + 1) + 1) * sizeof(*l->column));
+	l->row = calloc(vsc_program_thread_count(it->prog) + 1, sizeof(*l->row));
+	if (!l->ev || !l->column || !l->row)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = vsc_program_thread_length(it->prog, core[i].thread);
+		size_t from = core[i].index > SVG_AROUND ? core[i].index - SVG_AROUND : 0;
+		for (size_t k = from; k < len && k <= (size_t)core[i].index + SVG_AROUND; k++)
+			l->ev[m++] = (struct vsc_event_ref){ core[i].thread, (uint32_t)k };
+	}
+	qsort(l->ev, m, sizeof(*l->ev), compare_refs);
+	for (size_t i = 0; i < m; i++) {
+		size_t c;
+		if (l->count && !compare_refs(&l->ev[l->count - 1], &l->ev[i]))
+			continue;
+		if (!l->count || l->ev[i].thread != l->ev[l->count - 1].thread) {
+			l->row[l->ev[i].thread] = l->rows++;
+			c = 0;
+		} else {
+			c = l->column[l->count - 1] + 2; /* a free slot between: room for arrows */
+		}
+		l->ev[l->count] = l->ev[i];
+		l->column[l->count++] = c;
+		if (c + 1 > l->columns)
+			l->columns = c + 1;
+	}
+	return 0;
+}
+
+static size_t find_event(const struct core_layout *l, struct vsc_event_ref r)
+{
+	for (size_t i = 0; i < l->count; i++)
+		if (!compare_refs(&l->ev[i], &r))
+			return i;
+	return l->count;
+}
+
+/* Where the line from box centre (x, y) towards (tx, ty) leaves the box,
+ * pad pixels out: arrows start and end outside the labels. */
+static void box_exit(double x, double y, double tx, double ty, double pad, double *ox, double *oy)
+{
+	double dx = tx - x, dy = ty - y;
+	double sx = dx != 0 ? (BOX_W / 2.0 + pad) / (dx < 0 ? -dx : dx) : 1e9;
+	double sy = dy != 0 ? (BOX_H / 2.0 + pad) / (dy < 0 ? -dy : dy) : 1e9;
+	double s = sx < sy ? sx : sy;
+
+	if (s > 1)
+		s = 1;
+	*ox = x + dx * s;
+	*oy = y + dy * s;
+}
+
+static void draw_step(FILE *out, const struct core_layout *l, const struct vsc_order *o, size_t k)
+{
+	static const char *const names[] = { "program order", "reads-from", "from-read",
+					     "coherence" };
+	size_t a = find_event(l, o->before), b = find_event(l, o->after);
+	double x1, y1, x2, y2, cx, cy, px, py, qx, qy;
+
+	if (a == l->count || b == l->count)
+		return;
+	x1 = LEFT + l->column[a] * (BOX_W + 8) + BOX_W / 2.0;
+	y1 = TOP + l->row[l->ev[a].thread] * LANE_H + BOX_H / 2.0;
+	x2 = LEFT + l->column[b] * (BOX_W + 8) + BOX_W / 2.0;
+	y2 = TOP + l->row[l->ev[b].thread] * LANE_H + BOX_H / 2.0;
+	/* bend same-lane arrows above the lane, others a little sideways */
+	cx = (x1 + x2) / 2 + (y1 == y2 ? 0 : 24);
+	cy = (y1 + y2) / 2 - (y1 == y2 ? BOX_H * 1.2 : 0);
+	box_exit(x1, y1, cx, cy, 2, &px, &py);
+	box_exit(x2, y2, cx, cy, 8, &qx, &qy);
+	fprintf(out,
+		"<path d=\"M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f\" fill=\"none\" stroke=\"%s\" "
+		"stroke-width=\"1.5\" marker-end=\"url(#arrow)\"><title>%s</title></path>\n",
+		px, py, cx, cy, qx, qy, o->kind == VSC_ORDER_PROGRAM ? "#7f8c8d" : "#c0392b",
+		names[o->kind]);
+	fprintf(out,
+		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" "
+		"fill=\"#c0392b\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">"
+		"%zu. %s</text>\n",
+		/* a third of the way: crossing arrows keep their labels apart */
+		0.49 * px + 0.42 * cx + 0.09 * qx, 0.49 * py + 0.42 * cy + 0.09 * qy - 3, k + 1,
+		names[o->kind]);
+}
+
+/* The core (red) with its neighbours (grey), "..." where a thread's events
+ * are left out, and the cycle as numbered arrows. */
 static void draw_core(FILE *out, const struct item *it, const char *title)
 {
 	const struct vsc_program *p = it->prog;
 	const struct vsc_event_ref *core;
 	const struct vsc_order *cycle;
 	size_t n = vsc_core_events(it->core, &core), m = vsc_core_cycle(it->core, &cycle);
-	size_t k = vsc_program_thread_count(p), columns = 0;
-	size_t *row = calloc(k + 1, sizeof(*row)), *column = calloc(n + 1, sizeof(*column));
-	size_t rows = 0;
+	struct core_layout l = { 0 };
 
-	if (!row || !column)
+	if (layout_core(it, &l))
 		goto out;
-	/* lanes: the threads that have core events, in order; columns: the
-	 * event's place among its thread's core events */
-	for (size_t i = 0; i < n; i++) {
-		if (i == 0 || core[i].thread != core[i - 1].thread)
-			row[core[i].thread] = rows++;
-		column[i] = i == 0 || core[i].thread != core[i - 1].thread ? 0 : column[i - 1] + 1;
-		if (column[i] + 1 > columns)
-			columns = column[i] + 1;
-	}
-	header(out, columns, rows, title);
-	for (size_t i = 0; i < n; i++) {
+	header(out, l.columns, l.rows, title);
+	for (size_t i = 0; i < l.count; i++) {
 		char label[128];
-		if (column[i] == 0)
-			lane(out, row[core[i].thread], vsc_program_thread_name(p, core[i].thread),
-			     columns);
-		event_label(p, core[i].thread, core[i].index, label, sizeof(label));
-		box(out, column[i], row[core[i].thread], label, "#fadbd8");
+		int is_core = bsearch(&l.ev[i], core, n, sizeof(*core), compare_refs) != NULL;
+		if (i == 0 || l.ev[i].thread != l.ev[i - 1].thread)
+			lane(out, l.row[l.ev[i].thread], vsc_program_thread_name(p, l.ev[i].thread),
+			     l.columns);
+		else if (l.ev[i].index > l.ev[i - 1].index + 1)
+			fprintf(out,
+				"<text x=\"%u\" y=\"%u\" text-anchor=\"middle\" fill=\"#999\">"
+				"&#8230; %u &#8230;</text>\n",
+				(unsigned)(LEFT + (l.column[i] - 1) * (BOX_W + 8) + BOX_W / 2),
+				(unsigned)(TOP + l.row[l.ev[i].thread] * LANE_H + BOX_H / 2 + 4),
+				l.ev[i].index - l.ev[i - 1].index - 1);
+		event_label(p, l.ev[i].thread, l.ev[i].index, label, sizeof(label));
+		box(out, l.column[i], l.row[l.ev[i].thread], label,
+		    is_core ? "#fadbd8" : "#f2f2f2");
 	}
-	for (size_t e = 0; e < m; e++) {
-		size_t a = n, b = n;
-		for (size_t i = 0; i < n; i++) {
-			if (!memcmp(&core[i], &cycle[e].before, sizeof(core[i])))
-				a = i;
-			if (!memcmp(&core[i], &cycle[e].after, sizeof(core[i])))
-				b = i;
-		}
-		if (a == n || b == n)
-			continue;
-		unsigned x1 = (unsigned)(LEFT + column[a] * (BOX_W + 8) + BOX_W / 2);
-		unsigned y1 = (unsigned)(TOP + row[core[a].thread] * LANE_H + BOX_H / 2);
-		unsigned x2 = (unsigned)(LEFT + column[b] * (BOX_W + 8) + BOX_W / 2);
-		unsigned y2 = (unsigned)(TOP + row[core[b].thread] * LANE_H + BOX_H / 2);
-		fprintf(out,
-			"<path d=\"M%u,%u Q%u,%u %u,%u\" fill=\"none\" stroke=\"#c0392b\" "
-			"stroke-width=\"1.5\" marker-end=\"url(#arrow)\"/>\n",
-			x1, y1, (x1 + x2) / 2 + 20, (y1 + y2) / 2 - 20, x2, y2);
-	}
+	for (size_t e = 0; e < m; e++)
+		draw_step(out, &l, &cycle[e], e);
 out:
-	free(row);
-	free(column);
+	free(l.ev);
+	free(l.column);
+	free(l.row);
 }
 
 int svg_write(const char *path, const struct item *it, const char *title)

@@ -10,9 +10,8 @@
  * value of a read that no write of the core explains. Each derived order
  * remembers when it was added, so its justification is a path over orders
  * that existed before it: never circular, and never a step that hides a
- * chain. The cycle printed is the cheapest one, a derived order costing
- * twice a program-order or reads-from step (from-read) or three times
- * (write-before-source, which stands for a longer chain). */
+ * chain. The cycle printed is the cheapest one (order_cost): plain steps
+ * first, coherence steps (which stand for a chain) last. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +116,16 @@ static void saturate_read(struct dense *g, size_t r, int *changed)
 				add_order(g, r, w, VSC_ORDER_READ_FIRST, r, n, changed);
 		return;
 	}
+	if (sources == 0 && !from_init) {
+		/* every write it could see comes after it: it still needs one */
+		for (size_t w = 0; w < n && source == n; w++)
+			if (w != r && writes_var(g->ev[w], e->var) &&
+			    written_value(g->ev[w]) == e->value)
+				source = w;
+		if (source != n)
+			add_order(g, source, r, VSC_ORDER_READS_FROM, r, source, changed);
+		return;
+	}
 	if (sources != 1 || from_init)
 		return;
 	add_order(g, source, r, VSC_ORDER_READS_FROM, r, source, changed);
@@ -149,12 +158,24 @@ static void saturate(struct dense *g)
 	}
 }
 
-static unsigned order_cost(unsigned kind_plus_one)
+/* A step's cost in the story: program order and reads-from are plain
+ * facts; from-read costs more when its source and the write are not in one
+ * thread (its chain then needs telling); coherence stands for the chain
+ * from the write to the read, so a cycle goes through it only when no
+ * cycle of plain steps exists. */
+static unsigned order_cost(const struct dense *g, size_t a, size_t b)
 {
-	return kind_plus_one == VSC_ORDER_PROGRAM + 1 || kind_plus_one == VSC_ORDER_READS_FROM + 1
-		       ? 1
-	       : kind_plus_one == VSC_ORDER_READ_FIRST + 1 ? 2
-							   : 3;
+	size_t n = g->n, src = g->src[a * n + b];
+
+	switch (g->kind_of[a * n + b] - 1u) {
+	case VSC_ORDER_PROGRAM:
+	case VSC_ORDER_READS_FROM:
+		return 1;
+	case VSC_ORDER_READ_FIRST:
+		return src == n || g->refs[src].thread == g->refs[b].thread ? 2 : 5;
+	default:
+		return 12;
+	}
 }
 
 /* The cheapest path from x to y over orders added before `limit` (all when
@@ -182,8 +203,8 @@ static size_t cheapest_path(const struct dense *g, size_t x, size_t y, uint32_t 
 			unsigned k = g->kind_of[u * n + v];
 			if (!k || (limit && g->seq[u * n + v] >= limit))
 				continue;
-			if (v != x && dist[u] + order_cost(k) < dist[v]) {
-				dist[v] = dist[u] + order_cost(k);
+			if (v != x && dist[u] + order_cost(g, u, v) < dist[v]) {
+				dist[v] = dist[u] + order_cost(g, u, v);
 				prev[v] = u;
 			}
 		}
@@ -300,7 +321,7 @@ static int extract_cycle(struct pool *pl, struct dense *g, struct scratch *s)
 			len = cheapest_path(g, b, a, 0, s->dist, s->prev, s->done, s->path);
 			if (!len)
 				continue;
-			cost = s->dist[a] + order_cost(g->kind_of[a * n + b]);
+			cost = s->dist[a] + order_cost(g, a, b);
 			if (cost < best) {
 				best = cost;
 				best_a = a;

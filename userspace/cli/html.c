@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/* --html FILE: one self-contained page (inline CSS and script, nothing
+ * fetched) with the threads as lanes. An inconsistent execution shows its
+ * core highlighted, with the events around each core event in its thread
+ * (the violating neighbourhood) and the cycle as labelled arrows; a
+ * consistent one shows a window of its witness with the preemptions. The
+ * page never holds a whole long trace: a window of it, said so on the page.
+ * The data is one JSON block the page's script draws (html_page.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "report.h"
+
+#define HTML_AROUND 6            /* events shown on each side of a core event */
+#define HTML_WITNESS_WINDOW 2000 /* witness steps shown */
+#define HTML_MAX_EXECUTIONS 50   /* executions on one page */
+
+extern const char html_page_head[], html_page_tail[];
+
+/* A JSON string that cannot end the script element it sits in. */
+static void put_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+struct shown {
+	struct vsc_event_ref *ev;
+	size_t count;
+};
+
+static int compare_refs(const void *a, const void *b)
+{
+	const struct vsc_event_ref *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The core's events and their neighbours in their threads, sorted. */
+static int around_core(const struct item *it, struct shown *s)
+{
+	const struct vsc_event_ref *core;
+	size_t n = vsc_core_events(it->core, &core), m = 0;
+
+	s->ev = malloc((n * (2 * HTML_AROUND + 1) + 1) * sizeof(*s->ev));
+	if (!s->ev)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = vsc_program_thread_length(it->prog, core[i].thread);
+		size_t from = core[i].index > HTML_AROUND ? core[i].index - HTML_AROUND : 0;
+		for (size_t k = from; k < len && k <= (size_t)core[i].index + HTML_AROUND; k++)
+			s->ev[m++] = (struct vsc_event_ref){ core[i].thread, (uint32_t)k };
+	}
+	qsort(s->ev, m, sizeof(*s->ev), compare_refs);
+	s->count = 0;
+	for (size_t i = 0; i < m; i++)
+		if (!s->count || compare_refs(&s->ev[s->count - 1], &s->ev[i]))
+			s->ev[s->count++] = s->ev[i];
+	return 0;
+}
+
+/* The first steps of the witness, in its order. */
+static int witness_window(const struct item *it, struct shown *s)
+{
+	const uint32_t *w;
+	size_t n = vsc_result_witness(it->res, &w), k = vsc_program_thread_count(it->prog);
+	size_t *next = calloc(k + 1, sizeof(*next));
+
+	s->count = n < HTML_WITNESS_WINDOW ? n : HTML_WITNESS_WINDOW;
+	s->ev = malloc((s->count + 1) * sizeof(*s->ev));
+	if (!next || !s->ev) {
+		free(next);
+		return -1;
+	}
+	for (size_t i = 0; i < s->count; i++)
+		s->ev[i] = (struct vsc_event_ref){ w[i], (uint32_t)next[w[i]]++ };
+	free(next);
+	return 0;
+}
+
+static size_t find_shown(const struct shown *s, struct vsc_event_ref r)
+{
+	for (size_t i = 0; i < s->count; i++)
+		if (!compare_refs(&s->ev[i], &r))
+			return i;
+	return s->count;
+}
+
+static int in_core(const struct item *it, struct vsc_event_ref r)
+{
+	const struct vsc_event_ref *core;
+	size_t n = it->core ? vsc_core_events(it->core, &core) : 0;
+	return n && bsearch(&r, core, n, sizeof(r), compare_refs) != NULL;
+}
+
+static void put_events(FILE *out, const struct file_report *f, const struct item *it,
+		       const struct shown *s)
+{
+	fputs(",\"ev\":[", out);
+	for (size_t i = 0; i < s->count; i++) {
+		struct vsc_event_ref r = s->ev[i];
+		uint32_t line = vsc_program_event_line(it->prog, r.thread, r.index);
+		char label[256];
+		story_event(it->prog, r, label, sizeof(label));
+		fprintf(out, "%s[%u,%u,", i ? "," : "", r.thread, r.index);
+		put_string(out, strchr(label, ' ') + 1);
+		fprintf(out, ",%u,", line);
+		put_string(out, notes_find(f->notes, line));
+		fprintf(out, ",%d]", in_core(it, r));
+	}
+	fputc(']', out);
+}
+
+static const char *step_reason(const struct vsc_order *o, size_t why)
+{
+	switch (o->kind) {
+	case VSC_ORDER_PROGRAM:
+		return "program order";
+	case VSC_ORDER_READS_FROM:
+		return "reads-from: the only write of this value the read can see";
+	case VSC_ORDER_READ_FIRST:
+		return why ? "from-read: the read's source comes before this write, which "
+			     "would hide the value"
+			   : "from-read: the read sees the initial value, which this write "
+			     "would hide";
+	default:
+		return "coherence: this write comes before the read, so it cannot fall "
+		       "between the read and its only source";
+	}
+}
+
+static void put_cycle(FILE *out, const struct item *it, const struct shown *s)
+{
+	static const char *const names[] = { "program-order", "reads-from", "from-read",
+					     "coherence" };
+	const struct vsc_order *cycle, *why;
+	size_t m = it->core ? vsc_core_cycle(it->core, &cycle) : 0;
+
+	fputs(",\"cycle\":[", out);
+	for (size_t i = 0; i < m; i++) {
+		size_t w = vsc_core_order_why(it->core, &cycle[i], &why);
+		char reason[1024], a[96], b[96];
+		size_t len;
+		snprintf(reason, sizeof(reason), "%s", step_reason(&cycle[i], w));
+		for (size_t k = 0; k < w; k++) { /* the chain, one level */
+			len = strlen(reason);
+			snprintf(a, sizeof(a), "%s[%u]",
+				 vsc_program_thread_name(it->prog, why[k].before.thread),
+				 why[k].before.index);
+			snprintf(b, sizeof(b), "%s[%u]",
+				 vsc_program_thread_name(it->prog, why[k].after.thread),
+				 why[k].after.index);
+			snprintf(reason + len, sizeof(reason) - len, "%s %s before %s (%s)",
+				 k ? ";" : ":", a, b, names[why[k].kind]);
+		}
+		fprintf(out, "%s[%zu,%zu,", i ? "," : "", find_shown(s, cycle[i].before),
+			find_shown(s, cycle[i].after));
+		put_string(out, names[cycle[i].kind]);
+		fputc(',', out);
+		put_string(out, reason);
+		fputc(']', out);
+	}
+	fputc(']', out);
+}
+
+static int put_execution(FILE *out, const struct file_report *f, const struct item *it, int first)
+{
+	const char *name = vsc_program_name(it->prog);
+	size_t total = vsc_program_event_count(it->prog), k = vsc_program_thread_count(it->prog);
+	int witness = it->status == EXIT_CONSISTENT && it->res;
+	struct shown s = { 0 };
+	char title[1024], note[256];
+
+	if ((witness ? witness_window(it, &s) : it->core ? around_core(it, &s) : 0))
+		return -1;
+	snprintf(title, sizeof(title), "%s%s%s: %s", f->path, name ? " segment " : "",
+		 name ? name : "", verdict_name(it->status));
+	if (witness)
+		snprintf(note, sizeof(note), "witness: steps 0 to %zu of %zu",
+			 s.count ? s.count - 1 : 0, total);
+	else if (it->core)
+		snprintf(note, sizeof(note),
+			 "core: %zu of %zu events%s, with up to %d events on each side in their "
+			 "threads",
+			 vsc_core_events(it->core, NULL), total,
+			 vsc_core_is_minimal(it->core) ? " (1-minimal)" : " (not minimal)",
+			 HTML_AROUND);
+	else
+		snprintf(note, sizeof(note), "no witness and no core to show");
+	fputs(first ? "{\"title\":" : ",{\"title\":", out);
+	put_string(out, title);
+	fputs(",\"note\":", out);
+	put_string(out, note);
+	fprintf(out, ",\"mode\":\"%s\",\"threads\":[", witness ? "witness" : "core");
+	for (size_t t = 0; t < k; t++) {
+		fputs(t ? "," : "", out);
+		put_string(out, vsc_program_thread_name(it->prog, t));
+	}
+	fputc(']', out);
+	put_events(out, f, it, &s);
+	put_cycle(out, it, &s);
+	fputc('}', out);
+	free(s.ev);
+	return 0;
+}
+
+/* Inconsistent executions first, then the others, HTML_MAX_EXECUTIONS in all. */
+static int put_executions(FILE *out, const struct file_report *files, size_t nfiles,
+			  size_t *left_out)
+{
+	size_t put = 0, total = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < nfiles; i++) {
+			for (size_t s = 0; files[i].trace && s < files[i].count; s++) {
+				const struct item *it = &files[i].items[s];
+				if ((it->status == EXIT_INCONSISTENT) != (pass == 0))
+					continue;
+				total++;
+				if (put == HTML_MAX_EXECUTIONS)
+					continue;
+				if (put_execution(out, &files[i], it, put == 0))
+					return -1;
+				put++;
+			}
+		}
+	}
+	*left_out = total - put;
+	return 0;
+}
+
+int html_write(const char *path, const struct file_report *files, size_t nfiles)
+{
+	FILE *out = fopen(path, "w");
+	size_t left_out = 0;
+	int err;
+
+	if (!out)
+		return -1;
+	fputs(html_page_head, out);
+	fputs("<script type=\"application/json\" id=\"vsc-data\">{\"executions\":[", out);
+	err = put_executions(out, files, nfiles, &left_out);
+	fprintf(out, "],\"left_out\":%zu}</script>\n", left_out);
+	fputs(html_page_tail, out);
+	err = err || ferror(out);
+	if (fclose(out) || err) {
+		errno = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}
