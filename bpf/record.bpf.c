@@ -2,11 +2,32 @@
 /*
  * vsc record: BPF half of the USDT probe path. Target threads log accesses
  * into a thread-local log (include/vsc/probe.h) and fire vsc:batch when it is
- * full; this program copies the batch into the ring buffer as capture events
- * (bpf/vsc_event.h), one per access, with the per-thread sequence numbers
- * the log carries. Events that do not fit are counted in `lost`, never
- * dropped silently. vsc:log tells where each thread's log lives, so the
- * recorder can read a part-filled log when the recording stops.
+ * full; this program copies the whole log into the ring buffer as one record
+ * (bpf/record.h, struct vsc_record_batch) with one read.
+ *
+ * Lossless by default: a thread that fires vsc:batch with `blocking` set
+ * waits until the recorder, having read the record, acknowledges it (writes
+ * `acked` into the log with process_vm_writev: kernels in lockdown refuse
+ * bpf_probe_write_user); a batch that did not fit is fired again after a
+ * short wait (probe.h), so a full ring slows the program down instead of
+ * losing events. A batch fired without `blocking` (drop mode, or a recorder
+ * going away) that does not fit is counted in `lost`, never dropped
+ * silently.
+ *
+ * Exactly once: the logs map keeps, per thread, the sequence number below
+ * which every entry was handed over (next_seq); a record says how many of
+ * its first entries were in an earlier one (skip), and the recorder reads a
+ * part-filled log from that number on.
+ *
+ * A thread's end: when a target thread exits (exit(), a kill, another
+ * thread's exec) or calls execve, its log is about to vanish with its
+ * address space. The raw tracepoints at system call entry (exit,
+ * exit_group, execve) and at signal delivery (SIGKILL, which is also what a
+ * thread gets when another one exits or execs, or an unhandled fatal signal)
+ * hand it over while the memory is still there (no kprobes or tracefs
+ * needed; a core dump or a crash inside the kernel escapes them). If the ring is full then, the map says how many entries
+ * were left behind (unsent), and the recorder reads them from memory if it
+ * still can, or counts them lost.
  *
  * No architecture-specific code: USDT arguments come through libbpf's
  * usdt.bpf.h, which reads them per the note's argument specs on x86-64 and
@@ -34,68 +55,230 @@ struct {
 	__type(value, struct vsc_record_log_ref);
 } logs SEC(".maps");
 
+/* Set by the recorder before loading: the process recorded. */
+const volatile __u32 target_pid = 0;
+
+/* system call numbers of exit, exit_group, execve and execveat */
+#if defined(__TARGET_ARCH_arm64)
+#define NR_EXIT 93
+#define NR_EXIT_GROUP 94
+#define NR_EXECVE 221
+#define NR_EXECVEAT 281
+#else
+#define NR_EXIT 60
+#define NR_EXIT_GROUP 231
+#define NR_EXECVE 59
+#define NR_EXECVEAT 322
+#endif
+
 /* Events that did not fit into the ring buffer or could not be read. */
 __u64 lost = 0;
-/* Batches seen (for the recorder's statistics). */
+/* Threads that ended with an RMW announced but not published: it may have
+ * been performed, so the loss count is a lower bound. */
+__u64 maybe_lost = 0;
+/* Batch records made, and waits of threads for room in the ring. */
 __u64 batches = 0;
+__u64 waits = 0;
 
-SEC("usdt")
-int BPF_USDT(vsc_batch, __u64 log_addr, __u64 count_arg)
+static __always_inline __u32 unsent_of(__u64 seq, __u32 count, __u64 next_seq)
+{
+	__u64 skip = next_seq > seq ? next_seq - seq : 0;
+	return skip >= count ? 0 : count - (__u32)skip;
+}
+
+static __always_inline __u32 end_flag(__u32 origin)
+{
+	return origin == VSC_RECORD_FROM_EXEC ? VSC_RECORD_LOG_EXECED : VSC_RECORD_LOG_ENDED;
+}
+
+/* The ring is full. A blocking probe's batch: the thread tries again.
+ * Otherwise count what is lost now, or (at a thread's end) leave it for the
+ * recorder to read from memory. */
+static __always_inline void ring_full(struct vsc_record_log_ref *ref, __u64 seq, __u32 count,
+				      __u32 pending, __u32 origin, bool blocking)
+{
+	if (origin == VSC_RECORD_FROM_BATCH && blocking)
+		return;
+	if (origin == VSC_RECORD_FROM_BATCH) {
+		__sync_fetch_and_add(&lost, unsent_of(seq, count, ref->next_seq));
+		if (ref->next_seq < seq + count)
+			ref->next_seq = seq + count;
+		return;
+	}
+	ref->unsent = unsent_of(seq, count, ref->next_seq);
+	ref->flags |= end_flag(origin);
+	if (pending > count)
+		ref->flags |= VSC_RECORD_LOG_PENDING_RMW;
+}
+
+/* Copy the log at log_addr into one ring record; returns 0 when it is there
+ * (or had nothing new). */
+static __always_inline int hand_over(struct vsc_record_log_ref *ref, __u64 log_addr, __u32 origin,
+				     bool blocking)
 {
 	struct vsc_record_log *log = (struct vsc_record_log *)log_addr;
 	__u64 id = bpf_get_current_pid_tgid();
-	struct vsc_record_entry entry;
-	__u64 seq0 = 0, count;
-	__u32 count32 = 0, i;
+	struct vsc_record_batch *rec;
+	__u64 seq = 0;
+	__u32 count = 0, pending = 0, skip;
 
-	__sync_fetch_and_add(&batches, 1);
-	/* the header is the truth; the probe argument is a cross-check */
-	if (bpf_probe_read_user(&seq0, sizeof(seq0), &log->seq) ||
-	    bpf_probe_read_user(&count32, sizeof(count32), &log->count)) {
-		__sync_fetch_and_add(&lost, count_arg <= VSC_RECORD_LOG_CAP ? count_arg : 0);
-		return 0;
+	/* the header first: a batch fired again is often there already */
+	if (bpf_probe_read_user(&seq, sizeof(seq), &log->seq) ||
+	    bpf_probe_read_user(&count, sizeof(count), &log->count) ||
+	    bpf_probe_read_user(&pending, sizeof(pending), &log->pending) ||
+	    count > VSC_RECORD_LOG_CAP)
+		return -1; /* the thread fires again; at its end the recorder reads it */
+	skip = count - unsent_of(seq, count, ref->next_seq);
+	if (skip < count) {
+		rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+		if (!rec) {
+			ring_full(ref, seq, count, pending, origin, blocking);
+			return -1;
+		}
+		if (bpf_probe_read_user(&rec->log, sizeof(rec->log), log) || rec->log.seq != seq ||
+		    rec->log.count != count) {
+			bpf_ringbuf_discard(rec, BPF_RB_NO_WAKEUP);
+			return -1;
+		}
+		rec->pid = id >> 32;
+		rec->tid = (__u32)id;
+		rec->skip = skip;
+		rec->origin = origin;
+		rec->log_addr = log_addr;
+		bpf_ringbuf_submit(rec, 0);
+		__sync_fetch_and_add(&batches, 1);
+		ref->next_seq = seq + count;
 	}
-	count = count32;
-	if (count > VSC_RECORD_LOG_CAP)
-		count = VSC_RECORD_LOG_CAP;
-	for (i = 0; i < VSC_RECORD_LOG_CAP; i++) {
-		struct vsc_capture_event *e;
+	if (origin != VSC_RECORD_FROM_BATCH) {
+		ref->unsent = 0;
+		ref->flags |= end_flag(origin);
+		if (pending > count)
+			ref->flags |= VSC_RECORD_LOG_PENDING_RMW;
+	}
+	return 0;
+}
 
-		if (i >= count)
-			break;
-		if (bpf_probe_read_user(&entry, sizeof(entry), &log->entries[i])) {
-			__sync_fetch_and_add(&lost, 1);
-			continue;
-		}
-		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-		if (!e) {
-			__sync_fetch_and_add(&lost, 1);
-			continue;
-		}
-		e->seq = seq0 + i;
-		e->addr = entry.addr;
-		e->value = entry.value;
-		e->new_value = entry.new_value;
-		e->ts_ns = entry.ts_ns;
-		e->ip = entry.ip;
-		e->pid = id >> 32;
-		e->tid = (__u32)id;
-		e->kind = entry.kind;
-		e->size = entry.size;
-		e->flags = 0;
-		/* wake the reader once per batch, not once per event */
-		bpf_ringbuf_submit(e, i + 1 == count ? 0 : BPF_RB_NO_WAKEUP);
+/* The map entry of the calling thread, made on its first sight. */
+static __always_inline struct vsc_record_log_ref *ref_of(__u64 log_addr)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, pid = id >> 32;
+	struct vsc_record_log_ref *ref = bpf_map_lookup_elem(&logs, &tid);
+	struct vsc_record_log *log = (struct vsc_record_log *)log_addr;
+	struct vsc_record_log_ref fresh = { .addr = log_addr, .pid = pid };
+
+	if (ref && ref->addr == log_addr && ref->pid == pid &&
+	    !(ref->flags & VSC_RECORD_LOG_ENDED)) {
+		/* still the same thread, after a failed execve too: its log is
+		 * all there, from next_seq on */
+		ref->flags = 0;
+		ref->unsent = 0;
+		return ref;
 	}
+	if (ref && (ref->flags & (VSC_RECORD_LOG_ENDED | VSC_RECORD_LOG_EXECED))) {
+		/* a new log for this thread id (exec, id reuse): the old one's
+		 * memory is gone */
+		__sync_fetch_and_add(&lost, ref->unsent);
+		if (ref->flags & VSC_RECORD_LOG_PENDING_RMW)
+			__sync_fetch_and_add(&maybe_lost, 1);
+	}
+	bpf_probe_read_user(&fresh.next_seq, sizeof(fresh.next_seq), &log->seq);
+	bpf_map_update_elem(&logs, &tid, &fresh, BPF_ANY);
+	return bpf_map_lookup_elem(&logs, &tid);
+}
+
+/* blocking: the thread waits for the acknowledgement and fires again if
+ * this batch does not fit; otherwise what does not fit is lost (counted). */
+SEC("usdt")
+int BPF_USDT(vsc_batch, __u64 log_addr, __u64 count_arg, __u64 blocking)
+{
+	struct vsc_record_log_ref *ref = ref_of(log_addr);
+
+	(void)count_arg; /* the log's header is the truth */
+	if (ref)
+		hand_over(ref, log_addr, VSC_RECORD_FROM_BATCH, blocking != 0);
 	return 0;
 }
 
 SEC("usdt")
 int BPF_USDT(vsc_log, __u64 log_addr)
 {
+	ref_of(log_addr);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(vsc_block, __u64 log_addr)
+{
+	(void)log_addr;
+	__sync_fetch_and_add(&waits, 1);
+	return 0;
+}
+
+/* A thread of the target at its end, its address space still there. */
+static __always_inline int thread_end(__u32 origin)
+{
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
-	struct vsc_record_log_ref ref = { .addr = log_addr, .pid = id >> 32 };
+	struct vsc_record_log_ref *ref;
 
-	bpf_map_update_elem(&logs, &tid, &ref, BPF_ANY);
+	if ((id >> 32) != target_pid)
+		return 0;
+	ref = bpf_map_lookup_elem(&logs, &tid);
+	if (!ref || ref->pid != target_pid ||
+	    (ref->flags & (VSC_RECORD_LOG_ENDED | VSC_RECORD_LOG_EXECED)))
+		return 0;
+	hand_over(ref, ref->addr, origin, false);
 	return 0;
+}
+
+/* System calls that end a thread or replace its address space. */
+SEC("raw_tracepoint/sys_enter")
+int vsc_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	long nr = (long)ctx->args[1];
+
+	if (nr == NR_EXECVE || nr == NR_EXECVEAT)
+		return thread_end(VSC_RECORD_FROM_EXEC);
+	if (nr == NR_EXIT || nr == NR_EXIT_GROUP)
+		return thread_end(VSC_RECORD_FROM_EXIT);
+	return 0;
+}
+
+/* Signals whose default action ends the process (not ignore, not stop). */
+static __always_inline bool kills_by_default(int sig)
+{
+	switch (sig) {
+	case 17: /* SIGCHLD */
+	case 18: /* SIGCONT */
+	case 19: /* SIGSTOP */
+	case 20: /* SIGTSTP */
+	case 21: /* SIGTTIN */
+	case 22: /* SIGTTOU */
+	case 23: /* SIGURG */
+	case 28: /* SIGWINCH */
+		return false;
+	}
+	return sig > 0 && sig < 32;
+}
+
+/* A thread about to die of a signal: SIGKILL (also what the other threads
+ * get when one calls exit_group or execve), or one it does not handle. */
+SEC("raw_tracepoint/signal_deliver")
+int vsc_signal_deliver(struct bpf_raw_tracepoint_args *ctx)
+{
+	int sig = (int)ctx->args[0];
+	/* struct k_sigaction begins with sa.sa_handler (x86-64, ARM64) */
+	void **ka = (void **)ctx->args[2];
+	void *handler = (void *)1;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != target_pid)
+		return 0;
+	if (sig != 9) {
+		if (!kills_by_default(sig) || !ka ||
+		    bpf_probe_read_kernel(&handler, sizeof(handler), ka) ||
+		    handler != (void *)0 /* SIG_DFL */)
+			return 0;
+	}
+	return thread_end(VSC_RECORD_FROM_EXIT);
 }

@@ -12,9 +12,10 @@
 #include <linux/types.h>
 #endif
 
-#define VSC_RECORD_LOG_CAP 256 /* VSC_PROBE_LOG_CAP */
-#define VSC_RECORD_LOG_MAGIC 0x7673632d6c6f6731ULL /* VSC_PROBE_LOG_MAGIC */
-#define VSC_RECORD_DEFAULT_RING (16u << 20) /* bytes: 262144 events */
+#define VSC_RECORD_LOG_CAP 256                     /* VSC_PROBE_LOG_CAP */
+#define VSC_RECORD_LOG_MAGIC 0x7673632d6c6f6732ULL /* VSC_PROBE_LOG_MAGIC */
+#define VSC_RECORD_DEFAULT_RING (16u << 20)        /* bytes: about 1300 batches */
+#define VSC_RECORD_MIN_RING (64u << 10)            /* bytes: 5 batches */
 
 struct vsc_record_entry { /* struct vsc_probe_entry */
 	__u64 addr;
@@ -33,14 +34,46 @@ struct vsc_record_log { /* struct vsc_probe_log */
 	__u32 count;
 	__u32 tid;
 	__u32 announced;
-	__u32 flushing;
+	__u32 pending;
+	__u64 acked;
 	struct vsc_record_entry entries[VSC_RECORD_LOG_CAP];
 };
 
-/* logs map: thread id -> where its log lives */
+/* Why a batch record was made. */
+enum vsc_record_origin {
+	VSC_RECORD_FROM_BATCH = 0, /* vsc:batch (a full log, or a thread's end) */
+	VSC_RECORD_FROM_EXIT = 1,  /* the thread was exiting (exit, kill, exec) */
+	VSC_RECORD_FROM_EXEC = 2,  /* the thread called execve */
+};
+
+/* One ring buffer record: a copy of a thread's log. Entries [skip, count)
+ * are new; those below skip were in an earlier record. */
+struct vsc_record_batch {
+	__u32 pid;
+	__u32 tid;
+	__u32 skip;
+	__u32 origin;   /* enum vsc_record_origin */
+	__u64 log_addr; /* where the log lives (the recorder acknowledges there) */
+	struct vsc_record_log log;
+};
+
+/* What a part-filled log held when its thread ended and could not be
+ * handed over (the ring buffer was full); the recorder reads it from memory
+ * if the process is still there, else counts it lost. */
+enum vsc_record_log_flags {
+	VSC_RECORD_LOG_ENDED = 1u << 0,       /* the thread exited */
+	VSC_RECORD_LOG_PENDING_RMW = 1u << 1, /* it ended with an RMW announced:
+						 performed or not, unknown */
+	VSC_RECORD_LOG_EXECED = 1u << 2,      /* it called execve (which may fail) */
+};
+
+/* logs map: thread id -> where its log lives and what was handed over */
 struct vsc_record_log_ref {
 	__u64 addr;
+	__u64 next_seq; /* every entry below was put into the ring (or counted lost) */
 	__u32 pid;
+	__u32 flags;  /* enum vsc_record_log_flags */
+	__u32 unsent; /* entries of an ended thread not handed over */
 	__u32 pad;
 };
 

@@ -14,18 +14,28 @@
  * typed pointer (the access size is sizeof(*addr)); the *_N forms take the
  * size explicitly.
  *
- * How the eBPF backend is cheap (docs/record.md has the numbers):
+ * How the eBPF backend is cheap and lossless (docs/record.md has numbers):
  * - Not traced: every probe is one load of a USDT semaphore and a branch.
  *   The kernel sets the semaphore while `vsc record` has its uprobe attached,
  *   and clears it when the recorder detaches or dies.
  * - Traced: each access is appended to a thread-local log (address, value,
  *   time, instruction pointer); one USDT probe `vsc:batch` fires per full
  *   log, at thread exit and at process exit, and the BPF program copies the
- *   batch into its ring buffer. Entries keep their per-thread sequence
- *   numbers, so program order survives batching.
- * - `vsc:log` fires once per thread so the recorder can find a log that is
- *   not full yet when the recording stops (it reads it with the threads
- *   stopped).
+ *   whole log into its ring buffer as one record. Entries keep their
+ *   per-thread sequence numbers, so program order survives batching.
+ * - Back-pressure: when the recorder blocks (its default), it acknowledges
+ *   each batch it has read by writing `acked` into the log, and the thread
+ *   waits for that before reusing its log; a batch that did not fit into the
+ *   ring buffer is fired again after a short wait: the program slows down
+ *   instead of losing events. The thread waits only while the recorder
+ *   holds the `vsc:block` semaphore, so a recorder that dies or detaches
+ *   never leaves a target waiting.
+ * - `vsc:log` fires at the start of each batch so the recorder can find a
+ *   log that is not full yet when the recording stops (it reads it with the
+ *   threads stopped, or the kernel hands it over when a thread exits).
+ * - A read-modify-write is announced in `pending` before it is performed
+ *   and published after, so a log read at any moment never lacks an RMW
+ *   that other threads may have seen while holding a later one.
  *
  * One rule for programs that also use <sys/sdt.h> themselves: include this
  * header first (or define _SDT_HAS_SEMAPHORES and give your own probes
@@ -49,7 +59,7 @@ extern "C" {
 /* ---- the eBPF backend's thread-local log (read by `vsc record`) ------- */
 #define VSC_PROBE_LOG_CAP 256 /* entries per batch; bpf/record.h agrees */
 #define VSC_PROBE_PAUSE_NS 50000000ull /* 50 ms without events: announce again */
-#define VSC_PROBE_LOG_MAGIC 0x7673632d6c6f6731ULL /* "vsc-log1" */
+#define VSC_PROBE_LOG_MAGIC 0x7673632d6c6f6732ULL /* "vsc-log2" */
 
 /* One logged access: 48 bytes. Same layout as struct vsc_probe_entry in
  * bpf/record.h (the recorder checks). */
@@ -67,10 +77,13 @@ struct vsc_probe_entry {
 struct vsc_probe_log {
 	uint64_t magic;
 	uint64_t seq;   /* sequence number of entries[0] */
-	uint32_t count; /* entries in use */
+	uint32_t count; /* entries published */
 	uint32_t tid;
 	uint32_t announced; /* magic, tid and the exit hook are set */
-	uint32_t flushing;  /* inside vsc_probe_flush_log_ */
+	/* 1 + index of an entry whose RMW may be performed but is not yet
+	 * published (index >= count); 0: none */
+	uint32_t pending;
+	uint64_t acked; /* written by the recorder: every seq below is read */
 	struct vsc_probe_entry entries[VSC_PROBE_LOG_CAP];
 };
 
@@ -92,6 +105,15 @@ extern "C" {
 #define VSC_PROBE_RMW_N(addr, size, old, new) VSC_LTTNG_RMW(addr, size, old, new)
 #define VSC_PROBE_SEGMENT(id, name) VSC_LTTNG_SEGMENT(id, name)
 #define VSC_PROBE_FLUSH() ((void)0)
+#define VSC_PROBE_RMW_BEGIN_(addr, size) ((void)(addr), (void)(size), (struct vsc_probe_entry *)0)
+#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)          \
+	do {                                                                     \
+		(void)(entry);                                                   \
+		if ((kind) == VSC_PROBE_KIND_RMW)                                \
+			VSC_PROBE_RMW_N(addr, size, value, new_value);           \
+		else                                                             \
+			VSC_PROBE_LOAD_N(addr, size, value);                     \
+	} while (0)
 /* ---- end of the LTTng-UST backend --------------------------------------- */
 
 /* ======================================================================== */
@@ -103,6 +125,15 @@ extern "C" {
 	((void)(addr), (void)(size), (void)(old), (void)(new))
 #define VSC_PROBE_SEGMENT(id, name) ((void)(id), (void)(name))
 #define VSC_PROBE_FLUSH() ((void)0)
+#define VSC_PROBE_RMW_BEGIN_(addr, size) ((void)(addr), (void)(size), (struct vsc_probe_entry *)0)
+#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)          \
+	do {                                                                     \
+		(void)(entry);                                                   \
+		if ((kind) == VSC_PROBE_KIND_RMW)                                \
+			VSC_PROBE_RMW_N(addr, size, value, new_value);           \
+		else                                                             \
+			VSC_PROBE_LOAD_N(addr, size, value);                     \
+	} while (0)
 
 /* ======================================================================== */
 #else
@@ -115,29 +146,75 @@ extern "C" {
 #endif
 #include <sys/sdt.h>
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
-/* One semaphore, one log per thread and one flush function per program:
- * weak definitions, so every file that includes this header shares them. */
+/* The semaphores, one log per thread and one flush function per program:
+ * weak definitions, so every file that includes this header shares them.
+ * vsc_block_semaphore is held by a recorder that acknowledges batches. */
 __extension__ __attribute__((weak, section(".probes"))) volatile unsigned short
 	vsc_batch_semaphore;
 __extension__ __attribute__((weak, section(".probes"))) volatile unsigned short
 	vsc_log_semaphore;
+__extension__ __attribute__((weak, section(".probes"))) volatile unsigned short
+	vsc_block_semaphore;
 __attribute__((weak)) __thread struct vsc_probe_log vsc_probe_tls_log;
 __attribute__((weak)) pthread_key_t vsc_probe_exit_key;
 __attribute__((weak)) pthread_once_t vsc_probe_exit_once = PTHREAD_ONCE_INIT;
 
+/* The recorder copied the batch (it writes `acked` during the probe). */
+static inline int vsc_probe_acked_(const struct vsc_probe_log *log)
+{
+	return __atomic_load_n(&log->acked, __ATOMIC_RELAXED) == log->seq + log->count;
+}
+
+/* A blocking recorder is attached (both semaphores drop when it goes). */
+static inline int vsc_probe_blocking_(void)
+{
+	return vsc_block_semaphore != 0 && vsc_batch_semaphore != 0;
+}
+
+/* Waiting for the recorder: give it the CPU, then a little time. */
+static inline void vsc_probe_backoff_(unsigned tries)
+{
+	if (tries < 8) {
+		sched_yield();
+		return;
+	}
+	struct timespec pause = { 0, tries < 64 ? 20000 : 200000 };
+	nanosleep(&pause, NULL);
+}
+
 __attribute__((weak, noinline)) void vsc_probe_flush_log_(struct vsc_probe_log *log)
 {
-	if (log->count == 0)
+	uint32_t n = log->count;
+	if (n == 0)
 		return;
-	log->flushing = 1;
-	STAP_PROBE2(vsc, batch, log, log->count);
-	log->seq += log->count;
+	/* <sys/sdt.h>'s asm has no memory clobber: entries must be in memory
+	 * before the probe, and `acked` is read again after it */
+	int blocking = vsc_probe_blocking_();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	STAP_PROBE3(vsc, batch, log, n, blocking);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	for (unsigned tries = 0; blocking && !vsc_probe_acked_(log); tries++) {
+		STAP_PROBE1(vsc, block, log);
+		vsc_probe_backoff_(tries);
+		if (vsc_probe_acked_(log))
+			break;
+		/* a recorder going away: the last try counts a loss if need be */
+		blocking = vsc_probe_blocking_();
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		STAP_PROBE3(vsc, batch, log, n, blocking);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+	/* count first: a log read between the two stores holds no entry, never
+	 * old entries under new sequence numbers */
 	log->count = 0;
-	log->flushing = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	log->seq += n;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 /* Flush the calling thread's log now (e.g. before a long wait). */
@@ -176,7 +253,9 @@ __attribute__((weak, noinline)) void vsc_probe_announce_(struct vsc_probe_log *l
 		pthread_once(&vsc_probe_exit_once, vsc_probe_make_key_);
 		pthread_setspecific(vsc_probe_exit_key, log); /* flush at thread exit */
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	STAP_PROBE1(vsc, log, log);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 static inline uint64_t vsc_probe_now_(void)
@@ -195,8 +274,9 @@ static inline uint64_t vsc_probe_now_(void)
 #define VSC_PROBE_IP_() ((uint64_t)0)
 #endif
 
-static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, uint16_t size,
-				     int64_t value, int64_t new_value, uint64_t ip)
+/* The next free entry, filled but for its values (announces a new batch). */
+static inline struct vsc_probe_entry *vsc_probe_begin_(uint16_t kind, const volatile void *addr,
+						       uint16_t size, uint64_t ip)
 {
 	struct vsc_probe_log *log = &vsc_probe_tls_log;
 	uint64_t now = vsc_probe_now_();
@@ -206,17 +286,58 @@ static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, u
 		vsc_probe_announce_(log);
 	struct vsc_probe_entry *e = &log->entries[log->count];
 	e->addr = (uint64_t)(uintptr_t)addr;
-	e->value = value;
-	e->new_value = new_value;
 	e->ts_ns = now;
 	e->ip = ip;
 	e->kind = kind;
 	e->size = size;
-	/* the compiler must not publish count before the entry: the recorder
-	 * may read the log of a stopped thread */
+	return e;
+}
+
+/* Publish the entry vsc_probe_begin_ gave (and hand over a full log). */
+static inline void vsc_probe_publish_(void)
+{
+	struct vsc_probe_log *log = &vsc_probe_tls_log;
+	/* the compiler must not publish count before the entry, nor clear
+	 * pending before count: the recorder may read a stopped thread's log */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (++log->count == VSC_PROBE_LOG_CAP)
+	log->count++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	log->pending = 0;
+	if (log->count == VSC_PROBE_LOG_CAP)
 		vsc_probe_flush_log_(log);
+}
+
+static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, uint16_t size,
+				     int64_t value, int64_t new_value, uint64_t ip)
+{
+	struct vsc_probe_entry *e = vsc_probe_begin_(kind, addr, size, ip);
+	e->value = value;
+	e->new_value = new_value;
+	vsc_probe_publish_();
+}
+
+/* An RMW in three steps: announce (pending), perform, publish. NULL when not
+ * traced. */
+static inline struct vsc_probe_entry *vsc_probe_rmw_begin_(const volatile void *addr,
+							   uint16_t size, uint64_t ip)
+{
+	if (__builtin_expect(vsc_batch_semaphore == 0, 1))
+		return 0;
+	struct vsc_probe_entry *e = vsc_probe_begin_(VSC_PROBE_KIND_RMW, addr, size, ip);
+	vsc_probe_tls_log.pending = vsc_probe_tls_log.count + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return e;
+}
+
+static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, uint16_t kind, int64_t value,
+				      int64_t new_value)
+{
+	if (!e)
+		return;
+	e->kind = kind;
+	e->value = value;
+	e->new_value = new_value;
+	vsc_probe_publish_();
 }
 
 #define VSC_PROBE_ENABLED_() __builtin_expect(vsc_batch_semaphore != 0, 0)
@@ -238,6 +359,10 @@ static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, u
  * string that stays valid, or NULL) names the segment in the trace. */
 #define VSC_PROBE_SEGMENT(id, name) \
 	VSC_PROBE_EMIT_(VSC_PROBE_KIND_SEGMENT, (const void *)(name), 0, (id), 0)
+/* The helpers below announce their RMWs before performing them. */
+#define VSC_PROBE_RMW_BEGIN_(addr, size) vsc_probe_rmw_begin_((addr), (size), VSC_PROBE_IP_())
+#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value) \
+	vsc_probe_rmw_end_((entry), (kind), (int64_t)(value), (int64_t)(new_value))
 /* ---- end of the eBPF backend -------------------------------------------- */
 #endif
 /* ======================================================================== */
@@ -249,8 +374,9 @@ static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, u
 
 /* Relaxed atomic accesses that record themselves. A store is logged before
  * it is performed and a load after, so a recording stopped in between never
- * holds a read of a value whose write it lacks. A failed compare-and-swap is
- * recorded as the read it is. */
+ * holds a read of a value whose write it lacks; an RMW is announced before
+ * and published after (the recorder respects the announcement). A failed
+ * compare-and-swap is recorded as the read it is. */
 #define VSC_PROBE_DEFINE_WIDTH_(BITS)                                                      \
 	static inline int##BITS##_t vsc_load##BITS(const volatile int##BITS##_t *p)        \
 	{                                                                                  \
@@ -266,15 +392,18 @@ static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, u
 	static inline int##BITS##_t vsc_xchg##BITS(volatile int##BITS##_t *p,              \
 						   int##BITS##_t v)                        \
 	{                                                                                  \
+		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);            \
 		int##BITS##_t old = __atomic_exchange_n(p, v, __ATOMIC_RELAXED);           \
-		VSC_PROBE_RMW_N(p, BITS / 8, old, v);                                      \
+		VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, old, v);           \
 		return old;                                                                \
 	}                                                                                  \
 	static inline int##BITS##_t vsc_fetch_add##BITS(volatile int##BITS##_t *p,         \
 							int##BITS##_t v)                   \
 	{                                                                                  \
+		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);            \
 		int##BITS##_t old = __atomic_fetch_add(p, v, __ATOMIC_RELAXED);            \
-		VSC_PROBE_RMW_N(p, BITS / 8, old, (int##BITS##_t)(old + v));               \
+		VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, old,               \
+				   (int##BITS##_t)(old + v));                              \
 		return old;                                                                \
 	}                                                                                  \
 	/* Returns 1 when *p held *expected and now holds desired; otherwise    \
@@ -283,12 +412,15 @@ static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, u
 					int##BITS##_t desired)                             \
 	{                                                                                  \
 		int##BITS##_t want = *expected;                                            \
+		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);            \
 		int ok = __atomic_compare_exchange_n(p, expected, desired, 0,              \
 						     __ATOMIC_RELAXED, __ATOMIC_RELAXED);  \
 		if (ok)                                                                    \
-			VSC_PROBE_RMW_N(p, BITS / 8, want, desired);                       \
+			VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, want,      \
+					   desired);                                       \
 		else                                                                       \
-			VSC_PROBE_LOAD_N(p, BITS / 8, *expected);                          \
+			VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_LOAD, p, BITS / 8,           \
+					   *expected, 0);                                  \
 		return ok;                                                                 \
 	}
 

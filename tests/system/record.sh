@@ -160,8 +160,17 @@ else
   bad "SIGINT: the recorder did not start"; kill "$rec" "$target"
 fi
 
-# ---- 5. a tiny ring buffer under load: loss counted, said, warned ----------
-"$vsc" record --ring-size 4096 -o "$work/tiny.vsc" -- "$targets/probe_mp" - 300000 2> "$work/tiny.err"
+# ---- 5. a tiny ring buffer under load ---------------------------------------
+# by default the program waits for room: nothing lost
+"$vsc" record --ring-size 65536 -o "$work/tinyb.vsc" -- "$targets/probe_mp" - 300000 2> "$work/tinyb.err"
+[ "$(header "$work/tinyb.vsc" 'lost events')" = 0 ] && [ "$(header "$work/tinyb.vsc" events)" = 1200000 ] &&
+  [ "$(header "$work/tinyb.vsc" 'loss mode')" = block ] &&
+  ok "tiny ring, block mode: 1200000 events, 0 lost" ||
+  bad "tiny ring, block mode: $(header "$work/tinyb.vsc" events) events, $(header "$work/tinyb.vsc" 'lost events') lost"
+# --lossy: loss counted, said, warned
+"$vsc" record --lossy --ring-size 65536 -o "$work/tiny.vsc" -- "$targets/probe_mp" - 300000 2> "$work/tiny.err"
+[ "$(header "$work/tiny.vsc" 'loss mode')" = drop ] && ok "tiny ring, --lossy: header says drop" ||
+  bad "tiny ring, --lossy: loss mode '$(header "$work/tiny.vsc" 'loss mode')'"
 lost=$(header "$work/tiny.vsc" 'lost events')
 [ "${lost:-0}" -gt 0 ] && ok "tiny ring: $lost events lost, in the header" || bad "tiny ring: no loss counted ($lost)"
 grep -q "WARNING: .* events were lost" "$work/tiny.err" && ok "tiny ring: warned on stderr" || bad "tiny ring: no warning"
@@ -186,6 +195,7 @@ refuse "a program without vsc probes" "no vsc probes" "$vsc" record -o "$work/x.
 refuse "a command that does not exist" "cannot run" "$vsc" record -o "$work/x.vsc" -- "$work/nonexistent"
 refuse "bad usage" "either -p PID" "$vsc" record -o "$work/x.vsc"
 refuse "a bad ring size" "ring-size" "$vsc" record --ring-size 1000 -- /bin/true
+refuse "a ring too small for a batch" "ring-size" "$vsc" record --ring-size 4096 -- /bin/true
 if command -v setpriv > /dev/null; then
   sleep 30 & other=$!; pids="$pids $other"
   refuse "an unprivileged user tracing root's process" "not allowed to trace" \

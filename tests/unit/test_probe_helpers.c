@@ -248,7 +248,7 @@ static void test_log_flushes_full_batches(void **state)
 
 	assert_true(b.log.seq == 2 * VSC_PROBE_LOG_CAP);
 	assert_int_equal(b.log.count, 10);
-	assert_int_equal(b.log.flushing, 0);
+	assert_int_equal(b.log.pending, 0);
 	for (int i = 0; i < 10; i++)
 		assert_true(b.log.entries[i].value == 2 * VSC_PROBE_LOG_CAP + i);
 }

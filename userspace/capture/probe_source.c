@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -33,6 +34,11 @@ struct segment_name {
 	char name[64];
 };
 
+/* "every entry below seq was read": written into the log at addr */
+struct ack {
+	uint64_t addr, seq;
+};
+
 struct vsc_probe_source {
 	struct capture_source base; /* first: the recorder's view */
 	size_t ring_size;
@@ -49,7 +55,18 @@ struct vsc_probe_source {
 	int files; /* files with vsc probes, attached */
 	struct segment_name *segments;
 	size_t segment_count;
-	int error; /* first failure inside the ring callback */
+	struct bpf_link *end_links[2]; /* sys_enter, signal_deliver */
+	struct bpf_link **block_links; /* vsc:block, one per file */
+	size_t block_link_count;
+	struct ack *acks; /* to write into the target after a poll */
+	size_t ack_count, ack_cap;
+	bool block;                /* threads wait for acknowledgements */
+	char no_block_why[512];    /* why back-pressure stopped */
+	uint64_t end_batches;      /* records made at a thread's end */
+	uint64_t drain_lost;       /* entries of ended threads nobody could read */
+	uint64_t drain_maybe_lost; /* RMWs announced, performed or not; unread logs */
+	uint64_t drained;          /* events read from logs at the end */
+	int error;                 /* first failure inside the ring callback */
 	int moved;
 };
 
@@ -71,8 +88,7 @@ static void remember_segment(struct vsc_probe_source *src, const struct vsc_capt
 	for (size_t i = 0; i < src->segment_count; i++)
 		if (src->segments[i].id == e->value)
 			return;
-	struct segment_name *p =
-		realloc(src->segments, (src->segment_count + 1) * sizeof(*p));
+	struct segment_name *p = realloc(src->segments, (src->segment_count + 1) * sizeof(*p));
 	if (!p)
 		return; /* the segment keeps its default name */
 	src->segments = p;
@@ -87,21 +103,141 @@ static void remember_segment(struct vsc_probe_source *src, const struct vsc_capt
 	src->segment_count++;
 }
 
+/* One log entry as the capture event the writer takes. */
+static struct vsc_capture_event event_of(const struct vsc_record_entry *en, uint64_t seq,
+					 uint32_t pid, uint32_t tid)
+{
+	return (struct vsc_capture_event){
+		.seq = seq,
+		.addr = en->addr,
+		.value = en->value,
+		.new_value = en->new_value,
+		.ts_ns = en->ts_ns,
+		.ip = en->ip,
+		.pid = pid,
+		.tid = tid,
+		.kind = en->kind,
+		.size = en->size,
+	};
+}
+
+/* Entries [from, log->count) of a thread's log into the writer. */
+static int add_entries(struct vsc_probe_source *src, const struct vsc_record_log *log,
+		       uint32_t from, uint32_t pid, uint32_t tid)
+{
+	for (uint32_t i = from; i < log->count; i++) {
+		struct vsc_capture_event e = event_of(&log->entries[i], log->seq + i, pid, tid);
+		if (e.kind == VSC_CAP_SEGMENT)
+			remember_segment(src, &e);
+		int err = trace_writer_add(src->writer, &e);
+		if (err == -ENOMEM)
+			return err;
+		src->moved += err == 0;
+	}
+	return 0;
+}
+
+static int queue_ack(struct vsc_probe_source *src, uint64_t addr, uint64_t seq)
+{
+	for (size_t i = 0; i < src->ack_count; i++)
+		if (src->acks[i].addr == addr) {
+			if (src->acks[i].seq < seq)
+				src->acks[i].seq = seq;
+			return 0;
+		}
+	if (src->ack_count == src->ack_cap) {
+		size_t cap = src->ack_cap ? 2 * src->ack_cap : 64;
+		struct ack *a = realloc(src->acks, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		src->acks = a;
+		src->ack_cap = cap;
+	}
+	src->acks[src->ack_count++] = (struct ack){ addr, seq };
+	return 0;
+}
+
+/* Stop making threads wait: they see the semaphore drop, fire their batch
+ * once more without blocking, and what does not fit is counted lost. */
+static void stop_blocking(struct vsc_probe_source *src, const char *why)
+{
+	if (!src->block)
+		return;
+	snprintf(src->no_block_why, sizeof(src->no_block_why), "%s", why);
+	src->block = false;
+	for (size_t i = 0; i < src->block_link_count; i++)
+		bpf_link__destroy(src->block_links[i]);
+	src->block_link_count = 0;
+	fprintf(stderr,
+		"vsc record: WARNING: back-pressure stopped (%s); events that do not fit "
+		"from now on are lost and counted\n",
+		why);
+}
+
+/* Tell the threads which batches were read (their wait ends). A thread
+ * that is gone meanwhile is no failure; a refusal ends back-pressure. */
+static void write_acks(struct vsc_probe_source *src)
+{
+	for (size_t i = 0; i < src->ack_count; i++) {
+		const size_t at = __builtin_offsetof(struct vsc_record_log, acked);
+		uint64_t seq = src->acks[i].seq;
+		struct iovec local = { &seq, sizeof(seq) };
+		struct iovec remote = { (void *)(uintptr_t)(src->acks[i].addr + at), sizeof(seq) };
+		if (process_vm_writev(src->target->pid, &local, 1, &remote, 1, 0) < 0 &&
+		    (errno == EPERM || errno == EACCES)) {
+			char why[128];
+			snprintf(why, sizeof(why), "cannot write into process %ld: %s",
+				 (long)src->target->pid, strerror(errno));
+			stop_blocking(src, why);
+			break;
+		}
+	}
+	src->ack_count = 0;
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct vsc_probe_source *src = ctx;
-	const struct vsc_capture_event *e = data;
-	if (size < sizeof(*e))
+	const struct vsc_record_batch *b = data;
+	if (size < sizeof(*b) || b->log.count > VSC_RECORD_LOG_CAP)
 		return 0;
-	if (e->kind == VSC_CAP_SEGMENT)
-		remember_segment(src, e);
-	int err = trace_writer_add(src->writer, e);
-	if (err == -ENOMEM) {
+	if (b->origin != VSC_RECORD_FROM_BATCH)
+		src->end_batches++;
+	int err = add_entries(src, &b->log, b->skip, b->pid, b->tid);
+	if (!err && b->origin == VSC_RECORD_FROM_BATCH && src->block)
+		err = queue_ack(src, b->log_addr, b->log.seq + b->log.count);
+	if (err) {
 		src->error = err;
 		return err;
 	}
-	src->moved++;
 	return 0;
+}
+
+/* Acknowledgements are written into the target as a debugger would; a
+ * write of nothing tells whether the kernel allows it. */
+static int can_acknowledge(const struct vsc_target *t)
+{
+	char probe = 0;
+	struct iovec local = { &probe, 0 }, remote = { NULL, 0 };
+	if (!t)
+		return -ESRCH;
+	return process_vm_writev(t->pid, &local, 1, &remote, 1, 0) < 0 ? -errno : 0;
+}
+
+/* Hand over the logs of threads that end (exit, kill, exec) while their
+ * memory is there. Without these hooks such logs are counted, not read. */
+static void attach_end_hooks(struct vsc_probe_source *src)
+{
+	struct bpf_program *progs[2] = { src->skel->progs.vsc_sys_enter,
+					 src->skel->progs.vsc_signal_deliver };
+	for (int i = 0; i < 2; i++) {
+		src->end_links[i] = bpf_program__attach(progs[i]);
+		if (!src->end_links[i])
+			fprintf(stderr,
+				"vsc record: warning: cannot attach %s (%s): logs of threads "
+				"ending that way are counted as lost, not read\n",
+				bpf_program__section_name(progs[i]), strerror(errno));
+	}
 }
 
 static int probe_source_open(struct vsc_probe_source *src, char *why, size_t why_len)
@@ -114,6 +250,7 @@ static int probe_source_open(struct vsc_probe_source *src, char *why, size_t why
 		snprintf(why, why_len, "cannot open the BPF object: %s", strerror(-err));
 		goto fail;
 	}
+	src->skel->rodata->target_pid = (uint32_t)src->target->pid;
 	size_t ring = src->ring_size ? src->ring_size : VSC_RECORD_DEFAULT_RING;
 	err = bpf_map__set_max_entries(src->skel->maps.events, (uint32_t)ring);
 	if (err) {
@@ -135,6 +272,13 @@ static int probe_source_open(struct vsc_probe_source *src, char *why, size_t why
 		snprintf(why, why_len, "cannot open the BPF ring buffer: %s", strerror(-err));
 		goto fail;
 	}
+	if (src->block && (err = can_acknowledge(src->target)) < 0) {
+		char reason[128];
+		snprintf(reason, sizeof(reason), "cannot write into process %ld: %s",
+			 (long)src->target->pid, strerror(-err));
+		stop_blocking(src, reason);
+	}
+	attach_end_hooks(src);
 	return 0;
 fail:
 	return err;
@@ -150,14 +294,26 @@ static bool already_attached(const struct vsc_probe_source *src, const char *pat
 
 static int attach_file(struct vsc_probe_source *src, const char *path, char *why, size_t why_len)
 {
-	struct bpf_program *progs[2] = { src->skel->progs.vsc_batch, src->skel->progs.vsc_log };
-	const char *names[2] = { "batch", "log" };
-	for (int i = 0; i < 2; i++) {
-		struct bpf_link **links =
-			realloc(src->links, (src->link_count + 1) * sizeof(*links));
+	struct bpf_program *progs[3] = { src->skel->progs.vsc_block, src->skel->progs.vsc_log,
+					 src->skel->progs.vsc_batch };
+	const char *names[3] = { "block", "log", "batch" };
+	if (vsc_usdt_count(path, "vsc", "block") <= 0) {
+		snprintf(
+			why, why_len,
+			"%s was built with an older <vsc/probe.h> (no vsc:block probe): rebuild it",
+			path);
+		return -ENOEXEC;
+	}
+	/* vsc:block's semaphore tells the threads to wait for acknowledgements:
+	 * it goes up first, so no batch is fired without it; vsc:batch's goes
+	 * last, as it switches logging on */
+	for (int i = src->block ? 0 : 1; i < 3; i++) {
+		struct bpf_link ***set = i == 0 ? &src->block_links : &src->links;
+		size_t *count = i == 0 ? &src->block_link_count : &src->link_count;
+		struct bpf_link **links = realloc(*set, (*count + 1) * sizeof(*links));
 		if (!links)
 			return -ENOMEM;
-		src->links = links;
+		*set = links;
 		struct bpf_link *link = bpf_program__attach_usdt(progs[i], src->target->pid, path,
 								 "vsc", names[i], NULL);
 		if (!link) {
@@ -166,7 +322,7 @@ static int attach_file(struct vsc_probe_source *src, const char *path, char *why
 				 strerror(-err));
 			return err;
 		}
-		src->links[src->link_count++] = link;
+		links[(*count)++] = link;
 	}
 	src->files++;
 	return 0;
@@ -232,6 +388,8 @@ static int poll_ring(struct vsc_probe_source *src, int timeout_ms)
 		if (m < 0)
 			n = m;
 	}
+	if (src->ack_count)
+		write_acks(src);
 	if (src->error)
 		return src->error;
 	if (n < 0 && n != -EINTR)
@@ -239,63 +397,84 @@ static int poll_ring(struct vsc_probe_source *src, int timeout_ms)
 	return src->moved;
 }
 
-/* Read one thread's log; entries become events as the BPF program makes them. */
-static int drain_one(struct vsc_probe_source *src, uint32_t tid, uint64_t addr)
+/* The log of one thread, read from the target's memory; 0, or -1 when it
+ * is not there (gone, reused by another thread) or moves while read. */
+static int read_log(struct vsc_probe_source *src, uint32_t tid, uint64_t addr,
+		    struct vsc_record_log *log)
 {
-	struct vsc_record_log *log = malloc(sizeof(*log));
-	struct vsc_record_log again;
 	const size_t header = __builtin_offsetof(struct vsc_record_log, entries);
-	int added = 0;
-	if (!log)
-		return -ENOMEM;
+	struct vsc_record_log again;
 	if (vsc_target_read(src->target, addr, log, header) != (ssize_t)header ||
-	    log->magic != VSC_RECORD_LOG_MAGIC || log->tid != tid || log->count == 0 ||
+	    log->magic != VSC_RECORD_LOG_MAGIC || log->tid != tid ||
 	    log->count > VSC_RECORD_LOG_CAP)
-		goto out; /* gone, reused by another thread, or empty */
+		return -1;
 	size_t bytes = log->count * sizeof(log->entries[0]);
 	if (vsc_target_read(src->target, addr + header, log->entries, bytes) != (ssize_t)bytes ||
 	    vsc_target_read(src->target, addr, &again, header) != (ssize_t)header ||
-	    again.seq != log->seq || again.count < log->count)
-		goto out; /* the thread is still running: its batches come by probe */
-	for (uint32_t i = 0; i < log->count; i++) {
-		const struct vsc_record_entry *en = &log->entries[i];
-		struct vsc_capture_event e = {
-			.seq = log->seq + i, .addr = en->addr, .value = en->value,
-			.new_value = en->new_value, .ts_ns = en->ts_ns, .ip = en->ip,
-			.pid = (uint32_t)src->target->pid, .tid = tid, .kind = en->kind,
-			.size = en->size,
-		};
-		if (e.kind == VSC_CAP_SEGMENT)
-			remember_segment(src, &e);
-		int err = trace_writer_add(src->writer, &e);
-		if (err == -ENOMEM) {
-			free(log);
-			return err;
-		}
-		added += err == 0;
+	    again.seq != log->seq || again.count != log->count || again.pending != log->pending)
+		return -1;
+	return 0;
+}
+
+/* An RMW announced and not published (pending) may have been performed:
+ * let the stopped thread run a few instructions until it is published. */
+static int settle_pending(struct vsc_probe_source *src, uint32_t tid, uint64_t addr,
+			  struct vsc_record_log *log)
+{
+	for (int step = 0; step < 100000 && log->pending > log->count; step++) {
+		if (vsc_target_step(src->target, (pid_t)tid) || read_log(src, tid, addr, log))
+			return -1;
 	}
-out:
+	return log->pending > log->count ? -1 : 0;
+}
+
+/* Read one thread's log from next_seq on (what the ring did not carry). */
+static int drain_one(struct vsc_probe_source *src, uint32_t tid,
+		     const struct vsc_record_log_ref *ref)
+{
+	struct vsc_record_log *log = malloc(sizeof(*log));
+	bool ended = ref->flags & (VSC_RECORD_LOG_ENDED | VSC_RECORD_LOG_EXECED);
+	int err = 0;
+	if (!log)
+		return -ENOMEM;
+	if (read_log(src, tid, ref->addr, log) == 0 && (!ended || log->seq <= ref->next_seq)) {
+		if (log->pending > log->count &&
+		    (ended || settle_pending(src, tid, ref->addr, log)))
+			src->drain_maybe_lost++;
+		uint64_t skip = ref->next_seq > log->seq ? ref->next_seq - log->seq : 0;
+		err = add_entries(src, log, skip < log->count ? (uint32_t)skip : log->count,
+				  ref->pid, tid);
+	} else if (ended) {
+		/* its memory is gone: the thread-end hook said what it held */
+		src->drain_lost += ref->unsent;
+		if (ref->flags & VSC_RECORD_LOG_PENDING_RMW)
+			src->drain_maybe_lost++;
+	} else {
+		/* a live thread whose log cannot be read: how much it held is
+		 * unknown */
+		src->drain_maybe_lost++;
+	}
 	free(log);
-	return added;
+	return err;
 }
 
 static int drain_logs(struct vsc_probe_source *src)
 {
-	int fd = bpf_map__fd(src->skel->maps.logs), total = 0;
+	int fd = bpf_map__fd(src->skel->maps.logs);
 	uint32_t key, next;
 	uint32_t *prev = NULL;
 	struct vsc_record_log_ref ref;
+	src->moved = 0;
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, &ref) || ref.pid != (uint32_t)src->target->pid)
 			continue;
-		int n = drain_one(src, key, ref.addr);
-		if (n < 0)
-			return n;
-		total += n;
+		int err = drain_one(src, key, &ref);
+		if (err < 0)
+			return err;
 	}
-	return total;
+	return src->moved;
 }
 
 static int segment_name(struct capture_source *base, int64_t id, char *buf, size_t len)
@@ -314,6 +493,13 @@ static void detach(struct vsc_probe_source *src)
 	for (size_t i = 0; i < src->link_count; i++)
 		bpf_link__destroy(src->links[i]);
 	src->link_count = 0;
+	for (size_t i = 0; i < src->block_link_count; i++)
+		bpf_link__destroy(src->block_links[i]);
+	src->block_link_count = 0;
+	for (int i = 0; i < 2; i++) {
+		bpf_link__destroy(src->end_links[i]);
+		src->end_links[i] = NULL;
+	}
 }
 
 static void close_source(struct capture_source *base)
@@ -323,6 +509,8 @@ static void close_source(struct capture_source *base)
 		return;
 	detach(src);
 	free(src->links);
+	free(src->block_links);
+	free(src->acks);
 	for (size_t i = 0; i < src->attached_count; i++)
 		free(src->attached[i]);
 	free(src->attached);
@@ -371,24 +559,29 @@ static void rescan(struct capture_source *base, struct recorder *rec)
 		recorder_say(rec, "%s", why);
 }
 
-/* What the ring buffer holds, then (threads stopped) the part-filled logs;
- * the probes go before the threads run again. */
+/* What the ring buffer holds, then the part-filled logs from where the
+ * ring left off: of stopped threads, or (the process gone) as the thread-end
+ * hooks left them, counted; the probes go before the threads run again. */
 static int drain(struct capture_source *base, struct trace_writer *w, bool threads_stopped)
 {
 	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
-	uint64_t drained = 0;
 	int n;
 	src->writer = w;
 	while ((n = poll_ring(src, 0)) > 0)
 		;
-	if (n >= 0 && threads_stopped) {
+	if (n >= 0 && (threads_stopped || src->target->ended)) {
 		n = drain_logs(src);
-		drained = n > 0 ? (uint64_t)n : 0;
+		src->drained = n > 0 ? (uint64_t)n : 0;
+	} else if (n >= 0) {
+		/* threads that could not be stopped: their logs are not read */
+		src->drain_maybe_lost++;
 	}
 	if (src->verbose)
 		recorder_say(src->rec,
-			     "%" PRIu64 " batches, %" PRIu64 " events read from logs at the end",
-			     (uint64_t)src->skel->bss->batches, drained);
+			     "%" PRIu64 " batches (%" PRIu64 " at a thread's end), %" PRIu64
+			     " waits for room, %" PRIu64 " events read from logs at the end",
+			     (uint64_t)src->skel->bss->batches, src->end_batches,
+			     (uint64_t)src->skel->bss->waits, src->drained);
 	detach(src);
 	return n < 0 ? n : 0;
 }
@@ -396,8 +589,20 @@ static int drain(struct capture_source *base, struct trace_writer *w, bool threa
 static uint64_t lost(const struct capture_source *base, bool *exact)
 {
 	const struct vsc_probe_source *src = (const struct vsc_probe_source *)base;
-	*exact = true;
-	return src->skel ? src->skel->bss->lost : 0;
+	if (!src->skel) {
+		*exact = true;
+		return 0;
+	}
+	*exact = src->skel->bss->maybe_lost == 0 && src->drain_maybe_lost == 0;
+	return src->skel->bss->lost + src->drain_lost;
+}
+
+/* Said in the header when back-pressure had to stop. */
+static void notes(struct capture_source *base, struct trace_writer *w)
+{
+	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
+	if (src->no_block_why[0])
+		trace_writer_note(w, "back-pressure stopped", src->no_block_why);
 }
 
 static const struct capture_source_ops probe_ops = {
@@ -406,17 +611,19 @@ static const struct capture_source_ops probe_ops = {
 	.rescan = rescan,
 	.drain = drain,
 	.lost = lost,
+	.notes = notes,
 	.segment_name = segment_name,
 	.close = close_source,
 };
 
-struct capture_source *probe_source_new(size_t ring_size, bool verbose)
+struct capture_source *probe_source_new(size_t ring_size, bool lossy, bool verbose)
 {
 	struct vsc_probe_source *src = calloc(1, sizeof(*src));
 	if (!src)
 		return NULL;
 	src->base.ops = &probe_ops;
 	src->ring_size = ring_size;
+	src->block = !lossy;
 	src->verbose = verbose;
 	return &src->base;
 }

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 __attribute__((format(printf, 2, 3))) static void set_message(struct vsc_target_error *err,
-								const char *fmt, ...)
+							      const char *fmt, ...)
 {
 	va_list ap;
 	if (!err)
@@ -434,6 +434,29 @@ void vsc_target_resume_all(struct vsc_target *t)
 			t->launched_detached = true;
 	}
 	t->stopped_count = 0;
+}
+
+int vsc_target_step(struct vsc_target *t, pid_t tid)
+{
+	if (!stopped_has(t, tid))
+		return -ESRCH;
+	if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0))
+		return -errno;
+	for (;;) {
+		int status;
+		if (waitpid(tid, &status, __WALL) < 0)
+			return errno == EINTR ? 0 : -errno;
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			return -ESRCH;
+		if (!WIFSTOPPED(status))
+			continue;
+		if ((status >> 16) == 0 && WSTOPSIG(status) == SIGTRAP)
+			return 0;
+		/* a signal came first: deliver it, as it would be without us */
+		int sig = (status >> 16) == 0 ? WSTOPSIG(status) : 0;
+		if (ptrace(PTRACE_SINGLESTEP, tid, 0, sig))
+			return -errno;
+	}
 }
 
 ssize_t vsc_target_read(const struct vsc_target *t, uint64_t addr, void *buf, size_t len)

@@ -21,13 +21,13 @@
 
 struct vsc_target {
 	pid_t pid;
-	bool launched;      /* we started it (-- CMD) */
-	bool at_exit;       /* main thread stopped in PTRACE_EVENT_EXIT */
-	bool ended;         /* the process is gone */
+	bool launched;          /* we started it (-- CMD) */
+	bool at_exit;           /* main thread stopped in PTRACE_EVENT_EXIT */
+	bool ended;             /* the process is gone */
 	bool launched_detached; /* we no longer follow the launched command */
-	int wait_status;    /* of a launched command that ended */
-	char exe[4096];     /* path of the executable (as /proc/PID/exe says) */
-	pid_t *stopped;     /* threads stopped by vsc_target_stop_all */
+	int wait_status;        /* of a launched command that ended */
+	char exe[4096];         /* path of the executable (as /proc/PID/exe says) */
+	pid_t *stopped;         /* threads stopped by vsc_target_stop_all */
 	size_t stopped_count, stopped_cap;
 };
 
@@ -66,6 +66,10 @@ int vsc_target_finish(struct vsc_target *t);
  * stop, which vsc_target_finish ends). */
 int vsc_target_stop_all(struct vsc_target *t);
 void vsc_target_resume_all(struct vsc_target *t);
+
+/* Let one thread stopped by vsc_target_stop_all run one instruction (and
+ * stop again). 0 or -errno. */
+int vsc_target_step(struct vsc_target *t, pid_t tid);
 
 /* Read target memory. Returns bytes read or -errno. */
 ssize_t vsc_target_read(const struct vsc_target *t, uint64_t addr, void *buf, size_t len);

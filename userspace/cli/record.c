@@ -33,6 +33,7 @@ struct record_opts {
 	int verbose;
 	int no_elf_init;
 	int no_locations;
+	int lossy;                             /* --lossy: drop (and count) what does not fit */
 	const char *watch[WATCH_MAX_REQUESTS]; /* --watch: hardware watchpoints */
 	size_t watch_count;
 };
@@ -40,7 +41,7 @@ struct record_opts {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: vsc record [-o FILE|-] [--duration SEC] [--ring-size BYTES]\n"
+		"usage: vsc record [-o FILE|-] [--duration SEC] [--ring-size BYTES] [--lossy]\n"
 		"                  [--no-elf-init] [--no-locations] [-v] (-p PID | -- CMD ARGS...)\n"
 		"       vsc record --watch VAR[:SIZE] ... [-o FILE|-] [--duration SEC]\n"
 		"                  [--ring-size BYTES] [--no-locations] (-p PID | -- CMD ARGS...)\n"
@@ -51,7 +52,10 @@ static void usage(FILE *out)
 		"  -p, --pid PID         attach to a running process until ^C, --duration or its end\n"
 		"  -- CMD ARGS...        start CMD stopped, attach, run it to its end\n"
 		"  -d, --duration SEC    stop after SEC seconds\n"
-		"      --ring-size BYTES BPF ring buffer size (power of 2 pages; default %u)\n"
+		"      --ring-size BYTES BPF ring buffer size (power of 2 pages, probes: >= 64k;\n"
+		"                        default %u)\n"
+		"      --lossy           when the ring buffer is full, drop events (counted in the\n"
+		"                        header) instead of making the program wait for room\n"
 		"      --no-elf-init     do not take initial values of globals from the ELF file\n"
 		"      --no-locations    leave out the '# function+offset' comments\n"
 		"  -v, --verbose         libbpf messages and statistics on stderr\n"
@@ -86,6 +90,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "ring-size", required_argument, NULL, 'r' },
+		{ "lossy", no_argument, NULL, 'l' },
 		{ "no-elf-init", no_argument, NULL, 'I' },
 		{ "no-locations", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -138,6 +143,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'v':
 			o->verbose = 1;
+			break;
+		case 'l':
+			o->lossy = 1;
 			break;
 		case 'w': /* more than the hardware has: watch_record() says so */
 			if (o->watch_count < WATCH_MAX_REQUESTS)
@@ -207,11 +215,20 @@ int cmd_record(int argc, char **argv)
 		return r > 0 ? 0 : EXIT_USAGE;
 	if (opts.watch_count)
 		return record_watch(&opts);
+	/* a probe record holds a whole batch: the ring must take a few */
+	if (opts.ring_size && opts.ring_size < VSC_RECORD_MIN_RING) {
+		fprintf(stderr,
+			"vsc record: bad --ring-size %zu for probes (at least %u: a ring "
+			"record holds a batch of %d events)\n",
+			opts.ring_size, VSC_RECORD_MIN_RING, VSC_RECORD_LOG_CAP);
+		return EXIT_USAGE;
+	}
 	if (check_kernel())
 		return EXIT_USAGE;
 	snprintf(how, sizeof(how),
-		 "vsc record, eBPF: USDT probes vsc:batch/vsc:log (include/vsc/probe.h), "
-		 "thread-local logs of %d events, BPF ring buffer of %zu bytes",
+		 "vsc record, eBPF: USDT probes vsc:batch/vsc:log/vsc:block (include/vsc/probe.h), "
+		 "thread-local logs of %d events, one ring record per batch, BPF ring buffer of "
+		 "%zu bytes",
 		 VSC_RECORD_LOG_CAP, opts.ring_size ? opts.ring_size : VSC_RECORD_DEFAULT_RING);
 	struct recorder_opts ro = {
 		.who = "record",
@@ -220,7 +237,11 @@ int cmd_record(int argc, char **argv)
 		.output = opts.output,
 		.duration_s = opts.duration_s,
 		.how = how,
+		/* block: threads wait for the recorder (probe.h, back-pressure) */
+		.loss_mode = opts.lossy ? "drop" : "block",
 		.run_to_entry = true,
+		/* -p: the semaphores go up while every thread is stopped */
+		.hold_attached = true,
 		/* -p: the globals have changed since the program started */
 		.no_elf_init = opts.no_elf_init || !opts.argv,
 		.no_locations = opts.no_locations,
@@ -228,7 +249,7 @@ int cmd_record(int argc, char **argv)
 		.rescan_ms = RESCAN_MS,
 		.verbose = opts.verbose,
 	};
-	struct capture_source *src = probe_source_new(opts.ring_size, opts.verbose);
+	struct capture_source *src = probe_source_new(opts.ring_size, opts.lossy, opts.verbose);
 	if (!src) {
 		fprintf(stderr, "vsc record: out of memory\n");
 		return EXIT_USAGE;
