@@ -46,6 +46,7 @@ CLEAN_EXTRA    :=
 -include bench/bench.mk
 -include userspace/lib/sat.mk
 -include docs/docs.mk
+-include userspace/litmus/litmus.mk
 include tests/tests.mk # last: it tests what the others build
 
 

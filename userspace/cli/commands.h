@@ -9,6 +9,7 @@ int cmd_encode(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_litmus(int argc, char **argv);
 
 /* Exit statuses shared by every subcommand (CONTRACT.md section 3). */
 enum {

@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "encode", cmd_encode, "write the SAT encoding of a trace (DIMACS)" },
 	{ "convert", cmd_convert, "turn an LTTng (CTF) trace of vsc:* events into a trace" },
 	{ "record", cmd_record, "capture a process's vsc probes with eBPF into a trace" },
+	{ "litmus", cmd_litmus, "run litmus tests, record them and decide every execution" },
 	{ "gen", cmd_gen, "write generated instances (random, SC by construction, reductions)" },
 };
 

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/* vsc litmus: run litmus tests (.litmus, herd/litmus7 syntax, the subset of
+ * docs/litmus.md) on this machine, record every iteration with <vsc/lab.h>
+ * and vsc record, and report litmus7-style with vsc check's verdict on
+ * every execution. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "litmus_cli.h"
+
+#define MAX_ITERATIONS 10000000L
+#define MAX_LITMUS_FILE (1 << 20)
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: vsc litmus [-n N] [-j JOBS] [--json] [--no-record] [-o DIR]\n"
+		"                  [--cc CC] [--qemu QEMU] [--include DIR] FILE.litmus...\n"
+		"       vsc litmus --generate [-n N] FILE.litmus\n"
+		"\n"
+		"Run each litmus test N times with its threads pinned across CPUs, record it\n"
+		"(eBPF, through <vsc/lab.h>) and print the outcome histogram, which outcomes\n"
+		"are SC, whether the condition was observed, and vsc check's verdict on\n"
+		"every execution. A test of another architecture is built with the cross\n"
+		"compiler and run under qemu-user, not recorded. See docs/litmus.md.\n"
+		"  -n, --iterations N   iterations of each test (default 1000)\n"
+		"  -j, --jobs JOBS      run up to JOBS tests at once (default 1)\n"
+		"      --json           one JSON object per test\n"
+		"      --no-record      run without recording: no verdicts per execution\n"
+		"  -o, --keep DIR       keep each test's C source, program, trace, outcomes\n"
+		"                       in DIR/NAME\n"
+		"      --generate       write the C test to stdout and stop\n"
+		"      --build-only     generate and build, do not run\n"
+		"      --cc CC          C compiler (default cc, aarch64-linux-gnu-gcc for\n"
+		"                       AArch64 tests on another machine)\n"
+		"      --qemu QEMU      qemu-user for other architectures (qemu-aarch64)\n"
+		"      --include DIR    where <vsc/lab.h> is (default ../include next to vsc)\n"
+		"Exit status: 0 every verdict agrees with its outcome's SC-ness, 1 some\n"
+		"disagree, 2 bad usage, input or build, 3 some verdicts unknown.\n");
+}
+
+static int parse_args(int argc, char **argv, struct litmus_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "no-record", no_argument, NULL, 'R' },
+		{ "keep", required_argument, NULL, 'o' },
+		{ "generate", no_argument, NULL, 'G' },
+		{ "build-only", no_argument, NULL, 'B' },
+		{ "cc", required_argument, NULL, 'C' },
+		{ "qemu", required_argument, NULL, 'Q' },
+		{ "include", required_argument, NULL, 'I' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	char *end;
+
+	*o = (struct litmus_opts){ .iterations = 1000, .record = true, .jobs = 1 };
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:j:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			errno = 0;
+			o->iterations = strtol(optarg, &end, 10);
+			if (errno || *end || o->iterations < 1 || o->iterations > MAX_ITERATIONS) {
+				fprintf(stderr, "vsc litmus: -n wants 1..%ld, not '%s'\n",
+					MAX_ITERATIONS, optarg);
+				return -1;
+			}
+			break;
+		case 'j':
+			o->jobs = strtol(optarg, &end, 10);
+			if (*end || o->jobs < 1 || o->jobs > 256) {
+				fprintf(stderr, "vsc litmus: -j wants 1..256, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'J':
+			o->json = true;
+			break;
+		case 'R':
+			o->record = false;
+			break;
+		case 'o':
+			o->keep_dir = optarg;
+			break;
+		case 'G':
+			o->generate = true;
+			break;
+		case 'B':
+			o->build_only = true;
+			break;
+		case 'C':
+			o->cc = optarg;
+			break;
+		case 'Q':
+			o->qemu = optarg;
+			break;
+		case 'I':
+			o->include_dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "vsc litmus: no .litmus file given\n");
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+static int load_test(const char *path, struct litmus_test *t)
+{
+	char err[512];
+	FILE *f = fopen(path, "r");
+	char *text = malloc(MAX_LITMUS_FILE + 1);
+	size_t len = 0;
+
+	if (!f || !text) {
+		fprintf(stderr, "vsc litmus: %s: %s\n", path, strerror(errno));
+		free(text);
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	len = fread(text, 1, MAX_LITMUS_FILE + 1, f);
+	int bad = ferror(f);
+	fclose(f);
+	if (bad || len > MAX_LITMUS_FILE) {
+		fprintf(stderr, "vsc litmus: %s: %s\n", path,
+			bad ? "read error" : "larger than 1 MiB, not a litmus test");
+		free(text);
+		return -1;
+	}
+	int rc = litmus_parse(text, len, path, t, err, sizeof(err));
+	free(text);
+	if (rc)
+		fprintf(stderr, "%s\n", err);
+	return rc;
+}
+
+/* Everything for one file; returns its exit status. */
+static int run_test(const char *path, const struct litmus_opts *o)
+{
+	struct litmus_test *t = malloc(sizeof(*t));
+	char dir[PATH_MAX], include[PATH_MAX], err[512];
+	int status = EXIT_USAGE;
+	int64_t *values = NULL;
+
+	if (!t || load_test(path, t))
+		goto out;
+	if (o->generate) {
+		if (litmus_gen_c(t, o->iterations, stdout, err, sizeof(err)))
+			fprintf(stderr, "vsc litmus: %s: %s\n", path, err);
+		else
+			status = EXIT_CONSISTENT;
+		goto out;
+	}
+	if (litmus_find_include(o, include, sizeof(include))) {
+		fprintf(stderr, "vsc litmus: cannot find <vsc/lab.h>: say --include DIR\n");
+		goto out;
+	}
+	if (litmus_workdir(o, t, dir, sizeof(dir))) {
+		fprintf(stderr, "vsc litmus: no working directory: %s\n", strerror(errno));
+		goto out;
+	}
+	bool record = o->record && litmus_native(t->arch);
+	if (litmus_build(t, o, dir, include, err, sizeof(err))) {
+		fprintf(stderr, "vsc litmus: %s: %s\n", path, err);
+	} else if (o->build_only) {
+		printf("%s: built %s/test\n", path, dir);
+		status = EXIT_CONSISTENT;
+	} else if (litmus_execute(t, o, dir, record, err, sizeof(err))) {
+		fprintf(stderr, "vsc litmus: %s: %s\n", path, err);
+		status = EXIT_UNKNOWN;
+	} else {
+		size_t width = litmus_outcome_width(t);
+		values = calloc((size_t)o->iterations * (width ? width : 1), sizeof(*values));
+		if (!values ||
+		    litmus_read_outcomes(dir, o->iterations, width, values, err, sizeof(err))) {
+			fprintf(stderr, "vsc litmus: %s: %s\n", path,
+				values ? err : "out of memory");
+			status = EXIT_UNKNOWN;
+		} else {
+			if (!litmus_native(t->arch) && !o->json)
+				printf("(%s under qemu-user: these are the emulator's outcomes on "
+				       "this machine, not the hardware's; not recorded)\n",
+				       litmus_arch_name(t->arch));
+			status = litmus_report(t, o, path, dir, record, values);
+		}
+	}
+	litmus_workdir_remove(o, dir);
+out:
+	free(values);
+	free(t);
+	fflush(stdout);
+	return status;
+}
+
+/* Up to o->jobs tests at once, each in a child printing into a file of its
+ * own; the reports come out in the order of the files. */
+static int run_parallel(char **files, int count, const struct litmus_opts *o)
+{
+	FILE **out = calloc((size_t)count, sizeof(*out));
+	pid_t *pid = calloc((size_t)count, sizeof(*pid));
+	int worst = 0, running = 0, next = 0, done = 0;
+
+	if (!out || !pid) {
+		free(out);
+		free(pid);
+		return EXIT_USAGE;
+	}
+	while (done < count) {
+		while (running < o->jobs && next < count) {
+			out[next] = tmpfile();
+			fflush(stdout);
+			pid[next] = out[next] ? fork() : -1;
+			if (pid[next] == 0) {
+				dup2(fileno(out[next]), STDOUT_FILENO);
+				_exit(run_test(files[next], o));
+			}
+			running += pid[next] > 0;
+			next++;
+		}
+		int status;
+		pid_t who = wait(&status);
+		if (who < 0)
+			break;
+		running--;
+		done++;
+		int code = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_USAGE;
+		worst = code > worst ? code : worst;
+		/* print every finished report that is next in order */
+		(void)who;
+	}
+	for (int i = 0; i < count; i++) {
+		if (pid[i] <= 0) {
+			fprintf(stderr, "vsc litmus: %s: could not start: %s\n", files[i],
+				strerror(errno));
+			worst = EXIT_USAGE;
+		}
+		if (!out[i])
+			continue;
+		rewind(out[i]);
+		char buf[4096];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof(buf), out[i])) > 0)
+			fwrite(buf, 1, n, stdout);
+		fclose(out[i]);
+	}
+	free(out);
+	free(pid);
+	return worst;
+}
+
+int cmd_litmus(int argc, char **argv)
+{
+	struct litmus_opts o;
+	int rc = parse_args(argc, argv, &o), worst = 0;
+
+	if (rc)
+		return rc > 0 ? 0 : EXIT_USAGE;
+	if (o.generate && argc - optind != 1) {
+		fprintf(stderr, "vsc litmus: --generate takes one file\n");
+		return EXIT_USAGE;
+	}
+	if (o.jobs > 1 && argc - optind > 1)
+		return run_parallel(argv + optind, argc - optind, &o);
+	for (int i = optind; i < argc; i++) {
+		int status = run_test(argv[i], &o);
+		worst = status > worst ? status : worst;
+	}
+	return worst;
+}
