@@ -48,6 +48,8 @@ import json, sys
 s = json.load(sys.stdin); s.pop("time_s")
 for k in ("inconsistent", "unknown"):
     s[k].sort(key=lambda e: (e["file"], e["segment"] or ""))
+for o in s.get("outcomes", []):
+    o["executions"].sort(key=lambda e: (e["file"], e["segment"] or ""))
 print(json.dumps(s, sort_keys=True))'; }
 
 # ---- GNU parallel: one vsc per file, results as JSON lines ----------------

@@ -8,7 +8,8 @@
 #   the same run (compared only when the plain build shows enough of it);
 # - every lab.h iteration is a segment; vsc calls it inconsistent exactly
 #   when the target saw the non-SC outcome (its own record), each with a
-#   minimal core of the four events, and --summary adds up;
+#   minimal core of the four events, and --summary adds up, its outcome
+#   histogram listing every iteration under the outcome the target saw;
 # - MP: no iteration shows r0 = 1, r1 = 0 on x86-64 (TSO forbids it).
 set -u
 vsc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -57,6 +58,20 @@ for i, outcome in outcomes.items():
         assert s["verdict"] == "consistent", (i, outcome, s)
 assert summary["segments_total"] == len(outcomes)
 assert summary["segments_inconsistent"] == weak
+# the outcome histogram: every execution under the outcome it had (the
+# values the two threads read, whichever thread is which), with its verdict
+listed = 0
+for o in summary["outcomes"]:
+    values = sorted(int(v) for part in o["outcome"].split()
+                    for v in part.split(":")[-1].split(","))
+    assert o["count"] == len(o["executions"]), o["outcome"]
+    for e in o["executions"]:
+        listed += 1
+        assert values == sorted(outcomes[e["segment"]]), (o["outcome"], e)
+    verdicts = [segs[e["segment"]]["verdict"] for e in o["executions"]]
+    assert o["inconsistent"] == verdicts.count("inconsistent"), o["outcome"]
+    assert o["consistent"] == verdicts.count("consistent"), o["outcome"]
+assert listed == len(outcomes), (listed, len(outcomes))
 assert int(status) == (1 if weak else 0)
 if test == "mp":
     assert weak == 0, "%d iterations showed MP's r0 = 1, r1 = 0, which x86-TSO forbids" % weak

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* --summary: one table over every execution (segment) of every file, like
  * litmus7's outcome histogram: how many were consistent, inconsistent or
- * unknown, how many preemptions they needed, and which ones failed. */
+ * unknown, how many preemptions they needed, the outcomes (summary_outcomes.c)
+ * with their verdicts and executions, and which ones failed. */
 #include <stdlib.h>
 
 #include "commands.h"
 #include "report.h"
+#include "summary.h"
 
 #define HISTOGRAM_MAX 64 /* preemption counts above this share one row */
 
@@ -79,7 +81,7 @@ static void incomplete_json(struct json *j, const struct file_report *files, siz
 }
 
 static void summary_json(const struct file_report *files, size_t nfiles, const struct tally *t,
-			 int explain)
+			 int explain, const struct outcome_table *outcomes)
 {
 	struct json j;
 	size_t bad = 0;
@@ -117,6 +119,10 @@ static void summary_json(const struct file_report *files, size_t nfiles, const s
 	list_json(&j, files, nfiles, EXIT_UNKNOWN, 0);
 	json_key(&j, "files_incomplete");
 	incomplete_json(&j, files, nfiles);
+	if (outcomes) {
+		json_key(&j, "outcomes");
+		outcomes_json(&j, outcomes);
+	}
 	json_key(&j, "time_s");
 	json_double(&j, t->time_s);
 	json_object_end(&j);
@@ -142,10 +148,15 @@ static void list_text(const struct file_report *files, size_t nfiles, int status
 void summary_print(const struct file_report *files, size_t nfiles, const struct check_args *a)
 {
 	struct tally t = { 0 };
+	struct outcome_table outcomes;
+	int have_outcomes = outcomes_collect(files, nfiles, &outcomes) == 0;
 
 	count_all(files, nfiles, &t);
+	if (!have_outcomes)
+		fprintf(stderr, "vsc check: out of memory: no outcome histogram\n");
 	if (a->json) {
-		summary_json(files, nfiles, &t, a->explain);
+		summary_json(files, nfiles, &t, a->explain, have_outcomes ? &outcomes : NULL);
+		outcomes_free(&outcomes);
 		return;
 	}
 	printf("executions: %zu in %zu file%s\n", t.total, nfiles, nfiles == 1 ? "" : "s");
@@ -164,6 +175,9 @@ void summary_print(const struct file_report *files, size_t nfiles, const struct 
 	for (int k = 0; k <= HISTOGRAM_MAX; k++)
 		if (t.histogram[k])
 			printf("  %3d%s %8zu\n", k, k == HISTOGRAM_MAX ? "+" : " ", t.histogram[k]);
+	if (have_outcomes)
+		outcomes_text(&outcomes, nfiles);
+	outcomes_free(&outcomes);
 	list_text(files, nfiles, EXIT_INCONSISTENT, "inconsistent", a->explain);
 	list_text(files, nfiles, EXIT_UNKNOWN, "unknown", 0);
 }

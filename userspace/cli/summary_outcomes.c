@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* --summary's outcome histogram: a lab run's executions grouped by what
+ * they saw (the values every thread read, threads in name order), each
+ * outcome with its verdict counts and the exact executions that had it,
+ * like litmus7's histogram next to vsc's verdicts. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "report.h"
+#include "summary.h"
+
+#define TEXT_LIST_MAX 100 /* items (executions or ranges) per outcome in text; JSON lists all */
+
+struct execution {
+	char *outcome;
+	const struct file_report *file;
+	const struct item *item;
+};
+
+static int compare_names(const void *a, const void *b, void *ctx)
+{
+	const struct vsc_program *p = ctx;
+	return strcmp(vsc_program_thread_name(p, *(const size_t *)a),
+		      vsc_program_thread_name(p, *(const size_t *)b));
+}
+
+/* "T1:0 T2:1,0": per thread (by name) the values its reads saw, in order. */
+static char *outcome_of(const struct vsc_program *p)
+{
+	size_t threads = vsc_program_thread_count(p), len = 0;
+	size_t *order = malloc((threads ? threads : 1) * sizeof(*order));
+	char *text = NULL;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!order || !out) {
+		free(order);
+		if (out)
+			fclose(out);
+		free(text);
+		return NULL;
+	}
+	for (size_t t = 0; t < threads; t++)
+		order[t] = t;
+	qsort_r(order, threads, sizeof(*order), compare_names, (void *)p);
+	int threads_with_reads = 0;
+	for (size_t k = 0; k < threads; k++) {
+		const struct vsc_event *ev = vsc_program_events(p, order[k]);
+		size_t n = vsc_program_thread_length(p, order[k]);
+		const char *sep = ":";
+		for (size_t i = 0; i < n; i++) {
+			if (ev[i].kind == VSC_WRITE)
+				continue;
+			if (sep[0] == ':')
+				fprintf(out, "%s%s", threads_with_reads++ ? " " : "",
+					vsc_program_thread_name(p, order[k]));
+			fprintf(out, "%s%" PRId64, sep, ev[i].value);
+			sep = ",";
+		}
+	}
+	if (!threads_with_reads)
+		fprintf(out, "(no reads)");
+	fclose(out);
+	free(order);
+	return text;
+}
+
+static int compare_executions(const void *a, const void *b)
+{
+	const struct execution *x = a, *y = b;
+	int c = strcmp(x->outcome, y->outcome);
+	if (c)
+		return c;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->item < y->item ? -1 : x->item > y->item;
+}
+
+int outcomes_collect(const struct file_report *files, size_t nfiles, struct outcome_table *tab)
+{
+	size_t n = 0;
+
+	memset(tab, 0, sizeof(*tab));
+	for (size_t i = 0; i < nfiles; i++)
+		n += files[i].count;
+	/* on failure the table holds what was collected: outcomes_free() it */
+	tab->executions = calloc(n ? n : 1, sizeof(*tab->executions));
+	if (!tab->executions)
+		return -1;
+	for (size_t i = 0; i < nfiles; i++)
+		for (size_t s = 0; s < files[i].count; s++) {
+			if (!files[i].items[s].prog)
+				continue;
+			struct execution *e = &tab->executions[tab->count];
+			e->outcome = outcome_of(files[i].items[s].prog);
+			if (!e->outcome)
+				return -1;
+			e->file = &files[i];
+			e->item = &files[i].items[s];
+			tab->count++;
+		}
+	qsort(tab->executions, tab->count, sizeof(*tab->executions), compare_executions);
+	return 0;
+}
+
+void outcomes_free(struct outcome_table *tab)
+{
+	for (size_t i = 0; i < tab->count; i++)
+		free(tab->executions[i].outcome);
+	free(tab->executions);
+}
+
+/* The run of executions [begin, end) with one outcome. */
+static size_t group_end(const struct outcome_table *tab, size_t begin)
+{
+	size_t end = begin + 1;
+	while (end < tab->count &&
+	       strcmp(tab->executions[end].outcome, tab->executions[begin].outcome) == 0)
+		end++;
+	return end;
+}
+
+static const char *execution_name(const struct execution *e)
+{
+	const char *name = vsc_program_name(e->item->prog);
+	return name ? name : "(whole file)";
+}
+
+/* A segment named by a decimal number, or -1. */
+static long segment_number(const struct execution *x)
+{
+	const char *name = vsc_program_name(x->item->prog);
+	char *end;
+	long n;
+
+	if (!name || !*name || *name == '-')
+		return -1;
+	n = strtol(name, &end, 10);
+	return *end ? -1 : n;
+}
+
+/* The executions [b, e) of one outcome; runs of numbered segments of one
+ * file as ranges ("0-4 7 9-12"), at most TEXT_LIST_MAX items. */
+static void print_executions(const struct outcome_table *tab, size_t b, size_t e, size_t nfiles)
+{
+	size_t items = 0, i = b;
+
+	printf("           in:");
+	while (i < e && items < TEXT_LIST_MAX) {
+		const struct execution *x = &tab->executions[i];
+		long first = segment_number(x);
+		size_t j = i + 1;
+		while (first >= 0 && j < e && tab->executions[j].file == x->file &&
+		       segment_number(&tab->executions[j]) == first + (long)(j - i))
+			j++;
+		printf(" ");
+		if (nfiles > 1)
+			printf("%s:", x->file->path);
+		printf("%s", execution_name(x));
+		if (j - i > 1)
+			printf("-%ld", first + (long)(j - i - 1));
+		items++;
+		i = j;
+	}
+	if (i < e)
+		printf(" ... and %zu more (--json lists all)", e - i);
+	printf("\n");
+}
+
+void outcomes_text(const struct outcome_table *tab, size_t nfiles)
+{
+	printf("outcomes (values read, per thread):\n");
+	printf("  %8s %10s %12s %8s  %s\n", "count", "consistent", "inconsistent", "unknown",
+	       "outcome");
+	for (size_t b = 0, e; b < tab->count; b = e) {
+		size_t by_status[4] = { 0 };
+		e = group_end(tab, b);
+		for (size_t i = b; i < e; i++)
+			by_status[tab->executions[i].item->status]++;
+		printf("  %8zu %10zu %12zu %8zu  %s\n", e - b, by_status[EXIT_CONSISTENT],
+		       by_status[EXIT_INCONSISTENT], by_status[EXIT_UNKNOWN],
+		       tab->executions[b].outcome);
+		print_executions(tab, b, e, nfiles);
+	}
+}
+
+void outcomes_json(struct json *j, const struct outcome_table *tab)
+{
+	json_array_begin(j);
+	for (size_t b = 0, e; b < tab->count; b = e) {
+		size_t by_status[4] = { 0 };
+		e = group_end(tab, b);
+		for (size_t i = b; i < e; i++)
+			by_status[tab->executions[i].item->status]++;
+		json_object_begin(j);
+		json_key(j, "outcome");
+		json_string(j, tab->executions[b].outcome);
+		json_key(j, "count");
+		json_uint(j, e - b);
+		json_key(j, "consistent");
+		json_uint(j, by_status[EXIT_CONSISTENT]);
+		json_key(j, "inconsistent");
+		json_uint(j, by_status[EXIT_INCONSISTENT]);
+		json_key(j, "unknown");
+		json_uint(j, by_status[EXIT_UNKNOWN]);
+		json_key(j, "executions");
+		json_array_begin(j);
+		for (size_t i = b; i < e; i++) {
+			const struct execution *x = &tab->executions[i];
+			json_object_begin(j);
+			json_key(j, "file");
+			json_string(j, x->file->path);
+			json_key(j, "segment");
+			if (vsc_program_name(x->item->prog))
+				json_string(j, vsc_program_name(x->item->prog));
+			else
+				json_null(j);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
