@@ -25,3 +25,11 @@ bench-explain: $(BUILD)/vsc
 	@BENCH_QUICK=$(BENCH_QUICK) bench/explain.sh $(BUILD)
 
 bench: $(BENCH_EXTRA)
+
+# Lab runs: lab.h against the plain test, recording time against the plain
+# run, vsc litmus per test (bench/lab.sh, bench/results/lab.md; root).
+.PHONY: bench-lab
+BENCH_EXTRA += bench-lab
+bench: bench-lab
+bench-lab: all
+	@BENCH_QUICK=$(BENCH_QUICK) bench/lab.sh $(BUILD)

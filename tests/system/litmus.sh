@@ -21,6 +21,13 @@ printf 'X86 T\n{ x=0; }\n P0 ;\n MOV [x],EAX,$1 ;\nexists (x=1)\n' > "$tmp/bad.l
 status=$?
 [ $status -eq 2 ] || bad "malformed test: exit $status, wanted 2"
 grep -q "bad.litmus:4:[0-9]*: " "$tmp/bad.err" || bad "malformed test: no FILE:LINE:COL ($(cat "$tmp/bad.err"))"
+# a test the subset cannot express: refused before anything runs
+printf 'X86 T\n{ x=0; }\n P0 ;\n MOV EAX,[x] ;\n MOV EAX,[x] ;\nexists (0:EAX=1)\n' > "$tmp/twice.litmus"
+"$vsc" litmus "$tmp/twice.litmus" > /dev/null 2> "$tmp/twice.err"
+status=$?
+[ $status -eq 2 ] || bad "register loaded twice: exit $status, wanted 2"
+grep -q "twice.litmus:5:2: register EAX is written after a load" "$tmp/twice.err" \
+  || bad "register loaded twice: $(cat "$tmp/twice.err")"
 
 # summarise JSON_LINES EXPECT LABEL N: the checks above, one line per test
 summarise() {

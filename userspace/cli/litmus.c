@@ -3,6 +3,7 @@
  * docs/litmus.md) on this machine, record every iteration with <vsc/lab.h>
  * and vsc record, and report litmus7-style with vsc check's verdict on
  * every execution. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -155,6 +156,26 @@ static int load_test(const char *path, struct litmus_test *t)
 	return rc;
 }
 
+/* "FILE:LINE:COL: what" when the message starts with a position. */
+static void report_error(const char *path, const char *err)
+{
+	fprintf(stderr, "%s%s%s\n", path, isdigit((unsigned char)err[0]) ? ":" : ": ", err);
+}
+
+/* Can the test be written as C? Asked before anything is made on disk. */
+static bool generates(const struct litmus_test *t, const char *path)
+{
+	char err[512];
+	FILE *sink = fopen("/dev/null", "w");
+	int rc = sink ? litmus_gen_c(t, 1, sink, err, sizeof(err)) : -errno;
+
+	if (sink)
+		fclose(sink);
+	if (rc)
+		report_error(path, sink ? err : strerror(-rc));
+	return rc == 0;
+}
+
 /* Everything for one file; returns its exit status. */
 static int run_test(const char *path, const struct litmus_opts *o)
 {
@@ -167,11 +188,13 @@ static int run_test(const char *path, const struct litmus_opts *o)
 		goto out;
 	if (o->generate) {
 		if (litmus_gen_c(t, o->iterations, stdout, err, sizeof(err)))
-			fprintf(stderr, "vsc litmus: %s: %s\n", path, err);
+			report_error(path, err);
 		else
 			status = EXIT_CONSISTENT;
 		goto out;
 	}
+	if (!generates(t, path))
+		goto out;
 	if (litmus_find_include(o, include, sizeof(include))) {
 		fprintf(stderr, "vsc litmus: cannot find <vsc/lab.h>: say --include DIR\n");
 		goto out;
@@ -181,11 +204,13 @@ static int run_test(const char *path, const struct litmus_opts *o)
 		goto out;
 	}
 	bool record = o->record && litmus_native(t->arch);
+	bool failed = true; /* keep the directory: its logs say why */
 	if (litmus_build(t, o, dir, include, err, sizeof(err))) {
-		fprintf(stderr, "vsc litmus: %s: %s\n", path, err);
+		report_error(path, err);
 	} else if (o->build_only) {
 		printf("%s: built %s/test\n", path, dir);
 		status = EXIT_CONSISTENT;
+		failed = false;
 	} else if (litmus_execute(t, o, dir, record, err, sizeof(err))) {
 		fprintf(stderr, "vsc litmus: %s: %s\n", path, err);
 		status = EXIT_UNKNOWN;
@@ -203,9 +228,13 @@ static int run_test(const char *path, const struct litmus_opts *o)
 				       "this machine, not the hardware's; not recorded)\n",
 				       litmus_arch_name(t->arch));
 			status = litmus_report(t, o, path, dir, record, values);
+			failed = false;
 		}
 	}
-	litmus_workdir_remove(o, dir);
+	if (failed && !o->keep_dir)
+		fprintf(stderr, "vsc litmus: %s: files kept in %s\n", path, dir);
+	else
+		litmus_workdir_remove(o, dir);
 out:
 	free(values);
 	free(t);

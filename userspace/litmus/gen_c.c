@@ -34,7 +34,7 @@ struct thread_plan {
 static int gen_error(char *err, size_t len, const struct litmus_insn *in, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(err, len, "line %u: ", in ? in->line : 0);
+	int n = in ? snprintf(err, len, "%u:%u: ", in->line, in->col) : 0;
 	if (n >= 0 && (size_t)n < len) {
 		va_start(ap, fmt);
 		vsnprintf(err + n, len - (size_t)n, fmt, ap);

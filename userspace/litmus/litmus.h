@@ -130,8 +130,9 @@ void litmus_outcome_print(const struct litmus_test *t, const int64_t *values, FI
 struct vsc_program *litmus_outcome_program(const struct litmus_test *t, const int64_t *values);
 
 /* ---- the C test (gen_c.c) ------------------------------------------------ */
-/* Write the C source of the test (`iterations` of it), logged with <vsc/lab.h>. Returns 0, or
- * -EINVAL with a message in err (a test this subset cannot express). */
+/* Write the C source of the test (`iterations` of it), logged with
+ * <vsc/lab.h>. Returns 0, or -EINVAL with a message in err (a test this
+ * subset cannot express), "LINE:COL: what" when one instruction is why. */
 int litmus_gen_c(const struct litmus_test *t, long iterations, FILE *out, char *err,
 		 size_t err_len);
 
