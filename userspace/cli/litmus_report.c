@@ -150,13 +150,17 @@ static void decide_executions(struct analysis *an, const char *dir)
 
 	snprintf(path, sizeof(path), "%s/trace.vsc", dir);
 	struct vsc_trace *trace = seen ? vsc_trace_parse_file(path, &popts) : NULL;
-	if (trace)
-		an->lost = vsc_trace_lost_events(trace);
-	if (trace && an->lost)
-		snprintf(an->trouble, sizeof(an->trouble),
-			 "%llu events were lost: no verdict on an incomplete recording",
-			 (unsigned long long)an->lost);
-	if (trace && !an->lost)
+	VSC_OPTS(vsc_trace_completeness, comp);
+	bool whole = false;
+	if (trace && vsc_trace_completeness(trace, &comp) == 0) {
+		an->lost = comp.lost;
+		whole = comp.state == VSC_TRACE_WHOLE && comp.recorded;
+		if (!whole)
+			snprintf(an->trouble, sizeof(an->trouble),
+				 "no verdict on a recording that is not whole: %s",
+				 comp.why && comp.why[0] ? comp.why : "no end-of-trace line");
+	}
+	if (whole)
 		for (size_t s = 0; s < vsc_trace_program_count(trace); s++)
 			decide_segment(an, vsc_trace_program(trace, s), expected, seen);
 	if (!trace && !an->trouble[0])
