@@ -19,10 +19,13 @@
  * - a store whose value never changes is filled in once (vsc_lab_fill())
  *   and costs nothing during the run; a load (or an RMW's old value) is
  *   logged with one plain store: row[k] = value;
- * - nothing is emitted during the run: after it, each thread calls
- *   vsc_lab_emit(), which fires the probes of <vsc/probe.h> (eBPF by
- *   default, LTTng with -DVSC_PROBE_LTTNG) for the whole log, iteration by
- *   iteration, each preceded by VSC_PROBE_SEGMENT(first_segment + i).
+ * - nothing is emitted during the run: after it, each thread fires the
+ *   probes of <vsc/probe.h> (eBPF by default, LTTng with -DVSC_PROBE_LTTNG)
+ *   for its log, iteration by iteration, each preceded by
+ *   VSC_PROBE_SEGMENT(first_segment + i): in chunks of VSC_LAB_EMIT_CHUNK
+ *   iterations with a barrier between them (vsc_lab_emit_range()), so a
+ *   recorder that streams gets every thread's part of an iteration while
+ *   that segment is still open.
  *
  *   static int32_t x[N], y[N];                  // fresh variables, zero
  *   struct vsc_lab lab;                         // one per thread
@@ -38,7 +41,10 @@
  *           row[1] = y[i];                      // logged: one plain store
  *           barrier_wait();
  *   }
- *   vsc_lab_emit(&lab, 0);                      // the same thread, after the run
+ *   for (long i = 0; i < N; i += VSC_LAB_EMIT_CHUNK) { // the same thread, after the run
+ *           vsc_lab_emit_range(&lab, 0, i, i + VSC_LAB_EMIT_CHUNK);
+ *           barrier_wait();
+ *   }
  *   vsc_lab_free(&lab);
  *
  * Each iteration becomes one `segment` of the trace (named by its number)
@@ -180,14 +186,28 @@ static inline void vsc_lab_emit_row_(const struct vsc_lab *lab, long i, long seg
 	}
 }
 
+/* A streaming recorder keeps only so many segments open at once (1024 for
+ * vsc record): emit at most this many iterations per thread before every
+ * thread has emitted the same ones (vsc_lab_emit_range and a barrier). */
+#define VSC_LAB_EMIT_CHUNK 256
+
 /* After the run, from the thread that owns the log (the trace names
- * threads by their kernel thread id): fire the probes for every iteration,
- * in program order, iteration i as segment first_segment + i. */
-static inline void vsc_lab_emit(const struct vsc_lab *lab, long first_segment)
+ * threads by their kernel thread id): fire the probes for iterations
+ * [from, to), in program order, iteration i as segment first_segment + i,
+ * and flush them out of the thread. */
+static inline void vsc_lab_emit_range(const struct vsc_lab *lab, long first_segment, long from,
+				      long to)
 {
-	for (long i = 0; i < lab->iterations; i++)
+	for (long i = from; i < to && i < lab->iterations; i++)
 		vsc_lab_emit_row_(lab, i, first_segment + i);
 	VSC_PROBE_FLUSH();
+}
+
+/* The whole log at once: for one thread, or when the threads emit one
+ * after the other into a recorder that keeps every segment open. */
+static inline void vsc_lab_emit(const struct vsc_lab *lab, long first_segment)
+{
+	vsc_lab_emit_range(lab, first_segment, 0, lab->iterations);
 }
 
 static inline void vsc_lab_free(struct vsc_lab *lab)

@@ -4,8 +4,9 @@
 # test and the <vsc/lab.h> one alternated in blocks, fresh variables per
 # iteration) recorded with `vsc record` (eBPF) and, built with
 # -DVSC_PROBE_LTTNG, with scripts/vsc-lttng. Checks:
-# - SB: the lab.h build shows r0 = r1 = 0 within 2x of the plain build in
-#   the same run (compared only when the plain build shows enough of it);
+# - SB: the lab.h build shows at least half as many r0 = r1 = 0 as the
+#   plain build in the same run, so lab.h does not hide it (compared only
+#   when the plain build shows enough of it; more is reported, not failed);
 # - every lab.h iteration is a segment; vsc calls it inconsistent exactly
 #   when the target saw the non-SC outcome (its own record), each with a
 #   minimal core of the four events, and --summary adds up, its outcome
@@ -90,8 +91,10 @@ rates() {
   elif [ "$4" -lt $min_weak ]; then
     echo "lab sb ($2): the plain build showed only $4 weak outcomes here (fewer than" \
       "$min_weak): too few to compare rates; that comparison is skipped"
-  elif [ $(($6 * 2)) -lt "$4" ] || [ "$6" -gt $(($4 * 2)) ]; then
-    bad "sb $2: lab.h showed $6 weak outcomes, plain $4: not within 2x"
+  elif [ $(($6 * 2)) -lt "$4" ]; then
+    bad "sb $2: lab.h showed $6 weak outcomes, plain $4: lab.h hides more than half"
+  elif [ "$6" -gt $(($4 * 2)) ]; then
+    echo "lab sb ($2): note: lab.h showed more than twice the plain build's weak outcomes"
   fi
 }
 

@@ -95,7 +95,12 @@ static void *run(void *arg)
 			run_plain_block(me, &sense, from, to);
 		}
 	}
-	vsc_lab_emit(&thread_logs[me], 0); /* after the run: nothing was emitted during it */
+	/* after the run (nothing was emitted during it), in chunks that every
+	 * thread finishes before the next, for a recorder that streams */
+	for (long from = 0; from < iterations; from += VSC_LAB_EMIT_CHUNK) {
+		vsc_lab_emit_range(&thread_logs[me], 0, from, from + VSC_LAB_EMIT_CHUNK);
+		barrier_wait(&sense);
+	}
 	return NULL;
 }
 

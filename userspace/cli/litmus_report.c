@@ -122,8 +122,15 @@ static enum vsc_verdict decide_segment(struct analysis *an, const struct vsc_pro
 	struct vsc_result *res = NULL;
 	enum vsc_verdict verdict = VSC_UNKNOWN;
 
-	if (!name || *end || i < 0 || (size_t)i >= an->n || seen[i])
+	if (!name || *end || i < 0 || (size_t)i >= an->n || seen[i]) {
+		/* not an iteration of this run, or one split in two segments */
+		if (!an->trouble[0])
+			snprintf(an->trouble, sizeof(an->trouble),
+				 "segment '%s' is not one whole iteration of this run",
+				 name ? name : "(none)");
+		an->unknown++;
 		return VSC_UNKNOWN;
+	}
 	seen[i] = true;
 	if (vsc_program_event_count(p) == expected_events && vsc_check(p, NULL, &res) == 0)
 		verdict = vsc_result_verdict(res);

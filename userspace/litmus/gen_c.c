@@ -356,7 +356,9 @@ static void emit_main(const struct litmus_test *t, const struct thread_plan *pla
 			th, th, th, th, th);
 		emit_copies(t, th, &plan[th], out);
 		fprintf(out,
-			"\tvsc_lab_emit(&logs[%d], 0); /* after the run */\n\treturn NULL;\n}\n\n",
+			"\tfor (long i = 0; i < N; i += VSC_LAB_EMIT_CHUNK) { /* after the run */\n"
+			"\t\tvsc_lab_emit_range(&logs[%d], 0, i, i + VSC_LAB_EMIT_CHUNK);\n"
+			"\t\tbarrier_wait(&sense);\n\t}\n\treturn NULL;\n}\n\n",
 			th);
 	}
 	fprintf(out, "int main(int argc, char **argv)\n{\n"
