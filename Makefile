@@ -18,10 +18,12 @@ LDLIBS_LIB_SAT ?=
 
 LIB_SRC   := $(wildcard userspace/lib/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-# The command: its shells (cli/), the `vsc gen` generators (gen/), and
-# userspace/util/diag.c, which prints, so it is the command's, not the
-# library's.
-CLI_SRC   := $(wildcard userspace/cli/*.c) $(wildcard userspace/gen/*.c) userspace/util/diag.c
+# The command: its shells (cli/), the `vsc gen` generators (gen/), and the
+# toolkit's compiled parts (util/*.c: the message printer and the option
+# parser; they print, so they are the command's, not the library's). The
+# toolkit's headers-only parts (array.h, clock.h) serve the library too.
+CLI_SRC   := $(wildcard userspace/cli/*.c) $(wildcard userspace/gen/*.c) \
+	     $(wildcard userspace/util/*.c)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 
 # Fragments append to these.

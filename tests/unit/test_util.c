@@ -15,13 +15,15 @@
 
 #include "userspace/util/array.h"
 #include "userspace/util/clock.h"
-/* The printer belongs to the command, not to libvsc: compile it in here. */
+/* The printer and the option parser belong to the command, not to libvsc:
+ * compile them in here. */
 #include "userspace/util/diag.c"
+#include "userspace/util/options.c"
 
 static void test_array_grows(void **state)
 {
 	(void)state;
-	uint64_t (*pairs)[2] = NULL;
+	uint64_t(*pairs)[2] = NULL;
 	size_t cap = 0;
 
 	for (size_t n = 0; n < 1000; n++) {
@@ -104,13 +106,82 @@ static void test_diag(void **state)
 						  "t.vsc:2:4: expected 'r'\n");
 }
 
+#define SAMPLE_OPTIONS(X)                                               \
+	X(OUTPUT, 'o', "output", "FILE", "write to FILE\nor to stdout") \
+	X(QUIET, 0, "quiet", NULL, "say less")                          \
+	X(HIDDEN, 'h', "help", NULL, NULL)
+
+enum {
+	SAMPLE_OPTIONS(OPTION_ID)
+};
+static const struct option_spec sample[] = { SAMPLE_OPTIONS(OPTION_SPEC) };
+
+static void test_options_parse(void **state)
+{
+	(void)state;
+	char *argv[] = { "cmd", "--quiet", "-o", "a.vsc", "--output=b.vsc", "in", "-h", NULL };
+	struct options_parser p;
+	const char *last_output = NULL;
+	int quiet = 0, help = 0, opt;
+
+	options_start(&p, sample, OPTIONS_COUNT(sample));
+	while ((opt = options_next(&p, 7, argv)) != OPTIONS_END) {
+		switch (opt) {
+		case OPT_OUTPUT:
+			last_output = optarg;
+			break;
+		case OPT_QUIET:
+			quiet++;
+			break;
+		case OPT_HIDDEN:
+			help++;
+			break;
+		default:
+			fail();
+		}
+	}
+	assert_int_equal(quiet, 1);
+	assert_int_equal(help, 1);
+	assert_string_equal(last_output, "b.vsc");
+	assert_int_equal(optind, 6); /* getopt moved the operand last */
+	assert_string_equal(argv[optind], "in");
+}
+
+static void test_options_bad(void **state)
+{
+	(void)state;
+	char *unknown[] = { "cmd", "--bogus", NULL };
+	char *missing[] = { "cmd", "-o", NULL };
+	struct options_parser p;
+
+	opterr = 0;
+	options_start(&p, sample, OPTIONS_COUNT(sample));
+	assert_int_equal(options_next(&p, 2, unknown), OPTIONS_BAD);
+	options_start(&p, sample, OPTIONS_COUNT(sample));
+	assert_int_equal(options_next(&p, 2, missing), OPTIONS_BAD);
+	opterr = 1;
+}
+
+static void print_sample_usage(void)
+{
+	options_usage(stderr, sample, OPTIONS_COUNT(sample));
+}
+
+static void test_options_usage(void **state)
+{
+	(void)state;
+	assert_string_equal(stderr_of(print_sample_usage), "  -o, --output FILE    write to FILE\n"
+							   "                       or to stdout\n"
+							   "      --quiet          say less\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_array_grows),
-		cmocka_unit_test(test_array_overflow),
-		cmocka_unit_test(test_clock),
-		cmocka_unit_test(test_diag),
+		cmocka_unit_test(test_array_grows),   cmocka_unit_test(test_array_overflow),
+		cmocka_unit_test(test_clock),         cmocka_unit_test(test_diag),
+		cmocka_unit_test(test_options_parse), cmocka_unit_test(test_options_bad),
+		cmocka_unit_test(test_options_usage),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

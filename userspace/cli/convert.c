@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* vsc convert: LTTng (CTF) trace directories in, a vsc trace out. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,21 +10,32 @@
 #include "commands.h"
 #include "vsc/vsc.h"
 #include "userspace/util/diag.h"
+#include "userspace/util/options.h"
+
+#define CONVERT_OPTIONS(X)                                                    \
+	X(OUTPUT, 'o', "output", "FILE",                                      \
+	  "write the trace to FILE (\"-\": standard output, the\n"            \
+	  "default); with several processes, FILE.PID each")                  \
+	X(PID, 0, "pid", "PID", "keep only process PID")                      \
+	X(NO_TIMESTAMPS, 0, "no-timestamps", NULL, "leave out the @ts hints") \
+	X(ELF_INIT, 0, "elf-init", NULL,                                      \
+	  "globals start with their values in the ELF files\n"                \
+	  "(when the trace covers the processes from their start)")           \
+	X(LIST, 0, "list", NULL, "list the traced processes instead")         \
+	X(HELP, 'h', "help", NULL, NULL)
+
+enum {
+	CONVERT_OPTIONS(OPTION_ID)
+};
+static const struct option_spec convert_options[] = { CONVERT_OPTIONS(OPTION_SPEC) };
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: vsc convert [options] TRACE_DIR...\n"
-		"  -o, --output FILE    write the trace to FILE (\"-\": standard output, the\n"
-		"                       default); with several processes, FILE.PID each\n"
-		"      --pid PID        keep only process PID\n"
-		"      --no-timestamps  leave out the @ts hints\n"
-		"      --elf-init       globals start with their values in the ELF files\n"
-		"                       (when the trace covers the processes from their start)\n"
-		"      --list           list the traced processes instead\n"
-		"The trace must come from the vsc LTTng-UST provider (vsc:*) with the vtid\n"
-		"and vpid contexts; scripts/vsc-lttng makes such a trace. Addresses get\n"
-		"symbol names when lttng_ust_statedump:* was enabled too.\n");
+	fprintf(out, "usage: vsc convert [options] TRACE_DIR...\n");
+	options_usage(out, convert_options, OPTIONS_COUNT(convert_options));
+	fprintf(out, "The trace must come from the vsc LTTng-UST provider (vsc:*) with the vtid\n"
+		     "and vpid contexts; scripts/vsc-lttng makes such a trace. Addresses get\n"
+		     "symbol names when lttng_ust_statedump:* was enabled too.\n");
 }
 
 static int list_processes(struct ctf_conv *conv)
@@ -38,15 +48,7 @@ static int list_processes(struct ctf_conv *conv)
 
 int cmd_convert(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "no-timestamps", no_argument, NULL, 'T' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "elf-init", no_argument, NULL, 'E' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct options_parser parser;
 	VSC_OPTS(ctf_conv_opts, copts, .pid = -1);
 	const char *output = "-";
 	struct ctf_conv *conv;
@@ -54,13 +56,13 @@ int cmd_convert(int argc, char **argv)
 	char *end;
 	int opt, err;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	options_start(&parser, convert_options, OPTIONS_COUNT(convert_options));
+	while ((opt = options_next(&parser, argc, argv)) != OPTIONS_END) {
 		switch (opt) {
-		case 'o':
+		case OPT_OUTPUT:
 			output = optarg;
 			break;
-		case 'P':
+		case OPT_PID:
 			errno = 0;
 			copts.pid = strtoll(optarg, &end, 10);
 			if (errno || *end || end == optarg || copts.pid < 0 ||
@@ -69,16 +71,16 @@ int cmd_convert(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'T':
+		case OPT_NO_TIMESTAMPS:
 			copts.no_timestamps = true;
 			break;
-		case 'l':
+		case OPT_LIST:
 			list = true;
 			break;
-		case 'E':
+		case OPT_ELF_INIT:
 			copts.elf_init = true;
 			break;
-		case 'h':
+		case OPT_HELP:
 			usage(stdout);
 			return 0;
 		default:

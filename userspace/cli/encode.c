@@ -3,44 +3,54 @@
  * preemption?" in DIMACS on standard output (satisfiable exactly when it
  * is), for running any SAT solver on it. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "userspace/util/diag.h"
+#include "userspace/util/options.h"
 #include "vsc/vsc.h"
+
+#define ENCODE_OPTIONS(X)                                                                \
+	X(DIMACS, 0, "dimacs", NULL, "write DIMACS CNF (the one format, and required)")  \
+	X(PREEMPTIONS, 'p', "preemptions", "0", "the bound; the encoding covers only 0") \
+	X(HELP, 'h', "help", NULL, "show this help")
+
+enum {
+	ENCODE_OPTIONS(OPTION_ID)
+};
+static const struct option_spec encode_options[] = { ENCODE_OPTIONS(OPTION_SPEC) };
 
 static void encode_usage(FILE *out)
 {
 	fprintf(out, "usage: vsc encode --dimacs [-p 0] FILE   (FILE '-' reads standard input)\n"
 		     "  writes CNF that is satisfiable exactly when FILE has an SC interleaving\n"
 		     "  with no preemption (the only bound the encoding covers so far)\n");
+	options_usage(out, encode_options, OPTIONS_COUNT(encode_options));
 }
 
 int cmd_encode(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "dimacs", no_argument, NULL, 'd' },
-		{ "preemptions", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct options_parser parser;
 	struct vsc_trace *trace;
 	int opt, dimacs = 0, err;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
-		if (opt == 'd') {
+	options_start(&parser, encode_options, OPTIONS_COUNT(encode_options));
+	while ((opt = options_next(&parser, argc, argv)) != OPTIONS_END) {
+		switch (opt) {
+		case OPT_DIMACS:
 			dimacs = 1;
-		} else if (opt == 'p' && strcmp(optarg, "0") == 0) {
-			continue;
-		} else if (opt == 'h') {
+			break;
+		case OPT_PREEMPTIONS:
+			if (strcmp(optarg, "0") == 0)
+				break;
+			diag("encode", "only -p 0 can be encoded");
+			encode_usage(stderr);
+			return EXIT_USAGE;
+		case OPT_HELP:
 			encode_usage(stdout);
 			return 0;
-		} else {
-			if (opt == 'p')
-				diag("encode", "only -p 0 can be encoded");
+		default:
 			encode_usage(stderr);
 			return EXIT_USAGE;
 		}
