@@ -6,7 +6,7 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_HELP := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
-CHECK_EXTRA += check-unit check-cli check-reports check-gen check-reductions
+CHECK_EXTRA += check-unit check-cli check-reports check-gen check-reductions check-limits
 ifneq ($(VSC_NO_ASAN),1)
 CHECK_EXTRA += check-distribute
 endif
@@ -38,6 +38,11 @@ check-gen: $(BUILD)/vsc
 # decided by every solver that applies
 check-reductions: $(BUILD)/vsc
 	@tests/cli/reductions.sh $(BUILD)/vsc
+
+# Hostile inputs under --timeout and a memory cap (tests/cli/limits.sh)
+.PHONY: check-limits
+check-limits: $(BUILD)/vsc
+	@tests/cli/limits.sh $(BUILD)/vsc
 
 # The lab targets: store buffering and message passing, plain and with
 # <vsc/lab.h>, recorded with vsc record (and LTTng when built)

@@ -78,11 +78,14 @@ struct vsc_parse_opts {
 				* never prints); the NULL return still says why */
 	void *error_ctx;
 	unsigned max_errors; /* stop after this many messages; 0 means 20 */
+	double timeout_s; /* give up reading and parsing after this (ETIME); 0: none */
 };
 
 /* Parse a file ("-" reads standard input). On bad input, reports every
  * problem through on_error and returns NULL with errno EINVAL; on I/O
- * trouble returns NULL with the errno of the failure (ENOENT, EISDIR...). */
+ * trouble returns NULL with the errno of the failure (ENOENT, EISDIR...);
+ * past opts->timeout_s (waiting on a pipe or FIFO that never ends, say)
+ * returns NULL with errno ETIME. */
 struct vsc_trace *vsc_trace_parse_file(const char *path,
 				       const struct vsc_parse_opts *opts);
 struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
@@ -203,9 +206,11 @@ struct vsc_check_opts {
 	void *progress_ctx;
 };
 
-/* Decide prog. Returns 0 and a result (verdict may be VSC_UNKNOWN), or a
- * negative errno (-EINVAL for bad options, -ENOMEM, -ENOENT for an unknown
- * solver name). */
+/* Decide prog. Returns 0 and a result (verdict may be VSC_UNKNOWN: the
+ * timeout, the memory limit or an allocation failing while solving stopped
+ * it), or a negative errno (-EINVAL for bad options or a solver that does not
+ * apply to prog, -E2BIG for a program too large for that solver, -ENOMEM
+ * before any solving, -ENOENT for an unknown solver name). */
 int vsc_check(const struct vsc_program *prog, const struct vsc_check_opts *opts,
 	      struct vsc_result **result);
 

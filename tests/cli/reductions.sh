@@ -1,7 +1,7 @@
 #!/bin/sh
 # Instances whose answers are known by construction or by an independent
 # brute force, decided by every solver that applies (exit 2 with
-# "Invalid argument" means the solver does not take the instance):
+# "does not apply" means the solver does not take the instance):
 #  - `vsc gen sat`: the paper's 3-/2-Writer reductions of random 3-CNF;
 #    consistent with -p 0 iff the formula is satisfiable (checked by awk
 #    over all assignments);
@@ -23,7 +23,7 @@ decide() {
   status=$?
   case $status in
     0 | 1) printf '%s\n' "$out" | head -1 ;;
-    2) if grep -q "Invalid argument" "$tmp/err"; then echo na; else echo "error: $(cat "$tmp/err")"; fi ;;
+    2) if grep -q "does not apply" "$tmp/err"; then echo na; else echo "error: $(cat "$tmp/err")"; fi ;;
     *) echo "status $status" ;;
   esac
 }

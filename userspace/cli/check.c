@@ -24,7 +24,8 @@ static void check_usage(FILE *out)
 		"      --min             find the least number of preemptions\n"
 		"      --witness         print the interleaving found\n"
 		"      --json            one JSON object per FILE, one per line\n"
-		"      --timeout SEC     give up after SEC seconds of solving (verdict unknown)\n"
+		"      --timeout SEC     give up after SEC seconds of reading and solving each FILE\n"
+		"                        (verdict unknown)\n"
 		"      --explain         for inconsistent executions, a minimal inconsistent core\n"
 		"                        and the orders that force it\n"
 		"      --core-out FILE   write each minimal core as a trace of its own\n"
@@ -92,7 +93,8 @@ static int take(struct pool *pool, struct file_report **f, struct item **it)
 			*f = file;
 			*it = &file->items[pool->next_item++];
 			if (file->deadline == 0 && pool->args->opts.timeout_s > 0)
-				file->deadline = clock_now_s() + pool->args->opts.timeout_s;
+				file->deadline =
+					clock_now_s() + pool->args->opts.timeout_s - file->read_s;
 			found = 1;
 		} else {
 			pool->next_file++;
@@ -118,6 +120,20 @@ static int wants_core(const struct check_args *a)
 	return a->explain || a->svg || a->core_out || a->html;
 }
 
+/* Why a solver picked by name refused a program (docs/solvers.md), or NULL. */
+static const char *refusal(const char *solver, int err)
+{
+	if (!solver)
+		return NULL;
+	if (strcmp(solver, "sat") == 0 && err == -EINVAL)
+		return "it answers -p 0 only (no preemption)";
+	if (strcmp(solver, "sat") == 0 && err == -E2BIG)
+		return "too many threads to encode";
+	if (strcmp(solver, "paper") == 0 && err == -EINVAL)
+		return "it is for 1-Writer programs only (one writer thread per variable)";
+	return NULL;
+}
+
 static void decide(struct item *it, const struct check_args *a, double deadline,
 		   const char *path)
 {
@@ -128,6 +144,13 @@ static void decide(struct item *it, const struct check_args *a, double deadline,
 		opts.timeout_s = fmax(deadline - clock_now_s(), 1e-9);
 	opts.want_witness = opts.want_witness || a->svg || a->html;
 	err = vsc_check(it->prog, &opts, &it->res);
+	if (err && refusal(opts.solver, err)) {
+		fprintf(stderr, "vsc: %s: the %s solver does not apply: %s\n", path, opts.solver,
+			refusal(opts.solver, err));
+		it->res = NULL;
+		it->status = EXIT_USAGE;
+		return;
+	}
 	if (err) {
 		fprintf(stderr, "vsc: %s: cannot decide: %s\n", path, strerror(-err));
 		it->res = NULL;
@@ -218,9 +241,19 @@ static int check_completeness(struct file_report *f, const struct check_args *a)
 
 static int load_file(struct file_report *f, const struct check_args *a)
 {
-	VSC_OPTS(vsc_parse_opts, popts, .filename = shown_path(f), .on_error = diag_parse_error);
+	VSC_OPTS(vsc_parse_opts, popts, .filename = shown_path(f), .on_error = diag_parse_error,
+		 .timeout_s = a->opts.timeout_s);
+	double started = clock_now_s();
 
 	f->trace = vsc_trace_parse_file(f->path, &popts);
+	f->read_s = clock_now_s() - started;
+	if (!f->trace && (errno == ETIME || errno == ENOMEM)) {
+		f->read_stopped = errno == ETIME ? "--timeout" : "the memory limit";
+		fprintf(stderr, "vsc: %s: %s reached while reading the input\n", f->path,
+			f->read_stopped);
+		f->status = EXIT_UNKNOWN;
+		return -1;
+	}
 	if (!f->trace) {
 		if (errno != EINVAL)
 			fprintf(stderr, "vsc: %s: %s\n", f->path, strerror(errno));
@@ -413,6 +446,38 @@ static void report_json(struct json *j, const struct file_report *f, const struc
 	json_object_end(j);
 }
 
+/* A file whose reading --timeout stopped: unknown, and nothing else known. */
+static void report_unread(struct json *j, const struct file_report *f, const struct check_args *a)
+{
+	if (!a->json) {
+		if (a->several)
+			printf("%s: unknown\n", f->path);
+		else
+			printf("unknown\n");
+		printf("stopped by %s while reading the input\n", f->read_stopped);
+		return;
+	}
+	json_object_begin(j);
+	json_key(j, "file");
+	json_string(j, f->path);
+	json_key(j, "verdict");
+	json_string(j, "unknown");
+	json_key(j, "stopped");
+	json_string(j,
+		    f->read_stopped[0] == '-' ? "timeout while reading" : "memory while reading");
+	json_key(j, "threads");
+	json_null(j);
+	json_key(j, "events");
+	json_null(j);
+	json_key(j, "writers");
+	json_null(j);
+	json_key(j, "preemptions");
+	json_null(j);
+	json_key(j, "time_s");
+	json_double(j, f->read_s);
+	json_object_end(j);
+}
+
 /* ---- text ---------------------------------------------------------------- */
 
 static void print_event(const struct vsc_program *prog, size_t t, size_t i, const char *indent)
@@ -509,26 +574,57 @@ static void report_text(const struct file_report *f, const struct check_args *a)
 	}
 }
 
-/* One picture per execution: FILE as given when there is one, else
- * FILE with -1, -2, ... before its extension. */
-static int draw_pictures(const struct file_report *files, size_t nfiles, const char *svg)
+/* The picture of the k-th execution (from 0) out of total: FILE as given
+ * when there is one, else FILE with -1, -2, ... before its extension. */
+static void picture_path(char *path, size_t size, const char *svg, size_t total, size_t k)
 {
-	size_t total = 0, k = 0;
 	const char *dot = strrchr(svg, '.');
 	size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - svg) : strlen(svg);
-	int status = 0;
+
+	if (total == 1)
+		snprintf(path, size, "%s", svg);
+	else
+		snprintf(path, size, "%.*s-%zu%s", (int)stem, svg, k, svg + stem);
+}
+
+static size_t execution_count(const struct file_report *files, size_t nfiles)
+{
+	size_t total = 0;
 
 	for (size_t i = 0; i < nfiles; i++)
 		total += files[i].trace ? files[i].count : 0;
+	return total;
+}
+
+/* Before any verdict is printed: every picture file can be written. */
+static int pictures_writable(const struct file_report *files, size_t nfiles, const char *svg)
+{
+	size_t total = execution_count(files, nfiles);
+
+	for (size_t k = 0; k < total; k++) {
+		char path[4096];
+		FILE *out;
+		picture_path(path, sizeof(path), svg, total, k);
+		out = fopen(path, "a");
+		if (!out) {
+			fprintf(stderr, "vsc check: --svg %s: %s\n", path, strerror(errno));
+			return 0;
+		}
+		fclose(out);
+	}
+	return 1;
+}
+
+static int draw_pictures(const struct file_report *files, size_t nfiles, const char *svg)
+{
+	size_t total = execution_count(files, nfiles), k = 0;
+	int status = 0;
+
 	for (size_t i = 0; i < nfiles; i++) {
 		for (size_t s = 0; files[i].trace && s < files[i].count; s++) {
 			char path[4096], title[512];
 			const char *name = vsc_program_name(files[i].items[s].prog);
-			if (total == 1)
-				snprintf(path, sizeof(path), "%s", svg);
-			else
-				snprintf(path, sizeof(path), "%.*s-%zu%s", (int)stem, svg, k,
-					 svg + stem);
+			picture_path(path, sizeof(path), svg, total, k);
 			snprintf(title, sizeof(title), "%s%s%s: %s", files[i].path, name ? " segment " : "",
 				 name ? name : "", verdict_name(files[i].items[s].status));
 			k++; /* files are numbered from 0, like lab segments */
@@ -554,6 +650,16 @@ static int write_reports(const struct file_report *files, size_t nfiles,
 		status = status > EXIT_USAGE ? status : EXIT_USAGE;
 	}
 	return status;
+}
+
+/* Standard input can be read once: '-' twice would decide an empty trace. */
+static int stdin_twice(int argc, char **argv, int first)
+{
+	int seen = 0;
+
+	for (int i = first; i < argc; i++)
+		seen += strcmp(argv[i], "-") == 0;
+	return seen > 1;
 }
 
 int cmd_check(int argc, char **argv)
@@ -590,7 +696,8 @@ int cmd_check(int argc, char **argv)
 		switch (c) {
 		case 'p':
 			if (parse_count(optarg, &a.opts.preemptions)) {
-				fprintf(stderr, "vsc check: -p needs a number >= 0, not '%s'\n", optarg);
+				fprintf(stderr, "vsc check: -p needs a number >= 0, not '%s'\n",
+					optarg);
 				return EXIT_USAGE;
 			}
 			a.opts.bounded = true;
@@ -607,7 +714,8 @@ int cmd_check(int argc, char **argv)
 			break;
 		case 't':
 			if (parse_seconds(optarg, &a.opts.timeout_s)) {
-				fprintf(stderr, "vsc check: --timeout needs seconds > 0, not '%s'\n",
+				fprintf(stderr,
+					"vsc check: --timeout needs seconds > 0, not '%s'\n",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -665,6 +773,10 @@ int cmd_check(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (stdin_twice(argc, argv, optind)) {
+		fprintf(stderr, "vsc check: '-' (standard input) given more than once\n");
+		return EXIT_USAGE;
+	}
 	if (a.jobs > 1)
 		a.opts.progress = false; /* interleaved progress lines help nobody */
 	nfiles = (size_t)(argc - optind);
@@ -675,6 +787,10 @@ int cmd_check(int argc, char **argv)
 	for (size_t i = 0; i < nfiles; i++) {
 		files[i].path = argv[optind + (int)i];
 		load_file(&files[i], &a);
+	}
+	if (a.svg && !pictures_writable(files, nfiles, a.svg)) {
+		status = EXIT_USAGE; /* a usage error: before any verdict */
+		goto out;
 	}
 	decide_all(files, nfiles, &a);
 	for (size_t i = 0; i < nfiles; i++)
@@ -690,6 +806,8 @@ int cmd_check(int argc, char **argv)
 				f->status = f->items[s].status;
 		if (f->status > status)
 			status = f->status;
+		if (f->read_stopped && !a.summary)
+			report_unread(&j, f, &a);
 		if (!f->trace || f->status == EXIT_USAGE || a.summary)
 			continue;
 		if (a.json)
@@ -706,6 +824,7 @@ int cmd_check(int argc, char **argv)
 	}
 	status = write_reports(files, nfiles, &a, status);
 	fflush(stdout);
+out:
 	for (size_t i = 0; i < nfiles; i++) {
 		for (size_t s = 0; s < files[i].count; s++) {
 			vsc_result_free(files[i].items[s].res);

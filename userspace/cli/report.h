@@ -31,6 +31,8 @@ struct file_report {
 	double deadline; /* of --timeout, set when its first item starts */
 	struct vsc_trace_completeness comp; /* is the recorded trace whole? */
 	int present_status;                 /* with a withheld verdict: the events present's */
+	double read_s;            /* seconds spent reading and parsing, out of --timeout */
+	const char *read_stopped; /* the limit that stopped reading: nothing decided */
 };
 
 struct check_args {

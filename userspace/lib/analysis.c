@@ -21,7 +21,8 @@ struct pair_map {
 
 static uint64_t pair_hash(uint32_t var, int64_t value)
 {
-	uint64_t h = (uint64_t)value * 0x9e3779b97f4a7c15ULL ^ (uint64_t)var * 0xff51afd7ed558ccdULL;
+	uint64_t h =
+		(uint64_t)value * 0x9e3779b97f4a7c15ULL ^ (uint64_t)var * 0xff51afd7ed558ccdULL;
 	return h ^ (h >> 29);
 }
 
@@ -103,8 +104,9 @@ static int assign_pairs(struct analysis *a, const struct vsc_program *p, struct 
 {
 	for (uint32_t v = 0; v < a->nvars; v++) {
 		uint8_t kind = p->inits[v].kind;
-		a->init[v] = kind == VSC_INIT_KNOWN ? pair_id(m, v, p->inits[v].value)
-			     : kind == VSC_INIT_UNKNOWN ? VALUE_UNDECIDED : VALUE_NONE;
+		a->init[v] = kind == VSC_INIT_KNOWN     ? pair_id(m, v, p->inits[v].value)
+			     : kind == VSC_INIT_UNKNOWN ? VALUE_UNDECIDED
+							: VALUE_NONE;
 	}
 	for (uint32_t t = 0; t < a->k; t++) {
 		const struct vsc_thread *th = &p->threads[t];
@@ -115,8 +117,10 @@ static int assign_pairs(struct analysis *a, const struct vsc_program *p, struct 
 			const struct vsc_event *e = &th->events[i];
 			struct event_pairs *ep = &a->pairs[t][i];
 			ep->read = e->kind == VSC_WRITE ? PAIR_NONE : pair_id(m, e->var, e->value);
-			ep->write = e->kind == VSC_READ ? PAIR_NONE
-				    : pair_id(m, e->var, e->kind == VSC_RMW ? e->new_value : e->value);
+			ep->write = e->kind == VSC_READ
+					    ? PAIR_NONE
+					    : pair_id(m, e->var,
+						      e->kind == VSC_RMW ? e->new_value : e->value);
 		}
 	}
 	return 0;
@@ -146,36 +150,41 @@ static void count_accesses(struct analysis *a, const struct vsc_program *p)
 	}
 }
 
-/* Reads that can never see their value. */
+/* Reads that can never see their value. One pass over the events: `own`
+ * starts as the initial values and each thread puts back what it changed
+ * when it is done, so many threads over many variables cost no more than
+ * their events (copying the initial values per thread was threads x vars). */
 static int static_refutation(struct analysis *a, const struct vsc_program *p)
 {
 	uint32_t *own = malloc((a->nvars ? a->nvars : 1) * sizeof(*own));
 
 	if (!own)
 		return -ENOMEM;
+	memcpy(own, a->init, a->nvars * sizeof(*own));
 	for (uint32_t t = 0; t < a->k && !a->refuted; t++) {
-		memcpy(own, a->init, a->nvars * sizeof(*own));
-		for (uint32_t i = 0; i < p->threads[t].length; i++) {
+		const struct vsc_thread *th = &p->threads[t];
+		for (uint32_t i = 0; i < th->length && !a->refuted; i++) {
 			const struct event_pairs *ep = &a->pairs[t][i];
-			uint32_t v = p->threads[t].events[i].var;
+			uint32_t v = th->events[i].var;
 			if (ep->read != PAIR_NONE && a->writes_of[ep->read] == 0 &&
 			    a->init[v] != ep->read && a->init[v] != VALUE_UNDECIDED) {
 				a->refuted = 1;
 				a->why = "a read of a value nothing writes";
-				break;
 			}
 			/* only thread t writes v: it sees its own last write */
-			if (ep->read != PAIR_NONE && a->writers[v] == 1 && a->writer[v] == t &&
-			    own[v] != ep->read && own[v] != VALUE_UNDECIDED) {
+			if (!a->refuted && ep->read != PAIR_NONE && a->writers[v] == 1 &&
+			    a->writer[v] == t && own[v] != ep->read && own[v] != VALUE_UNDECIDED) {
 				a->refuted = 1;
-				a->why = "a read by the only writer of a variable misses its own last write";
-				break;
+				a->why =
+					"a read by the only writer of a variable misses its own last write";
 			}
 			if (ep->read != PAIR_NONE)
 				own[v] = ep->read;
 			if (ep->write != PAIR_NONE)
 				own[v] = ep->write;
 		}
+		for (uint32_t i = 0; i < th->length; i++)
+			own[th->events[i].var] = a->init[th->events[i].var];
 	}
 	free(own);
 	return 0;
@@ -198,8 +207,7 @@ int analysis_build(struct analysis *a, const struct vsc_program *p)
 	a->writer = malloc(vv * sizeof(uint32_t));
 	a->init = malloc(vv * sizeof(uint32_t));
 	memset(&m, 0, sizeof(m));
-	if (!a->pairs || !a->var_reads || !a->var_writes || !a->writers || !a->writer ||
-	    !a->init)
+	if (!a->pairs || !a->var_reads || !a->var_writes || !a->writers || !a->writer || !a->init)
 		err = -ENOMEM;
 	if (!err)
 		err = assign_pairs(a, p, &m);

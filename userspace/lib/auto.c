@@ -109,9 +109,12 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 		return 0;
 	}
 	if (q->bound == 0 && vsc_program_writers(p) > 1) {
-		analysis_free(&a);
-		res->verdict = VSC_INCONSISTENT;
-		return sat_decide_no_preemption(p, b, res);
+		r = sat_decide_no_preemption(p, b, res);
+		if (r != -E2BIG) {
+			analysis_free(&a);
+			return r;
+		}
+		res->verdict = VSC_INCONSISTENT; /* too many threads to encode: search */
 	}
 	if (q->minimize && vsc_program_writers(p) > 1) {
 		/* -p 0 by SAT first: the search is weakest there on such programs */

@@ -67,6 +67,15 @@ int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	err = solver->solve(p, &q, &b, res);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->time_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (err == -ENOMEM) {
+		/* out of memory is the memory limit: unknown, like the budget's */
+		free(res->witness);
+		res->witness = NULL;
+		res->witness_length = 0;
+		res->preemptions = -1;
+		res->verdict = VSC_UNKNOWN;
+		err = 0;
+	}
 	if (err) {
 		vsc_result_free(res);
 		return err;

@@ -28,9 +28,12 @@ struct order_encoding {
 };
 
 /* "Is there an SC interleaving with no preemption?" as CNF: one variable per
- * pair of threads (which runs first), transitivity, and for each thread's
- * first read of a variable a choice of the thread it reads from. */
-int encode_no_preemption(const struct vsc_program *p, struct cnf *f, struct order_encoding *o);
+ * pair of threads (which runs first), transitivity (left out when
+ * with_transitivity is 0: the caller adds the clauses a model violates),
+ * and for each thread's first read of a variable a choice of the thread it
+ * reads from. */
+int encode_no_preemption(const struct vsc_program *p, struct cnf *f, struct order_encoding *o,
+			 int with_transitivity);
 /* The order variable "a runs before b" (indices into o->threads). */
 int order_lit(const struct order_encoding *o, uint32_t a, uint32_t b);
 

@@ -58,12 +58,12 @@ static void transitivity(struct cnf *f, const struct order_encoding *o)
 /* Outside reads and last writes of each thread; 0, or -errno. *unsat is
  * set when a thread's own accesses already contradict each other. */
 static int collect(const struct vsc_program *p, const struct order_encoding *o,
-		   struct access **reads, size_t *nreads, struct access **writes,
-		   size_t *nwrites, int *unsat)
+		   struct access **reads, size_t *nreads, struct access **writes, size_t *nwrites,
+		   int *unsat)
 {
 	uint32_t nv = program_vars(p);
 	uint32_t *stamp = calloc(nv ? nv : 1, sizeof(*stamp)); /* thread + 1 seen */
-	uint8_t *state = calloc(nv ? nv : 1, 1); /* 1: read outside, 2: own write */
+	uint8_t *state = calloc(nv ? nv : 1, 1);               /* 1: read outside, 2: own write */
 	int64_t *value = calloc(nv ? nv : 1, sizeof(*value));
 	size_t *entry = calloc(nv ? nv : 1, sizeof(*entry)); /* its write in writes */
 	size_t n = p->event_count ? p->event_count : 1;
@@ -89,7 +89,8 @@ static int collect(const struct vsc_program *p, const struct order_encoding *o,
 			}
 			if (e->kind != VSC_WRITE) {
 				if (state[x] == 0)
-					(*reads)[(*nreads)++] = (struct access){ x, i, e->value, 0 };
+					(*reads)[(*nreads)++] =
+						(struct access){ x, i, e->value, 0 };
 				else if (value[x] != e->value)
 					*unsat = 1;
 				if (state[x] == 0)
@@ -134,9 +135,8 @@ static void writers_of(const struct access *writes, size_t nwrites, uint32_t x, 
 	*last = hi;
 }
 
-static void encode_read(const struct vsc_program *p, struct cnf *f,
-			const struct order_encoding *o, struct access *r,
-			const struct access *writes, size_t first, size_t last)
+static void encode_read(const struct vsc_program *p, struct cnf *f, const struct order_encoding *o,
+			struct access *r, const struct access *writes, size_t first, size_t last)
 {
 	uint8_t init = p->inits[r->var].kind;
 	int *sel = malloc((last - first + 1) * sizeof(*sel));
@@ -154,7 +154,8 @@ static void encode_read(const struct vsc_program *p, struct cnf *f,
 		cnf_clause2(f, -s, order_lit(o, writes[w].thread, r->thread));
 		for (size_t v = first; v < last; v++)
 			if (v != w && writes[v].thread != r->thread)
-				cnf_clause3(f, -s, -order_lit(o, writes[w].thread, writes[v].thread),
+				cnf_clause3(f, -s,
+					    -order_lit(o, writes[w].thread, writes[v].thread),
 					    order_lit(o, r->thread, writes[v].thread));
 	}
 	if (init == VSC_INIT_UNKNOWN ||
@@ -172,7 +173,8 @@ static void encode_read(const struct vsc_program *p, struct cnf *f,
 	free(sel);
 }
 
-int encode_no_preemption(const struct vsc_program *p, struct cnf *f, struct order_encoding *o)
+int encode_no_preemption(const struct vsc_program *p, struct cnf *f, struct order_encoding *o,
+			 int with_transitivity)
 {
 	struct access *reads = NULL, *writes = NULL;
 	size_t nreads, nwrites;
@@ -193,7 +195,8 @@ int encode_no_preemption(const struct vsc_program *p, struct cnf *f, struct orde
 		goto out;
 	if (unsat)
 		cnf_add(f, 0); /* the empty clause */
-	transitivity(f, o);
+	if (with_transitivity)
+		transitivity(f, o);
 	for (size_t i = 0; i < nreads; i++) {
 		size_t first, last;
 		writers_of(writes, nwrites, reads[i].var, &first, &last);

@@ -32,16 +32,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum step_kind { STEP_DONE, STEP_DISABLED, STEP_SAFE, STEP_CHOICE };
+enum step_kind {
+	STEP_DONE,
+	STEP_DISABLED,
+	STEP_SAFE,
+	STEP_CHOICE
+};
 
 struct engine_frame {
-	size_t depth;     /* steps run when the node was entered */
-	uint32_t last;    /* running thread at the node */
-	uint32_t cost;    /* preemptions used to get there */
-	uint32_t next;    /* candidates tried so far */
-	uint64_t tried_rank; /* with @ts hints: the rank and the thread of */
+	size_t depth;          /* steps run when the node was entered */
+	uint32_t last;         /* running thread at the node */
+	uint32_t cost;         /* preemptions used to get there */
+	uint32_t next;         /* candidates tried so far */
+	uint64_t tried_rank;   /* with @ts hints: the rank and the thread of */
 	uint32_t tried_thread; /* the last one tried */
-	uint32_t state;   /* its index in the state table */
+	uint32_t state;        /* its index in the state table */
 };
 
 static int is_pair(uint32_t value)
@@ -330,6 +335,13 @@ int engine_search(struct engine *g, long bound)
 {
 	int unbounded = bound < 0, r;
 	size_t top = 0;
+	uint64_t charged = g->steps;
+	/* a node costs its steps, a state key of k words, and the lower bound
+	 * (k x k) when it is computed */
+	unsigned long node_work = g->k + 1;
+
+	if (!unbounded && g->forced && g->forced->vec)
+		node_work += (unsigned long)g->k * g->k;
 
 	undo_to(g, 0);
 	g->last = ENGINE_NOBODY;
@@ -339,9 +351,10 @@ int engine_search(struct engine *g, long bound)
 		uint32_t t, cost;
 		enum step_kind kind;
 
-		if (budget_expired(g->budget) ||
+		if (budget_spend(g->budget, node_work + (unsigned long)(g->steps - charged)) ||
 		    state_table_bytes(&g->table[!unbounded]) > g->budget->memory_limit)
 			return VSC_UNKNOWN;
+		charged = g->steps;
 		undo_to(g, f->depth);
 		g->last = f->last;
 		t = candidate(g, running(g), f);

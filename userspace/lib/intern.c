@@ -12,7 +12,11 @@ static uint64_t hash_bytes(const char *s, size_t len)
 		h ^= (unsigned char)s[i];
 		h *= 0x100000001b3ULL;
 	}
-	return h ^ (h >> 29);
+	/* FNV's low bits mix poorly across similar names (T1, T2, ...) and the
+	 * table index is the low bits: finish with a full avalanche */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 33);
 }
 
 static int slot_of(const struct intern *t, const char *s, size_t len, uint32_t *slot)

@@ -4,6 +4,7 @@
  * the buffer, names are interned, events go into growing per-thread arrays. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "opts.h"
+#include "solver.h"
 #include "trace.h"
 
 #define MAX_TOKENS 7
@@ -45,7 +47,10 @@ struct parser {
 	/* one-entry caches: consecutive lines often name the same thread/var */
 	struct token last_thread, last_var;
 	int last_thread_id, last_var_id;
+	struct timespec deadline; /* tv_sec == 0: none */
 };
+
+#define LINES_PER_CLOCK_LOOK 65536
 
 /* Without the caller's on_error the messages go nowhere: the library never
  * prints (the command passes a printer). */
@@ -102,8 +107,8 @@ static int check_name(struct parser *ps, const struct token *t, const char *what
 	}
 	for (uint32_t i = 0; i < t->len; i++) {
 		if (!name_char((unsigned char)t->s[i])) {
-			report(ps, t->col + i, "character '%c' is not allowed in a %s name", t->s[i],
-			       what);
+			report(ps, t->col + i, "character '%c' is not allowed in a %s name",
+			       t->s[i], what);
 			return -1;
 		}
 	}
@@ -112,7 +117,7 @@ static int check_name(struct parser *ps, const struct token *t, const char *what
 
 static int digit_value(unsigned char c, int base)
 {
-	int d = c >= '0' && c <= '9' ? c - '0'
+	int d = c >= '0' && c <= '9'   ? c - '0'
 		: c >= 'a' && c <= 'f' ? c - 'a' + 10
 		: c >= 'A' && c <= 'F' ? c - 'A' + 10
 				       : 99;
@@ -143,8 +148,8 @@ static int parse_value(struct parser *ps, const struct token *t, int64_t *out)
 	for (; i < len; i++) {
 		int d = digit_value((unsigned char)s[i], base);
 		if (d < 0) {
-			report(ps, t->col, "expected a value, found '%.*s'", (int)(len > 40 ? 40 : len),
-			       s);
+			report(ps, t->col, "expected a value, found '%.*s'",
+			       (int)(len > 40 ? 40 : len), s);
 			return -1;
 		}
 		if (v > (limit - (uint64_t)d) / (uint64_t)base) {
@@ -218,8 +223,8 @@ static int trace_add_program(struct vsc_trace *trace, struct vsc_program *p)
 	return 0;
 }
 
-static int set_init(struct vsc_program *p, const char *name, size_t len,
-		    uint8_t kind, int64_t value, int global, uint32_t line)
+static int set_init(struct vsc_program *p, const char *name, size_t len, uint8_t kind,
+		    int64_t value, int global, uint32_t line)
 {
 	int v = program_var(p, name, len);
 	if (v < 0)
@@ -262,8 +267,7 @@ static int start_segment(struct parser *ps, const struct token *name)
 	return 0;
 }
 
-static int remember_global(struct parser *ps, const struct token *var, uint8_t kind,
-			   int64_t value)
+static int remember_global(struct parser *ps, const struct token *var, uint8_t kind, int64_t value)
 {
 	struct global_init *g;
 
@@ -313,8 +317,7 @@ static int parse_init(struct parser *ps, const struct token *tok)
 	}
 	if (!ps->seen_segment && remember_global(ps, &tok[1], kind, value))
 		return -ENOMEM;
-	return set_init(ps->cur, tok[1].s, tok[1].len, kind, value, !ps->seen_segment,
-			ps->line);
+	return set_init(ps->cur, tok[1].s, tok[1].len, kind, value, !ps->seen_segment, ps->line);
 }
 
 static int intern_cached(struct parser *ps, const struct token *t, struct token *cache,
@@ -346,7 +349,10 @@ static int parse_event(struct parser *ps, const struct token *tok, int ntok, int
 	}
 	if (ntok < want) {
 		uint32_t col = tok[ntok - 1].col + tok[ntok - 1].len;
-		report(ps, col, "%s event needs %s", op == VSC_RMW ? "a 'u'" : op == VSC_READ ? "an 'r'" : "a 'w'",
+		report(ps, col, "%s event needs %s",
+		       op == VSC_RMW    ? "a 'u'"
+		       : op == VSC_READ ? "an 'r'"
+					: "a 'w'",
 		       op == VSC_RMW ? "a variable, an old and a new value"
 				     : "a variable and a value");
 		return 0;
@@ -404,7 +410,8 @@ static int tokenize(struct parser *ps, const char *s, const char *end, struct to
 			if (c < 0x20 || c >= 0x7f) {
 				report(ps, (uint32_t)(p - s) + 1,
 				       c == 0 ? "NUL byte: this is not a text trace"
-					      : "unexpected byte 0x%02x", c);
+					      : "unexpected byte 0x%02x",
+				       c);
 				return -1;
 			}
 			p++;
@@ -415,7 +422,7 @@ static int tokenize(struct parser *ps, const char *s, const char *end, struct to
 		}
 		tok[n].s = start;
 		tok[n].len = (uint32_t)(p - start) > UINT32_MAX / 2 ? UINT32_MAX / 2
-								  : (uint32_t)(p - start);
+								    : (uint32_t)(p - start);
 		tok[n].col = (uint32_t)(start - s) + 1;
 		n++;
 	}
@@ -440,7 +447,8 @@ static int parse_line(struct parser *ps, const char *s, const char *end)
 		if (ps->seen_item)
 			report(ps, tok[0].col, "the 'vsc' version line must be the first line");
 		else if (!token_is(&tok[1], "1"))
-			report(ps, tok[1].col, "unsupported format version '%.*s' (this is version 1)",
+			report(ps, tok[1].col,
+			       "unsupported format version '%.*s' (this is version 1)",
 			       (int)(tok[1].len > 20 ? 20 : tok[1].len), tok[1].s);
 		ps->seen_item = 1;
 		return 0;
@@ -455,7 +463,8 @@ static int parse_line(struct parser *ps, const char *s, const char *end)
 		return start_segment(ps, &tok[1]);
 	}
 	if (token_is(&tok[0], "init"))
-		report(ps, tok[0].col, "an init line is 'init VARIABLE VALUE' or 'init VARIABLE ?'");
+		report(ps, tok[0].col,
+		       "an init line is 'init VARIABLE VALUE' or 'init VARIABLE ?'");
 	else if (token_is(&tok[0], "segment"))
 		report(ps, tok[0].col, "a segment line is 'segment NAME'");
 	else if (op >= 0)
@@ -494,6 +503,7 @@ struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
 	}
 	if (o.max_errors)
 		ps.max_errors = o.max_errors;
+	ps.deadline = deadline_after(o.timeout_s);
 	ps.trace = calloc(1, sizeof(*ps.trace));
 	ps.cur = vsc_program_new();
 	if (!ps.trace || !ps.cur) {
@@ -508,6 +518,11 @@ struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
 			break;
 		}
 		ps.line++;
+		if (ps.line % LINES_PER_CLOCK_LOOK == 0 && ps.deadline.tv_sec &&
+		    seconds_until(&ps.deadline) <= 0) {
+			err = -ETIME;
+			break;
+		}
 		err = parse_line(&ps, p, line_end);
 		p = nl ? nl + 1 : end;
 	}
@@ -543,7 +558,33 @@ static char *grow_buffer(char *buf, size_t *cap)
 	return grown;
 }
 
-static char *read_all(int fd, size_t *len)
+/* Wait until fd has something to read (or its end); -1 with ETIME once the
+ * deadline has passed. Regular files are always ready. */
+static int wait_readable(int fd, const struct timespec *deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	for (;;) {
+		int ms = -1, r;
+		if (deadline->tv_sec) {
+			double left = seconds_until(deadline);
+			if (left <= 0) {
+				errno = ETIME;
+				return -1;
+			}
+			ms = left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
+		}
+		r = poll(&pfd, 1, ms);
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+/* The whole of fd. A pipe or FIFO is waited on with poll() so that the
+ * deadline bounds an input that never ends (or never starts). */
+static char *read_all(int fd, size_t *len, const struct timespec *deadline)
 {
 	struct stat st;
 	size_t cap = 1 << 16, n = 0;
@@ -564,8 +605,8 @@ static char *read_all(int fd, size_t *len)
 		ssize_t got;
 		if (n == cap && !(buf = grow_buffer(buf, &cap)))
 			return NULL;
-		got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
+		got = wait_readable(fd, deadline) ? -1 : read(fd, buf + n, cap - n);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (got < 0) {
 			int saved = errno;
@@ -585,6 +626,7 @@ static struct vsc_trace *parse_fd(int fd, const char *name, const struct vsc_par
 {
 	struct vsc_parse_opts o;
 	struct vsc_trace *trace;
+	struct timespec deadline;
 	size_t len = 0;
 	char *buf;
 	int saved;
@@ -595,9 +637,18 @@ static struct vsc_trace *parse_fd(int fd, const char *name, const struct vsc_par
 	}
 	if (!o.filename)
 		o.filename = name;
-	buf = read_all(fd, &len);
+	deadline = deadline_after(o.timeout_s);
+	buf = read_all(fd, &len, &deadline);
 	if (!buf)
 		return NULL;
+	if (deadline.tv_sec) {
+		o.timeout_s = seconds_until(&deadline); /* parsing gets what is left */
+		if (o.timeout_s <= 0) {
+			free(buf);
+			errno = ETIME;
+			return NULL;
+		}
+	}
 	trace = vsc_trace_parse_buffer(buf, len, &o);
 	saved = errno;
 	free(buf);
@@ -670,7 +721,9 @@ struct vsc_trace *vsc_trace_parse_file(const char *path, const struct vsc_parse_
 	}
 	if (strcmp(path, "-") == 0)
 		return parse_fd(STDIN_FILENO, "<stdin>", opts);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO would wait for a writer, past any
+	 * deadline; read_all waits with poll() instead */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
 	trace = parse_fd(fd, path, opts);

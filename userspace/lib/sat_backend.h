@@ -12,7 +12,10 @@ struct sat_backend;
 /* stop(ctx) is polled during the search; non-zero stops it (answer 0). */
 struct sat_backend *sat_backend_new(int (*stop)(void *ctx), void *ctx);
 void sat_backend_free(struct sat_backend *s);
-/* Add literals of a clause, 0 ends it (DIMACS style). */
+/* Make variables 1..nvars known (some may appear in no clause). */
+void sat_backend_reserve(struct sat_backend *s, int nvars);
+/* Add literals of a clause, 0 ends it (DIMACS style). Clauses may be added
+ * after a solve, and the next solve sees them. */
 void sat_backend_add(struct sat_backend *s, int lit);
 /* 10 satisfiable, 20 unsatisfiable, 0 stopped, -ENOMEM on failure. */
 int sat_backend_solve(struct sat_backend *s);

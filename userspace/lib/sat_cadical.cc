@@ -40,6 +40,11 @@ extern "C" void sat_backend_free(struct sat_backend *s)
 	delete s;
 }
 
+extern "C" void sat_backend_reserve(struct sat_backend *s, int nvars)
+{
+	s->solver.reserve(nvars);
+}
+
 extern "C" void sat_backend_add(struct sat_backend *s, int lit)
 {
 	s->solver.add(lit);

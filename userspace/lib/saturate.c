@@ -17,7 +17,7 @@
 #include <time.h>
 
 #define MAX_ROUNDS 1000
-#define ROUNDS_SECONDS 3.0 /* after this, stop: what is found so far is sound */
+#define ROUNDS_SECONDS 3.0                  /* after this, stop: what is found so far is sound */
 #define MAX_VECTOR_WORDS ((size_t)48 << 20) /* events * threads */
 
 struct sat_state {
@@ -25,13 +25,13 @@ struct sat_state {
 	const struct analysis *a;
 	uint32_t k, n;
 	uint32_t *base;
-	uint32_t *thread_of;          /* per flat event */
-	uint32_t *xw_off, *xw;        /* per one-writer variable: W's indices of its writes */
-	uint32_t *pe_off, *pe;        /* per pair: epochs (>= 1) that hold it */
+	uint32_t *thread_of;   /* per flat event */
+	uint32_t *xw_off, *xw; /* per one-writer variable: W's indices of its writes */
+	uint32_t *pe_off, *pe; /* per pair: epochs (>= 1) that hold it */
 	uint32_t nreads, *read_flat, *lo, *hi;
-	uint32_t *out_off, *out;      /* forced edges, CSR by source */
+	uint32_t *out_off, *out; /* forced edges, CSR by source */
 	uint32_t *indeg, *queue;
-	uint32_t *vec;                /* n * k */
+	uint32_t *vec; /* n * k */
 };
 
 static uint32_t epochs_of(const struct sat_state *s, uint32_t x)
@@ -122,7 +122,8 @@ static int index_writes(struct sat_state *s)
 		if (a->writers[x] != 1)
 			continue;
 		for (uint32_t i = 0; i < s->p->threads[t].length; i++)
-			if (s->p->threads[t].events[i].var == x && a->pairs[t][i].write != PAIR_NONE) {
+			if (s->p->threads[t].events[i].var == x &&
+			    a->pairs[t][i].write != PAIR_NONE) {
 				s->xw[w++] = i;
 				s->pe_off[a->pairs[t][i].write + 1]++;
 			}
@@ -376,7 +377,7 @@ static int saturate(struct sat_state *s, struct forced *f, struct budget *b)
 		if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >
 		    ROUNDS_SECONDS)
 			break;
-		if (budget_expired(b))
+		if (budget_spend(b, (unsigned long)s->n * s->k + s->nreads))
 			return -ETIME;
 		budget_progress(b, "saturating forced orders, round", f->rounds, MAX_ROUNDS);
 		build_edges(s);

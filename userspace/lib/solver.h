@@ -22,8 +22,9 @@ struct vsc_result {
 struct budget {
 	struct timespec deadline; /* tv_sec == 0: none */
 	size_t memory_limit;      /* bytes */
-	unsigned long steps;
-	int progress;             /* report progress to on_progress */
+	unsigned long steps;     /* work done, in budget_spend() units */
+	unsigned long next_look; /* steps at which to look at the clock next */
+	int progress;            /* report progress to on_progress */
 	vsc_progress_fn on_progress;
 	void *progress_ctx;
 	struct timespec started, last_progress;
@@ -37,6 +38,10 @@ struct timespec deadline_after(double seconds);
 double seconds_until(const struct timespec *t);
 /* True when the time is up. Cheap: looks at the clock every 4096 calls. */
 int budget_expired(struct budget *b);
+/* The same, for a call that stands for `work` simple steps (a pass over
+ * every thread, a round over every event): the clock is looked at every
+ * 4096 units, so a costly loop is stopped as promptly as a cheap one. */
+int budget_spend(struct budget *b, unsigned long work);
 void budget_progress(struct budget *b, const char *what, unsigned long long done,
 		     unsigned long long total);
 
@@ -55,10 +60,10 @@ struct solver {
 		     struct vsc_result *res);
 };
 
-extern const struct solver auto_solver;  /* analysis + engine: the default */
+extern const struct solver auto_solver; /* analysis + engine: the default */
 extern const struct solver exact_solver;
 extern const struct solver paper_solver;
-extern const struct solver sat_solver;   /* CaDiCaL, -p 0 only */
+extern const struct solver sat_solver; /* CaDiCaL, -p 0 only */
 /* -p 0 through SAT (sat.c); fills res, VSC_UNKNOWN when b stops it. */
 int sat_decide_no_preemption(const struct vsc_program *p, struct budget *b,
 			     struct vsc_result *res); /* the seed paper's 1-Writer algorithm */

@@ -1,0 +1,92 @@
+#!/bin/sh
+# Limits honored in every phase: hostile inputs under --timeout (and an
+# address-space cap) must come back with a verdict or `unknown` (exit 3),
+# never hang past the limit and never a wrong answer. Each run is wrapped in
+# a generous outer `timeout` (a run that ignored --timeout took minutes):
+# the test asserts on that and on the answer, not on measured times.
+#  - many threads: 10^5 one-event threads over 10^5 variables;
+#  - one hot variable written by 10^5 threads (several writers);
+#  - the paper's 2-Writer reduction of a 40-variable 3-CNF, -p 0 (SAT path);
+#  - a FIFO whose writer never writes or closes, and one with no writer;
+#  - an address-space cap far below what the solver would need;
+#  - the usage edges: '-' twice, --svg to an unwritable path, a solver that
+#    does not apply, -p 0 beyond the SAT encoding's thread limit.
+set -u
+vsc=${1:?usage: limits.sh PATH-TO-VSC}
+case $vsc in /*) ;; *) vsc=$PWD/$vsc ;; esac
+tmp=$(mktemp -d /tmp/vsc-limits.XXXXXX)
+holder=
+cleanup() {
+	[ -n "$holder" ] && kill "$holder" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+pass=0 fail=0
+outer=20 # seconds: far above any --timeout + 1 used here
+ok() { pass=$((pass + 1)); }
+no() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+# run NAME ALLOWED-STATUSES CMD...: run under the outer timeout; the
+# status must be one of ALLOWED (e.g. "0 3"); keeps stdout in $tmp/out
+run() {
+	name=$1 allowed=$2
+	shift 2
+	timeout -s KILL "$outer" "$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	if [ $rc = 137 ]; then
+		no "$name: still running after ${outer}s (limit ignored)"
+		return
+	fi
+	case " $allowed " in
+	*" $rc "*) ok ;;
+	*) no "$name: exit $rc, expected one of: $allowed ($(head -c 300 "$tmp/err"))" ;;
+	esac
+}
+
+awk 'BEGIN { print "vsc 1"; for (i = 0; i < 100000; i++) printf "T%d w v%d 1\n", i, i }' \
+	> "$tmp/threads.vsc"
+run "10^5 threads" "0 3" "$vsc" check --timeout 1 "$tmp/threads.vsc"
+grep -qx 'consistent\|unknown' "$tmp/out" && ok || no "10^5 threads: $(head -1 "$tmp/out")"
+
+awk 'BEGIN { print "vsc 1"; print "init x 0"
+	for (i = 0; i < 100000; i++) printf "T%d w x %d\nT%d r x %d\n", i, i % 7, i, i % 7 }' \
+	> "$tmp/hot.vsc"
+run "hot variable" "0 3" "$vsc" check --timeout 1 "$tmp/hot.vsc"
+run "hot variable -p 0 (beyond the SAT encoding)" "0 3" "$vsc" check -p 0 --timeout 1 "$tmp/hot.vsc"
+run "hot variable --min" "0 3" "$vsc" check --min --timeout 1 "$tmp/hot.vsc"
+
+"$vsc" gen cnf --vars 40 --seed 3 -o "$tmp/f.cnf" && "$vsc" gen sat --writers 2 -o "$tmp/sat.vsc" "$tmp/f.cnf"
+run "2-Writer reduction -p 0" "0 1 3" "$vsc" check -p 0 --timeout 0.2 "$tmp/sat.vsc"
+run "2-Writer reduction --solver sat" "0 1 3" "$vsc" check --solver sat -p 0 --timeout 0.2 "$tmp/sat.vsc"
+run "2-Writer reduction --min" "0 1 3" "$vsc" check --min --timeout 0.5 "$tmp/sat.vsc"
+
+mkfifo "$tmp/open.fifo" "$tmp/none.fifo"
+sleep 60 > "$tmp/open.fifo" &
+holder=$!
+run "FIFO never closed" "3" "$vsc" check --timeout 1 "$tmp/open.fifo"
+grep -qx unknown "$tmp/out" && ok || no "FIFO never closed: prints $(head -1 "$tmp/out")"
+run "FIFO never closed, JSON" "3" "$vsc" check --json --timeout 1 "$tmp/open.fifo"
+grep -q '"verdict":"unknown"' "$tmp/out" && ok || no "FIFO JSON: $(cat "$tmp/out")"
+run "stdin never closed" "3" sh -c 'exec "$0" check --timeout 1 - < "$1"' "$vsc" "$tmp/open.fifo"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+holder=
+run "FIFO without a writer" "3" "$vsc" check --timeout 1 "$tmp/none.fifo"
+
+# the solver runs out of memory: unknown, and JSON still names the solver
+run "memory cap" "3" sh -c 'ulimit -v 400000 && exec "$0" check --json "$1"' "$vsc" "$tmp/hot.vsc"
+grep -q '"verdict":"unknown".*"solver":"auto"' "$tmp/out" && ok || no "memory cap JSON: $(cat "$tmp/out")"
+
+# usage errors come before any verdict
+printf 'vsc 1\nT0 w x 1\n' > "$tmp/one.vsc"
+run "'-' twice" "2" "$vsc" check - - < "$tmp/one.vsc"
+[ -s "$tmp/out" ] && no "'-' twice printed: $(cat "$tmp/out")" || ok
+run "--svg unwritable" "2" "$vsc" check --svg "$tmp/no/such/dir/x.svg" "$tmp/one.vsc"
+[ -s "$tmp/out" ] && no "--svg unwritable printed: $(cat "$tmp/out")" || ok
+run "sat -p 1" "2" "$vsc" check --solver sat -p 1 "$tmp/one.vsc"
+grep -q "does not apply: it answers -p 0 only" "$tmp/err" && ok || no "sat -p 1 says: $(cat "$tmp/err")"
+run "paper on 2 writers" "2" "$vsc" check --solver paper "$tmp/sat.vsc"
+grep -q "does not apply: it is for 1-Writer" "$tmp/err" && ok || no "paper says: $(cat "$tmp/err")"
+
+echo "limits: $pass passed, $fail failed"
+[ "$fail" = 0 ]
