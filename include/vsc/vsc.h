@@ -230,6 +230,14 @@ double vsc_result_time(const struct vsc_result *res);
  * (the auto solver keeps them; 0 from solvers that keep none). */
 uint64_t vsc_result_nodes(const struct vsc_result *res);
 uint64_t vsc_result_steps(const struct vsc_result *res);
+/* What the auto solver's exact reductions took away before searching
+ * (docs/solvers.md, "Reductions"): reads collapsed into the identical read
+ * just before them (spins), events of variables that cannot matter, and
+ * the independent parts the rest was split into (0: not split). */
+struct vsc_reductions {
+	uint64_t spins, dropped, parts;
+};
+void vsc_result_reductions(const struct vsc_result *res, struct vsc_reductions *out);
 void vsc_result_free(struct vsc_result *res);
 
 /* ---- explanations ----------------------------------------------------- */

@@ -111,8 +111,15 @@ static void print_search_stats(const struct vsc_result *res)
 {
 	unsigned long long nodes = vsc_result_nodes(res), steps = vsc_result_steps(res);
 
+	struct vsc_reductions red;
+
+	vsc_result_reductions(res, &red);
 	if (getenv("VSC_STATS") && (nodes || steps))
 		diag(NULL, "%s: %llu nodes, %llu steps", vsc_result_solver(res), nodes, steps);
+	if (getenv("VSC_STATS") && (red.spins || red.dropped || red.parts))
+		diag(NULL, "%s: reductions: %llu spin reads collapsed, %llu events dropped, %llu parts",
+		     vsc_result_solver(res), (unsigned long long)red.spins,
+		     (unsigned long long)red.dropped, (unsigned long long)red.parts);
 }
 
 static int wants_core(const struct check_args *a)
@@ -337,6 +344,25 @@ static void json_completeness(struct json *j, const struct file_report *f,
 	}
 }
 
+/* What the exact reductions took away, when they took anything. */
+static void json_reductions(struct json *j, const struct vsc_result *res)
+{
+	struct vsc_reductions red;
+
+	vsc_result_reductions(res, &red);
+	if (!red.spins && !red.dropped && !red.parts)
+		return;
+	json_key(j, "reductions");
+	json_object_begin(j);
+	json_key(j, "spin_reads_collapsed");
+	json_uint(j, red.spins);
+	json_key(j, "events_dropped");
+	json_uint(j, red.dropped);
+	json_key(j, "parts");
+	json_uint(j, red.parts);
+	json_object_end(j);
+}
+
 static void json_program_keys(struct json *j, const struct item *it, const struct check_args *a)
 {
 	const struct vsc_program *prog = it->prog;
@@ -379,6 +405,7 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 	if (it->res) {
 		json_key(j, "solver");
 		json_string(j, vsc_result_solver(it->res));
+		json_reductions(j, it->res);
 	}
 	json_key(j, "time_s");
 	json_double(j, it->res ? vsc_result_time(it->res) : 0.0);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "reduce.h"
 
 struct best {
 	uint32_t *witness;
@@ -91,8 +92,8 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 	return q->minimize ? minimize(g, best, least) : VSC_CONSISTENT;
 }
 
-static int auto_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
-		      struct vsc_result *res)
+static int solve_whole(const struct vsc_program *p, const struct query *q, struct budget *b,
+		       struct vsc_result *res)
 {
 	struct analysis a;
 	struct forced forced;
@@ -169,6 +170,113 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 	engine_free(&g);
 	forced_free(&forced);
 	analysis_free(&a);
+	return r;
+}
+
+/* What a group of parts is asked: with several groups a bound is shared,
+ * so each group needs its least preemptions within what is left. */
+static struct query group_query(const struct query *q, uint32_t groups, long used)
+{
+	struct query gq = *q;
+
+	gq.want_witness = 1;
+	if (groups > 1 && q->bound >= 0) {
+		gq.bound = q->bound - used;
+		gq.minimize = 1;
+	}
+	return gq;
+}
+
+/* Decide group gi; on success append its witness (original threads) to
+ * kept. Returns the group's verdict or -errno. */
+static int solve_group(struct reduction *rd, const struct vsc_program *p, uint32_t gi,
+		       const struct query *gq, struct budget *b, struct vsc_result *res,
+		       uint32_t *kept, size_t *nkept, long *preemptions)
+{
+	struct vsc_result part = { .preemptions = -1 };
+	struct vsc_program *gp;
+	uint32_t *map;
+	int err = reduce_group_program(rd, p, gi, &gp, &map);
+
+	if (err)
+		return err;
+	err = solve_whole(gp, gq, b, &part);
+	res->nodes += part.nodes;
+	res->steps += part.steps;
+	if (!err && part.verdict == VSC_CONSISTENT) {
+		for (size_t i = 0; i < part.witness_length; i++)
+			kept[(*nkept)++] = map[part.witness[i]];
+		*preemptions = part.preemptions;
+	}
+	free(part.witness);
+	free(map);
+	vsc_program_free(gp);
+	return err ? err : (int)part.verdict;
+}
+
+/* The reduced program, group by group: inconsistent as soon as one group
+ * is (within what the bound leaves), unknown when one stopped. */
+static int solve_reduced(const struct vsc_program *p, struct reduction *rd, const struct query *q,
+			 struct budget *b, struct vsc_result *res)
+{
+	uint32_t *kept = malloc((rd->kept + 1) * sizeof(*kept));
+	size_t nkept = 0;
+	long used = 0;
+	int unknown = 0, r = 0;
+
+	res->verdict = VSC_INCONSISTENT;
+	if (!kept)
+		return -ENOMEM;
+	for (uint32_t gi = 0; gi < rd->ngroups; gi++) {
+		struct query gq = group_query(q, rd->ngroups, used);
+		long pre = 0;
+		r = solve_group(rd, p, gi, &gq, b, res, kept, &nkept, &pre);
+		if (r < 0 || r == VSC_INCONSISTENT)
+			break;
+		unknown |= r == VSC_UNKNOWN;
+		used += pre;
+	}
+	if (r >= 0 && r != VSC_INCONSISTENT) {
+		res->verdict = unknown ? VSC_UNKNOWN : VSC_CONSISTENT;
+		r = 0;
+	} else if (r == VSC_INCONSISTENT) {
+		r = 0;
+	}
+	if (!r && res->verdict == VSC_CONSISTENT) {
+		res->witness = malloc((p->event_count + 1) * sizeof(uint32_t));
+		r = res->witness ? reduce_expand(rd, p, kept, res->witness) : -ENOMEM;
+		res->witness_length = p->event_count;
+		if (!r)
+			res->preemptions = count_preemptions(p, res->witness, p->event_count);
+	}
+	free(kept);
+	return r;
+}
+
+static int auto_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
+		      struct vsc_result *res)
+{
+	struct reduction rd;
+	int r = reduce_plan(&rd, p);
+
+	if (r)
+		return r;
+	res->spins = rd.spins;
+	res->dropped = rd.dropped;
+	res->parts = rd.parts > 1 ? rd.parts : 0;
+	if (!reduce_worth_it(&rd, p)) {
+		reduce_free(&rd);
+		res->spins = res->dropped = 0;
+		res->parts = 0;
+		return solve_whole(p, q, b, res);
+	}
+	if (rd.refuted) {
+		res->verdict = VSC_INCONSISTENT;
+		r = 0;
+	} else {
+		r = solve_reduced(p, &rd, q, b, res);
+	}
+	reduce_free(&rd);
 	return r;
 }
 

@@ -116,6 +116,11 @@ uint64_t vsc_result_nodes(const struct vsc_result *res)
 	return res->nodes;
 }
 
+void vsc_result_reductions(const struct vsc_result *res, struct vsc_reductions *out)
+{
+	*out = (struct vsc_reductions){ res->spins, res->dropped, res->parts };
+}
+
 uint64_t vsc_result_steps(const struct vsc_result *res)
 {
 	return res->steps;

@@ -16,6 +16,7 @@ struct vsc_result {
 	const char *solver;
 	double time_s;
 	uint64_t nodes, steps; /* the search's own counts, 0 when not kept */
+	uint64_t spins, dropped, parts; /* what the reductions removed (reduce.h) */
 };
 
 /* Limits checked inside search loops: a deadline and a memory budget. */

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/* Exact reductions before the search; why each is exact is in
+ * docs/solvers.md ("Reductions"). One pass to classify variables, one to
+ * replay the ones that cannot matter, one to give each event its fate, and
+ * a union-find over threads for the independent parts. */
+#include "reduce.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ACCESS_NONE UINT32_MAX
+#define ACCESS_MANY (UINT32_MAX - 1)
+#define GROUP_MIN_EVENTS 4096 /* smaller parts are packed together... */
+#define PACK_FROM_EVENTS \
+	65536                       /* ...in programs this large (small ones: one
+				* group per part, which the property tests see) */
+#define SPLIT_MAX_EVENTS (1u << 22) /* a split alone is worth its copy below */
+
+enum {
+	MEM_NONE,
+	MEM_UNDECIDED,
+	MEM_VALUE
+};
+
+struct var_facts {
+	uint32_t accessor; /* the one thread, ACCESS_MANY or ACCESS_NONE */
+	uint8_t written, droppable, mem;
+	int64_t value;  /* with mem == MEM_VALUE */
+	uint32_t local; /* its index in the reduced program of its group */
+};
+
+static uint32_t find(uint32_t *parent, uint32_t t)
+{
+	while (parent[t] != t) {
+		parent[t] = parent[parent[t]];
+		t = parent[t];
+	}
+	return t;
+}
+
+static void classify_vars(struct var_facts *vf, const struct vsc_program *p)
+{
+	for (uint32_t v = 0; v < program_vars(p); v++) {
+		uint8_t kind = p->inits[v].kind;
+		vf[v] = (struct var_facts){ .accessor = ACCESS_NONE, .local = UINT32_MAX };
+		vf[v].mem = kind == VSC_INIT_KNOWN     ? MEM_VALUE
+			    : kind == VSC_INIT_UNKNOWN ? MEM_UNDECIDED
+						       : MEM_NONE;
+		vf[v].value = p->inits[v].value;
+	}
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		const struct vsc_thread *th = &p->threads[t];
+		for (uint32_t i = 0; i < th->length; i++) {
+			struct var_facts *f = &vf[th->events[i].var];
+			if (f->accessor == ACCESS_NONE)
+				f->accessor = t;
+			else if (f->accessor != t)
+				f->accessor = ACCESS_MANY;
+			f->written |= th->events[i].kind != VSC_READ;
+		}
+	}
+	for (uint32_t v = 0; v < program_vars(p); v++)
+		vf[v].droppable = vf[v].accessor != ACCESS_MANY || !vf[v].written;
+}
+
+/* A variable that cannot matter: one thread's accesses (program order) or
+ * reads only, replayed from the initial value. 0: they contradict. */
+static int replay(struct var_facts *f, const struct vsc_event *e)
+{
+	if (e->kind != VSC_WRITE) {
+		if (f->mem == MEM_NONE)
+			return 0;
+		if (f->mem == MEM_VALUE && f->value != e->value)
+			return 0;
+		f->mem = MEM_VALUE;
+		f->value = e->value;
+	}
+	if (e->kind != VSC_READ) {
+		f->mem = MEM_VALUE;
+		f->value = e->kind == VSC_RMW ? e->new_value : e->value;
+	}
+	return 1;
+}
+
+static int is_spin(const struct vsc_event *prev, const struct vsc_event *e)
+{
+	return prev && prev->kind == VSC_READ && e->kind == VSC_READ && prev->var == e->var &&
+	       prev->value == e->value;
+}
+
+static void give_fates(struct reduction *r, struct var_facts *vf, const struct vsc_program *p)
+{
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		const struct vsc_thread *th = &p->threads[t];
+		const struct vsc_event *prev = NULL;
+		for (uint32_t i = 0; i < th->length; i++) {
+			const struct vsc_event *e = &th->events[i];
+			uint8_t *fate = &r->fate[r->base[t] + i];
+			if (vf[e->var].droppable) {
+				*fate = FATE_DROP;
+				r->dropped++;
+				if (!replay(&vf[e->var], e))
+					r->refuted = 1;
+			} else if (is_spin(prev, e)) {
+				*fate = FATE_SPIN;
+				r->spins++;
+			} else {
+				*fate = FATE_KEEP;
+				r->kept++;
+				prev = e;
+			}
+		}
+	}
+}
+
+/* Each group's threads as a list, in thread order. */
+static int link_groups(struct reduction *r, uint32_t k)
+{
+	r->first = malloc(((size_t)r->ngroups + 1) * sizeof(*r->first));
+	r->next = malloc(((size_t)k + 1) * sizeof(*r->next));
+	if (!r->first || !r->next)
+		return -ENOMEM;
+	for (uint32_t g = 0; g < r->ngroups; g++)
+		r->first[g] = PART_NONE;
+	for (uint32_t t = k; t-- > 0;) {
+		if (r->group[t] == PART_NONE)
+			continue;
+		r->next[t] = r->first[r->group[t]];
+		r->first[r->group[t]] = t;
+	}
+	return 0;
+}
+
+/* Parts: threads joined by the variables of their kept events; parts under
+ * GROUP_MIN_EVENTS kept events are packed into shared groups. */
+static int group_threads(struct reduction *r, const struct vsc_program *p)
+{
+	uint32_t k = program_threads(p), small = PART_NONE, small_size = 0;
+	uint32_t pack = p->event_count >= PACK_FROM_EVENTS ? GROUP_MIN_EVENTS : 1;
+	uint32_t *parent = malloc((k + 1) * sizeof(*parent));
+	uint32_t *size = calloc(k + 1, sizeof(*size)), *gid = malloc((k + 1) * sizeof(*gid));
+	uint32_t *owner = malloc((program_vars(p) + 1) * sizeof(*owner));
+	int err;
+
+	if (!parent || !size || !gid || !owner) {
+		free(parent);
+		free(size);
+		free(gid);
+		free(owner);
+		return -ENOMEM;
+	}
+	for (uint32_t t = 0; t < k; t++) {
+		parent[t] = t;
+		gid[t] = PART_NONE;
+	}
+	for (uint32_t v = 0; v < program_vars(p); v++)
+		owner[v] = PART_NONE;
+	for (uint32_t t = 0; t < k; t++)
+		for (uint32_t i = 0; i < p->threads[t].length; i++) {
+			uint32_t v = p->threads[t].events[i].var;
+			if (r->fate[r->base[t] + i] != FATE_KEEP)
+				continue;
+			size[t]++;
+			if (owner[v] == PART_NONE)
+				owner[v] = t;
+			else
+				parent[find(parent, owner[v])] = find(parent, t);
+		}
+	for (uint32_t t = 0; t < k; t++)
+		if (size[t] && find(parent, t) != t)
+			size[find(parent, t)] += size[t];
+	for (uint32_t t = 0; t < k; t++) {
+		uint32_t c = find(parent, t);
+		if (gid[c] == PART_NONE && size[c]) {
+			r->parts++;
+			if (size[c] >= pack) {
+				gid[c] = r->ngroups++;
+			} else {
+				if (small == PART_NONE || small_size >= pack) {
+					small = r->ngroups++;
+					small_size = 0;
+				}
+				gid[c] = small;
+				small_size += size[c];
+			}
+		}
+		r->group[t] = size[c] ? gid[c] : PART_NONE;
+	}
+	err = link_groups(r, k);
+	free(parent);
+	free(size);
+	free(gid);
+	free(owner);
+	return err;
+}
+
+void reduce_free(struct reduction *r)
+{
+	free(r->fate);
+	free(r->base);
+	free(r->group);
+	free(r->first);
+	free(r->next);
+	free(r->local);
+	memset(r, 0, sizeof(*r));
+}
+
+int reduce_plan(struct reduction *r, const struct vsc_program *p)
+{
+	uint32_t k = program_threads(p);
+	struct var_facts *vf = malloc((program_vars(p) + 1) * sizeof(*vf));
+	int err = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->fate = malloc(p->event_count + 1);
+	r->base = malloc((k + 1) * sizeof(*r->base));
+	r->group = malloc((k + 1) * sizeof(*r->group));
+	r->local = malloc((program_vars(p) + 1) * sizeof(*r->local));
+	if (!vf || !r->fate || !r->base || !r->group || !r->local || p->event_count >= UINT32_MAX) {
+		free(vf);
+		reduce_free(r);
+		return -ENOMEM;
+	}
+	for (uint32_t t = 0, q = 0; t <= k; t++) {
+		r->base[t] = q;
+		q += t < k ? p->threads[t].length : 0;
+	}
+	for (uint32_t v = 0; v < program_vars(p); v++)
+		r->local[v] = UINT32_MAX;
+	classify_vars(vf, p);
+	give_fates(r, vf, p);
+	if (!r->refuted)
+		err = group_threads(r, p);
+	free(vf);
+	if (err)
+		reduce_free(r);
+	return err;
+}
+
+int reduce_worth_it(const struct reduction *r, const struct vsc_program *p)
+{
+	uint64_t removed = r->spins + r->dropped;
+
+	if (r->refuted)
+		return 1;
+	if (removed * 8 >= p->event_count && removed > 0)
+		return 1;
+	return r->ngroups > 1 && p->event_count <= SPLIT_MAX_EVENTS;
+}
+
+/* The group's threads and variables, named as in p. Each variable of a
+ * kept event belongs to one group, so r->local needs no reset. */
+static int copy_group(struct reduction *r, const struct vsc_program *p, uint32_t g,
+		      struct vsc_program *out, uint32_t *map)
+{
+	uint32_t n = 0;
+
+	for (uint32_t t = r->first[g]; t != PART_NONE; t = r->next[t]) {
+		const struct vsc_thread *th = &p->threads[t];
+		const char *name = p->thread_names.names[t];
+		int nt = program_thread(out, name, strlen(name));
+		if (nt < 0)
+			return nt;
+		map[n++] = t;
+		for (uint32_t i = 0; i < th->length; i++) {
+			struct vsc_event e = th->events[i];
+			uint32_t v = e.var;
+			int err;
+			if (r->fate[r->base[t] + i] != FATE_KEEP)
+				continue;
+			if (r->local[v] == UINT32_MAX) {
+				const char *var = p->var_names.names[v];
+				int nv = program_var(out, var, strlen(var));
+				if (nv < 0)
+					return nv;
+				r->local[v] = (uint32_t)nv;
+				out->inits[nv] = p->inits[v];
+			}
+			e.var = r->local[v];
+			err = program_append(out, (uint32_t)nt, &e, th->ts ? th->ts[i] : 0, 0);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int reduce_group_program(struct reduction *r, const struct vsc_program *p, uint32_t g,
+			 struct vsc_program **out, uint32_t **map)
+{
+	uint32_t n = 0;
+	int err;
+
+	for (uint32_t t = r->first[g]; t != PART_NONE; t = r->next[t])
+		n++;
+	*out = vsc_program_new();
+	*map = malloc(((size_t)n + 1) * sizeof(**map));
+	err = *out && *map ? copy_group(r, p, g, *out, *map) : -ENOMEM;
+	if (err) {
+		vsc_program_free(*out);
+		free(*map);
+		*out = NULL;
+		*map = NULL;
+	}
+	return err;
+}
+
+/* Every dropped or collapsed event goes right next to a kept event of its
+ * thread (or, for a thread with none, all of it goes first), so the
+ * expanded witness switches threads exactly where the reduced one does. */
+int reduce_expand(const struct reduction *r, const struct vsc_program *p, const uint32_t *kept,
+		  uint32_t *witness)
+{
+	uint32_t k = program_threads(p);
+	size_t n = 0;
+	uint32_t *pos = calloc(k + 1, sizeof(*pos));
+
+	if (!pos)
+		return -ENOMEM;
+	for (uint32_t t = 0; t < k; t++)
+		if (r->group[t] == PART_NONE)
+			for (; pos[t] < p->threads[t].length; pos[t]++)
+				witness[n++] = t;
+	for (uint64_t j = 0; j < r->kept; j++) {
+		uint32_t t = kept[j], len = p->threads[t].length;
+		const uint8_t *fate = r->fate + r->base[t];
+		while (pos[t] < len && fate[pos[t]] != FATE_KEEP) {
+			witness[n++] = t;
+			pos[t]++;
+		}
+		witness[n++] = t;
+		pos[t]++;
+		while (pos[t] < len && fate[pos[t]] != FATE_KEEP) {
+			witness[n++] = t;
+			pos[t]++;
+		}
+	}
+	free(pos);
+	return 0;
+}
