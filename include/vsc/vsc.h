@@ -238,6 +238,11 @@ struct vsc_reductions {
 	uint64_t spins, dropped, parts;
 };
 void vsc_result_reductions(const struct vsc_result *res, struct vsc_reductions *out);
+/* With minimize, when a limit stopped the search (verdict unknown) after an
+ * interleaving was found: the least preemptions lie in [*lower, *upper]; the
+ * result's witness is an SC interleaving with *upper preemptions. Returns 0,
+ * or -1 when there are no such bounds. */
+int vsc_result_least_bounds(const struct vsc_result *res, long *lower, long *upper);
 void vsc_result_free(struct vsc_result *res);
 
 /* ---- explanations ----------------------------------------------------- */

@@ -77,6 +77,30 @@ run "FIFO without a writer" "3" "$vsc" check --timeout 1 "$tmp/none.fifo"
 run "memory cap" "3" sh -c 'ulimit -v 400000 && exec "$0" check --json "$1"' "$vsc" "$tmp/hot.vsc"
 grep -q '"verdict":"unknown".*"solver":"auto"' "$tmp/out" && ok || no "memory cap JSON: $(cat "$tmp/out")"
 
+# --min under --timeout answers what it has: the least preemptions between
+# a proven lower bound and a witness (replayed here, independently), or the
+# least itself when it finishes in time
+awk 'BEGIN { print "vsc 1"; print "init f 0"; print "init d 0"; print "init a 0"
+	for (i = 1; i <= 30000; i++) {
+		printf "P w d %d\nP w f %d\n", i, i
+		for (s = 0; s < 5; s++) printf "C r f %d\n", i - 1
+		printf "C r f %d\nC r d %d\nC w a %d\nP r a %d\n", i, i, i, i - 1 } }' > "$tmp/spin.vsc"
+run "--min under --timeout" "0 3" "$vsc" check --min --witness --timeout 1 "$tmp/spin.vsc"
+if [ $rc = 3 ] && ! grep -q '^least: between' "$tmp/out"; then
+	echo "limits: note: --min stopped before its first witness (a loaded machine?)"
+	grep -qx unknown "$tmp/out" && ok || no "--min: $(head -2 "$tmp/out")"
+elif [ $rc = 3 ]; then
+	bounds=$(sed -n 's/^least: between \([0-9]*\) and \([0-9]*\) .*/\1 \2/p' "$tmp/out")
+	lo=${bounds% *} hi=${bounds#* }
+	grep '^init' "$tmp/spin.vsc" > "$tmp/replay.vsc"
+	sed -n 's/^  \([A-Z]*\)\[[0-9]*\] /\1 /p' "$tmp/out" >> "$tmp/replay.vsc"
+	got=$(awk -f "$(dirname "$0")/gen/replay.awk" "$tmp/replay.vsc" "$tmp/replay.vsc")
+	if [ -n "$bounds" ] && [ "$lo" -le "$hi" ] && [ "$got" = "$hi" ]; then ok; else
+		no "--min bounds '$bounds', witness replays to '$got'"; fi
+else
+	grep -q '^preemptions: [0-9]* (least)' "$tmp/out" && ok || no "--min: $(head -2 "$tmp/out")"
+fi
+
 # usage errors come before any verdict
 printf 'vsc 1\nT0 w x 1\n' > "$tmp/one.vsc"
 run "'-' twice" "2" "$vsc" check - - < "$tmp/one.vsc"

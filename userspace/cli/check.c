@@ -344,6 +344,14 @@ static void json_completeness(struct json *j, const struct file_report *f,
 	}
 }
 
+/* An unknown --min that found an interleaving: the least preemptions lie in
+ * [*lo, *hi] (the witness has *hi). */
+static int least_bounds(const struct item *it, long *lo, long *hi)
+{
+	return it->res && shown_status(it) == EXIT_UNKNOWN &&
+	       vsc_result_least_bounds(it->res, lo, hi) == 0;
+}
+
 /* What the exact reductions took away, when they took anything. */
 static void json_reductions(struct json *j, const struct vsc_result *res)
 {
@@ -365,6 +373,7 @@ static void json_reductions(struct json *j, const struct vsc_result *res)
 
 static void json_program_keys(struct json *j, const struct item *it, const struct check_args *a)
 {
+	long lo, hi;
 	const struct vsc_program *prog = it->prog;
 	const uint32_t *w;
 	size_t n;
@@ -387,7 +396,15 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 	else
 		json_null(j);
 	n = it->res ? vsc_result_witness(it->res, &w) : 0;
-	if ((a->witness || a->opts.minimize) && shown_status(it) == EXIT_CONSISTENT) {
+	if (least_bounds(it, &lo, &hi)) {
+		json_key(j, "least_between");
+		json_array_begin(j);
+		json_int(j, lo);
+		json_int(j, hi);
+		json_array_end(j);
+	}
+	if ((a->witness || a->opts.minimize) &&
+	    (shown_status(it) == EXIT_CONSISTENT || least_bounds(it, &lo, &hi))) {
 		size_t *next = calloc(vsc_program_thread_count(prog) + 1, sizeof(*next));
 		json_key(j, "witness");
 		json_array_begin(j);
@@ -543,16 +560,20 @@ static void print_witness(const struct vsc_program *prog, const struct vsc_resul
 static void print_item(const struct file_report *f, const struct item *it,
 		       const struct check_args *a, const char *indent)
 {
-	long pre;
+	long pre, lo, hi;
+	int bounds;
 
 	if (!it->res)
 		return;
 	pre = vsc_result_preemptions(it->res);
+	bounds = least_bounds(it, &lo, &hi);
 	if (pre >= 0)
 		printf("%spreemptions: %ld%s\n", indent, pre, a->opts.minimize ? " (least)" : "");
+	if (bounds)
+		printf("%sleast: between %ld and %ld (the witness has %ld)\n", indent, lo, hi, hi);
 	if (shown_status(it) == EXIT_UNKNOWN)
 		printf("%sstopped by a limit (--timeout or memory) before deciding\n", indent);
-	if (a->witness && shown_status(it) == EXIT_CONSISTENT)
+	if (a->witness && (shown_status(it) == EXIT_CONSISTENT || bounds))
 		print_witness(it->prog, it->res, indent);
 	if (a->explain && it->status == EXIT_INCONSISTENT)
 		story_print(f, it, indent);

@@ -24,6 +24,7 @@
 struct best {
 	uint32_t *witness;
 	long preemptions; /* -1: none yet */
+	long lower;       /* the least preemptions are proven at least this */
 };
 
 static int keep_witness(struct engine *g, struct best *best)
@@ -72,6 +73,7 @@ static int minimize(struct engine *g, struct best *best, long lo)
 			galloping = 0;
 		} else {
 			lo = mid + 1;
+			best->lower = lo;
 			gap *= 2;
 		}
 	}
@@ -80,8 +82,10 @@ static int minimize(struct engine *g, struct best *best, long lo)
 
 static int decide(struct engine *g, const struct query *q, struct best *best, long least)
 {
-	int r = probe(g, ENGINE_UNBOUNDED, best);
+	int r;
 
+	best->lower = least;
+	r = probe(g, ENGINE_UNBOUNDED, best);
 	if (r != VSC_CONSISTENT)
 		return r;
 	if (q->bound >= 0 && best->preemptions > q->bound) {
@@ -92,13 +96,20 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 	return q->minimize ? minimize(g, best, least) : VSC_CONSISTENT;
 }
 
+/* --min stopped by a limit after a witness within the bound was found: the
+ * least preemptions are between best->lower and the witness's. */
+static int has_bounds(const struct query *q, const struct best *best)
+{
+	return q->minimize && best->witness && (q->bound < 0 || best->preemptions <= q->bound);
+}
+
 static int solve_whole(const struct vsc_program *p, const struct query *q, struct budget *b,
 		       struct vsc_result *res)
 {
 	struct analysis a;
 	struct forced forced;
 	struct engine g;
-	struct best best = { NULL, -1 };
+	struct best best = { NULL, -1, 0 };
 	long least = 0; /* the least preemptions are known to be at least this */
 	int r;
 
@@ -156,10 +167,12 @@ static int solve_whole(const struct vsc_program *p, const struct query *q, struc
 		r = decide(&g, q, &best, least);
 	if (r >= 0) {
 		res->verdict = (enum vsc_verdict)r;
-		if (r == VSC_CONSISTENT) {
+		if (r == VSC_CONSISTENT || (r == VSC_UNKNOWN && has_bounds(q, &best))) {
+			/* unknown: the best witness is the upper bound (--min) */
 			res->witness = best.witness;
 			res->witness_length = p->event_count;
 			res->preemptions = best.preemptions;
+			res->lower = r == VSC_CONSISTENT ? best.preemptions : best.lower;
 			best.witness = NULL;
 		}
 		r = 0;
@@ -191,9 +204,9 @@ static struct query group_query(const struct query *q, uint32_t groups, long use
  * kept. Returns the group's verdict or -errno. */
 static int solve_group(struct reduction *rd, const struct vsc_program *p, uint32_t gi,
 		       const struct query *gq, struct budget *b, struct vsc_result *res,
-		       uint32_t *kept, size_t *nkept, long *preemptions)
+		       uint32_t *kept, size_t *nkept, long *preemptions, long *lower)
 {
-	struct vsc_result part = { .preemptions = -1 };
+	struct vsc_result part = { .preemptions = -1, .lower = -1 };
 	struct vsc_program *gp;
 	uint32_t *map;
 	int err = reduce_group_program(rd, p, gi, &gp, &map);
@@ -203,10 +216,11 @@ static int solve_group(struct reduction *rd, const struct vsc_program *p, uint32
 	err = solve_whole(gp, gq, b, &part);
 	res->nodes += part.nodes;
 	res->steps += part.steps;
-	if (!err && part.verdict == VSC_CONSISTENT) {
+	if (!err && part.witness) { /* consistent, or unknown with bounds */
 		for (size_t i = 0; i < part.witness_length; i++)
 			kept[(*nkept)++] = map[part.witness[i]];
 		*preemptions = part.preemptions;
+		*lower = part.lower;
 	}
 	free(part.witness);
 	free(map);
@@ -221,20 +235,22 @@ static int solve_reduced(const struct vsc_program *p, struct reduction *rd, cons
 {
 	uint32_t *kept = malloc((rd->kept + 1) * sizeof(*kept));
 	size_t nkept = 0;
-	long used = 0;
-	int unknown = 0, r = 0;
+	long used = 0, lower = 0;
+	int unknown = 0, bounded = 1, r = 0;
 
 	res->verdict = VSC_INCONSISTENT;
 	if (!kept)
 		return -ENOMEM;
 	for (uint32_t gi = 0; gi < rd->ngroups; gi++) {
 		struct query gq = group_query(q, rd->ngroups, used);
-		long pre = 0;
-		r = solve_group(rd, p, gi, &gq, b, res, kept, &nkept, &pre);
+		long pre = -1, low = -1;
+		r = solve_group(rd, p, gi, &gq, b, res, kept, &nkept, &pre, &low);
 		if (r < 0 || r == VSC_INCONSISTENT)
 			break;
 		unknown |= r == VSC_UNKNOWN;
-		used += pre;
+		bounded &= low >= 0;
+		used += pre > 0 ? pre : 0;
+		lower += low > 0 ? low : 0;
 	}
 	if (r >= 0 && r != VSC_INCONSISTENT) {
 		res->verdict = unknown ? VSC_UNKNOWN : VSC_CONSISTENT;
@@ -242,12 +258,13 @@ static int solve_reduced(const struct vsc_program *p, struct reduction *rd, cons
 	} else if (r == VSC_INCONSISTENT) {
 		r = 0;
 	}
-	if (!r && res->verdict == VSC_CONSISTENT) {
+	if (!r && (res->verdict == VSC_CONSISTENT || (unknown && bounded && q->minimize))) {
 		res->witness = malloc((p->event_count + 1) * sizeof(uint32_t));
 		r = res->witness ? reduce_expand(rd, p, kept, res->witness) : -ENOMEM;
 		res->witness_length = p->event_count;
 		if (!r)
 			res->preemptions = count_preemptions(p, res->witness, p->event_count);
+		res->lower = res->verdict == VSC_CONSISTENT ? res->preemptions : lower;
 	}
 	free(kept);
 	return r;

@@ -62,6 +62,7 @@ int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	q.want_witness = o.want_witness || o.minimize;
 	budget_init(&b, &o);
 	res->preemptions = -1;
+	res->lower = -1;
 	res->solver = solver->name;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = solver->solve(p, &q, &b, res);
@@ -73,6 +74,7 @@ int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
 		res->witness = NULL;
 		res->witness_length = 0;
 		res->preemptions = -1;
+		res->lower = -1;
 		res->verdict = VSC_UNKNOWN;
 		err = 0;
 	}
@@ -114,6 +116,15 @@ double vsc_result_time(const struct vsc_result *res)
 uint64_t vsc_result_nodes(const struct vsc_result *res)
 {
 	return res->nodes;
+}
+
+int vsc_result_least_bounds(const struct vsc_result *res, long *lower, long *upper)
+{
+	if (res->verdict != VSC_UNKNOWN || !res->witness || res->lower < 0)
+		return -1;
+	*lower = res->lower;
+	*upper = res->preemptions;
+	return 0;
 }
 
 void vsc_result_reductions(const struct vsc_result *res, struct vsc_reductions *out)

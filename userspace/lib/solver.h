@@ -11,6 +11,7 @@
 struct vsc_result {
 	enum vsc_verdict verdict;
 	long preemptions;  /* -1 when there is no witness */
+	long lower;        /* --min: least preemptions proven >= this; -1: none */
 	uint32_t *witness; /* thread of each step, event_count of them, or NULL */
 	size_t witness_length;
 	const char *solver;
