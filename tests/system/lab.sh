@@ -81,27 +81,43 @@ print("lab %s (%s): %d iterations, %d not SC, each reported inconsistent with a 
 PY
 }
 
-# rates TEST STDERR LABEL: the weak counts of both builds, compared for SB
+# weak_ok PLAIN LAB: lab.h shows at least half the plain build's weak outcomes
+weak_ok() { [ $(($2 * 2)) -ge "$1" ]; }
+
+# rates TEST STDERR LABEL TARGET: the weak counts of both builds, compared
+# for SB. A run whose two counts disagree is run again (not recorded: the
+# measured loops are the same) up to twice: the rate swings with the load
+# and the barrier's phase, while a lab.h that hides the outcome (the former
+# one showed 3-30x fewer) fails every run.
 rates() {
   line=$(grep "^lab_$1: plain" "$2") || { bad "$1 $3: no counts from the target"; return; }
-  set -- "$1" "$3" $(echo "$line" | awk '{ print $3, $5, $8, $10 }')
-  echo "lab $1 ($2): plain $4 of $3 iterations weak, lab.h $6 of $5"
+  set -- "$1" "$3" "$4" $(echo "$line" | awk '{ print $3, $5, $8, $10 }')
+  echo "lab $1 ($2): plain $5 of $4 iterations weak, lab.h $7 of $6"
   if [ "$1" = mp ]; then
-    [ "$4" -eq 0 ] || bad "mp $2: the plain build showed $4 TSO-forbidden outcomes"
-  elif [ "$4" -lt $min_weak ]; then
-    echo "lab sb ($2): the plain build showed only $4 weak outcomes here (fewer than" \
-      "$min_weak): too few to compare rates; that comparison is skipped"
-  elif [ $(($6 * 2)) -lt "$4" ]; then
-    bad "sb $2: lab.h showed $6 weak outcomes, plain $4: lab.h hides more than half"
-  elif [ "$6" -gt $(($4 * 2)) ]; then
-    echo "lab sb ($2): note: lab.h showed more than twice the plain build's weak outcomes"
+    [ "$5" -eq 0 ] || bad "mp $2: the plain build showed $5 TSO-forbidden outcomes"
+    return
   fi
+  if [ "$5" -lt $min_weak ]; then
+    echo "lab sb ($2): the plain build showed only $5 weak outcomes here (fewer than" \
+      "$min_weak): too few to compare rates; that comparison is skipped"
+    return
+  fi
+  [ "$7" -gt $(($5 * 2)) ] && echo "lab sb ($2): note: lab.h showed more than twice the plain build's"
+  weak_ok "$5" "$7" && return
+  label=$2 target=$3
+  for again in 1 2; do
+    "$target" "$iterations" "$tmp/again.txt" 2> "$tmp/again.err"
+    counts=$(awk '/^lab_sb: plain/ { print $5, $10 }' "$tmp/again.err")
+    echo "lab sb ($label target, not recorded, run $((again + 1))): plain, lab.h weak: $counts"
+    [ -n "$counts" ] && weak_ok $counts && return
+  done
+  bad "sb: lab.h showed fewer than half the plain build's weak outcomes in three runs"
 }
 
 for t in sb mp; do
   "$vsc" record -o "$tmp/$t.vsc" -- "$targets/lab_$t" "$iterations" "$tmp/$t.txt" \
     2> "$tmp/$t.err" || { bad "vsc record lab_$t failed: $(cat "$tmp/$t.err")"; continue; }
-  rates $t "$tmp/$t.err" eBPF
+  rates $t "$tmp/$t.err" eBPF "$targets/lab_$t"
   verify $t "$tmp/$t.vsc" "$tmp/$t.txt" eBPF
 done
 
@@ -111,7 +127,7 @@ for t in sb mp; do
     "$top/scripts/vsc-lttng" --vsc "$vsc" -o "$tmp/$t-lttng.vsc" --no-check -- \
       "$targets/lab_$t-lttng" "$iterations" "$tmp/$t-lttng.txt" 2> "$tmp/$t-lttng.err" \
       || { bad "vsc-lttng lab_$t failed: $(cat "$tmp/$t-lttng.err")"; continue; }
-    rates $t "$tmp/$t-lttng.err" LTTng
+    rates $t "$tmp/$t-lttng.err" LTTng "$targets/lab_$t-lttng"
     verify $t "$tmp/$t-lttng.vsc" "$tmp/$t-lttng.txt" LTTng
   elif [ "${VSC_REQUIRE_ALL:-0}" = 1 ]; then
     bad "lab_$t-lttng not built (LTTng-UST missing?) and VSC_REQUIRE_ALL=1"
