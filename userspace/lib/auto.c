@@ -20,6 +20,7 @@
 
 #include "engine.h"
 #include "reduce.h"
+#include "serial.h"
 
 struct best {
 	uint32_t *witness;
@@ -118,6 +119,16 @@ static int solve_whole(const struct vsc_program *p, const struct query *q, struc
 	res->verdict = VSC_INCONSISTENT;
 	if (a.refuted) {
 		analysis_free(&a);
+		return 0;
+	}
+	r = serial_witness(&a, p, &res->witness);
+	if (r != 0) { /* threads whole in some order: consistent, least 0 */
+		analysis_free(&a);
+		if (r < 0)
+			return r;
+		res->verdict = VSC_CONSISTENT;
+		res->witness_length = p->event_count;
+		res->preemptions = res->lower = 0;
 		return 0;
 	}
 	if (q->bound == 0 && vsc_program_writers(p) > 1) {
