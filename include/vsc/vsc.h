@@ -245,6 +245,12 @@ void vsc_result_reductions(const struct vsc_result *res, struct vsc_reductions *
 int vsc_result_least_bounds(const struct vsc_result *res, long *lower, long *upper);
 void vsc_result_free(struct vsc_result *res);
 
+/* The verdict of executions decided apart (the segments of a trace, or
+ * several traces), by the rule vsc check reports: unknown when any is
+ * unknown, else inconsistent when any is, else consistent. Fold a list
+ * from VSC_CONSISTENT. */
+enum vsc_verdict vsc_verdict_combine(enum vsc_verdict so_far, enum vsc_verdict next);
+
 /* ---- explanations ----------------------------------------------------- */
 
 /* An event of a program: its thread and its index in that thread. */

@@ -284,6 +284,20 @@ static int load_file(struct file_report *f, const struct check_args *a)
 	return 0;
 }
 
+/* The status of several executions or files: between verdicts, the
+ * library's rule (exit statuses and verdicts share their numbers); a usage
+ * error ranks between inconsistent and unknown (CONTRACT section 3). */
+static int combine_status(int so_far, int next)
+{
+	_Static_assert((int)EXIT_CONSISTENT == (int)VSC_CONSISTENT &&
+			       (int)EXIT_INCONSISTENT == (int)VSC_INCONSISTENT &&
+			       (int)EXIT_UNKNOWN == (int)VSC_UNKNOWN,
+		       "exit statuses and verdicts share their numbers");
+	if (so_far == EXIT_USAGE || next == EXIT_USAGE)
+		return so_far == EXIT_UNKNOWN || next == EXIT_UNKNOWN ? EXIT_UNKNOWN : EXIT_USAGE;
+	return (int)vsc_verdict_combine((enum vsc_verdict)so_far, (enum vsc_verdict)next);
+}
+
 /* An incomplete trace's executions were decided on the events present;
  * unless that was asked for, their verdict becomes unknown. */
 static void withhold_verdicts(struct file_report *f, const struct check_args *a)
@@ -292,8 +306,7 @@ static void withhold_verdicts(struct file_report *f, const struct check_args *a)
 		return;
 	for (size_t i = 0; i < f->count; i++) {
 		struct item *it = &f->items[i];
-		if (it->status > f->present_status)
-			f->present_status = it->status;
+		f->present_status = combine_status(f->present_status, it->status);
 		if (it->status == EXIT_USAGE)
 			continue;
 		it->present_status = it->status;
@@ -850,10 +863,8 @@ int cmd_check(int argc, char **argv)
 	for (size_t i = 0; i < nfiles; i++) {
 		struct file_report *f = &files[i];
 		for (size_t s = 0; s < f->count; s++)
-			if (f->items[s].status > f->status)
-				f->status = f->items[s].status;
-		if (f->status > status)
-			status = f->status;
+			f->status = combine_status(f->status, f->items[s].status);
+		status = combine_status(status, f->status);
 		if (f->read_stopped && !a.summary)
 			report_unread(&j, f, &a);
 		if (!f->trace || f->status == EXIT_USAGE || a.summary)

@@ -190,10 +190,7 @@ static int decide_text(struct vsc_sink *sink, const char *text, size_t len,
 		err = vsc_check(vsc_trace_program(trace, i), &copts, &res);
 		if (err)
 			break;
-		enum vsc_verdict v = vsc_result_verdict(res);
-
-		if (v == VSC_INCONSISTENT || (v == VSC_UNKNOWN && *verdict == VSC_CONSISTENT))
-			*verdict = v;
+		*verdict = vsc_verdict_combine(*verdict, vsc_result_verdict(res));
 		vsc_result_free(res);
 	}
 	vsc_trace_free(trace);
