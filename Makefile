@@ -109,8 +109,20 @@ uninstall: $(UNINSTALL_EXTRA)
 clean:
 	rm -rf $(BUILD) $(CLEAN_EXTRA)
 
+# The whole tree follows the root .clang-format (clang-format 14, Debian's):
+# `make format` applies it, `make check-format` (part of `make check`) fails
+# on any git-tracked C file that differs.
+C_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h')
+	clang-format -i $(C_FILES)
+
+CHECK_EXTRA += check-format
+.PHONY: check-format
+check-format:
+	@if [ -z "$(C_FILES)" ]; then echo "check-format: not a git checkout, no files to check" >&2; exit 1; fi
+	@clang-format --dry-run -Werror $(C_FILES) || \
+		{ echo "check-format: run 'make format' (see .clang-format)" >&2; exit 1; }
+	@echo "format: $(words $(C_FILES)) files clean"
 
 # libvsc.so exports exactly the functions the public headers declare.
 CHECK_EXTRA += check-exports

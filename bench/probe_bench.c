@@ -42,7 +42,8 @@ static void *rate_thread(void *p)
 			double due = start + (double)(i + 1) / a->per_second;
 			double left = due - now(CLOCK_MONOTONIC);
 			if (left > 0) {
-				struct timespec ts = { (time_t)left, (long)((left - (time_t)left) * 1e9) };
+				struct timespec ts = { (time_t)left,
+						       (long)((left - (time_t)left) * 1e9) };
 				nanosleep(&ts, NULL);
 			}
 		}

@@ -18,6 +18,9 @@
 
 /* What a BTF dump defines and libbpf's headers (usdt.bpf.h) expect. */
 typedef _Bool bool;
-enum { false = 0, true = 1 };
+enum {
+	false = 0,
+	true = 1
+};
 
 #endif /* VSC_VMLINUX_ARM64_H */

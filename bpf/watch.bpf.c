@@ -43,9 +43,9 @@ struct {
 	__type(value, __u8);
 } exact_ips SEC(".maps");
 
-__u64 lost_events = 0;   /* ring buffer full */
-__u64 lost_threads = 0;  /* thread table full: events without a sequence */
-__u64 unknown_addr = 0;  /* a breakpoint whose address is in no slot */
+__u64 lost_events = 0;  /* ring buffer full */
+__u64 lost_threads = 0; /* thread table full: events without a sequence */
+__u64 unknown_addr = 0; /* a breakpoint whose address is in no slot */
 
 static __always_inline __u64 read_value(__u64 addr, __u64 len)
 {
@@ -53,10 +53,27 @@ static __always_inline __u64 read_value(__u64 addr, __u64 len)
 
 	/* bpf_probe_read_user needs a size known to the verifier. */
 	switch (len) {
-	case 1: { __u8 b = 0; bpf_probe_read_user(&b, 1, (void *)addr); v = b; break; }
-	case 2: { __u16 h = 0; bpf_probe_read_user(&h, 2, (void *)addr); v = h; break; }
-	case 4: { __u32 w = 0; bpf_probe_read_user(&w, 4, (void *)addr); v = w; break; }
-	default: bpf_probe_read_user(&v, 8, (void *)addr); break;
+	case 1: {
+		__u8 b = 0;
+		bpf_probe_read_user(&b, 1, (void *)addr);
+		v = b;
+		break;
+	}
+	case 2: {
+		__u16 h = 0;
+		bpf_probe_read_user(&h, 2, (void *)addr);
+		v = h;
+		break;
+	}
+	case 4: {
+		__u32 w = 0;
+		bpf_probe_read_user(&w, 4, (void *)addr);
+		v = w;
+		break;
+	}
+	default:
+		bpf_probe_read_user(&v, 8, (void *)addr);
+		break;
 	}
 	return v;
 }

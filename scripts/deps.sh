@@ -4,7 +4,7 @@
 set -eu
 
 packages="make gcc g++ libc6-dev pkg-config git ca-certificates
-  clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool linux-libc-dev
+  clang clang-format llvm libbpf-dev libelf-dev zlib1g-dev bpftool linux-libc-dev
   systemtap-sdt-dev libcmocka-dev libcadical-dev cadical
   liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev
   libcapstone-dev libdw-dev librsvg2-bin libxml2-utils chromium

@@ -13,13 +13,13 @@
 #ifndef VSC_PROBE_LTTNG_MACROS
 #define VSC_PROBE_LTTNG_MACROS
 /* What <vsc/probe.h> expands VSC_PROBE_* to under -DVSC_PROBE_LTTNG. */
-#define VSC_LTTNG_LOAD(addr, size, value)                                        \
+#define VSC_LTTNG_LOAD(addr, size, value)                                             \
 	lttng_ust_tracepoint(vsc, load, (uint64_t)(uintptr_t)(addr), (uint8_t)(size), \
 			     (int64_t)(value))
-#define VSC_LTTNG_STORE(addr, size, value)                                        \
+#define VSC_LTTNG_STORE(addr, size, value)                                             \
 	lttng_ust_tracepoint(vsc, store, (uint64_t)(uintptr_t)(addr), (uint8_t)(size), \
 			     (int64_t)(value))
-#define VSC_LTTNG_RMW(addr, size, old, new)                                      \
+#define VSC_LTTNG_RMW(addr, size, old, new)                                          \
 	lttng_ust_tracepoint(vsc, rmw, (uint64_t)(uintptr_t)(addr), (uint8_t)(size), \
 			     (int64_t)(old), (int64_t)(new))
 #define VSC_LTTNG_SEGMENT(id, name) \
@@ -38,35 +38,35 @@
 #include <stdint.h>
 #include <lttng/tracepoint.h>
 
-LTTNG_UST_TRACEPOINT_EVENT_CLASS(vsc, access,
-	LTTNG_UST_TP_ARGS(uint64_t, addr, uint8_t, size, int64_t, value),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer_hex(uint64_t, addr, addr)
-		lttng_ust_field_integer(uint8_t, size, size)
-		lttng_ust_field_integer(int64_t, value, value)))
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(
+	vsc, access, LTTNG_UST_TP_ARGS(uint64_t, addr, uint8_t, size, int64_t, value),
+	LTTNG_UST_TP_FIELDS(lttng_ust_field_integer_hex(uint64_t, addr, addr)
+				    lttng_ust_field_integer(uint8_t, size, size)
+					    lttng_ust_field_integer(int64_t, value, value)))
 
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(vsc, access, vsc, load,
-	LTTNG_UST_TP_ARGS(uint64_t, addr, uint8_t, size, int64_t, value))
+				    LTTNG_UST_TP_ARGS(uint64_t, addr, uint8_t, size, int64_t,
+						      value))
 
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(vsc, access, vsc, store,
-	LTTNG_UST_TP_ARGS(uint64_t, addr, uint8_t, size, int64_t, value))
+				    LTTNG_UST_TP_ARGS(uint64_t, addr, uint8_t, size, int64_t,
+						      value))
 
-LTTNG_UST_TRACEPOINT_EVENT(vsc, rmw,
-	LTTNG_UST_TP_ARGS(uint64_t, addr, uint8_t, size, int64_t, old_value,
-			  int64_t, new_value),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer_hex(uint64_t, addr, addr)
-		lttng_ust_field_integer(uint8_t, size, size)
-		lttng_ust_field_integer(int64_t, old, old_value)
-		lttng_ust_field_integer(int64_t, new, new_value)))
+LTTNG_UST_TRACEPOINT_EVENT(
+	vsc, rmw,
+	LTTNG_UST_TP_ARGS(uint64_t, addr, uint8_t, size, int64_t, old_value, int64_t, new_value),
+	LTTNG_UST_TP_FIELDS(lttng_ust_field_integer_hex(uint64_t, addr, addr)
+				    lttng_ust_field_integer(uint8_t, size, size)
+					    lttng_ust_field_integer(int64_t, old, old_value)
+						    lttng_ust_field_integer(int64_t, new,
+									    new_value)))
 
 /* Segment `id` (a number, as in the eBPF path) starts in this thread; name
  * may be NULL, then the segment is named by its number. */
-LTTNG_UST_TRACEPOINT_EVENT(vsc, segment,
-	LTTNG_UST_TP_ARGS(int64_t, id, const char *, name),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(int64_t, id, id)
-		lttng_ust_field_string(name, name ? name : "")))
+LTTNG_UST_TRACEPOINT_EVENT(vsc, segment, LTTNG_UST_TP_ARGS(int64_t, id, const char *, name),
+			   LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(int64_t, id, id)
+						       lttng_ust_field_string(name,
+									      name ? name : "")))
 
 #endif /* VSC_PROBE_LTTNG_H */
 

@@ -57,8 +57,8 @@ extern "C" {
 #define VSC_PROBE_KIND_SEGMENT 3
 
 /* ---- the eBPF backend's thread-local log (read by `vsc record`) ------- */
-#define VSC_PROBE_LOG_CAP 256 /* entries per batch; bpf/record.h agrees */
-#define VSC_PROBE_PAUSE_NS 50000000ull /* 50 ms without events: announce again */
+#define VSC_PROBE_LOG_CAP 256                     /* entries per batch; bpf/record.h agrees */
+#define VSC_PROBE_PAUSE_NS 50000000ull            /* 50 ms without events: announce again */
 #define VSC_PROBE_LOG_MAGIC 0x7673632d6c6f6732ULL /* "vsc-log2" */
 
 /* One logged access: 48 bytes. Same layout as struct vsc_probe_entry in
@@ -106,13 +106,13 @@ extern "C" {
 #define VSC_PROBE_SEGMENT(id, name) VSC_LTTNG_SEGMENT(id, name)
 #define VSC_PROBE_FLUSH() ((void)0)
 #define VSC_PROBE_RMW_BEGIN_(addr, size) ((void)(addr), (void)(size), (struct vsc_probe_entry *)0)
-#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)          \
-	do {                                                                     \
-		(void)(entry);                                                   \
-		if ((kind) == VSC_PROBE_KIND_RMW)                                \
-			VSC_PROBE_RMW_N(addr, size, value, new_value);           \
-		else                                                             \
-			VSC_PROBE_LOAD_N(addr, size, value);                     \
+#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)  \
+	do {                                                           \
+		(void)(entry);                                         \
+		if ((kind) == VSC_PROBE_KIND_RMW)                      \
+			VSC_PROBE_RMW_N(addr, size, value, new_value); \
+		else                                                   \
+			VSC_PROBE_LOAD_N(addr, size, value);           \
 	} while (0)
 /* ---- end of the LTTng-UST backend --------------------------------------- */
 
@@ -121,18 +121,17 @@ extern "C" {
 /* ---- no probes at all: the helpers still do their atomic accesses ------- */
 #define VSC_PROBE_LOAD_N(addr, size, value) ((void)(addr), (void)(size), (void)(value))
 #define VSC_PROBE_STORE_N(addr, size, value) ((void)(addr), (void)(size), (void)(value))
-#define VSC_PROBE_RMW_N(addr, size, old, new) \
-	((void)(addr), (void)(size), (void)(old), (void)(new))
+#define VSC_PROBE_RMW_N(addr, size, old, new) ((void)(addr), (void)(size), (void)(old), (void)(new))
 #define VSC_PROBE_SEGMENT(id, name) ((void)(id), (void)(name))
 #define VSC_PROBE_FLUSH() ((void)0)
 #define VSC_PROBE_RMW_BEGIN_(addr, size) ((void)(addr), (void)(size), (struct vsc_probe_entry *)0)
-#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)          \
-	do {                                                                     \
-		(void)(entry);                                                   \
-		if ((kind) == VSC_PROBE_KIND_RMW)                                \
-			VSC_PROBE_RMW_N(addr, size, value, new_value);           \
-		else                                                             \
-			VSC_PROBE_LOAD_N(addr, size, value);                     \
+#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)  \
+	do {                                                           \
+		(void)(entry);                                         \
+		if ((kind) == VSC_PROBE_KIND_RMW)                      \
+			VSC_PROBE_RMW_N(addr, size, value, new_value); \
+		else                                                   \
+			VSC_PROBE_LOAD_N(addr, size, value);           \
 	} while (0)
 
 /* ======================================================================== */
@@ -154,12 +153,9 @@ extern "C" {
 /* The semaphores, one log per thread and one flush function per program:
  * weak definitions, so every file that includes this header shares them.
  * vsc_block_semaphore is held by a recorder that acknowledges batches. */
-__extension__ __attribute__((weak, section(".probes"))) volatile unsigned short
-	vsc_batch_semaphore;
-__extension__ __attribute__((weak, section(".probes"))) volatile unsigned short
-	vsc_log_semaphore;
-__extension__ __attribute__((weak, section(".probes"))) volatile unsigned short
-	vsc_block_semaphore;
+__extension__ __attribute__((weak, section(".probes"))) volatile unsigned short vsc_batch_semaphore;
+__extension__ __attribute__((weak, section(".probes"))) volatile unsigned short vsc_log_semaphore;
+__extension__ __attribute__((weak, section(".probes"))) volatile unsigned short vsc_block_semaphore;
 __attribute__((weak)) __thread struct vsc_probe_log vsc_probe_tls_log;
 __attribute__((weak)) pthread_key_t vsc_probe_exit_key;
 __attribute__((weak)) pthread_once_t vsc_probe_exit_once = PTHREAD_ONCE_INIT;
@@ -266,10 +262,19 @@ static inline uint64_t vsc_probe_now_(void)
 }
 
 #if defined(__x86_64__)
-#define VSC_PROBE_IP_() \
-	__extension__({ uint64_t ip_; __asm__ volatile("lea 0(%%rip), %0" : "=r"(ip_)); ip_; })
+#define VSC_PROBE_IP_()                                           \
+	__extension__({                                           \
+		uint64_t ip_;                                     \
+		__asm__ volatile("lea 0(%%rip), %0" : "=r"(ip_)); \
+		ip_;                                              \
+	})
 #elif defined(__aarch64__)
-#define VSC_PROBE_IP_() __extension__({ uint64_t ip_; __asm__ volatile("adr %0, ." : "=r"(ip_)); ip_; })
+#define VSC_PROBE_IP_()                                    \
+	__extension__({                                    \
+		uint64_t ip_;                              \
+		__asm__ volatile("adr %0, ." : "=r"(ip_)); \
+		ip_;                                       \
+	})
 #else
 #define VSC_PROBE_IP_() ((uint64_t)0)
 #endif
@@ -318,8 +323,8 @@ static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, u
 
 /* An RMW in three steps: announce (pending), perform, publish. NULL when not
  * traced. */
-static inline struct vsc_probe_entry *vsc_probe_rmw_begin_(const volatile void *addr,
-							   uint16_t size, uint64_t ip)
+static inline struct vsc_probe_entry *vsc_probe_rmw_begin_(const volatile void *addr, uint16_t size,
+							   uint64_t ip)
 {
 	if (__builtin_expect(vsc_batch_semaphore == 0, 1))
 		return 0;
@@ -341,12 +346,11 @@ static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, uint16_t kind, 
 }
 
 #define VSC_PROBE_ENABLED_() __builtin_expect(vsc_batch_semaphore != 0, 0)
-#define VSC_PROBE_EMIT_(kind, addr, size, value, new_value)                              \
-	do {                                                                              \
-		if (VSC_PROBE_ENABLED_())                                                 \
-			vsc_probe_append_((kind), (addr), (uint16_t)(size),               \
-					  (int64_t)(value), (int64_t)(new_value),         \
-					  VSC_PROBE_IP_());                               \
+#define VSC_PROBE_EMIT_(kind, addr, size, value, new_value)                                   \
+	do {                                                                                  \
+		if (VSC_PROBE_ENABLED_())                                                     \
+			vsc_probe_append_((kind), (addr), (uint16_t)(size), (int64_t)(value), \
+					  (int64_t)(new_value), VSC_PROBE_IP_());             \
 	} while (0)
 
 #define VSC_PROBE_LOAD_N(addr, size, value) \
@@ -377,51 +381,48 @@ static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, uint16_t kind, 
  * holds a read of a value whose write it lacks; an RMW is announced before
  * and published after (the recorder respects the announcement). A failed
  * compare-and-swap is recorded as the read it is. */
-#define VSC_PROBE_DEFINE_WIDTH_(BITS)                                                      \
-	static inline int##BITS##_t vsc_load##BITS(const volatile int##BITS##_t *p)        \
-	{                                                                                  \
-		int##BITS##_t v = __atomic_load_n(p, __ATOMIC_RELAXED);                    \
-		VSC_PROBE_LOAD_N(p, BITS / 8, v);                                          \
-		return v;                                                                  \
-	}                                                                                  \
-	static inline void vsc_store##BITS(volatile int##BITS##_t *p, int##BITS##_t v)     \
-	{                                                                                  \
-		VSC_PROBE_STORE_N(p, BITS / 8, v);                                         \
-		__atomic_store_n(p, v, __ATOMIC_RELAXED);                                  \
-	}                                                                                  \
-	static inline int##BITS##_t vsc_xchg##BITS(volatile int##BITS##_t *p,              \
-						   int##BITS##_t v)                        \
-	{                                                                                  \
-		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);            \
-		int##BITS##_t old = __atomic_exchange_n(p, v, __ATOMIC_RELAXED);           \
-		VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, old, v);           \
-		return old;                                                                \
-	}                                                                                  \
-	static inline int##BITS##_t vsc_fetch_add##BITS(volatile int##BITS##_t *p,         \
-							int##BITS##_t v)                   \
-	{                                                                                  \
-		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);            \
-		int##BITS##_t old = __atomic_fetch_add(p, v, __ATOMIC_RELAXED);            \
-		VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, old,               \
-				   (int##BITS##_t)(old + v));                              \
-		return old;                                                                \
-	}                                                                                  \
+#define VSC_PROBE_DEFINE_WIDTH_(BITS)                                                           \
+	static inline int##BITS##_t vsc_load##BITS(const volatile int##BITS##_t *p)             \
+	{                                                                                       \
+		int##BITS##_t v = __atomic_load_n(p, __ATOMIC_RELAXED);                         \
+		VSC_PROBE_LOAD_N(p, BITS / 8, v);                                               \
+		return v;                                                                       \
+	}                                                                                       \
+	static inline void vsc_store##BITS(volatile int##BITS##_t *p, int##BITS##_t v)          \
+	{                                                                                       \
+		VSC_PROBE_STORE_N(p, BITS / 8, v);                                              \
+		__atomic_store_n(p, v, __ATOMIC_RELAXED);                                       \
+	}                                                                                       \
+	static inline int##BITS##_t vsc_xchg##BITS(volatile int##BITS##_t *p, int##BITS##_t v)  \
+	{                                                                                       \
+		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);                 \
+		int##BITS##_t old = __atomic_exchange_n(p, v, __ATOMIC_RELAXED);                \
+		VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, old, v);                \
+		return old;                                                                     \
+	}                                                                                       \
+	static inline int##BITS##_t vsc_fetch_add##BITS(volatile int##BITS##_t *p,              \
+							int##BITS##_t v)                        \
+	{                                                                                       \
+		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);                 \
+		int##BITS##_t old = __atomic_fetch_add(p, v, __ATOMIC_RELAXED);                 \
+		VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, old,                    \
+				   (int##BITS##_t)(old + v));                                   \
+		return old;                                                                     \
+	}                                                                                       \
 	/* Returns 1 when *p held *expected and now holds desired; otherwise    \
-	 * 0, with the value seen in *expected. */                                   \
-	static inline int vsc_cas##BITS(volatile int##BITS##_t *p, int##BITS##_t *expected, \
-					int##BITS##_t desired)                             \
-	{                                                                                  \
-		int##BITS##_t want = *expected;                                            \
-		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);            \
-		int ok = __atomic_compare_exchange_n(p, expected, desired, 0,              \
-						     __ATOMIC_RELAXED, __ATOMIC_RELAXED);  \
-		if (ok)                                                                    \
-			VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, want,      \
-					   desired);                                       \
-		else                                                                       \
-			VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_LOAD, p, BITS / 8,           \
-					   *expected, 0);                                  \
-		return ok;                                                                 \
+	 * 0, with the value seen in *expected. */               \
+	static inline int vsc_cas##BITS(volatile int##BITS##_t *p, int##BITS##_t *expected,     \
+					int##BITS##_t desired)                                  \
+	{                                                                                       \
+		int##BITS##_t want = *expected;                                                 \
+		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);                 \
+		int ok = __atomic_compare_exchange_n(p, expected, desired, 0, __ATOMIC_RELAXED, \
+						     __ATOMIC_RELAXED);                         \
+		if (ok)                                                                         \
+			VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, want, desired); \
+		else                                                                            \
+			VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_LOAD, p, BITS / 8, *expected, 0); \
+		return ok;                                                                      \
 	}
 
 VSC_PROBE_DEFINE_WIDTH_(8)

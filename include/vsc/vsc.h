@@ -33,8 +33,7 @@ extern "C" {
  * used and the newer ones defaulted; one built against a newer struct gets
  * -EINVAL (or NULL and errno EINVAL) if it set a field this library does not
  * know; a size smaller than the size field is -EINVAL too. */
-#define VSC_OPTS(TYPE, NAME, ...) \
-	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
+#define VSC_OPTS(TYPE, NAME, ...) struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
 
 struct vsc_trace;   /* a parsed file: one or more executions (segments) */
 struct vsc_program; /* one execution: threads of events */
@@ -59,9 +58,9 @@ enum vsc_verdict {
 };
 
 struct vsc_event {
-	uint32_t kind; /* enum vsc_kind */
-	uint32_t var;  /* index into the program's variables */
-	int64_t value; /* value read or written; for RMW the old value */
+	uint32_t kind;     /* enum vsc_kind */
+	uint32_t var;      /* index into the program's variables */
+	int64_t value;     /* value read or written; for RMW the old value */
 	int64_t new_value; /* RMW only: the value written */
 };
 
@@ -73,12 +72,12 @@ typedef void (*vsc_error_fn)(void *ctx, const char *message);
 
 struct vsc_parse_opts {
 	size_t sz;
-	const char *filename; /* used in messages; default "<input>" */
+	const char *filename;  /* used in messages; default "<input>" */
 	vsc_error_fn on_error; /* NULL: messages are not reported (the library
 				* never prints); the NULL return still says why */
 	void *error_ctx;
 	unsigned max_errors; /* stop after this many messages; 0 means 20 */
-	double timeout_s; /* give up reading and parsing after this (ETIME); 0: none */
+	double timeout_s;    /* give up reading and parsing after this (ETIME); 0: none */
 };
 
 /* Parse a file ("-" reads standard input). On bad input, reports every
@@ -86,18 +85,15 @@ struct vsc_parse_opts {
  * trouble returns NULL with the errno of the failure (ENOENT, EISDIR...);
  * past opts->timeout_s (waiting on a pipe or FIFO that never ends, say)
  * returns NULL with errno ETIME. */
-struct vsc_trace *vsc_trace_parse_file(const char *path,
-				       const struct vsc_parse_opts *opts);
+struct vsc_trace *vsc_trace_parse_file(const char *path, const struct vsc_parse_opts *opts);
 struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
 					 const struct vsc_parse_opts *opts);
-struct vsc_trace *vsc_trace_parse_stream(FILE *stream,
-					 const struct vsc_parse_opts *opts);
+struct vsc_trace *vsc_trace_parse_stream(FILE *stream, const struct vsc_parse_opts *opts);
 void vsc_trace_free(struct vsc_trace *trace);
 
 /* A file without `segment` lines holds exactly one program. */
 size_t vsc_trace_program_count(const struct vsc_trace *trace);
-const struct vsc_program *vsc_trace_program(const struct vsc_trace *trace,
-					    size_t index);
+const struct vsc_program *vsc_trace_program(const struct vsc_trace *trace, size_t index);
 /* Number of `# lost events: N` style loss reported in the header comments of
  * a recorded trace (0 when none is reported). */
 uint64_t vsc_trace_lost_events(const struct vsc_trace *trace);
@@ -155,8 +151,7 @@ const char *vsc_program_name(const struct vsc_program *prog);
 size_t vsc_program_thread_count(const struct vsc_program *prog);
 const char *vsc_program_thread_name(const struct vsc_program *prog, size_t thread);
 size_t vsc_program_thread_length(const struct vsc_program *prog, size_t thread);
-const struct vsc_event *vsc_program_events(const struct vsc_program *prog,
-					   size_t thread);
+const struct vsc_event *vsc_program_events(const struct vsc_program *prog, size_t thread);
 size_t vsc_program_event_count(const struct vsc_program *prog);
 size_t vsc_program_var_count(const struct vsc_program *prog);
 const char *vsc_program_var_name(const struct vsc_program *prog, size_t var);
@@ -167,8 +162,7 @@ size_t vsc_program_writers(const struct vsc_program *prog);
 /* Timestamp hint (@ts) of an event, or 0 when the trace has none. */
 uint64_t vsc_program_event_ts(const struct vsc_program *prog, size_t thread, size_t index);
 /* Line of the trace file the event came from (0 if built by the API). */
-uint32_t vsc_program_event_line(const struct vsc_program *prog, size_t thread,
-				size_t index);
+uint32_t vsc_program_event_line(const struct vsc_program *prog, size_t thread, size_t index);
 
 /* Build a program without a file (generators, tests, explanations). */
 struct vsc_program *vsc_program_new(void);
@@ -177,10 +171,9 @@ void vsc_program_free(struct vsc_program *prog);
 int vsc_program_add_thread(struct vsc_program *prog, const char *name);
 /* Returns the variable index (>= 0) or a negative errno. */
 int vsc_program_add_var(struct vsc_program *prog, const char *name);
-int vsc_program_set_init(struct vsc_program *prog, size_t var, enum vsc_init init,
-			 int64_t value);
-int vsc_program_append(struct vsc_program *prog, size_t thread,
-		       const struct vsc_event *ev, uint64_t ts);
+int vsc_program_set_init(struct vsc_program *prog, size_t var, enum vsc_init init, int64_t value);
+int vsc_program_append(struct vsc_program *prog, size_t thread, const struct vsc_event *ev,
+		       uint64_t ts);
 /* Write the program in the text format (init lines, then events thread by
  * thread). */
 int vsc_program_write(const struct vsc_program *prog, FILE *out);
@@ -192,14 +185,14 @@ typedef void (*vsc_progress_fn)(void *ctx, const char *line);
 
 struct vsc_check_opts {
 	size_t sz;
-	bool bounded;       /* false (the zero default): no bound on preemptions */
+	bool bounded;              /* false (the zero default): no bound on preemptions */
 	unsigned long preemptions; /* with bounded: at most this many */
-	bool minimize;      /* find the least number of preemptions */
-	bool want_witness;  /* fill in the witness */
-	double timeout_s;   /* 0: no limit */
-	const char *solver; /* "auto" (NULL), "exact", or another solver's name */
-	size_t memory_limit; /* bytes of search state; 0: a default (half of RAM) */
-	bool progress;      /* report progress on long work to on_progress */
+	bool minimize;             /* find the least number of preemptions */
+	bool want_witness;         /* fill in the witness */
+	double timeout_s;          /* 0: no limit */
+	const char *solver;        /* "auto" (NULL), "exact", or another solver's name */
+	size_t memory_limit;       /* bytes of search state; 0: a default (half of RAM) */
+	bool progress;             /* report progress on long work to on_progress */
 	/* With progress: called about once a second with a line such as
 	 * "12s, 409600 steps" (no newline); NULL: progress goes nowhere. */
 	vsc_progress_fn on_progress;
@@ -260,9 +253,9 @@ struct vsc_event_ref {
 };
 
 enum vsc_order_kind {
-	VSC_ORDER_PROGRAM = 0,   /* program order */
-	VSC_ORDER_READS_FROM = 1, /* the only write a read can see comes first */
-	VSC_ORDER_READ_FIRST = 2, /* a read must come before a write that would hide its value */
+	VSC_ORDER_PROGRAM = 0,     /* program order */
+	VSC_ORDER_READS_FROM = 1,  /* the only write a read can see comes first */
+	VSC_ORDER_READ_FIRST = 2,  /* a read must come before a write that would hide its value */
 	VSC_ORDER_WRITE_FIRST = 3, /* a write must come before the write a read sees */
 };
 
@@ -271,7 +264,7 @@ enum vsc_order_kind {
 struct vsc_order {
 	struct vsc_event_ref before;
 	struct vsc_event_ref after;
-	uint32_t kind; /* enum vsc_order_kind */
+	uint32_t kind;             /* enum vsc_order_kind */
 	struct vsc_event_ref read; /* the read that forces it (not for program order) */
 };
 
@@ -327,8 +320,8 @@ const char *const *vsc_solver_names(void);
  * last write (or the initial value), as CONTRACT.md section 2 defines.
  * Returns 0 and sets *preemptions, or -EINVAL and (when why is not NULL)
  * a short reason in why[0..why_len). */
-int vsc_witness_verify(const struct vsc_program *prog, const uint32_t *threads,
-		       size_t length, long *preemptions, char *why, size_t why_len);
+int vsc_witness_verify(const struct vsc_program *prog, const uint32_t *threads, size_t length,
+		       long *preemptions, char *why, size_t why_len);
 
 #pragma GCC visibility pop
 

@@ -67,7 +67,8 @@ static void decide(const struct vsc_program *p, unsigned mode, long bound)
 			verdict = (int)vsc_result_verdict(res);
 			if (mode & 1) {
 				if (least != -2 && vsc_result_preemptions(res) != least) {
-					fprintf(stderr, "solvers disagree on the least (%s)\n", *name);
+					fprintf(stderr, "solvers disagree on the least (%s)\n",
+						*name);
 					abort();
 				}
 				least = vsc_result_preemptions(res);

@@ -32,8 +32,8 @@ static void on_error(void *ctx, const char *message)
 	}
 	if (strcmp(message, "f.vsc: too many errors, stopping") == 0)
 		return;
-	if (sscanf(message + 6, "%u:%u%c", &line, &col, &colon) != 3 || colon != ':' ||
-	    line == 0 || col == 0)
+	if (sscanf(message + 6, "%u:%u%c", &line, &col, &colon) != 3 || colon != ':' || line == 0 ||
+	    col == 0)
 		s->bad_form = 1;
 }
 
@@ -48,7 +48,8 @@ static void same_program(const struct vsc_program *a, const struct vsc_program *
 		if (strcmp(vsc_program_thread_name(a, t), vsc_program_thread_name(b, t)) != 0 ||
 		    n != vsc_program_thread_length(b, t))
 			abort();
-		const struct vsc_event *ea = vsc_program_events(a, t), *eb = vsc_program_events(b, t);
+		const struct vsc_event *ea = vsc_program_events(a, t),
+				       *eb = vsc_program_events(b, t);
 		for (size_t i = 0; i < n; i++) {
 			int64_t ia = 0, ib = 0;
 			if (ea[i].kind != eb[i].kind || ea[i].value != eb[i].value ||

@@ -49,8 +49,7 @@ static _Atomic int64_t shared[4];
 static _Atomic int64_t counter;
 static pthread_barrier_t barrier;
 
-static void note(struct worker *w, char kind, const volatile void *addr, int64_t v,
-		 int64_t nv)
+static void note(struct worker *w, char kind, const volatile void *addr, int64_t v, int64_t nv)
 {
 	struct logged *e = &w->log[w->nlog++];
 	size_t i = (size_t)((const volatile _Atomic int64_t *)addr - shared);
@@ -61,7 +60,8 @@ static void note(struct worker *w, char kind, const volatile void *addr, int64_t
 	else if (i == 0)
 		snprintf(e->var, sizeof(e->var), "shared");
 	else
-		snprintf(e->var, sizeof(e->var), "shared:%u", (unsigned)(i % 4 * sizeof(shared[0])));
+		snprintf(e->var, sizeof(e->var), "shared:%u",
+			 (unsigned)(i % 4 * sizeof(shared[0])));
 }
 
 static void *seq_worker(void *arg)
@@ -114,8 +114,8 @@ static int run_seq(int nthreads, long ops)
 			struct logged *e = &w[i].log[k];
 
 			if (e->kind == 'u')
-				printf("%d u %s %lld %lld\n", w[i].tid, e->var,
-				       (long long)e->value, (long long)e->new_value);
+				printf("%d u %s %lld %lld\n", w[i].tid, e->var, (long long)e->value,
+				       (long long)e->new_value);
 			else
 				printf("%d %c %s %lld\n", w[i].tid, e->kind, e->var,
 				       (long long)e->value);

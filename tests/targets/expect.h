@@ -30,7 +30,7 @@
 #include <vsc/probe.h>
 
 struct exp_entry {
-	char kind; /* 'r', 'w', 'u' */
+	char kind;       /* 'r', 'w', 'u' */
 	const char *sym; /* NULL: hex address */
 	uintptr_t addr;
 	unsigned off;
@@ -48,7 +48,7 @@ static pthread_mutex_t exp_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct exp_thread *exp_threads;
 static __thread struct exp_thread *exp_self;
 static volatile sig_atomic_t exp_stop; /* set by SIGTERM/SIGINT when ITERATIONS is 0 */
-static int exp_enabled = 1; /* 0 with EXPECT_FILE "-" */
+static int exp_enabled = 1;            /* 0 with EXPECT_FILE "-" */
 static long exp_pace_every;
 
 static void exp_on_signal(int sig)

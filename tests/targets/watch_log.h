@@ -41,8 +41,8 @@ static inline void watch_log_init(struct watch_log *log, size_t cap)
 		abort();
 }
 
-static inline void watch_log_add(struct watch_log *log, char kind, const char *var,
-				 int64_t value, int64_t new_value)
+static inline void watch_log_add(struct watch_log *log, char kind, const char *var, int64_t value,
+				 int64_t new_value)
 {
 	if (log->len == log->cap)
 		abort();

@@ -10,7 +10,11 @@
 #define MAX_VARS 64
 
 /* Memory of one variable during a replay or a search. */
-enum cell_state { EMPTY, UNREAD_UNKNOWN, HOLDS };
+enum cell_state {
+	EMPTY,
+	UNREAD_UNKNOWN,
+	HOLDS
+};
 
 struct cell {
 	enum cell_state state;
@@ -34,8 +38,9 @@ static void init_memory(const struct vsc_program *prog, struct cell *mem)
 	for (size_t v = 0; v < vsc_program_var_count(prog); v++) {
 		int64_t value = 0;
 		int kind = vsc_program_var_init(prog, v, &value);
-		mem[v].state = kind == VSC_INIT_KNOWN ? HOLDS : kind == VSC_INIT_UNKNOWN ? UNREAD_UNKNOWN
-											: EMPTY;
+		mem[v].state = kind == VSC_INIT_KNOWN     ? HOLDS
+			       : kind == VSC_INIT_UNKNOWN ? UNREAD_UNKNOWN
+							  : EMPTY;
 		mem[v].value = value;
 	}
 }
@@ -134,7 +139,8 @@ int brute_replay(const struct vsc_program *prog, const uint32_t *threads, size_t
 	for (size_t j = 0; j < length; j++) {
 		uint32_t t = threads[j];
 		if (t >= n || pos[t] >= vsc_program_thread_length(prog, t))
-			return snprintf(why, why_len, "step %zu: thread %u has no event left", j, t),
+			return snprintf(why, why_len, "step %zu: thread %u has no event left", j,
+					t),
 			       -1;
 		const struct vsc_event *e = &vsc_program_events(prog, t)[pos[t]];
 		if (!readable(&mem[e->var], e))

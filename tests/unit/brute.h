@@ -12,8 +12,8 @@
 #include "vsc/vsc.h"
 
 struct brute_answer {
-	int consistent;        /* some SC interleaving exists */
-	long least;            /* least preemptions of one, -1 when none */
+	int consistent;           /* some SC interleaving exists */
+	long least;               /* least preemptions of one, -1 when none */
 	unsigned long long nodes; /* prefixes visited */
 };
 

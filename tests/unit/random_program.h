@@ -9,16 +9,16 @@
 #include "vsc/vsc.h"
 
 struct random_shape {
-	unsigned threads;    /* 1.. */
-	unsigned events;     /* total events */
-	unsigned vars;       /* 1.. */
-	unsigned values;     /* distinct values written: 1.. */
-	int one_writer;      /* each variable written by one thread */
-	unsigned write_pct;  /* chance of a write (or RMW) per event */
-	unsigned rmw_pct;    /* of the writes, chance to be an RMW */
-	unsigned wrong_pct;  /* chance of a read with a random value */
-	unsigned init_pct;   /* chance per variable of init x v (half of them ?) */
-	int timestamps;      /* @ts hints: the generating order, a little shuffled */
+	unsigned threads;   /* 1.. */
+	unsigned events;    /* total events */
+	unsigned vars;      /* 1.. */
+	unsigned values;    /* distinct values written: 1.. */
+	int one_writer;     /* each variable written by one thread */
+	unsigned write_pct; /* chance of a write (or RMW) per event */
+	unsigned rmw_pct;   /* of the writes, chance to be an RMW */
+	unsigned wrong_pct; /* chance of a read with a random value */
+	unsigned init_pct;  /* chance per variable of init x v (half of them ?) */
+	int timestamps;     /* @ts hints: the generating order, a little shuffled */
 };
 
 /* xorshift64*: the seed picks the program. */

@@ -154,7 +154,8 @@ static void parse_three_ways(const struct vsc_parse_opts *opts, struct first_mes
 
 	assert_true(fd >= 0);
 	assert_non_null(stream);
-	assert_int_equal(write(fd, bad_line, sizeof(bad_line) - 1), (ssize_t)(sizeof(bad_line) - 1));
+	assert_int_equal(write(fd, bad_line, sizeof(bad_line) - 1),
+			 (ssize_t)(sizeof(bad_line) - 1));
 	close(fd);
 	*refused = 0;
 
@@ -196,7 +197,9 @@ static void test_parse_newer_caller(void **state)
 	(void)state;
 	struct first_message m = { .count = 0 };
 	struct newer_parse_opts newer = {
-		.known = { .sz = sizeof(newer), .filename = "new.vsc", .on_error = keep_first,
+		.known = { .sz = sizeof(newer),
+			   .filename = "new.vsc",
+			   .on_error = keep_first,
 			   .error_ctx = &m },
 	};
 	int refused;

@@ -109,8 +109,14 @@ static void test_valid_basic(void **state)
 static void test_empty_inputs(void **state)
 {
 	(void)state;
-	const char *empties[] = { "", "\n", "# only a comment\n", "  \t \n\n# x\n", "vsc 1\n",
-				  "# header\nvsc 1\n", "\r\n", "# no newline at the end" };
+	const char *empties[] = { "",
+				  "\n",
+				  "# only a comment\n",
+				  "  \t \n\n# x\n",
+				  "vsc 1\n",
+				  "# header\nvsc 1\n",
+				  "\r\n",
+				  "# no newline at the end" };
 	for (size_t i = 0; i < sizeof(empties) / sizeof(empties[0]); i++) {
 		struct vsc_trace *trace = parse_ok(empties[i]);
 		const struct vsc_program *p = only_program(trace);
@@ -296,8 +302,9 @@ static void test_bad_bytes(void **state)
 static void test_line_ends(void **state)
 {
 	(void)state;
-	struct vsc_trace *trace = parse_ok("vsc 1\r\ninit x 0\r\n# c\r\n\r\nT1 w x 1\r\nT2 r x 1 @5\r\n"
-					   "T2 r x 1");
+	struct vsc_trace *trace =
+		parse_ok("vsc 1\r\ninit x 0\r\n# c\r\n\r\nT1 w x 1\r\nT2 r x 1 @5\r\n"
+			 "T2 r x 1");
 	const struct vsc_program *p = only_program(trace);
 	assert_int_equal(vsc_program_event_count(p), 3);
 	assert_int_equal(vsc_program_events(p, 1)[0].value, 1);
@@ -512,7 +519,8 @@ static void test_many_errors(void **state)
 	assert_null(parse_text(text, &m));
 	/* at most the limit, plus one line saying it stopped */
 	assert_true(m.count >= 2 && m.count <= 21);
-	assert_string_equal(m.text[1], "t.vsc:2:4: expected 'r', 'w' or 'u' after the thread, found 'bad'");
+	assert_string_equal(m.text[1],
+			    "t.vsc:2:4: expected 'r', 'w' or 'u' after the thread, found 'bad'");
 
 	/* one error per bad line, each with its own line number */
 	assert_null(parse_text("T1 w x 1\nT1 r\nT1 w x 1\nT1 w x 1 2\n", &m));

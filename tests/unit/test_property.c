@@ -22,8 +22,8 @@
 #include "brute.h"
 #include "testutil.h"
 
-#define MAX_EVENTS 14      /* total per program: keeps the enumerator fast */
-#define MAX_EVENTS_CAP 40  /* VSC_PROPERTY_MAX_EVENTS may raise it to this */
+#define MAX_EVENTS 14     /* total per program: keeps the enumerator fast */
+#define MAX_EVENTS_CAP 40 /* VSC_PROPERTY_MAX_EVENTS may raise it to this */
 #define BRUTE_NODES 20000000ULL
 #define MAX_REPORTS 5
 #define UNBOUNDED_EVENTS 10 /* see check_solver() */
@@ -147,8 +147,8 @@ static struct vsc_program *generate(uint64_t seed)
 			events[i].ev.value = below(&r, nvalues);
 	}
 	/* A quarter of the programs use values at the ends of int64_t. */
-	static const int64_t extremes[] = { INT64_MIN, INT64_MAX, -1, 0, INT64_MIN + 1, 100,
-					    101, 102 };
+	static const int64_t extremes[] = { INT64_MIN,     INT64_MAX, -1,  0,
+					    INT64_MIN + 1, 100,       101, 102 };
 	int extreme = below(&r, 4) == 0;
 	for (unsigned i = 0; i < total; i++) {
 		struct vsc_event *e = &events[i].ev;
@@ -313,12 +313,14 @@ static void check_solver(struct stats *st, const struct vsc_program *p, const ch
 			report_failure(st, p, solver, "--min: wrong verdict");
 		else if (want->consistent) {
 			if (vsc_result_preemptions(res) != want->least)
-				report_failure(st, p, solver, "--min: %ld preemptions, least is %ld",
+				report_failure(st, p, solver,
+					       "--min: %ld preemptions, least is %ld",
 					       vsc_result_preemptions(res), want->least);
 			else
 				check_witness(st, p, solver, res, "--min");
 		} else if (vsc_result_preemptions(res) != -1 || vsc_result_witness(res, NULL))
-			report_failure(st, p, solver, "--min: preemptions or witness when inconsistent");
+			report_failure(st, p, solver,
+				       "--min: preemptions or witness when inconsistent");
 		vsc_result_free(res);
 	}
 bounds:
@@ -331,7 +333,9 @@ bounds:
 				 .preemptions = (unsigned long)pi, .want_witness = mode == 1,
 				 .minimize = mode == 2);
 			snprintf(what, sizeof(what), "-p %ld%s", pi,
-				 mode == 1 ? " --witness" : mode == 2 ? " --min" : "");
+				 mode == 1   ? " --witness"
+				 : mode == 2 ? " --min"
+					     : "");
 			if (run(st, p, solver, &b, &res) || !res)
 				continue;
 			if ((vsc_result_verdict(res) == VSC_CONSISTENT) != expect) {
@@ -343,9 +347,11 @@ bounds:
 			} else if (expect && mode) {
 				long pre = check_witness(st, p, solver, res, what);
 				if (pre > pi || (mode == 2 && pre != want->least))
-					report_failure(st, p, solver, "%s: witness has %ld", what, pre);
+					report_failure(st, p, solver, "%s: witness has %ld", what,
+						       pre);
 			} else if (!expect && vsc_result_witness(res, NULL)) {
-				report_failure(st, p, solver, "%s: a witness when inconsistent", what);
+				report_failure(st, p, solver, "%s: a witness when inconsistent",
+					       what);
 			}
 			vsc_result_free(res);
 		}

@@ -47,15 +47,14 @@ static const struct litmus litmus[] = {
 	  "init x 0\ninit y 0\nT1 w x 1\nT2 w y 1\nT3 r x 1\nT3 r y 1\nT4 r y 1\nT4 r x 1\n", 0 },
 	/* coherence */
 	{ "CoRR forbidden", "init x 0\nT1 w x 1\nT2 r x 1\nT2 r x 0\n", -1 },
-	{ "CoRR two writers",
-	  "T1 w x 1\nT2 w x 2\nT3 r x 1\nT3 r x 2\nT4 r x 2\nT4 r x 1\n", -1 },
+	{ "CoRR two writers", "T1 w x 1\nT2 w x 2\nT3 r x 1\nT3 r x 2\nT4 r x 2\nT4 r x 1\n", -1 },
 	{ "CoRR same order", /* T1 w1, T3 r1 | T4 r1 | T2 w2, T3 r2, T4 r2 */
 	  "T1 w x 1\nT2 w x 2\nT3 r x 1\nT3 r x 2\nT4 r x 1\nT4 r x 2\n", 2 },
 	{ "CoWR", "T1 w x 1\nT1 r x 2\nT2 w x 2\n", 1 },
 	{ "CoWR forbidden", "init x 0\nT1 w x 1\nT1 r x 0\n", -1 },
 	/* write-to-read causality */
-	{ "WRC forbidden",
-	  "init x 0\ninit y 0\nT1 w x 1\nT2 r x 1\nT2 w y 1\nT3 r y 1\nT3 r x 0\n", -1 },
+	{ "WRC forbidden", "init x 0\ninit y 0\nT1 w x 1\nT2 r x 1\nT2 w y 1\nT3 r y 1\nT3 r x 0\n",
+	  -1 },
 	/* read-modify-write is indivisible */
 	{ "RMW both 0", "init x 0\nT1 u x 0 1\nT2 u x 0 1\n", -1 },
 	{ "RMW chain", "init x 0\nT1 u x 0 1\nT2 u x 1 2\nT2 r x 2\n", 0 },
@@ -70,14 +69,13 @@ static const struct litmus litmus[] = {
 	{ "unknown init late read", "init x ?\nT1 w x 6\nT1 r x 5\nT2 r x 5\n", -1 },
 	/* the seed paper, Figure 1 (1-Writer): S3 must read x between S1's two
 	 * writes, S1's r(y,1) needs S2's write after S2 read x = 2 */
-	{ "paper figure 1",
-	  "S1 w x 1\nS1 w x 2\nS1 r y 1\nS2 r x 2\nS2 w y 1\nS3 r x 1\n", 2 },
+	{ "paper figure 1", "S1 w x 1\nS1 w x 2\nS1 r y 1\nS2 r x 2\nS2 w y 1\nS3 r x 1\n", 2 },
 	/* Figure 3, Prog1, as far as the text tells it */
 	{ "paper figure 3 prog1",
 	  "S1 r y 2\nS2 w y 1\nS2 w y 2\nS3 w x 1\nS3 w x 2\nS3 w x 3\nS4 r x 2\nS4 r x 2\n", 1 },
 	/* Figure 3, Prog2: the outer blocks conflict both ways */
-	{ "paper figure 3 prog2",
-	  "S1 w x 1\nS1 w x 2\nS1 r y 1\nS2 w y 1\nS2 w y 2\nS2 r x 1\n", -1 },
+	{ "paper figure 3 prog2", "S1 w x 1\nS1 w x 2\nS1 r y 1\nS2 w y 1\nS2 w y 2\nS2 r x 1\n",
+	  -1 },
 	/* ping-pong: every hand-over but the last is a preemption */
 	{ "ping-pong",
 	  "T1 w x 1\nT1 r y 1\nT1 w x 2\nT1 r y 2\nT2 r x 1\nT2 w y 1\nT2 r x 2\nT2 w y 2\n", 3 },
@@ -88,13 +86,13 @@ static const struct litmus litmus[] = {
 	  "init x -9223372036854775808\nT1 r x -9223372036854775808\nT1 w x 9223372036854775807\n"
 	  "T2 r x 9223372036854775807\n",
 	  0 },
-	{ "extreme values differ",
-	  "init x -9223372036854775808\nT1 r x 9223372036854775807\n", -1 },
+	{ "extreme values differ", "init x -9223372036854775808\nT1 r x 9223372036854775807\n",
+	  -1 },
 	/* variables are told apart by name, 0x10 is not 16 */
 	{ "hex variable", "T1 w 0x10 1\nT2 r 16 1\n", -1 },
 	/* segments would be separate: here one program with two threads */
-	{ "three threads chain",
-	  "T1 w a 1\nT1 r c 1\nT2 r a 1\nT2 w b 1\nT3 r b 1\nT3 w c 1\n", 1 },
+	{ "three threads chain", "T1 w a 1\nT1 r c 1\nT2 r a 1\nT2 w b 1\nT3 r b 1\nT3 w c 1\n",
+	  1 },
 };
 
 static const size_t nlitmus = sizeof(litmus) / sizeof(litmus[0]);
@@ -264,16 +262,19 @@ static struct vsc_program *hard_program(unsigned threads, unsigned pairs)
 		snprintf(name, sizeof(name), "W%u", t);
 		int th = vsc_program_add_thread(p, name);
 		for (unsigned i = 0; i < pairs; i++) {
-			struct vsc_event w = { .kind = VSC_WRITE, .var = (uint32_t)x,
+			struct vsc_event w = { .kind = VSC_WRITE,
+					       .var = (uint32_t)x,
 					       .value = (t + 1) * 100 + i };
-			struct vsc_event r = { .kind = VSC_READ, .var = (uint32_t)x,
+			struct vsc_event r = { .kind = VSC_READ,
+					       .var = (uint32_t)x,
 					       .value = w.value };
 			assert_int_equal(vsc_program_append(p, (size_t)th, &w, 0), 0);
 			assert_int_equal(vsc_program_append(p, (size_t)th, &r, 0), 0);
 		}
 	}
 	for (int i = 0; i < 3; i++) {
-		struct vsc_event r = { .kind = VSC_READ, .var = (uint32_t)x,
+		struct vsc_event r = { .kind = VSC_READ,
+				       .var = (uint32_t)x,
 				       .value = i == 1 ? 200 : 100 };
 		assert_int_equal(vsc_program_append(p, (size_t)reader, &r, 0), 0);
 	}
@@ -327,10 +328,8 @@ static void test_huge_timeout(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_litmus),
-		cmocka_unit_test(test_segments_decided_apart),
-		cmocka_unit_test(test_bad_options),
-		cmocka_unit_test(test_timeout_gives_unknown),
+		cmocka_unit_test(test_litmus),       cmocka_unit_test(test_segments_decided_apart),
+		cmocka_unit_test(test_bad_options),  cmocka_unit_test(test_timeout_gives_unknown),
 		cmocka_unit_test(test_huge_timeout),
 	};
 	return cmocka_run_group_tests_name("solver", tests, NULL, NULL);

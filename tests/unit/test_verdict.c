@@ -22,7 +22,8 @@ static void test_pairs(void **state)
 							? VSC_INCONSISTENT
 							: VSC_CONSISTENT;
 			assert_int_equal(vsc_verdict_combine(a, b), want);
-			assert_int_equal(vsc_verdict_combine(b, a), want); /* order does not matter */
+			assert_int_equal(vsc_verdict_combine(b, a),
+					 want); /* order does not matter */
 		}
 	}
 }

@@ -23,9 +23,27 @@ struct watch_decoder {
 
 /* x86-64 struct pt_regs order (arch/x86/include/uapi/asm/ptrace.h). */
 enum {
-	X_R15 = 0, X_R14, X_R13, X_R12, X_RBP, X_RBX, X_R11, X_R10, X_R9, X_R8,
-	X_RAX, X_RCX, X_RDX, X_RSI, X_RDI, X_ORIG_RAX, X_RIP, X_CS, X_EFLAGS,
-	X_RSP, X_SS,
+	X_R15 = 0,
+	X_R14,
+	X_R13,
+	X_R12,
+	X_RBP,
+	X_RBX,
+	X_R11,
+	X_R10,
+	X_R9,
+	X_R8,
+	X_RAX,
+	X_RCX,
+	X_RDX,
+	X_RSI,
+	X_RDI,
+	X_ORIG_RAX,
+	X_RIP,
+	X_CS,
+	X_EFLAGS,
+	X_RSP,
+	X_SS,
 };
 
 #define X86_CF (1u << 0)
@@ -35,27 +53,96 @@ static int x86_reg_index(x86_reg r, uint8_t *shift)
 {
 	*shift = 0;
 	switch (r) {
-	case X86_REG_AH: *shift = 8; /* fall through */
-	case X86_REG_AL: case X86_REG_AX: case X86_REG_EAX: case X86_REG_RAX: return X_RAX;
-	case X86_REG_BH: *shift = 8; /* fall through */
-	case X86_REG_BL: case X86_REG_BX: case X86_REG_EBX: case X86_REG_RBX: return X_RBX;
-	case X86_REG_CH: *shift = 8; /* fall through */
-	case X86_REG_CL: case X86_REG_CX: case X86_REG_ECX: case X86_REG_RCX: return X_RCX;
-	case X86_REG_DH: *shift = 8; /* fall through */
-	case X86_REG_DL: case X86_REG_DX: case X86_REG_EDX: case X86_REG_RDX: return X_RDX;
-	case X86_REG_SIL: case X86_REG_SI: case X86_REG_ESI: case X86_REG_RSI: return X_RSI;
-	case X86_REG_DIL: case X86_REG_DI: case X86_REG_EDI: case X86_REG_RDI: return X_RDI;
-	case X86_REG_BPL: case X86_REG_BP: case X86_REG_EBP: case X86_REG_RBP: return X_RBP;
-	case X86_REG_SPL: case X86_REG_SP: case X86_REG_ESP: case X86_REG_RSP: return X_RSP;
-	case X86_REG_R8B: case X86_REG_R8W: case X86_REG_R8D: case X86_REG_R8: return X_R8;
-	case X86_REG_R9B: case X86_REG_R9W: case X86_REG_R9D: case X86_REG_R9: return X_R9;
-	case X86_REG_R10B: case X86_REG_R10W: case X86_REG_R10D: case X86_REG_R10: return X_R10;
-	case X86_REG_R11B: case X86_REG_R11W: case X86_REG_R11D: case X86_REG_R11: return X_R11;
-	case X86_REG_R12B: case X86_REG_R12W: case X86_REG_R12D: case X86_REG_R12: return X_R12;
-	case X86_REG_R13B: case X86_REG_R13W: case X86_REG_R13D: case X86_REG_R13: return X_R13;
-	case X86_REG_R14B: case X86_REG_R14W: case X86_REG_R14D: case X86_REG_R14: return X_R14;
-	case X86_REG_R15B: case X86_REG_R15W: case X86_REG_R15D: case X86_REG_R15: return X_R15;
-	default: return -1;
+	case X86_REG_AH:
+		*shift = 8; /* fall through */
+	case X86_REG_AL:
+	case X86_REG_AX:
+	case X86_REG_EAX:
+	case X86_REG_RAX:
+		return X_RAX;
+	case X86_REG_BH:
+		*shift = 8; /* fall through */
+	case X86_REG_BL:
+	case X86_REG_BX:
+	case X86_REG_EBX:
+	case X86_REG_RBX:
+		return X_RBX;
+	case X86_REG_CH:
+		*shift = 8; /* fall through */
+	case X86_REG_CL:
+	case X86_REG_CX:
+	case X86_REG_ECX:
+	case X86_REG_RCX:
+		return X_RCX;
+	case X86_REG_DH:
+		*shift = 8; /* fall through */
+	case X86_REG_DL:
+	case X86_REG_DX:
+	case X86_REG_EDX:
+	case X86_REG_RDX:
+		return X_RDX;
+	case X86_REG_SIL:
+	case X86_REG_SI:
+	case X86_REG_ESI:
+	case X86_REG_RSI:
+		return X_RSI;
+	case X86_REG_DIL:
+	case X86_REG_DI:
+	case X86_REG_EDI:
+	case X86_REG_RDI:
+		return X_RDI;
+	case X86_REG_BPL:
+	case X86_REG_BP:
+	case X86_REG_EBP:
+	case X86_REG_RBP:
+		return X_RBP;
+	case X86_REG_SPL:
+	case X86_REG_SP:
+	case X86_REG_ESP:
+	case X86_REG_RSP:
+		return X_RSP;
+	case X86_REG_R8B:
+	case X86_REG_R8W:
+	case X86_REG_R8D:
+	case X86_REG_R8:
+		return X_R8;
+	case X86_REG_R9B:
+	case X86_REG_R9W:
+	case X86_REG_R9D:
+	case X86_REG_R9:
+		return X_R9;
+	case X86_REG_R10B:
+	case X86_REG_R10W:
+	case X86_REG_R10D:
+	case X86_REG_R10:
+		return X_R10;
+	case X86_REG_R11B:
+	case X86_REG_R11W:
+	case X86_REG_R11D:
+	case X86_REG_R11:
+		return X_R11;
+	case X86_REG_R12B:
+	case X86_REG_R12W:
+	case X86_REG_R12D:
+	case X86_REG_R12:
+		return X_R12;
+	case X86_REG_R13B:
+	case X86_REG_R13W:
+	case X86_REG_R13D:
+	case X86_REG_R13:
+		return X_R13;
+	case X86_REG_R14B:
+	case X86_REG_R14W:
+	case X86_REG_R14D:
+	case X86_REG_R14:
+		return X_R14;
+	case X86_REG_R15B:
+	case X86_REG_R15W:
+	case X86_REG_R15D:
+	case X86_REG_R15:
+		return X_R15;
+	default:
+		return -1;
 	}
 }
 
@@ -72,11 +159,18 @@ static int a64_reg_index(unsigned r)
 	if (r >= ARM64_REG_W0 && r <= ARM64_REG_W30)
 		return (int)(r - ARM64_REG_W0);
 	switch (r) {
-	case ARM64_REG_X29: return 29;
-	case ARM64_REG_X30: return 30;
-	case ARM64_REG_SP: case ARM64_REG_WSP: return A64_SP;
-	case ARM64_REG_XZR: case ARM64_REG_WZR: return A64_ZR;
-	default: return -1;
+	case ARM64_REG_X29:
+		return 29;
+	case ARM64_REG_X30:
+		return 30;
+	case ARM64_REG_SP:
+	case ARM64_REG_WSP:
+		return A64_SP;
+	case ARM64_REG_XZR:
+	case ARM64_REG_WZR:
+		return A64_ZR;
+	default:
+		return -1;
 	}
 }
 
@@ -167,20 +261,36 @@ static void x86_set_source(struct watch_insn *out, const cs_x86_op *op)
 static enum watch_op x86_arith_op(unsigned id)
 {
 	switch (id) {
-	case X86_INS_ADD: case X86_INS_INC: return WATCH_OP_ADD;
-	case X86_INS_SUB: case X86_INS_DEC: return WATCH_OP_SUB;
-	case X86_INS_XOR: return WATCH_OP_XOR;
-	case X86_INS_AND: return WATCH_OP_AND;
-	case X86_INS_OR: return WATCH_OP_OR;
-	case X86_INS_NEG: return WATCH_OP_NEG;
-	case X86_INS_NOT: return WATCH_OP_NOT;
-	case X86_INS_BTS: return WATCH_OP_BTS;
-	case X86_INS_BTR: return WATCH_OP_BTR;
-	case X86_INS_BTC: return WATCH_OP_BTC;
-	case X86_INS_XADD: return WATCH_OP_XADD;
-	case X86_INS_XCHG: return WATCH_OP_XCHG;
-	case X86_INS_CMPXCHG: return WATCH_OP_CMPXCHG;
-	default: return WATCH_OP_NONE;
+	case X86_INS_ADD:
+	case X86_INS_INC:
+		return WATCH_OP_ADD;
+	case X86_INS_SUB:
+	case X86_INS_DEC:
+		return WATCH_OP_SUB;
+	case X86_INS_XOR:
+		return WATCH_OP_XOR;
+	case X86_INS_AND:
+		return WATCH_OP_AND;
+	case X86_INS_OR:
+		return WATCH_OP_OR;
+	case X86_INS_NEG:
+		return WATCH_OP_NEG;
+	case X86_INS_NOT:
+		return WATCH_OP_NOT;
+	case X86_INS_BTS:
+		return WATCH_OP_BTS;
+	case X86_INS_BTR:
+		return WATCH_OP_BTR;
+	case X86_INS_BTC:
+		return WATCH_OP_BTC;
+	case X86_INS_XADD:
+		return WATCH_OP_XADD;
+	case X86_INS_XCHG:
+		return WATCH_OP_XCHG;
+	case X86_INS_CMPXCHG:
+		return WATCH_OP_CMPXCHG;
+	default:
+		return WATCH_OP_NONE;
 	}
 }
 
@@ -257,8 +367,8 @@ static void x86_classify(const cs_insn *ci, struct watch_insn *out)
 		out->imm = 1;
 	}
 	/* A register we cannot read (xmm...) leaves only the memory value. */
-	if ((out->op == WATCH_OP_MOV_LOAD || out->op == WATCH_OP_MOV_STORE) &&
-	    out->reg < 0 && !out->has_imm)
+	if ((out->op == WATCH_OP_MOV_LOAD || out->op == WATCH_OP_MOV_STORE) && out->reg < 0 &&
+	    !out->has_imm)
 		out->op = WATCH_OP_NONE;
 }
 
@@ -275,9 +385,8 @@ static bool a64_lse(uint32_t word, struct watch_insn *out)
 	if ((word & 0x3f200c00u) == 0x38200000u) { /* LDADD..LDUMIN, SWP */
 		unsigned o3 = (word >> 15) & 1, opc = (word >> 12) & 7;
 		static const enum watch_op ops[8] = {
-			WATCH_OP_ADD, WATCH_OP_LDCLR, WATCH_OP_LDEOR, WATCH_OP_LDSET,
-			WATCH_OP_LDMINMAX, WATCH_OP_LDMINMAX, WATCH_OP_LDMINMAX,
-			WATCH_OP_LDMINMAX,
+			WATCH_OP_ADD,      WATCH_OP_LDCLR,    WATCH_OP_LDEOR,    WATCH_OP_LDSET,
+			WATCH_OP_LDMINMAX, WATCH_OP_LDMINMAX, WATCH_OP_LDMINMAX, WATCH_OP_LDMINMAX,
 		};
 		if (o3 && opc)
 			return false;
@@ -285,8 +394,8 @@ static bool a64_lse(uint32_t word, struct watch_insn *out)
 		out->access = WATCH_ACCESS_RMW;
 		out->reg = rs == 31 ? A64_ZR : (int16_t)rs;
 		out->reg2 = rt == 31 ? A64_ZR : (int16_t)rt;
-		snprintf(out->text, sizeof(out->text), "lse-atomic%s x%u, x%u",
-			 o3 ? "-swp" : "", rs, rt);
+		snprintf(out->text, sizeof(out->text), "lse-atomic%s x%u, x%u", o3 ? "-swp" : "",
+			 rs, rt);
 		return true;
 	}
 	if ((word & 0x3fa07c00u) == 0x08a07c00u) { /* CAS, CASA, CASL, CASAL */
@@ -313,8 +422,12 @@ static void a64_classify(const cs_insn *ci, struct watch_insn *out)
 		return;
 	}
 	switch (id) {
-	case ARM64_INS_STXR: case ARM64_INS_STXRB: case ARM64_INS_STXRH:
-	case ARM64_INS_STLXR: case ARM64_INS_STLXRB: case ARM64_INS_STLXRH:
+	case ARM64_INS_STXR:
+	case ARM64_INS_STXRB:
+	case ARM64_INS_STXRH:
+	case ARM64_INS_STLXR:
+	case ARM64_INS_STLXRB:
+	case ARM64_INS_STLXRH:
 		/* stxr ws, xt, [xn]: stores xt if the monitor still holds. */
 		out->access = WATCH_ACCESS_STORE_EXCL;
 		out->op = WATCH_OP_MOV_STORE;
@@ -356,11 +469,11 @@ static void a64_classify(const cs_insn *ci, struct watch_insn *out)
 /* What the sweep remembers of each instruction, for the look back. */
 struct x86_step {
 	uint64_t addr;
-	uint32_t writes;  /* bit per regs[] index the instruction writes */
-	bool ends_block;  /* a jump, call or return */
-	bool mov_imm;     /* mov reg, imm */
-	bool mov_reg;     /* mov reg, reg (same width, or 32-bit zero-extending) */
-	int8_t dst, src;  /* regs[] indices */
+	uint32_t writes; /* bit per regs[] index the instruction writes */
+	bool ends_block; /* a jump, call or return */
+	bool mov_imm;    /* mov reg, imm */
+	bool mov_reg;    /* mov reg, reg (same width, or 32-bit zero-extending) */
+	int8_t dst, src; /* regs[] indices */
 	int64_t imm;
 };
 
@@ -482,9 +595,8 @@ static void x86_pre_value(const struct x86_step *steps, size_t n, uint64_t rmw_a
 	}
 }
 
-static int find_x86(struct watch_decoder *dec, const uint8_t *code, size_t len,
-		    size_t fn_len, uint64_t code_addr, uint64_t ip, bool from_start,
-		    struct watch_insn *out)
+static int find_x86(struct watch_decoder *dec, const uint8_t *code, size_t len, size_t fn_len,
+		    uint64_t code_addr, uint64_t ip, bool from_start, struct watch_insn *out)
 {
 	const uint8_t *p = code;
 	size_t left = len;
@@ -550,8 +662,8 @@ static int find_x86(struct watch_decoder *dec, const uint8_t *code, size_t len,
 	return -ENOENT;
 }
 
-static int find_a64(struct watch_decoder *dec, const uint8_t *code, size_t len,
-		    uint64_t code_addr, uint64_t ip, struct watch_insn *out)
+static int find_a64(struct watch_decoder *dec, const uint8_t *code, size_t len, uint64_t code_addr,
+		    uint64_t ip, struct watch_insn *out)
 {
 	const uint8_t *p;
 	size_t left = 4;
@@ -616,8 +728,7 @@ static bool flag(enum watch_arch arch, const struct watch_record *rec, unsigned 
 	return arch == WATCH_ARCH_X86_64 && (rec->regs[X_EFLAGS] & bit);
 }
 
-bool watch_insn_values_exact(enum watch_arch arch, const struct watch_insn *insn,
-			     unsigned size)
+bool watch_insn_values_exact(enum watch_arch arch, const struct watch_insn *insn, unsigned size)
 {
 	bool src_known = insn->has_imm || insn->reg >= 0;
 
@@ -654,7 +765,7 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 	/* no memory value: BPF skipped the read (watch_insn_values_exact) */
 	bool have_mem = rec->rec_flags & WATCH_REC_MEM_READ;
 	int64_t old = mem, new = mem;
-	bool exact = false; /* every value of the event came from a register */
+	bool exact = false;     /* every value of the event came from a register */
 	bool pre_known = false; /* xchg/xadd: the source's value before is known */
 
 	out[0] = rec->ev;
@@ -697,8 +808,8 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 		/* x86: mem is the new value; ARM64: mem is the old one. */
 		switch (insn->op) {
 		case WATCH_OP_CMPXCHG: {
-			int64_t expected = watch_value_normalize(
-				reg_value(arch, rec, insn->reg2, 0), size);
+			int64_t expected =
+				watch_value_normalize(reg_value(arch, rec, insn->reg2, 0), size);
 			bool success = after ? flag(arch, rec, X86_ZF) : expected == mem;
 			if (!success || !src_known) {
 				/* A failed compare-and-swap only reads. x86: the
@@ -719,12 +830,14 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 				old = s; /* the register received the old value */
 				new = mem;
 				if (insn->has_pre_imm || insn->pre_reg >= 0) {
-					uint64_t pre = insn->has_pre_imm
-						? (uint64_t)insn->pre_imm
-						: reg_value(arch, rec, insn->pre_reg, 0);
-					new = watch_value_normalize(
-						insn->op == WATCH_OP_XCHG ? pre : (uint64_t)old + pre,
-						size);
+					uint64_t pre =
+						insn->has_pre_imm
+							? (uint64_t)insn->pre_imm
+							: reg_value(arch, rec, insn->pre_reg, 0);
+					new = watch_value_normalize(insn->op == WATCH_OP_XCHG
+									    ? pre
+									    : (uint64_t)old + pre,
+								    size);
 					pre_known = true;
 				}
 			} else {
@@ -733,14 +846,14 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 			break;
 		case WATCH_OP_ADD:
 			if (after)
-				old = (int64_t)((uint64_t)new - (uint64_t)s);
+				old = (int64_t)((uint64_t) new - (uint64_t)s);
 			else
 				new = (int64_t)((uint64_t)old + (uint64_t)s);
 			ok = ok && src_known;
 			break;
 		case WATCH_OP_SUB:
 			if (after)
-				old = (int64_t)((uint64_t)new + (uint64_t)s);
+				old = (int64_t)((uint64_t) new + (uint64_t)s);
 			else
 				new = (int64_t)((uint64_t)old - (uint64_t)s);
 			ok = ok && src_known;
@@ -755,13 +868,13 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 			break;
 		case WATCH_OP_NEG:
 			if (after)
-				old = watch_value_normalize(-(uint64_t)new, size);
+				old = watch_value_normalize(-(uint64_t) new, size);
 			else
 				new = watch_value_normalize(-(uint64_t)old, size);
 			break;
 		case WATCH_OP_NOT:
 			if (after)
-				old = watch_value_normalize(~(uint64_t)new, size);
+				old = watch_value_normalize(~(uint64_t) new, size);
 			else
 				new = watch_value_normalize(~(uint64_t)old, size);
 			break;
@@ -770,7 +883,7 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 		case WATCH_OP_BTC: {
 			uint64_t bit = 1ull << (src & (size * 8 - 1));
 			uint64_t was = flag(arch, rec, X86_CF) ? bit : 0;
-			old = watch_value_normalize(((uint64_t)new & ~bit) | was, size);
+			old = watch_value_normalize(((uint64_t) new & ~bit) | was, size);
 			ok = ok && src_known;
 			break;
 		}

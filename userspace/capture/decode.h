@@ -45,27 +45,27 @@ enum watch_op {
 	WATCH_OP_ADD,       /* mem += src (imm or reg; inc is +1) */
 	WATCH_OP_SUB,       /* mem -= src (dec is -1) */
 	WATCH_OP_XOR,
-	WATCH_OP_AND,       /* old not recoverable from new */
-	WATCH_OP_OR,        /* old not recoverable from new */
+	WATCH_OP_AND, /* old not recoverable from new */
+	WATCH_OP_OR,  /* old not recoverable from new */
 	WATCH_OP_NEG,
 	WATCH_OP_NOT,
-	WATCH_OP_BTS,       /* old bit in CF */
+	WATCH_OP_BTS, /* old bit in CF */
 	WATCH_OP_BTR,
 	WATCH_OP_BTC,
-	WATCH_OP_LDSET,     /* ARM64 LSE: old in Rt after, mem op= Rs */
+	WATCH_OP_LDSET, /* ARM64 LSE: old in Rt after, mem op= Rs */
 	WATCH_OP_LDCLR,
 	WATCH_OP_LDEOR,
 	WATCH_OP_LDMINMAX,
 };
 
 struct watch_insn {
-	uint64_t addr;   /* address of the accessing instruction */
-	uint8_t len;     /* its length in bytes */
-	uint8_t access;  /* enum watch_access */
-	uint8_t op;      /* enum watch_op */
-	uint8_t mem_size; /* bytes the instruction reads or writes */
-	int16_t reg;     /* regs[] index of the value register, -1: none */
-	int16_t reg2;    /* second register (cmpxchg: the accumulator) */
+	uint64_t addr;     /* address of the accessing instruction */
+	uint8_t len;       /* its length in bytes */
+	uint8_t access;    /* enum watch_access */
+	uint8_t op;        /* enum watch_op */
+	uint8_t mem_size;  /* bytes the instruction reads or writes */
+	int16_t reg;       /* regs[] index of the value register, -1: none */
+	int16_t reg2;      /* second register (cmpxchg: the accumulator) */
 	uint8_t reg_shift; /* 8 for ah/bh/ch/dh */
 	bool has_imm;
 	bool sign_extend; /* movsx: the register holds the value sign-extended */
@@ -78,7 +78,7 @@ struct watch_insn {
 	int16_t pre_reg;
 	bool has_pre_imm;
 	int64_t pre_imm;
-	char text[80];   /* "lock xadd dword ptr [rip + 0x2ee5], eax" */
+	char text[80]; /* "lock xadd dword ptr [rip + 0x2ee5], eax" */
 };
 
 struct watch_decoder;
@@ -100,9 +100,9 @@ int watch_decoder_find(struct watch_decoder *dec, const uint8_t *code, size_t le
 
 /* Statistics of the value recovery, summed by the caller. */
 struct watch_value_stats {
-	uint64_t unsure;   /* a value came from memory, not from a register */
-	uint64_t raced;    /* exact value differs from the memory read by BPF */
-	uint64_t unknown;  /* access kind unknown */
+	uint64_t unsure;  /* a value came from memory, not from a register */
+	uint64_t raced;   /* exact value differs from the memory read by BPF */
+	uint64_t unknown; /* access kind unknown */
 };
 
 /* Turn one record into trace events (a plain read-then-write gives two: a
@@ -115,8 +115,7 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 /* True when watch_access_values() takes every value of this access to a
  * watched variable of size bytes from the registers, so the BPF program
  * need not read the variable (x86-64 only). */
-bool watch_insn_values_exact(enum watch_arch arch, const struct watch_insn *insn,
-			     unsigned size);
+bool watch_insn_values_exact(enum watch_arch arch, const struct watch_insn *insn, unsigned size);
 
 /* Sign-extend the low size bytes of raw. */
 int64_t watch_value_normalize(uint64_t raw, unsigned size);

@@ -16,12 +16,12 @@
 struct srcloc;
 
 struct srcloc_function {
-	uint64_t start;       /* run-time address of the function's first byte */
-	uint64_t size;        /* 0 when the symbol has no size */
-	const uint8_t *code;  /* its bytes (owned by the srcloc handle) */
-	size_t code_len;      /* bytes available from start (may exceed size) */
-	const char *name;     /* NULL when no symbol covers the address */
-	bool bounded;         /* start is the function's first instruction: from
+	uint64_t start;      /* run-time address of the function's first byte */
+	uint64_t size;       /* 0 when the symbol has no size */
+	const uint8_t *code; /* its bytes (owned by the srcloc handle) */
+	size_t code_len;     /* bytes available from start (may exceed size) */
+	const char *name;    /* NULL when no symbol covers the address */
+	bool bounded;        /* start is the function's first instruction: from
 				 its symbol, or (stripped code) from the call
 				 frame information (.eh_frame FDE) */
 };

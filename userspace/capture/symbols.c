@@ -114,13 +114,17 @@ static int elf_file_read(struct elf_file *f, Elf *elf)
 			continue;
 		/* Initial values only from plain .data/.bss: .data.rel* holds
 		 * pointers that the loader relocates, .tdata/.tbss is per thread. */
-		bool initial = !(shdr.sh_flags & SHF_TLS) &&
-			       (strcmp(name, ".data") == 0 || strcmp(name, ".bss") == 0 ||
-				strncmp(name, ".bss.", 5) == 0 ||
-				(strncmp(name, ".data.", 6) == 0 && strncmp(name, ".data.rel", 9) != 0));
-		f->sections[f->section_count++] = (struct elf_section){
-			.addr = shdr.sh_addr, .size = shdr.sh_size, .offset = shdr.sh_offset,
-			.nobits = shdr.sh_type == SHT_NOBITS, .initial = initial };
+		bool initial =
+			!(shdr.sh_flags & SHF_TLS) &&
+			(strcmp(name, ".data") == 0 || strcmp(name, ".bss") == 0 ||
+			 strncmp(name, ".bss.", 5) == 0 ||
+			 (strncmp(name, ".data.", 6) == 0 && strncmp(name, ".data.rel", 9) != 0));
+		f->sections[f->section_count++] =
+			(struct elf_section){ .addr = shdr.sh_addr,
+					      .size = shdr.sh_size,
+					      .offset = shdr.sh_offset,
+					      .nobits = shdr.sh_type == SHT_NOBITS,
+					      .initial = initial };
 	}
 	if (!symscn || !gelf_getshdr(symscn, &shdr))
 		return 0; /* stripped: addresses stay hex */
@@ -151,9 +155,8 @@ static int elf_file_read(struct elf_file *f, Elf *elf)
 			memcpy(f->names + used, name, n);
 			struct elf_sym s = { sym.st_value, sym.st_size, f->names + used };
 			used += n;
-			err = type == STT_OBJECT
-				      ? push_sym(&f->objects, &f->object_count, &ocap, s)
-				      : push_sym(&f->funcs, &f->func_count, &fcap, s);
+			err = type == STT_OBJECT ? push_sym(&f->objects, &f->object_count, &ocap, s)
+						 : push_sym(&f->funcs, &f->func_count, &fcap, s);
 			if (err)
 				break;
 		}
@@ -214,8 +217,7 @@ static bool parse_maps_line(char *line, uint64_t *start, uint64_t *offset, char 
 	unsigned long long lo, hi, off;
 	char perms[8];
 	int pos = 0;
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &pos) < 4 ||
-	    !pos)
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &pos) < 4 || !pos)
 		return false;
 	char *p = line + pos;
 	p[strcspn(p, "\n")] = '\0';
@@ -347,8 +349,7 @@ int vsc_symbols_pid(const struct vsc_symbols *s)
 }
 
 /* The file whose loadable segments cover addr; *vaddr gets the file address. */
-static const struct elf_file *file_of(const struct vsc_symbols *s, uint64_t addr,
-				      uint64_t *vaddr)
+static const struct elf_file *file_of(const struct vsc_symbols *s, uint64_t addr, uint64_t *vaddr)
 {
 	for (size_t i = 0; i < s->file_count; i++) {
 		const struct elf_file *f = &s->files[i];
@@ -426,11 +427,26 @@ int vsc_symbols_init_value(const struct vsc_symbols *s, uint64_t addr, uint32_t 
 		    (ssize_t)size)
 			return 0;
 		switch (size) {
-		case 1: raw = bytes[0]; break;
-		case 2: { uint16_t x; memcpy(&x, bytes, 2); raw = x; break; }
-		case 4: { uint32_t x; memcpy(&x, bytes, 4); raw = x; break; }
-		case 8: memcpy(&raw, bytes, 8); break;
-		default: return 0;
+		case 1:
+			raw = bytes[0];
+			break;
+		case 2: {
+			uint16_t x;
+			memcpy(&x, bytes, 2);
+			raw = x;
+			break;
+		}
+		case 4: {
+			uint32_t x;
+			memcpy(&x, bytes, 4);
+			raw = x;
+			break;
+		}
+		case 8:
+			memcpy(&raw, bytes, 8);
+			break;
+		default:
+			return 0;
 		}
 		*value = (int64_t)raw;
 		return 1;
@@ -451,8 +467,7 @@ int vsc_symbols_locate(const struct vsc_symbols *s, uint64_t ip, char *buf, size
 	return 0;
 }
 
-int vsc_symbols_find(const struct vsc_symbols *s, const char *name, uint64_t *addr,
-		     uint64_t *size)
+int vsc_symbols_find(const struct vsc_symbols *s, const char *name, uint64_t *addr, uint64_t *size)
 {
 	for (size_t i = 0; i < s->file_count; i++) {
 		const struct elf_file *f = &s->files[i];

@@ -68,8 +68,9 @@ static int parse_seconds(const char *s, double *out)
 
 const char *verdict_name(int status)
 {
-	return status == EXIT_CONSISTENT ? "consistent"
-	       : status == EXIT_INCONSISTENT ? "inconsistent" : "unknown";
+	return status == EXIT_CONSISTENT     ? "consistent"
+	       : status == EXIT_INCONSISTENT ? "inconsistent"
+					     : "unknown";
 }
 
 /* ---- deciding ------------------------------------------------------------ */
@@ -117,7 +118,8 @@ static void print_search_stats(const struct vsc_result *res)
 	if (getenv("VSC_STATS") && (nodes || steps))
 		diag(NULL, "%s: %llu nodes, %llu steps", vsc_result_solver(res), nodes, steps);
 	if (getenv("VSC_STATS") && (red.spins || red.dropped || red.parts))
-		diag(NULL, "%s: reductions: %llu spin reads collapsed, %llu events dropped, %llu parts",
+		diag(NULL,
+		     "%s: reductions: %llu spin reads collapsed, %llu events dropped, %llu parts",
 		     vsc_result_solver(res), (unsigned long long)red.spins,
 		     (unsigned long long)red.dropped, (unsigned long long)red.parts);
 }
@@ -141,8 +143,7 @@ static const char *refusal(const char *solver, int err)
 	return NULL;
 }
 
-static void decide(struct item *it, const struct check_args *a, double deadline,
-		   const char *path)
+static void decide(struct item *it, const struct check_args *a, double deadline, const char *path)
 {
 	struct vsc_check_opts opts = a->opts;
 	int err;
@@ -270,8 +271,7 @@ static int load_file(struct file_report *f, const struct check_args *a)
 	if (check_completeness(f, a))
 		return -1;
 	f->count = vsc_trace_program_count(f->trace);
-	f->segmented =
-		f->count != 1 || vsc_program_name(vsc_trace_program(f->trace, 0)) != NULL;
+	f->segmented = f->count != 1 || vsc_program_name(vsc_trace_program(f->trace, 0)) != NULL;
 	f->items = calloc(f->count ? f->count : 1, sizeof(*f->items));
 	if (!f->items) {
 		fprintf(stderr, "vsc: %s: out of memory\n", f->path);
@@ -686,8 +686,9 @@ static int draw_pictures(const struct file_report *files, size_t nfiles, const c
 			char path[4096], title[512];
 			const char *name = vsc_program_name(files[i].items[s].prog);
 			picture_path(path, sizeof(path), svg, total, k);
-			snprintf(title, sizeof(title), "%s%s%s: %s", files[i].path, name ? " segment " : "",
-				 name ? name : "", verdict_name(files[i].items[s].status));
+			snprintf(title, sizeof(title), "%s%s%s: %s", files[i].path,
+				 name ? " segment " : "", name ? name : "",
+				 verdict_name(files[i].items[s].status));
 			k++; /* files are numbered from 0, like lab segments */
 			if (svg_write(path, &files[i].items[s], title)) {
 				fprintf(stderr, "vsc: %s: %s\n", path, strerror(errno));
@@ -699,8 +700,8 @@ static int draw_pictures(const struct file_report *files, size_t nfiles, const c
 }
 
 /* --core-out and --html; a file that cannot be written is exit status 2. */
-static int write_reports(const struct file_report *files, size_t nfiles,
-			 const struct check_args *a, int status)
+static int write_reports(const struct file_report *files, size_t nfiles, const struct check_args *a,
+			 int status)
 {
 	if (a->core_out && core_out_write(a->core_out, files, nfiles)) {
 		fprintf(stderr, "vsc: %s: %s\n", a->core_out, strerror(errno));
@@ -801,7 +802,8 @@ int cmd_check(int argc, char **argv)
 			break;
 		case 'j':
 			if (parse_count(optarg, &jobs) || jobs < 1 || jobs > 1024) {
-				fprintf(stderr, "vsc check: --jobs needs a number from 1 to 1024\n");
+				fprintf(stderr,
+					"vsc check: --jobs needs a number from 1 to 1024\n");
 				return EXIT_USAGE;
 			}
 			a.jobs = (long)jobs;

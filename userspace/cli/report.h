@@ -23,12 +23,12 @@ struct line_notes; /* trailing comments of the lines explanations name */
 struct file_report {
 	const char *path;
 	struct line_notes *notes; /* with --explain and friends, once decided */
-	struct vsc_trace *trace; /* NULL when it could not be parsed */
+	struct vsc_trace *trace;  /* NULL when it could not be parsed */
 	struct item *items;
 	size_t count;
 	int status;
-	int segmented; /* has `segment` lines: report per segment */
-	double deadline; /* of --timeout, set when its first item starts */
+	int segmented;                      /* has `segment` lines: report per segment */
+	double deadline;                    /* of --timeout, set when its first item starts */
 	struct vsc_trace_completeness comp; /* is the recorded trace whole? */
 	int present_status;                 /* with a withheld verdict: the events present's */
 	double read_s;            /* seconds spent reading and parsing, out of --timeout */
@@ -45,7 +45,7 @@ struct check_args {
 	const char *core_out; /* --core-out FILE */
 	const char *html;     /* --html FILE */
 	long jobs;
-	int several; /* more than one FILE: prefix text lines with it */
+	int several;           /* more than one FILE: prefix text lines with it */
 	int accept_incomplete; /* verdicts on incomplete traces' events present */
 };
 

@@ -128,8 +128,8 @@ static void summary_json(const struct file_report *files, size_t nfiles, const s
 	json_object_end(&j);
 }
 
-static void list_text(const struct file_report *files, size_t nfiles, int status,
-		      const char *title, int explain)
+static void list_text(const struct file_report *files, size_t nfiles, int status, const char *title,
+		      int explain)
 {
 	int any = 0;
 	for (size_t i = 0; i < nfiles; i++) {

@@ -8,8 +8,8 @@
 
 #include "program.h"
 
-#define PAIR_NONE UINT32_MAX        /* the event does not read (or write) */
-#define VALUE_NONE UINT32_MAX       /* memory: no initial value, never written */
+#define PAIR_NONE UINT32_MAX             /* the event does not read (or write) */
+#define VALUE_NONE UINT32_MAX            /* memory: no initial value, never written */
 #define VALUE_UNDECIDED (UINT32_MAX - 1) /* memory: init x ?, not yet read */
 
 struct event_pairs {
@@ -19,15 +19,15 @@ struct event_pairs {
 
 struct analysis {
 	uint32_t k, nvars, npairs;
-	struct event_pairs **pairs; /* per thread, per event */
-	uint32_t *reads_of;  /* per pair: events that read it */
-	uint32_t *writes_of; /* per pair: events that write it */
+	struct event_pairs **pairs;       /* per thread, per event */
+	uint32_t *reads_of;               /* per pair: events that read it */
+	uint32_t *writes_of;              /* per pair: events that write it */
 	uint32_t *var_reads, *var_writes; /* per variable */
-	uint32_t *writers;   /* per variable: threads that write it */
-	uint32_t *writer;    /* per variable: the writer thread when there is one */
-	uint32_t *init;      /* per variable: initial memory (pair or VALUE_*) */
-	int refuted;         /* no SC interleaving exists, whatever the bound */
-	const char *why;     /* what refuted it */
+	uint32_t *writers;                /* per variable: threads that write it */
+	uint32_t *writer;                 /* per variable: the writer thread when there is one */
+	uint32_t *init;                   /* per variable: initial memory (pair or VALUE_*) */
+	int refuted;                      /* no SC interleaving exists, whatever the bound */
+	const char *why;                  /* what refuted it */
 };
 
 int analysis_build(struct analysis *a, const struct vsc_program *p);

@@ -10,8 +10,7 @@
  * a few microseconds, so a deadline is met to well within a millisecond. */
 #define BUDGET_WORK_PER_LOOK 4096
 
-static void report(struct budget *b, const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
+static void report(struct budget *b, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 /* The library never prints: a progress line goes to the caller's callback. */
 static void report(struct budget *b, const char *format, ...)

@@ -16,26 +16,26 @@ struct engine {
 	const struct analysis *a;
 	struct budget *budget;
 	uint32_t k;
-	uint32_t *pos;  /* per thread: next event */
-	uint32_t last;  /* the running thread, or ENGINE_NOBODY */
-	uint32_t *mem;  /* per variable: pair id or VALUE_* */
-	uint32_t *pending_reads, *pending_writes; /* per pair: events not run yet */
+	uint32_t *pos;                                    /* per thread: next event */
+	uint32_t last;                                    /* the running thread, or ENGINE_NOBODY */
+	uint32_t *mem;                                    /* per variable: pair id or VALUE_* */
+	uint32_t *pending_reads, *pending_writes;         /* per pair: events not run yet */
 	uint32_t *var_pending_reads, *var_pending_writes; /* per variable */
 	uint32_t *trail;     /* thread of each step run so far: the witness */
 	uint32_t *trail_old; /* memory word of the step's variable before it */
 	size_t depth, n;
-	uint32_t *key_vars;  /* variables whose value is part of a state */
+	uint32_t *key_vars; /* variables whose value is part of a state */
 	uint32_t nkey_vars;
 	uint32_t *key;
 	struct state_table table[2]; /* [0] unbounded, [1] bounded */
 	struct engine_frame *frames;
 	size_t frames_cap;
-	uint64_t nodes;      /* statistics: branch points visited */
-	uint64_t steps;      /* statistics: events run (and undone) */
+	uint64_t nodes;              /* statistics: branch points visited */
+	uint64_t steps;              /* statistics: events run (and undone) */
 	const struct forced *forced; /* NULL, or the saturated forced orders */
-	uint32_t *must_wait; /* per flat event: reads still to come before it */
-	uint32_t *open_reads; /* per pair: pending reads that may see it now */
-	int ranked;          /* every event has a @ts hint: switch by it */
+	uint32_t *must_wait;         /* per flat event: reads still to come before it */
+	uint32_t *open_reads;        /* per pair: pending reads that may see it now */
+	int ranked;                  /* every event has a @ts hint: switch by it */
 };
 
 #define ENGINE_NOBODY UINT32_MAX

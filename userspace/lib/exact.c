@@ -16,9 +16,9 @@
 #include "solver.h"
 #include "state_table.h"
 
-#define NO_VALUE 0u     /* variable without an initial value, never written */
-#define UNDECIDED 1u    /* init x ?: one value, not yet seen by a read */
-#define FIRST_VALUE 2u  /* value ids start here */
+#define NO_VALUE 0u    /* variable without an initial value, never written */
+#define UNDECIDED 1u   /* init x ?: one value, not yet seen by a read */
+#define FIRST_VALUE 2u /* value ids start here */
 #define NOBODY UINT32_MAX
 
 struct exact {
@@ -80,7 +80,8 @@ static int build_value_sets(const struct vsc_program *p, struct value_set *sets)
 				if (pass) {
 					sets[e->var].values[fill[e->var]] = e->value;
 					if (e->kind == VSC_RMW)
-						sets[e->var].values[fill[e->var] + 1] = e->new_value;
+						sets[e->var].values[fill[e->var] + 1] =
+							e->new_value;
 				}
 				fill[e->var] += e->kind == VSC_RMW ? 2 : 1;
 			}
@@ -154,7 +155,8 @@ static int exact_init(struct exact *x, const struct vsc_program *p)
 			const struct vsc_event *e = &th->events[i];
 			const struct value_set *set = &sets[e->var];
 			x->read_id[t][i] = value_id(set, e->value);
-			x->write_id[t][i] = value_id(set, e->kind == VSC_RMW ? e->new_value : e->value);
+			x->write_id[t][i] =
+				value_id(set, e->kind == VSC_RMW ? e->new_value : e->value);
 			if (e->kind != VSC_WRITE && x->slot[e->var] < 0)
 				x->slot[e->var] = (int32_t)words++;
 		}

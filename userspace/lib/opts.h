@@ -41,6 +41,7 @@ static inline int opts_load(void *dst, size_t known, const void *opts)
 
 /* OPTS_LOAD(local, opts): the comparison only makes the compiler check that
  * both are the same struct type. */
-#define OPTS_LOAD(dst, opts) ((void)sizeof((opts) == &(dst)), opts_load(&(dst), sizeof(dst), (opts)))
+#define OPTS_LOAD(dst, opts) \
+	((void)sizeof((opts) == &(dst)), opts_load(&(dst), sizeof(dst), (opts)))
 
 #endif /* VSC_OPTS_H */

@@ -48,10 +48,10 @@ struct paper {
 	const struct vsc_program *p;
 	struct budget *budget;
 	uint32_t k, nvars;
-	uint32_t npoints;      /* candidate points: non-last events */
+	uint32_t npoints; /* candidate points: non-last events */
 	uint32_t *point_thread, *point_index;
-	uint32_t *chosen;      /* indices into the candidates, increasing */
-	struct block *inner;   /* in thread order */
+	uint32_t *chosen;    /* indices into the candidates, increasing */
+	struct block *inner; /* in thread order */
 	uint32_t ninner;
 	uint32_t *first_inner; /* per thread: index of its first inner block */
 	uint32_t *inner_count; /* per thread */

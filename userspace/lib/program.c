@@ -69,8 +69,8 @@ int program_var(struct vsc_program *p, const char *name, size_t len)
 	return v;
 }
 
-int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_event *ev,
-		   uint64_t ts, uint32_t line)
+int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_event *ev, uint64_t ts,
+		   uint32_t line)
 {
 	struct vsc_thread *th = &p->threads[thread];
 	uint32_t cap = th->cap;

@@ -47,7 +47,7 @@ static inline uint32_t program_vars(const struct vsc_program *p)
 int program_thread(struct vsc_program *p, const char *name, size_t len);
 int program_var(struct vsc_program *p, const char *name, size_t len);
 /* Append with an optional line number (0: none). */
-int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_event *ev,
-		   uint64_t ts, uint32_t line);
+int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_event *ev, uint64_t ts,
+		   uint32_t line);
 
 #endif

@@ -12,19 +12,19 @@
 #define FORCED_START (UINT32_MAX - 1) /* may read the initial value */
 
 struct forced {
-	uint32_t *base;        /* per thread: flat number of its event 0 */
+	uint32_t *base; /* per thread: flat number of its event 0 */
 	/* per flat event, for a read of a one-writer variable by another thread
 	 * (else FORCED_NONE): the writer's event it must come after, and the
 	 * writer's event it must come before */
 	uint32_t *after, *before;
-	uint32_t *must_wait;   /* per flat event: reads that must come before it */
-	uint32_t *opens_off;   /* per flat event + 1: CSR of the reads whose */
-	uint32_t *opens;       /* earliest possible write it is (their pairs) */
+	uint32_t *must_wait;     /* per flat event: reads that must come before it */
+	uint32_t *opens_off;     /* per flat event + 1: CSR of the reads whose */
+	uint32_t *opens;         /* earliest possible write it is (their pairs) */
 	uint32_t *open_at_start; /* per pair: reads that may see the initial value */
-	uint32_t *vec;         /* with vectors: per flat event, per thread, how
+	uint32_t *vec;           /* with vectors: per flat event, per thread, how
 				* many events of that thread must precede it */
 	uint32_t k;
-	int refuted;           /* a cycle of forced orders: no SC interleaving */
+	int refuted; /* a cycle of forced orders: no SC interleaving */
 	unsigned rounds;
 };
 

@@ -16,7 +16,7 @@ struct vsc_result {
 	size_t witness_length;
 	const char *solver;
 	double time_s;
-	uint64_t nodes, steps; /* the search's own counts, 0 when not kept */
+	uint64_t nodes, steps;          /* the search's own counts, 0 when not kept */
 	uint64_t spins, dropped, parts; /* what the reductions removed (reduce.h) */
 };
 
@@ -24,9 +24,9 @@ struct vsc_result {
 struct budget {
 	struct timespec deadline; /* tv_sec == 0: none */
 	size_t memory_limit;      /* bytes */
-	unsigned long steps;     /* work done, in budget_spend() units */
-	unsigned long next_look; /* steps at which to look at the clock next */
-	int progress;            /* report progress to on_progress */
+	unsigned long steps;      /* work done, in budget_spend() units */
+	unsigned long next_look;  /* steps at which to look at the clock next */
+	int progress;             /* report progress to on_progress */
 	vsc_progress_fn on_progress;
 	void *progress_ctx;
 	struct timespec started, last_progress;

@@ -14,12 +14,12 @@ struct state_record {
 };
 
 struct state_table {
-	uint32_t width;   /* words per state */
+	uint32_t width; /* words per state */
 	uint32_t count;
-	uint32_t cap;     /* states the arrays can hold */
-	uint32_t *words;  /* count * width */
+	uint32_t cap;    /* states the arrays can hold */
+	uint32_t *words; /* count * width */
 	struct state_record *records;
-	uint32_t *slots;  /* index + 1, 0 empty; nslots a power of two */
+	uint32_t *slots; /* index + 1, 0 empty; nslots a power of two */
 	uint32_t nslots;
 };
 

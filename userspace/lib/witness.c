@@ -55,8 +55,9 @@ int vsc_witness_verify(const struct vsc_program *p, const uint32_t *threads, siz
 		return -ENOMEM;
 	}
 	for (uint32_t v = 0; v < nvars; v++) {
-		mem[v].state = p->inits[v].kind == VSC_INIT_KNOWN ? 2
-			       : p->inits[v].kind == VSC_INIT_UNKNOWN ? 1 : 0;
+		mem[v].state = p->inits[v].kind == VSC_INIT_KNOWN     ? 2
+			       : p->inits[v].kind == VSC_INIT_UNKNOWN ? 1
+								      : 0;
 		mem[v].value = p->inits[v].value;
 	}
 	if (length != p->event_count)
@@ -74,8 +75,9 @@ int vsc_witness_verify(const struct vsc_program *p, const uint32_t *threads, siz
 			if (c->state == 0 || (c->state == 2 && c->value != e->value)) {
 				err = fail(why, why_len,
 					   "step %zu: %s[%u] reads %s = %lld but it holds %s", j,
-					   p->thread_names.names[t], next[t], p->var_names.names[e->var],
-					   (long long)e->value, c->state ? "another value" : "no value");
+					   p->thread_names.names[t], next[t],
+					   p->var_names.names[e->var], (long long)e->value,
+					   c->state ? "another value" : "no value");
 				break;
 			}
 			c->state = 2;

@@ -21,8 +21,7 @@ struct vsc_sink {
 	bt_self_component *self;
 };
 
-static const char *const verdict_names[] = { "consistent", "inconsistent", "?",
-					     "unknown" };
+static const char *const verdict_names[] = { "consistent", "inconsistent", "?", "unknown" };
 
 static int param_int(const bt_value *params, const char *key, int64_t *out)
 {
@@ -39,8 +38,7 @@ static int param_int(const bt_value *params, const char *key, int64_t *out)
 	return 1;
 }
 
-static int read_params(struct vsc_sink *sink, const bt_value *params,
-		       struct ctf_conv_opts *copts)
+static int read_params(struct vsc_sink *sink, const bt_value *params, struct ctf_conv_opts *copts)
 {
 	const bt_value *v;
 	int64_t n;
@@ -89,9 +87,10 @@ static void sink_free(struct vsc_sink *sink)
 	free(sink);
 }
 
-bt_component_class_initialize_method_status
-vsc_sink_initialize(bt_self_component_sink *self, enum vsc_sink_mode mode,
-		    const bt_value *params, struct ctf_conv *conv)
+bt_component_class_initialize_method_status vsc_sink_initialize(bt_self_component_sink *self,
+								enum vsc_sink_mode mode,
+								const bt_value *params,
+								struct ctf_conv *conv)
 {
 	bt_self_component *comp = bt_self_component_sink_as_self_component(self);
 	VSC_OPTS(ctf_conv_opts, copts, .pid = -1);
@@ -160,7 +159,7 @@ static int write_text(struct vsc_sink *sink)
 	err = ctf_conv_write_all(sink->conv, sink->path);
 	if (err)
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self, "%s",
-								   ctf_conv_error(sink->conv));
+								    ctf_conv_error(sink->conv));
 	return err;
 }
 
@@ -168,8 +167,7 @@ static int decide_text(struct vsc_sink *sink, const char *text, size_t len,
 		       enum vsc_verdict *verdict)
 {
 	VSC_OPTS(vsc_parse_opts, popts, .filename = "<lttng>", .on_error = diag_parse_error);
-	VSC_OPTS(vsc_check_opts, copts, .bounded = sink->bounded,
-		 .preemptions = sink->preemptions);
+	VSC_OPTS(vsc_check_opts, copts, .bounded = sink->bounded, .preemptions = sink->preemptions);
 	struct vsc_trace *trace = vsc_trace_parse_buffer(text, len, &popts);
 	int err = 0;
 
@@ -204,8 +202,8 @@ static int check_processes(struct vsc_sink *sink)
 
 	ctf_conv_report_losses(conv, stderr);
 	if (n == 0) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			sink->self, "no vsc:* events in the trace");
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self,
+								    "no vsc:* events in the trace");
 		return -ENOENT;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -282,7 +280,7 @@ bt_component_class_sink_consume_method_status vsc_sink_consume(bt_self_component
 	}
 	if (err) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self, "%s",
-								   ctf_conv_error(sink->conv));
+								    ctf_conv_error(sink->conv));
 		return err == -ENOMEM ? BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR
 				      : BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}

@@ -21,9 +21,10 @@ enum vsc_sink_mode {
  * Parameters (all optional): pid (integer), path (string, TEXT),
  * preemptions (integer, CHECK), timestamps (boolean, default true),
  * elf-init (boolean, default false). */
-bt_component_class_initialize_method_status
-vsc_sink_initialize(bt_self_component_sink *self, enum vsc_sink_mode mode,
-		    const bt_value *params, struct ctf_conv *conv);
+bt_component_class_initialize_method_status vsc_sink_initialize(bt_self_component_sink *self,
+								enum vsc_sink_mode mode,
+								const bt_value *params,
+								struct ctf_conv *conv);
 bt_component_class_sink_graph_is_configured_method_status
 vsc_sink_graph_is_configured(bt_self_component_sink *self);
 bt_component_class_sink_consume_method_status vsc_sink_consume(bt_self_component_sink *self);

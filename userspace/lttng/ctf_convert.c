@@ -14,7 +14,14 @@
 
 #define NO_MEMBER UINT64_MAX
 
-enum vsc_tp { TP_OTHER = -1, TP_LOAD, TP_STORE, TP_RMW, TP_SEGMENT, TP_BIN_INFO };
+enum vsc_tp {
+	TP_OTHER = -1,
+	TP_LOAD,
+	TP_STORE,
+	TP_RMW,
+	TP_SEGMENT,
+	TP_BIN_INFO
+};
 
 /* Where the fields of one event class are, found once per class. */
 struct class_info {
@@ -241,14 +248,12 @@ static const bt_field *member(const bt_field *structure, uint64_t index)
 
 static bool is_integer(const bt_field *f)
 {
-	return bt_field_class_type_is(bt_field_get_class_type(f),
-				      BT_FIELD_CLASS_TYPE_INTEGER);
+	return bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_INTEGER);
 }
 
 static int64_t read_int(const bt_field *f)
 {
-	if (bt_field_class_type_is(bt_field_get_class_type(f),
-				   BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+	if (bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
 		return bt_field_integer_signed_get_value(f);
 	return (int64_t)bt_field_integer_unsigned_get_value(f);
 }
@@ -264,8 +269,7 @@ static int tp_of_name(const char *name)
 	return TP_OTHER;
 }
 
-static const struct class_info *class_info(struct ctf_conv *conv,
-					   const bt_event_class *cls)
+static const struct class_info *class_info(struct ctf_conv *conv, const bt_event_class *cls)
 {
 	const bt_field_class *payload;
 	struct class_info *ci;
@@ -292,8 +296,7 @@ static const struct class_info *class_info(struct ctf_conv *conv,
 	return ci;
 }
 
-static const struct stream_info *stream_info(struct ctf_conv *conv,
-					     const bt_stream_class *sc)
+static const struct stream_info *stream_info(struct ctf_conv *conv, const bt_stream_class *sc)
 {
 	const bt_field_class *ctx;
 	const bt_clock_class *clock;
@@ -319,8 +322,8 @@ static const struct stream_info *stream_info(struct ctf_conv *conv,
 
 /* ---- processes and threads ---------------------------------------------- */
 
-static int segment_name_cb(void *ctx, uint32_t pid, int64_t id, uint64_t name_addr,
-			   char *buf, size_t len)
+static int segment_name_cb(void *ctx, uint32_t pid, int64_t id, uint64_t name_addr, char *buf,
+			   size_t len)
 {
 	struct ctf_conv *conv = ctx;
 
@@ -367,8 +370,7 @@ static struct vsc_symbols *process_symbols(struct ctf_conv *conv, uint32_t pid)
 	return p->syms;
 }
 
-static int name_var_cb(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, char *buf,
-		       size_t len)
+static int name_var_cb(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, char *buf, size_t len)
 {
 	struct vsc_symbols *syms = process_symbols(ctx, pid);
 
@@ -376,8 +378,7 @@ static int name_var_cb(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, ch
 	return syms ? vsc_symbols_name(syms, addr, buf, len) : -ENOENT;
 }
 
-static int init_value_cb(void *ctx, uint32_t pid, uint64_t addr, uint32_t size,
-			 int64_t *value)
+static int init_value_cb(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, int64_t *value)
 {
 	struct vsc_symbols *syms = process_symbols(ctx, pid);
 
@@ -415,9 +416,8 @@ static int add_object(struct ctf_conv *conv, struct process *p, const bt_field *
 static void trace_when(const bt_event *event, char *buf, size_t len)
 {
 	const bt_trace *trace = bt_stream_borrow_trace_const(bt_event_borrow_stream_const(event));
-	const bt_value *v =
-		bt_trace_borrow_environment_entry_value_by_name_const(trace,
-								      "trace_creation_datetime");
+	const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(
+		trace, "trace_creation_datetime");
 	const char *t;
 
 	buf[0] = 0;
@@ -441,8 +441,7 @@ static struct process *process(struct ctf_conv *conv, uint32_t pid, const bt_eve
 	for (size_t i = conv->nprocs; i-- > 0;)
 		if (conv->procs[i].pid == pid)
 			return &conv->procs[i];
-	if (grow((void **)&conv->procs, &conv->procs_cap, conv->nprocs + 1,
-		 sizeof(*conv->procs)))
+	if (grow((void **)&conv->procs, &conv->procs_cap, conv->nprocs + 1, sizeof(*conv->procs)))
 		return NULL;
 	p = &conv->procs[conv->nprocs];
 	memset(p, 0, sizeof(*p));
@@ -458,12 +457,15 @@ static struct process *process(struct ctf_conv *conv, uint32_t pid, const bt_eve
 	trace_when(event, p->when, sizeof(p->when));
 
 	struct trace_writer_opts wopts = {
-		.what = p->what, .when = p->when[0] ? p->when : NULL,
+		.what = p->what,
+		.when = p->when[0] ? p->when : NULL,
 		.how = "LTTng-UST tracepoints (provider vsc, context vtid/vpid), "
 		       "converted from CTF with libbabeltrace2",
-		.naming = { .segment_name = segment_name_cb, .var_name = name_var_cb,
+		.naming = { .segment_name = segment_name_cb,
+			    .var_name = name_var_cb,
 			    .init_value = conv->opts.elf_init ? init_value_cb : NULL,
-			    .locate = locate_cb, .ctx = conv },
+			    .locate = locate_cb,
+			    .ctx = conv },
 		.no_timestamps = conv->opts.no_timestamps,
 	};
 	/* the destination is chosen after the conversion: lines spill meanwhile */
@@ -526,8 +528,8 @@ static int next_seq(struct ctf_conv *conv, uint32_t pid, uint32_t tid, uint64_t 
 }
 
 /* A segment marker carries a name; the writer wants a number. */
-static int segment_id(struct process *p, const bt_field *payload,
-		      const struct class_info *ci, int64_t *id)
+static int segment_id(struct process *p, const bt_field *payload, const struct class_info *ci,
+		      int64_t *id)
 {
 	const char *name = NULL;
 
@@ -549,8 +551,7 @@ static int segment_id(struct process *p, const bt_field *payload,
 	for (size_t j = 0; j < p->nsegments; j++)
 		if (p->segments[j].id == *id)
 			return 0;
-	if (grow((void **)&p->segments, &p->segments_cap, p->nsegments + 1,
-		 sizeof(*p->segments)))
+	if (grow((void **)&p->segments, &p->segments_cap, p->nsegments + 1, sizeof(*p->segments)))
 		return -ENOMEM;
 	p->segments[p->nsegments].id = *id;
 	p->segments[p->nsegments].name = name ? strdup(name) : NULL;
@@ -608,9 +609,8 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 	if (conv->opts.pid >= 0 && pid != conv->opts.pid)
 		return ci->tp == TP_BIN_INFO ? 0 : skip(conv, (uint32_t)pid);
 	p = process(conv, (uint32_t)pid, event,
-		    si->procname != NO_MEMBER
-			    ? bt_field_string_get_value(member(ctx, si->procname))
-			    : NULL);
+		    si->procname != NO_MEMBER ? bt_field_string_get_value(member(ctx, si->procname))
+					      : NULL);
 	if (!p)
 		return fail(conv, ENOMEM, "out of memory");
 	if (ci->tp == TP_BIN_INFO)
@@ -676,9 +676,8 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 static int64_t stream_owner(const bt_stream *stream)
 {
 	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
-	const bt_value *scheme =
-		bt_trace_borrow_environment_entry_value_by_name_const(trace,
-								      "tracer_buffering_scheme");
+	const bt_value *scheme = bt_trace_borrow_environment_entry_value_by_name_const(
+		trace, "tracer_buffering_scheme");
 	const bt_value *vpid = bt_trace_borrow_environment_entry_value_by_name_const(trace, "vpid");
 
 	if (!scheme || !bt_value_is_string(scheme) ||
@@ -711,8 +710,8 @@ static int count_loss(struct ctf_conv *conv, const bt_stream *stream, bool packe
 		if (conv->pid_losses[i].pid == (uint32_t)owner)
 			pl = &conv->pid_losses[i];
 	if (!pl) {
-		if (grow((void **)&conv->pid_losses, &conv->pid_losses_cap,
-			 conv->npid_losses + 1, sizeof(*conv->pid_losses)))
+		if (grow((void **)&conv->pid_losses, &conv->pid_losses_cap, conv->npid_losses + 1,
+			 sizeof(*conv->pid_losses)))
 			return fail(conv, ENOMEM, "out of memory");
 		pl = &conv->pid_losses[conv->npid_losses++];
 		*pl = (struct pid_loss){ .pid = (uint32_t)owner };
@@ -801,8 +800,9 @@ int ctf_conv_write_file(struct ctf_conv *conv, size_t index, const char *path)
 void ctf_conv_report_losses(const struct ctf_conv *conv, FILE *stream)
 {
 	for (size_t i = 0; i < conv->nskipped; i++)
-		fprintf(stream, "vsc: left out %" PRIu64 " events of pid %" PRIu32
-				" (another process than the one asked for)\n",
+		fprintf(stream,
+			"vsc: left out %" PRIu64 " events of pid %" PRIu32
+			" (another process than the one asked for)\n",
 			conv->skipped[i].events, conv->skipped[i].pid);
 	if (conv->discarded_events)
 		fprintf(stream, "vsc: LTTng discarded %" PRIu64 " events\n",
@@ -831,9 +831,7 @@ int ctf_conv_write_all(struct ctf_conv *conv, const char *path)
 		int len = snprintf(conv->error, sizeof(conv->error),
 				   "the trace holds %zu processes (pids", nprocs);
 
-		for (size_t i = 0; i < nprocs && len > 0 &&
-				   (size_t)len < sizeof(conv->error);
-		     i++)
+		for (size_t i = 0; i < nprocs && len > 0 && (size_t)len < sizeof(conv->error); i++)
 			len += snprintf(conv->error + len, sizeof(conv->error) - (size_t)len,
 					" %" PRIu32, ctf_conv_process_pid(conv, i));
 		if (len > 0 && (size_t)len < sizeof(conv->error))
@@ -846,8 +844,7 @@ int ctf_conv_write_all(struct ctf_conv *conv, const char *path)
 		err = ctf_conv_write(conv, 0, stdout);
 		if (!err && fflush(stdout))
 			err = -errno;
-		return err ? fail(conv, -err, "cannot write the trace: %s", strerror(-err))
-			   : 0;
+		return err ? fail(conv, -err, "cannot write the trace: %s", strerror(-err)) : 0;
 	}
 	for (size_t i = 0; i < nprocs; i++) {
 		char name[4096];
@@ -855,12 +852,14 @@ int ctf_conv_write_all(struct ctf_conv *conv, const char *path)
 		if (nprocs == 1)
 			snprintf(name, sizeof(name), "%s", path);
 		else
-			snprintf(name, sizeof(name), "%s.%" PRIu32, path, ctf_conv_process_pid(conv, i));
+			snprintf(name, sizeof(name), "%s.%" PRIu32, path,
+				 ctf_conv_process_pid(conv, i));
 		err = ctf_conv_write_file(conv, i, name);
 		if (err)
 			return fail(conv, -err, "%s: %s", name, strerror(-err));
 		if (nprocs > 1)
-			fprintf(stderr, "vsc: pid %" PRIu32 ": %s\n", ctf_conv_process_pid(conv, i), name);
+			fprintf(stderr, "vsc: pid %" PRIu32 ": %s\n", ctf_conv_process_pid(conv, i),
+				name);
 	}
 	return 0;
 }

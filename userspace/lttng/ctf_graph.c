@@ -74,10 +74,9 @@ static const void *find_class(const char *plugin_name, const char *class_name, b
 {
 	const void *cls;
 
-	if (bt_plugin_find(plugin_name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE,
-			   plugin) != BT_PLUGIN_FIND_STATUS_OK) {
-		fprintf(errs, "vsc: the babeltrace2 plugin `%s` is not installed\n",
-			plugin_name);
+	if (bt_plugin_find(plugin_name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, plugin) !=
+	    BT_PLUGIN_FIND_STATUS_OK) {
+		fprintf(errs, "vsc: the babeltrace2 plugin `%s` is not installed\n", plugin_name);
 		return NULL;
 	}
 	cls = filter ? (const void *)bt_plugin_borrow_filter_component_class_by_name_const(
@@ -85,8 +84,8 @@ static const void *find_class(const char *plugin_name, const char *class_name, b
 		     : (const void *)bt_plugin_borrow_source_component_class_by_name_const(
 			       *plugin, class_name);
 	if (!cls)
-		fprintf(errs, "vsc: the babeltrace2 plugin `%s` has no class `%s`\n",
-			plugin_name, class_name);
+		fprintf(errs, "vsc: the babeltrace2 plugin `%s` has no class `%s`\n", plugin_name,
+			class_name);
 	return cls;
 }
 
@@ -107,31 +106,37 @@ static int add_sources(bt_graph *graph, const bt_component_class_source *fs_clas
 		char name[32];
 
 		err = -ENOMEM;
-		if (!params || !one || bt_value_array_append_string_element(one, bt_value_string_get(dir)) ||
+		if (!params || !one ||
+		    bt_value_array_append_string_element(one, bt_value_string_get(dir)) ||
 		    bt_value_map_insert_entry(params, "inputs", one))
 			goto next;
 		snprintf(name, sizeof(name), "source%" PRIu64, t);
 		err = -EINVAL;
 		if (bt_graph_add_source_component(graph, fs_class, name, params,
 						  BT_LOGGING_LEVEL_NONE, &source)) {
-			fprintf(errs, "vsc: %s: cannot open the CTF trace: its metadata or "
-				      "stream files are corrupt or truncated, or it is not a CTF "
-				      "trace\n", bt_value_string_get(dir));
+			fprintf(errs,
+				"vsc: %s: cannot open the CTF trace: its metadata or "
+				"stream files are corrupt or truncated, or it is not a CTF "
+				"trace\n",
+				bt_value_string_get(dir));
 			print_bt_error(errs);
 			goto next;
 		}
 		/* the muxer adds an input port each time one is connected */
 		for (uint64_t i = 0; i < bt_component_source_get_output_port_count(source); i++) {
 			if (bt_graph_connect_ports(
-				    graph, bt_component_source_borrow_output_port_by_index_const(source, i),
-				    bt_component_filter_borrow_input_port_by_index_const(muxer, muxer_port++),
+				    graph,
+				    bt_component_source_borrow_output_port_by_index_const(source,
+											  i),
+				    bt_component_filter_borrow_input_port_by_index_const(
+					    muxer, muxer_port++),
 				    NULL)) {
 				print_bt_error(errs);
 				goto next;
 			}
 		}
 		err = 0;
-next:
+	next:
 		bt_value_put_ref(one);
 		bt_value_put_ref(params);
 	}
@@ -157,8 +162,8 @@ static int add_components(bt_graph *graph, bt_value *inputs, struct ctf_conv *co
 	bt_component_class_sink_set_finalize_method(sink_class, vsc_sink_finalize);
 	bt_component_class_sink_set_graph_is_configured_method(sink_class,
 							       vsc_sink_graph_is_configured);
-	if (bt_graph_add_filter_component(graph, muxer_class, "muxer", NULL,
-					  BT_LOGGING_LEVEL_NONE, &muxer) ||
+	if (bt_graph_add_filter_component(graph, muxer_class, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
+					  &muxer) ||
 	    bt_graph_add_sink_component_with_initialize_method_data(
 		    graph, sink_class, "vsc", NULL, conv, BT_LOGGING_LEVEL_NONE, &sink)) {
 		print_bt_error(errs);
@@ -168,10 +173,9 @@ static int add_components(bt_graph *graph, bt_value *inputs, struct ctf_conv *co
 	if (err)
 		goto out;
 	err = -EINVAL;
-	if (bt_graph_connect_ports(graph,
-				   bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
-				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-				   NULL)) {
+	if (bt_graph_connect_ports(
+		    graph, bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
+		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
 		print_bt_error(errs);
 		goto out;
 	}
@@ -206,7 +210,8 @@ int ctf_graph_read(char *const *dirs, size_t ndirs, struct ctf_conv *conv, FILE 
 			goto out;
 		}
 		if (bt_value_array_get_length(inputs) == before) {
-			fprintf(errs, "vsc: %s: no CTF trace in it (no folder with a `metadata` file)\n",
+			fprintf(errs,
+				"vsc: %s: no CTF trace in it (no folder with a `metadata` file)\n",
 				dirs[i]);
 			err = -ENOENT;
 			goto out;

@@ -17,7 +17,9 @@
 
 int64_t sym_data_global = 42;
 int32_t sym_bss_global;
-struct { int32_t a, b; } sym_pair = { 7, -3 };
+struct {
+	int32_t a, b;
+} sym_pair = { 7, -3 };
 int64_t sym_changed = 5;
 
 __attribute__((noinline)) int sym_function(int x)
