@@ -87,10 +87,28 @@ static void exp_note(char kind, const char *sym, unsigned off, const volatile vo
 	t->v[t->len++] = (struct exp_entry){ kind, sym, (uintptr_t)addr, off, value, new_value };
 }
 
+/*
+ * Memory order. The <vsc/probe.h> helpers are relaxed: ARM64 hardware may
+ * reorder a thread's accesses to different variables, x86-64 only lets a
+ * load pass an earlier store (TSO). A target whose test expects
+ * "consistent" on every run, whatever the hardware, defines EXP_FENCED
+ * before including this file: every probed access is then followed by a
+ * full fence (dmb ish on ARM64, mfence on x86-64). ARMv8 is other-multi-copy
+ * atomic, so with a full fence between any two accesses of each thread
+ * every execution is sequentially consistent. Targets that look for weak
+ * outcomes (probe_sb) leave it out.
+ */
+#ifdef EXP_FENCED
+#define exp_order() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#else
+#define exp_order() ((void)0)
+#endif
+
 /* The probed accesses. sym/off name the variable (sym NULL: hex address). */
 static inline int64_t t_load(volatile int64_t *p, const char *sym, unsigned off)
 {
 	int64_t v = vsc_load64(p);
+	exp_order();
 	exp_note('r', sym, off, p, v, 0);
 	return v;
 }
@@ -99,11 +117,13 @@ static inline void t_store(volatile int64_t *p, int64_t v, const char *sym, unsi
 {
 	exp_note('w', sym, off, p, v, 0);
 	vsc_store64(p, v);
+	exp_order();
 }
 
 static inline int32_t t_xchg32(volatile int32_t *p, int32_t v, const char *sym, unsigned off)
 {
 	int32_t old = vsc_xchg32(p, v);
+	exp_order();
 	exp_note('u', sym, off, p, old, v);
 	return old;
 }
@@ -112,11 +132,13 @@ static inline void t_store32(volatile int32_t *p, int32_t v, const char *sym, un
 {
 	exp_note('w', sym, off, p, v, 0);
 	vsc_store32(p, v);
+	exp_order();
 }
 
 static inline int32_t t_load32(volatile int32_t *p, const char *sym, unsigned off)
 {
 	int32_t v = vsc_load32(p);
+	exp_order();
 	exp_note('r', sym, off, p, v, 0);
 	return v;
 }
@@ -126,6 +148,7 @@ static inline int t_cas(volatile int64_t *p, int64_t *expected, int64_t desired,
 {
 	int64_t want = *expected;
 	int ok = vsc_cas64(p, expected, desired);
+	exp_order();
 	if (ok)
 		exp_note('u', sym, off, p, want, desired);
 	else
@@ -136,6 +159,7 @@ static inline int t_cas(volatile int64_t *p, int64_t *expected, int64_t desired,
 static inline int64_t t_fetch_add(volatile int64_t *p, int64_t v, const char *sym, unsigned off)
 {
 	int64_t old = vsc_fetch_add64(p, v);
+	exp_order();
 	exp_note('u', sym, off, p, old, old + v);
 	return old;
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Message passing: the writer stores data then flag, the reader loads flag
- * then data, ITERATIONS times each. Sequentially consistent on any run:
- * under TSO (x86-64) stores and loads keep their order. */
+ * then data, ITERATIONS times each. Sequentially consistent on any run, on
+ * any hardware: a full fence follows every access (EXP_FENCED, expect.h).
+ * Under x86-64's TSO the stores and the loads keep their order anyway;
+ * ARM64 reorders them without the fences. */
+#define EXP_FENCED
 #include "expect.h"
 
 int64_t data, flag;

@@ -2,9 +2,12 @@
 /* A bounded lock-free multi-producer multi-consumer queue (per-cell sequence
  * numbers, compare-and-swap on the positions), 2 producers and 2 consumers
  * passing ITERATIONS values each. The cells are one global array, so the
- * trace names them queue_cells:OFFSET. */
+ * trace names them queue_cells:OFFSET. Every run is sequentially consistent
+ * on any hardware: a full fence follows every access (EXP_FENCED,
+ * expect.h); the relaxed helpers alone would be enough on x86-64 only. */
 #include <sched.h>
 
+#define EXP_FENCED
 #include "expect.h"
 
 #define CELLS 16 /* a power of 2 */
