@@ -4,6 +4,11 @@
 #                          objects for AArch64 with Debian's cross toolchain
 #   make check-arm64       build into $(BUILD)/arm64 and run the unit and CLI
 #                          tests there under qemu-aarch64
+#   make check-arm64-system
+#                          boot an arm64 Debian 12 kernel and root under
+#                          qemu-system-aarch64 and run the system tests
+#                          (record, watch, LTTng, lab) in it as root
+#                          (tests/system/arm64/run.sh)
 #
 # `make check` runs check-arm64 when the cross toolchain, qemu-user and the
 # arm64 cmocka library are installed (scripts/deps.sh installs them); without
@@ -29,7 +34,8 @@ ARM64_NEEDS     := $(ARM64_CROSS)gcc $(ARM64_QEMU) $(ARM64_MULTIARCH)/libcmocka.
 		   /opt/vsc-arm64/usr/lib/aarch64-linux-gnu/libcadical.a \
 		   $(if $(ARM64_LD_PREFIX),,/lib/ld-linux-aarch64.so.1)
 
-.PHONY: check-arm64 check-arm64-run check-arm64-skip
+.PHONY: check-arm64 check-arm64-run check-arm64-skip arm64-build
+.PHONY: check-arm64-system check-arm64-system-skip
 
 # The test programs that need no kernel feature: the cmocka suites of
 # tests/tests.mk and the watchpoint decoder's (bpf/watch.mk).
@@ -111,11 +117,14 @@ ARM64_MISSING := $(shell for n in $(ARM64_NEEDS); do \
 ARM64_SUBMAKE = ARCH=arm64 BUILD=$(ARM64_BUILD) VSC_NO_ASAN=1 \
 	CC=$(ARM64_CROSS)gcc CXX=$(ARM64_CROSS)g++
 
-check-arm64:
+# One cross build for both checks (they may run in parallel under -j).
+arm64-build:
 	@for n in $(ARM64_NEEDS); do command -v $$n >/dev/null 2>&1 || [ -e $$n ] \
 		|| { echo "check-arm64: missing $$n (run scripts/deps.sh)" >&2; exit 1; }; done
 	@$(MAKE) --no-print-directory $(ARM64_SUBMAKE) \
-		all $(patsubst $(BUILD)/%,$(ARM64_BUILD)/%,$(ARM64_TEST_BINS))
+		all $(patsubst $(BUILD)/%,$(ARM64_BUILD)/%,$(ARM64_TEST_BINS)) arm64-system-bins
+
+check-arm64: arm64-build
 	@$(MAKE) --no-print-directory $(ARM64_SUBMAKE) check-arm64-run
 
 check-arm64-skip:
@@ -130,6 +139,48 @@ endif
 else
 CHECK_EXTRA += check-arm64
 endif
+
+# The emulated machine's root and kernel are kept here between runs (not
+# under $(BUILD): `make clean` keeps them). About 270 MB.
+ARM64_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/vsc/arm64-system
+ARM64_SYSTEM_NEEDS := qemu-system-aarch64 mmdebstrap cpio
+ARM64_SYSTEM_MISSING := $(ARM64_MISSING)$(shell for n in $(ARM64_SYSTEM_NEEDS); do \
+	command -v $$n >/dev/null 2>&1 || printf '%s ' $$n; done)
+
+check-arm64-system: arm64-build
+	@tests/system/arm64/run.sh $(ARM64_BUILD) $(ARM64_CACHE)
+
+check-arm64-system-skip:
+	@echo "check-arm64-system: skipped, missing: $(ARM64_SYSTEM_MISSING)(scripts/deps.sh installs them)"
+
+ifneq ($(strip $(ARM64_SYSTEM_MISSING)),)
+ifeq ($(VSC_REQUIRE_ALL),1)
+CHECK_EXTRA += check-arm64-system
+else
+CHECK_EXTRA += check-arm64-system-skip
+endif
+else
+CHECK_EXTRA += check-arm64-system
+endif
+endif
+
+ifneq ($(filter aarch64%,$(shell $(CC) -dumpmachine 2>/dev/null)),)
+# ---- what tests/system/arm64/guest.sh runs besides `all` --------------------
+# For any AArch64 build: the cross build that the emulated machine runs, or a
+# native build on an ARM64 machine (docs/arm64.md: the same suite there).
+# The watch targets of bpf/watch.mk and the LTTng test target (there is no
+# compiler in the emulated machine). Listed in a recipe: the fragments that
+# define WATCH_TARGET_BINS are read after this one.
+ARM64_SYSTEM_BINS = $(BUILD)/targets/lttng_target
+arm64-system-bins: $(ARM64_SYSTEM_BINS)
+	@$(MAKE) --no-print-directory $(WATCH_TARGET_BINS)
+.PHONY: arm64-system-bins
+
+$(BUILD)/targets/lttng_target: tests/system/lttng_target.c include/vsc/probe.h \
+		$(BUILD)/libvsc-lttng-ust.so
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -Iinclude $< -o $@ \
+		-L$(BUILD) -lvsc-lttng-ust -llttng-ust -lpthread -Wl,-rpath,'$$ORIGIN/..'
 endif
 
 # ---- one target per build folder --------------------------------------------

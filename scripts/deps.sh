@@ -10,7 +10,8 @@ packages="make gcc g++ libc6-dev pkg-config git ca-certificates
   libcapstone-dev libdw-dev librsvg2-bin libxml2-utils chromium
   util-linux procps python3
   parallel munge slurmctld slurmd slurm-client
-  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user file"
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user file
+  qemu-system-arm mmdebstrap cpio"
 
 # The arm64 cross build (scripts/arm64.mk) links against Debian's arm64
 # libraries, installed beside the native ones (multiarch). libcadical-dev is
@@ -21,6 +22,10 @@ arm64_packages="libc6-dev:arm64 libcmocka-dev:arm64 libbpf-dev:arm64
   libbabeltrace2-dev:arm64 libcapstone-dev:arm64 libdw-dev:arm64
   systemtap-sdt-dev:arm64 libstdc++6:arm64"
 packages="$packages $arm64_packages"
+# qemu-system-arm (qemu-system-aarch64), mmdebstrap and cpio: make
+# check-arm64-system builds an arm64 Debian root with mmdebstrap and boots it
+# with Debian's arm64 kernel (tests/system/arm64/); both come from Debian's
+# archive at the first run and are kept in ~/.cache/vsc/arm64-system.
 
 # libcadical-dev is not Multi-Arch: same, so its arm64 static library is
 # unpacked into a folder of its own instead of installed (scripts/arm64.mk
