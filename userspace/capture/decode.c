@@ -451,13 +451,17 @@ static void a64_classify(const cs_insn *ci, struct watch_insn *out)
 	} else {
 		out->access = WATCH_ACCESS_UNKNOWN;
 	}
-	/* Access width from the mnemonic suffix and the register width. */
+	/* Access width from the mnemonic suffix and the register width
+	 * (wzr is a W register: `str wzr` stores 4 zero bytes; ldrsw loads a
+	 * word into an X register). */
 	size_t n = strlen(m);
+	arm64_reg r0 = a->operands[0].reg;
 	if (m[n - 1] == 'b')
 		out->mem_size = 1;
 	else if (m[n - 1] == 'h')
 		out->mem_size = 2;
-	else if (a->operands[0].reg >= ARM64_REG_W0 && a->operands[0].reg <= ARM64_REG_W30)
+	else if ((r0 >= ARM64_REG_W0 && r0 <= ARM64_REG_W30) || r0 == ARM64_REG_WZR ||
+		 (n >= 2 && strcmp(m + n - 2, "sw") == 0))
 		out->mem_size = 4;
 	else
 		out->mem_size = 8;

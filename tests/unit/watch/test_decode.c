@@ -263,6 +263,12 @@ static void test_arm64(void **state)
 	i = find_a64(0x79000001, 0); /* strh w1, [x0] */
 	assert_int_equal(i.access, WATCH_ACCESS_STORE);
 	assert_int_equal(i.mem_size, 2);
+	i = find_a64(0xb900001f, 0); /* str wzr, [x0]: 4 bytes */
+	assert_int_equal(i.access, WATCH_ACCESS_STORE);
+	assert_int_equal(i.mem_size, 4);
+	i = find_a64(0xb9800001, 0); /* ldrsw x1, [x0]: 4 bytes */
+	assert_int_equal(i.mem_size, 4);
+	assert_true(i.sign_extend);
 	i = find_a64(0xc85f7c01, 0); /* ldxr x1, [x0] */
 	assert_int_equal(i.access, WATCH_ACCESS_LOAD);
 	i = find_a64(0xc8027c01, 0); /* stxr w2, x1, [x0] */
@@ -290,6 +296,13 @@ static void test_arm64(void **state)
 	values(WATCH_ARCH_ARM64, &i, &rec, ev, &st);
 	assert_int_equal(ev[0].kind, VSC_CAP_STORE);
 	assert_int_equal(ev[0].value, 77);
+	assert_int_equal(st.unsure, 0);
+	/* str wzr to a 4-byte variable: exactly 0 (was: 8 bytes, unsure) */
+	i = find_a64(0xb900001f, 0);
+	rec = record(1, 4);
+	values(WATCH_ARCH_ARM64, &i, &rec, ev, &st);
+	assert_int_equal(ev[0].kind, VSC_CAP_STORE);
+	assert_int_equal(ev[0].value, 0);
 	assert_int_equal(st.unsure, 0);
 	/* ldadd: old is the memory before, new = old + x1 */
 	i = find_a64(0xf8210002, 0);
