@@ -38,10 +38,19 @@ if [ -s "$out/root.cpio" ] && [ -s "$out/vmlinuz" ]; then
   exit 0
 fi
 
+# One builder at a time (two checks may start together); the other then
+# finds the root built.
+mkdir -p "$cache"
+exec 8>>"$cache/.lock"
+flock -w 900 8 || { echo "root.sh: another build of $cache holds its lock" >&2; exit 1; }
+if [ -s "$out/root.cpio" ] && [ -s "$out/vmlinuz" ]; then
+  echo "$out"
+  exit 0
+fi
+
 for tool in mmdebstrap cpio dpkg-deb apt-get; do
   command -v $tool >/dev/null 2>&1 || { echo "root.sh: $tool is missing (scripts/deps.sh)" >&2; exit 1; }
 done
-mkdir -p "$cache"
 work=$(mktemp -d "$cache/build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -89,6 +98,7 @@ rm -rf "$out"
 mv "$work/out" "$out"
 # Roots of older package lists go: the cache holds one.
 for old in "$cache"/*/; do
+  case $old in "$cache"/build.*) continue ;; esac
   [ "${old%/}" = "$out" ] || rm -rf "${old%/}"
 done
 echo "$out"
