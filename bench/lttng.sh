@@ -111,3 +111,7 @@ row() { printf '%-44s %s\n' "$1" "$2"; }
   rate "  read + convert + write (vsc convert -o)" "$vsc" convert -o "$tmp/conv.vsc" "$tmp/conv"
   rate "  babeltrace2 alone (ctf.fs, muxer, dummy)" babeltrace2 "$tmp/conv" -c sink.utils.dummy
 } | tee -a "$top/bench/results/lttng.txt"
+
+# Real-shaped programs through scripts/vsc-lttng with its default options
+# (blocking): >= 1 M events each, 0 lost, events/s, CPU per event, RSS.
+"$top/tests/system/lttng_stress.sh" "$build" long "$top/bench/results/lttng.txt"

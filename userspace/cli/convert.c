@@ -22,6 +22,9 @@
 	  "globals start with their values in the ELF files\n"                \
 	  "(when the trace covers the processes from their start)")           \
 	X(LIST, 0, "list", NULL, "list the traced processes instead")         \
+	X(LOSS_MODE, 0, "loss-mode", "MODE",                                  \
+	  "say in the header how the channel met full buffers:\n"            \
+	  "block (the programs waited) or drop (LTTng discarded)")            \
 	X(HELP, 'h', "help", NULL, NULL)
 
 enum {
@@ -79,6 +82,13 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case OPT_ELF_INIT:
 			copts.elf_init = true;
+			break;
+		case OPT_LOSS_MODE:
+			if (strcmp(optarg, "block") != 0 && strcmp(optarg, "drop") != 0) {
+				diag("convert", "--loss-mode is block or drop, not '%s'", optarg);
+				return 2;
+			}
+			copts.loss_mode = optarg;
 			break;
 		case OPT_HELP:
 			usage(stdout);

@@ -467,6 +467,7 @@ static struct process *process(struct ctf_conv *conv, uint32_t pid, const bt_eve
 			    .locate = locate_cb,
 			    .ctx = conv },
 		.no_timestamps = conv->opts.no_timestamps,
+		.loss_mode = conv->opts.loss_mode,
 	};
 	/* the destination is chosen after the conversion: lines spill meanwhile */
 	if (trace_writer_open(&p->writer, NULL, &wopts)) {
@@ -750,7 +751,8 @@ int ctf_conv_message(struct ctf_conv *conv, const bt_message *msg)
  * it. With LTTng's default per-user buffers, streams are shared by every
  * process of the user, so a loss cannot be pinned on one: every trace
  * carries all of those. A discarded packet, or a loss of unknown size,
- * counts as one event at least. */
+ * counts as one event at least, and the count is then not exact: the
+ * header says so with `# lost events: at least N` (docs/format.md). */
 static void add_losses(struct ctf_conv *conv, struct process *p)
 {
 	uint64_t shared_events = conv->discarded_events, shared_packets = conv->discarded_packets;
@@ -779,6 +781,8 @@ static void add_losses(struct ctf_conv *conv, struct process *p)
 		 events, packets, conv->discarded_unknown,
 		 conv->npid_losses ? "" : " (per-user buffers: losses of every process)");
 	trace_writer_note(p->writer, "lttng discarded", text);
+	if (packets || conv->discarded_unknown)
+		trace_writer_lost_inexact(p->writer);
 }
 
 int ctf_conv_write(struct ctf_conv *conv, size_t index, FILE *out)

@@ -31,6 +31,9 @@ struct ctf_conv_opts {
 	/* Globals start with their values in the ELF files (the trace covers
 	 * the processes from their start). Needs the statedump, as naming does. */
 	bool elf_init;
+	/* "# loss mode:" line: "block" when the traced programs waited for
+	 * buffer space, "drop" when LTTng discarded events; NULL: no line. */
+	const char *loss_mode;
 };
 
 struct ctf_conv *ctf_conv_new(const struct ctf_conv_opts *opts);

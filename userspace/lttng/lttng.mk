@@ -49,6 +49,7 @@ $(BT2_PLUGIN): $(LTTNG_PLUGIN_OBJ) $(BUILD)/libvsc.a
 .PHONY: check-lttng install-lttng uninstall-lttng
 check-lttng: $(BUILD)/vsc $(LTTNG_PROVIDER) $(BT2_PLUGIN)
 	@tests/system/lttng.sh $(BUILD)
+	@tests/system/lttng_stress.sh $(BUILD) short
 
 install-lttng: $(LTTNG_PROVIDER) $(BT2_PLUGIN)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin

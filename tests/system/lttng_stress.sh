@@ -1,0 +1,188 @@
+#!/bin/sh
+# LTTng path under stress, with scripts/vsc-lttng's default options
+# (blocking channels): real-shaped concurrent programs, built from the same
+# sources as the eBPF path's targets with -DVSC_PROBE_LTTNG, must come out
+# with 0 events lost, every value accounted for, and the right verdict.
+#
+#   tests/system/lttng_stress.sh BUILD short|long [RESULTS_FILE]
+#
+# short: a few hundred thousand events per program (make check);
+# long: >= 1 M events per program (bench/lttng.sh), and a table of events/s
+# at 0 lost, CPU per event (target, LTTng consumer daemon, vsc convert) and
+# vsc convert's peak RSS, appended to RESULTS_FILE when given.
+#
+# Programs (tests/targets): stress_spinlock (a CAS spinlock around a
+# counter, every store a locked RMW: each increment `u counter K-1 K` once),
+# stress_spsc (a spin-waiting single-producer/single-consumer ring: each item
+# read once), stress_seqlock (a sequence lock: each write `u a K-1 K` once),
+# lab_sb (store buffering, one segment per iteration). Skips only without
+# root or LTTng (fails instead with VSC_REQUIRE_ALL=1).
+set -u
+build=$(cd "${1:?usage: lttng_stress.sh BUILD short|long [RESULTS]}" && pwd)
+size=${2:?usage: lttng_stress.sh BUILD short|long [RESULTS]}
+results=${3:-}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vsc=$build/vsc
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "  ok: $*"; }
+bad() { fail=$((fail + 1)); echo "  FAIL: $*"; }
+skip() {
+  if [ "${VSC_REQUIRE_ALL:-0}" = 1 ]; then echo "lttng-stress: FAIL: $* (VSC_REQUIRE_ALL=1)"; exit 1; fi
+  echo "lttng-stress: SKIP: $*"; exit 0
+}
+[ "$(id -u)" = 0 ] || skip "needs root (a system lttng-sessiond)"
+for t in lttng lttng-sessiond; do
+  command -v $t >/dev/null 2>&1 || skip "$t is not installed (scripts/deps.sh)"
+done
+[ -f "$build/libvsc-lttng-ust.so" ] || { echo "lttng-stress: FAIL: no $build/libvsc-lttng-ust.so"; exit 1; }
+
+case $size in
+  short) spin="2 8000" spsc=1500 seqlock="2 4000" lab=3000 ;;
+  long) spin="4 100000" spsc=20000 seqlock="2 150000" lab=100000 ;;
+  *) echo "lttng-stress: size is short or long" >&2; exit 2 ;;
+esac
+
+tmp=$(mktemp -d /tmp/vsc-lttng-stress.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+
+build_target() { # NAME: tests/targets/NAME.c with -DVSC_PROBE_LTTNG into $tmp/NAME
+  cc -std=gnu11 -O2 -g -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -I"$top/include" -pthread \
+    "$top/tests/targets/$1.c" -o "$tmp/$1" -L"$build" -lvsc-lttng-ust -llttng-ust \
+    -Wl,-rpath,"$build" || { bad "$1: does not build with -DVSC_PROBE_LTTNG"; return 1; }
+}
+
+# CPU seconds (user + system) used so far by every lttng-consumerd
+consumer_cpu() {
+  total=0
+  for p in $(pgrep -x lttng-consumerd); do
+    t=$(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null) && total=$((total + t))
+  done
+  echo "$total"
+}
+
+# run NAME CMD...: trace CMD with scripts/vsc-lttng (defaults), keep the CTF
+# trace, convert it again under /usr/bin/time for the converter's numbers.
+# Sets events, lost, and the table row.
+run() {
+  name=$1; shift
+  c0=$(consumer_cpu)
+  "$top/scripts/vsc-lttng" --vsc "$vsc" -t "$tmp/$name.ctf" -o "$tmp/$name.vsc" --no-check \
+    --all-processes -- /usr/bin/time -f '%e %U %S' -o "$tmp/$name.time" "$@" \
+    >"$tmp/$name.out" 2>"$tmp/$name.err"
+  st=$?
+  c1=$(consumer_cpu)
+  events=$(sed -n 's/^# events: //p' "$tmp/$name.vsc" 2>/dev/null)
+  lost=$(sed -n 's/^# lost events: //p' "$tmp/$name.vsc" 2>/dev/null | head -1)
+  if [ $st != 0 ] || ! grep -q 'command exited with status 0' "$tmp/$name.err"; then
+    bad "$name: vsc-lttng status $st: $(grep -v '^vsc-lttng: waiting' "$tmp/$name.err" | tail -2)"
+    return 1
+  fi
+  if [ "$lost" = 0 ] && grep -qx '# loss mode: block' "$tmp/$name.vsc" &&
+     tail -1 "$tmp/$name.vsc" | grep -q "^# end of trace: events=$events lost=0 uncertain=0$"; then
+    ok "$name: $events events, 0 lost (loss mode block, trailer matches)"
+  else
+    bad "$name: events ${events:-?}, lost ${lost:-?}, $(grep '^# loss mode' "$tmp/$name.vsc"), last line: $(tail -1 "$tmp/$name.vsc")"
+  fi
+  [ "$size" = long ] || return 0
+  /usr/bin/time -f '%e %U %S %M' -o "$tmp/$name.conv" "$vsc" convert \
+    -o "$tmp/$name.again.vsc" "$tmp/$name.ctf" 2>/dev/null
+  ticks=$(getconf CLK_TCK)
+  awk -v n="$name" -v ev="$events" -v c="$(($c1 - $c0))" -v hz="$ticks" \
+    -v t="$(cat "$tmp/$name.time")" -v cv="$(cat "$tmp/$name.conv")" 'BEGIN {
+    split(t, a, " "); split(cv, b, " ")
+    printf "| %-9s | %9d | 0 | %9.0f | %7.0f | %7.0f | %7.0f | %6.0f |\n", n, ev,
+      ev / a[1], (a[2] + a[3]) * 1e9 / ev, c / hz * 1e9 / ev, (b[2] + b[3]) * 1e9 / ev, b[4] / 1024
+  }' >>"$tmp/table"
+}
+
+echo "lttng-stress ($size): scripts/vsc-lttng with default options"
+: >"$tmp/table"
+
+# 1. spinlock counter, every store a locked RMW: consistent, every increment once
+if [ -f "$top/tests/targets/stress_spinlock.c" ] && build_target stress_spinlock; then
+  # shellcheck disable=SC2086
+  set -- $spin
+  n=$(($1 * $2))
+  if run spinlock "$tmp/stress_spinlock" $spin; then
+    awk -v n="$n" '$2 == "u" && $3 == "counter" { if ($5 != $4 + 1 || seen[$5]++) bad++; k++ }
+      END { for (i = 1; i <= n; i++) if (seen[i] != 1) bad++; exit !(k == n && !bad) }' \
+      "$tmp/spinlock.vsc" && ok "spinlock: every increment u counter K-1 K once, K = 1..$n" ||
+      bad "spinlock: the increments are not each present once"
+    "$vsc" check "$tmp/spinlock.vsc" >"$tmp/spinlock.check" 2>&1 &&
+      ok "spinlock: consistent" || bad "spinlock: vsc check: $(head -2 "$tmp/spinlock.check")"
+  fi
+elif [ ! -f "$top/tests/targets/stress_spinlock.c" ]; then
+  # the eBPF path's stress target; this leg runs as soon as it is in the tree
+  echo "  note: spinlock: no tests/targets/stress_spinlock.c in this tree, leg not run"
+fi
+
+# 2. SPSC ring with spin-waits: consistent, each item read once
+if build_target stress_spsc && run spsc "$tmp/stress_spsc" "$spsc"; then
+  awk -v n="$spsc" '$2 == "r" && $3 ~ /^ring(:|$)/ { if (seen[$4]++) bad++; k++ }
+    END { for (i = 1; i <= n; i++) if (seen[i] != 1) bad++; exit !(k == n && !bad) }' \
+    "$tmp/spsc.vsc" && ok "spsc: items 1..$spsc each read once from the ring" ||
+    bad "spsc: the items read are not 1..$spsc once each"
+  "$vsc" check "$tmp/spsc.vsc" >"$tmp/spsc.check" 2>&1 &&
+    ok "spsc: consistent" || bad "spsc: vsc check: $(head -2 "$tmp/spsc.check")"
+fi
+
+# 3. seqlock: consistent, each write of a and b once
+# shellcheck disable=SC2086
+set -- $seqlock
+if build_target stress_seqlock && run seqlock "$tmp/stress_seqlock" $seqlock; then
+  awk -v n="$2" '$2 == "u" && ($3 == "a" || $3 == "b") {
+      if ($5 != $4 + 1 || seen[$3, $5]++) bad++; k++ }
+    END { for (i = 1; i <= n; i++) if (seen["a", i] != 1 || seen["b", i] != 1) bad++
+      exit !(k == 2 * n && !bad) }' "$tmp/seqlock.vsc" &&
+    ok "seqlock: every write u a K-1 K and u b K-1 K once, K = 1..$2" ||
+    bad "seqlock: the writes are not each present once"
+  "$vsc" check "$tmp/seqlock.vsc" >"$tmp/seqlock.check" 2>&1 &&
+    ok "seqlock: consistent" || bad "seqlock: vsc check: $(head -2 "$tmp/seqlock.check")"
+fi
+
+# 4. lab store buffering: a segment per iteration, inconsistent exactly
+# where the target saw r0 = r1 = 0
+if cc -std=gnu11 -O2 -g -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -I"$top/include" -pthread \
+     "$top/tests/targets/lab_sb.c" -o "$tmp/lab_sb" -L"$build" -lvsc-lttng-ust -llttng-ust \
+     -Wl,-rpath,"$build" && run lab_sb "$tmp/lab_sb" "$lab" "$tmp/outcomes"; then
+  weak=$(awk '$2 == 0 && $3 == 0' "$tmp/outcomes" | wc -l)
+  "$vsc" check --summary --json "$tmp/lab_sb.vsc" >"$tmp/lab.json" 2>"$tmp/lab.err"
+  python3 - "$tmp/lab.json" "$lab" "$weak" <<'PY' && ok "lab_sb: $lab segments, $weak inconsistent (r0 = r1 = 0), the rest consistent" ||
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["segments_total"] == int(sys.argv[2]), s["segments_total"]
+assert s["segments_inconsistent"] == int(sys.argv[3]), s["segments_inconsistent"]
+assert s["segments_unknown"] == 0 and not s["files_incomplete"]
+PY
+    bad "lab_sb: $(head -c 300 "$tmp/lab.json") $(cat "$tmp/lab.err")"
+else
+  bad "lab_sb: did not build or run"
+fi
+
+# 5. --drop (opt-in) says so, and a loss makes the verdict unknown
+"$top/scripts/vsc-lttng" --vsc "$vsc" --drop --subbuf-size 4k --num-subbuf 2 -o "$tmp/drop.vsc" \
+  -- "$tmp/stress_spsc" "$spsc" >"$tmp/drop.out" 2>"$tmp/drop.err"
+st=$?
+dlost=$(sed -n 's/^# lost events: //p' "$tmp/drop.vsc" | head -1)
+if grep -qx '# loss mode: drop' "$tmp/drop.vsc" && [ "${dlost:-0}" -gt 0 ] && [ $st = 3 ] &&
+   [ "$(head -1 "$tmp/drop.out")" = unknown ] && grep -q 'events were lost' "$tmp/drop.out"; then
+  ok "--drop: header says loss mode drop, $dlost lost, vsc check: unknown (status 3)"
+else
+  bad "--drop: status $st, lost ${dlost:-?}, $(grep '^# loss mode' "$tmp/drop.vsc"), out: $(head -2 "$tmp/drop.out")"
+fi
+
+if [ "$size" = long ]; then
+  {
+    echo "lttng stress (scripts/vsc-lttng defaults: blocking, 1M x 8 sub-buffers per CPU)"
+    echo "machine: $(nproc) CPUs, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg)," \
+      "commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')"
+    echo "| program   |    events | lost | events/s (traced, wall) | target CPU ns/event | consumerd CPU ns/event | convert CPU ns/event | convert peak RSS MiB |"
+    echo "|---|---|---|---|---|---|---|---|"
+    cat "$tmp/table"
+  } >"$tmp/report"
+  cat "$tmp/report"
+  [ -z "$results" ] || cat "$tmp/report" >>"$results"
+fi
+echo "lttng-stress: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
