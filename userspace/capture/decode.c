@@ -815,7 +815,7 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 			int64_t expected =
 				watch_value_normalize(reg_value(arch, rec, insn->reg2, 0), size);
 			bool success = after ? flag(arch, rec, X86_ZF) : expected == mem;
-			if (!success || !src_known) {
+			if (!success) {
 				/* A failed compare-and-swap only reads. x86: the
 				 * accumulator holds what was read. */
 				out[0].kind = VSC_CAP_LOAD;
@@ -823,9 +823,12 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 				exact = after && ok;
 				goto done;
 			}
+			/* It wrote: without the source register the value
+			 * written comes from memory, so it is unsure (it was
+			 * recorded as an exact read before). */
 			old = expected;
-			new = s;
-			exact = ok && after;
+			new = src_known ? s : mem;
+			ok = ok && src_known;
 			break;
 		}
 		case WATCH_OP_XCHG:

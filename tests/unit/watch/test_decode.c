@@ -187,6 +187,18 @@ static void test_x86_values(void **state)
 	assert_int_equal(ev[0].kind, VSC_CAP_RMW);
 	assert_int_equal(ev[0].value, 5);
 	assert_int_equal(ev[0].new_value, 9);
+	/* a success whose source register was not captured: it wrote, and
+	 * what it wrote is only known from memory (unsure) */
+	struct watch_insn blind = i;
+	blind.reg = -1;
+	blind.has_imm = false;
+	rec.ev.value = 12;
+	values(WATCH_ARCH_X86_64, &blind, &rec, ev, &st);
+	assert_int_equal(ev[0].kind, VSC_CAP_RMW);
+	assert_int_equal(ev[0].value, 5);
+	assert_int_equal(ev[0].new_value, 12);
+	assert_true(ev[0].flags & VSC_CAP_F_VALUE_UNSURE);
+	assert_int_equal(st.unsure, 1);
 	rec.regs[EFLAGS] = 0;
 	rec.regs[RAX] = 0xffffffff; /* what it read: -1 as a 4-byte value */
 	rec.ev.value = 0xffffffff;
