@@ -23,7 +23,7 @@
 	  "(when the trace covers the processes from their start)")           \
 	X(LIST, 0, "list", NULL, "list the traced processes instead")         \
 	X(LOSS_MODE, 0, "loss-mode", "MODE",                                  \
-	  "say in the header how the channel met full buffers:\n"            \
+	  "say in the header how the channel met full buffers:\n"             \
 	  "block (the programs waited) or drop (LTTng discarded)")            \
 	X(HELP, 'h', "help", NULL, NULL)
 
