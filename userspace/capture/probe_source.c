@@ -29,10 +29,6 @@ _Static_assert(__builtin_offsetof(struct vsc_probe_log, entries) ==
 		       __builtin_offsetof(struct vsc_record_log, entries),
 	       "log header");
 
-struct segment_name {
-	int64_t id;
-	char name[64];
-};
 
 /* "every entry below seq was read": written into the log at addr */
 struct ack {
@@ -53,8 +49,6 @@ struct vsc_probe_source {
 	char **attached; /* paths looked at (with or without probes) */
 	size_t attached_count;
 	int files; /* files with vsc probes, attached */
-	struct segment_name *segments;
-	size_t segment_count;
 	struct bpf_link *end_links[2]; /* sys_enter, signal_deliver */
 	struct bpf_link **block_links; /* vsc:block, one per file */
 	size_t block_link_count;
@@ -83,26 +77,6 @@ static int print_verbose(enum libbpf_print_level level, const char *fmt, va_list
 	return vfprintf(stderr, fmt, ap);
 }
 
-static void remember_segment(struct vsc_probe_source *src, const struct vsc_capture_event *e)
-{
-	for (size_t i = 0; i < src->segment_count; i++)
-		if (src->segments[i].id == e->value)
-			return;
-	struct segment_name *p = realloc(src->segments, (src->segment_count + 1) * sizeof(*p));
-	if (!p)
-		return; /* the segment keeps its default name */
-	src->segments = p;
-	struct segment_name *s = &p[src->segment_count];
-	s->id = e->value;
-	s->name[0] = '\0';
-	if (e->addr && src->target) {
-		ssize_t n = vsc_target_read(src->target, e->addr, s->name, sizeof(s->name) - 1);
-		s->name[n > 0 ? n : 0] = '\0';
-		s->name[strnlen(s->name, sizeof(s->name) - 1)] = '\0';
-	}
-	src->segment_count++;
-}
-
 /* One log entry as the capture event the writer takes. */
 static struct vsc_capture_event event_of(const struct vsc_record_entry *en, uint64_t seq,
 					 uint32_t pid, uint32_t tid)
@@ -127,8 +101,6 @@ static int add_entries(struct vsc_probe_source *src, const struct vsc_record_log
 {
 	for (uint32_t i = from; i < log->count; i++) {
 		struct vsc_capture_event e = event_of(&log->entries[i], log->seq + i, pid, tid);
-		if (e.kind == VSC_CAP_SEGMENT)
-			remember_segment(src, &e);
 		int err = trace_writer_add(src->writer, &e);
 		if (err == -ENOMEM)
 			return err;
@@ -477,15 +449,21 @@ static int drain_logs(struct vsc_probe_source *src)
 	return src->moved;
 }
 
-static int segment_name(struct capture_source *base, int64_t id, char *buf, size_t len)
+/* A segment's name, read from the target when the writer first meets its
+ * marker (once per segment: no table of names to search). */
+static int segment_name(struct capture_source *base, int64_t id, uint64_t name_addr, char *buf,
+			size_t len)
 {
 	const struct vsc_probe_source *src = (const struct vsc_probe_source *)base;
-	for (size_t i = 0; i < src->segment_count; i++)
-		if (src->segments[i].id == id && src->segments[i].name[0]) {
-			snprintf(buf, len, "%s", src->segments[i].name);
-			return 0;
-		}
-	return -ENOENT;
+	(void)id;
+	if (!name_addr || !src->target || len < 2)
+		return -ENOENT;
+	size_t want = len - 1 < 64 ? len - 1 : 64;
+	ssize_t n = vsc_target_read(src->target, name_addr, buf, want);
+	if (n <= 0)
+		return -ENOENT;
+	buf[n] = '\0';
+	return buf[0] ? 0 : -ENOENT;
 }
 
 static void detach(struct vsc_probe_source *src)
@@ -514,7 +492,6 @@ static void close_source(struct capture_source *base)
 	for (size_t i = 0; i < src->attached_count; i++)
 		free(src->attached[i]);
 	free(src->attached);
-	free(src->segments);
 	ring_buffer__free(src->ring);
 	record__destroy(src->skel);
 	free(src);

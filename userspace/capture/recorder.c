@@ -110,8 +110,8 @@ static int segment_name(void *ctx, uint32_t pid, int64_t id, uint64_t name_addr,
 {
 	struct recorder *rec = ctx;
 	const struct capture_source_ops *ops = rec->src->ops;
-	(void)pid, (void)name_addr;
-	return ops->segment_name ? ops->segment_name(rec->src, id, buf, len) : -ENOENT;
+	(void)pid;
+	return ops->segment_name ? ops->segment_name(rec->src, id, name_addr, buf, len) : -ENOENT;
 }
 
 /* ---- set up ---------------------------------------------------------------- */

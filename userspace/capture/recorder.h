@@ -57,7 +57,10 @@ struct capture_source_ops {
 	int (*init_value)(struct capture_source *src, uint64_t addr, int64_t *value);
 	/* Optional: replaces the symbols' locations. */
 	int (*locate)(struct capture_source *src, uint32_t pid, uint64_t ip, char *buf, size_t len);
-	int (*segment_name)(struct capture_source *src, int64_t id, char *buf, size_t len);
+	/* Optional: the name of segment `id` (name_addr: where the target
+	 * keeps it, or 0), asked once, when its first marker is written. */
+	int (*segment_name)(struct capture_source *src, int64_t id, uint64_t name_addr, char *buf,
+			    size_t len);
 	void (*close)(struct capture_source *src);
 };
 
