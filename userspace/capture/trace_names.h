@@ -47,6 +47,8 @@ struct trace_var {
 	bool seen_before;   /* listed in an execution written earlier */
 	uint64_t head_mark; /* 1 + serial of the written execution that lists it */
 	bool head_init;     /* that execution has an init line for it */
+	uint64_t held_mark; /* 1 + serial of the held execution that listed it last */
+	size_t held_pos;    /* where in that execution's list */
 };
 
 struct trace_names {

@@ -13,10 +13,17 @@
 #include "trace_text.h"
 
 #define NO_PART UINT64_MAX
+#define CLOSED_PART (UINT64_MAX - 1) /* its execution was written before its end */
 /* Younger segments held before the oldest one is closed even though every
  * thread has left it: room for a thread whose events of it come late. */
 #define LAG_PARTS 1024
 #define LAG_BYTES (32u << 20)
+/* Held lines beyond this close the oldest execution even though a thread is
+ * still in it (a thread that stopped early or whose events are lost): its
+ * later events of that execution are counted as lost. Memory stays bounded. */
+#define HELD_CAP (64u << 20)
+/* Segment ids recently written, so a late thread's marker for one is seen. */
+#define CLOSED_IDS 65536
 
 /* One thread: where it is in program order, and the events that came early. */
 struct tw_thread {
@@ -39,7 +46,6 @@ struct tw_part {
 	size_t text_len, text_cap;
 	uint32_t *vars; /* variables its held lines use: index << 1 | read */
 	size_t var_count, var_cap;
-	struct trace_map var_pos; /* var index -> position in vars */
 	uint64_t events, uncertain;
 };
 
@@ -63,9 +69,14 @@ struct trace_writer {
 	size_t held_bytes;
 
 	uint64_t events, uncertain;
-	uint64_t lost_reported, lost_gaps, lost_late;
+	int64_t *closed_ids; /* ring of the last CLOSED_IDS segment ids written */
+	size_t closed_next;
+	struct trace_map closed_map; /* segment id -> its place in closed_ids */
+
+	uint64_t lost_reported, lost_gaps, lost_late, lost_closed;
 	bool lost_inexact;
 	bool finished;
+	int err; /* out of memory where no caller could be told at once */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -135,7 +146,6 @@ static void part_free(struct tw_part *p)
 		return;
 	free(p->text);
 	free(p->vars);
-	trace_map_free(&p->var_pos);
 	free(p);
 }
 
@@ -181,16 +191,19 @@ static void list_in_head(struct trace_writer *w, struct tw_part *head, uint32_t 
 	}
 }
 
-static int list_in_held(struct tw_part *p, uint32_t var, bool read)
+/* A variable used by a held line: listed once per run of uses (a variable
+ * listed twice gets one init line all the same, see list_in_head). */
+static int list_in_held(struct trace_writer *w, struct tw_part *p, uint32_t var, bool read)
 {
-	uint32_t at;
-	if (trace_map_get(&p->var_pos, 0, var, &at)) {
-		p->vars[at] |= read;
+	struct trace_var *v = &w->names.vars[var];
+	if (v->held_mark == p->serial + 1) {
+		p->vars[v->held_pos] |= read;
 		return 0;
 	}
-	if (grow((void **)&p->vars, &p->var_cap, p->var_count + 1, sizeof(*p->vars)) ||
-	    trace_map_put(&p->var_pos, 0, var, (uint32_t)p->var_count))
+	if (grow((void **)&p->vars, &p->var_cap, p->var_count + 1, sizeof(*p->vars)))
 		return -ENOMEM;
+	v->held_mark = p->serial + 1;
+	v->held_pos = p->var_count;
 	p->vars[p->var_count++] = var << 1 | read;
 	return 0;
 }
@@ -207,12 +220,42 @@ static int hold_line(struct trace_writer *w, struct tw_part *p, const char *line
 
 /* The head execution is written and gone; the next one becomes the head:
  * its segment line, its init lines, its held lines. */
+/* Remember a written segment's id: a marker for it that comes later cannot
+ * join it any more. 0 or -ENOMEM. */
+static int remember_closed(struct trace_writer *w, int64_t id)
+{
+	uint32_t at;
+	if (!w->closed_ids && !(w->closed_ids = calloc(CLOSED_IDS, sizeof(*w->closed_ids))))
+		return -ENOMEM;
+	size_t slot = w->closed_next++ % CLOSED_IDS;
+	int64_t old = w->closed_ids[slot];
+	if (w->closed_next > CLOSED_IDS && trace_map_get(&w->closed_map, 0, (uint64_t)old, &at) &&
+	    at == slot)
+		trace_map_remove(&w->closed_map, 0, (uint64_t)old);
+	w->closed_ids[slot] = id;
+	return trace_map_put(&w->closed_map, 0, (uint64_t)id, (uint32_t)slot);
+}
+
+/* Threads still in the execution being closed: the rest of their events of
+ * it can no longer be written, and are counted as lost. */
+static void orphan_threads(struct trace_writer *w, const struct tw_part *p)
+{
+	for (size_t i = 0; i < w->thread_count && p->threads_in; i++)
+		if (w->threads[i].part == p->serial)
+			w->threads[i].part = CLOSED_PART;
+}
+
 static void close_head(struct trace_writer *w)
 {
 	struct tw_part *p = head_part(w);
-	trace_map_remove(&w->segment_map, 0, (uint64_t)p->id);
-	if (p->is_start && w->start_serial == p->serial)
+	if (!p->is_start) {
+		trace_map_remove(&w->segment_map, 0, (uint64_t)p->id);
+		if (remember_closed(w, p->id))
+			w->err = -ENOMEM;
+	} else if (w->start_serial == p->serial) {
 		w->start_serial = NO_PART;
+	}
+	orphan_threads(w, p);
 	part_free(p);
 	w->parts[w->part_head++] = NULL;
 	struct tw_part *next = head_part(w);
@@ -229,7 +272,6 @@ static void close_head(struct trace_writer *w)
 	w->held_bytes -= next->text_len;
 	free(next->text);
 	free(next->vars);
-	trace_map_free(&next->var_pos);
 	next->text = NULL;
 	next->vars = NULL;
 	next->text_len = next->text_cap = next->var_count = next->var_cap = 0;
@@ -242,7 +284,10 @@ static void close_finished(struct trace_writer *w, bool at_end)
 	for (;;) {
 		struct tw_part *head = head_part(w);
 		size_t open = w->part_len - w->part_head;
-		if (!head || open < 2 || (!at_end && head->threads_in))
+		if (!head || open < 2)
+			return;
+		size_t cap = w->opts.held_limit ? w->opts.held_limit : HELD_CAP;
+		if (!at_end && head->threads_in && w->held_bytes <= cap)
 			return;
 		if (!at_end && open <= LAG_PARTS && w->held_bytes <= LAG_BYTES)
 			return;
@@ -257,7 +302,7 @@ static int enter_part(struct trace_writer *w, struct tw_thread *t,
 {
 	uint32_t serial32;
 	struct tw_part *p = NULL;
-	if (t->part != NO_PART)
+	if (t->part != NO_PART && t->part != CLOSED_PART)
 		part_at(w, t->part)->threads_in--;
 	t->part = NO_PART;
 	if (!marker && w->start_serial != NO_PART) {
@@ -269,6 +314,9 @@ static int enter_part(struct trace_writer *w, struct tw_thread *t,
 		w->start_serial = p->serial;
 	} else if (trace_map_get(&w->segment_map, 0, (uint64_t)marker->value, &serial32)) {
 		p = part_at(w, serial32);
+	} else if (trace_map_get(&w->closed_map, 0, (uint64_t)marker->value, &serial32)) {
+		t->part = CLOSED_PART; /* written already: its events here are lost */
+		return 0;
 	} else {
 		char name[72];
 		trace_names_segment(&w->names, marker, name, sizeof(name));
@@ -295,6 +343,10 @@ static int deliver(struct trace_writer *w, struct tw_thread *t, const struct vsc
 			close_finished(w, false);
 		return err;
 	}
+	if (t->part == CLOSED_PART) {
+		w->lost_closed++;
+		return 0;
+	}
 	if (t->part == NO_PART && (err = enter_part(w, t, NULL)))
 		return err;
 	if ((err = trace_names_var(&w->names, e, &var)))
@@ -312,7 +364,7 @@ static int deliver(struct trace_writer *w, struct tw_thread *t, const struct vsc
 		w->uncertain += unsure;
 		return 0;
 	}
-	if ((err = list_in_held(p, var, is_read(e))) || (err = hold_line(w, p, line, len)))
+	if ((err = list_in_held(w, p, var, is_read(e))) || (err = hold_line(w, p, line, len)))
 		return err;
 	p->events++;
 	p->uncertain += unsure;
@@ -389,6 +441,8 @@ int trace_writer_add(struct trace_writer *w, const struct vsc_capture_event *e)
 	if (e->kind != VSC_CAP_SEGMENT && e->size != 1 && e->size != 2 && e->size != 4 &&
 	    e->size != 8)
 		return -EINVAL;
+	if (w->err)
+		return w->err;
 	if (e->ts_ns < w->opts.min_ts)
 		return 0; /* logged before this recording began */
 	struct tw_thread *t = thread_of(w, e);
@@ -474,6 +528,8 @@ void trace_writer_free(struct trace_writer *w)
 		part_free(w->parts[i]);
 	free(w->parts);
 	trace_map_free(&w->segment_map);
+	free(w->closed_ids);
+	trace_map_free(&w->closed_map);
 	free(w);
 }
 
@@ -526,7 +582,7 @@ uint64_t trace_writer_events(const struct trace_writer *w)
 uint64_t trace_writer_lost(const struct trace_writer *w)
 {
 	uint64_t seen = w->lost_reported > w->lost_gaps ? w->lost_reported : w->lost_gaps;
-	return seen + w->lost_late;
+	return seen + w->lost_late + w->lost_closed;
 }
 
 bool trace_writer_lost_exact(const struct trace_writer *w)
@@ -561,8 +617,15 @@ int trace_writer_finish(struct trace_writer *w, FILE *out)
 		return -EINVAL;
 	w->finished = true;
 	int err = flush_all(w);
+	if (!err)
+		err = w->err;
 	if (err)
 		return err;
+	if (w->lost_closed) {
+		char n[32];
+		snprintf(n, sizeof(n), "%" PRIu64, w->lost_closed);
+		trace_writer_note(w, "events of executions written before they came (lost)", n);
+	}
 	struct trace_header h = header_of(w);
 	struct trace_counts c = { .threads = w->thread_count,
 				  .events = w->events,

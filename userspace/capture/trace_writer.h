@@ -23,7 +23,11 @@
  *   of that execution: the oldest open segment is written out directly,
  *   younger ones are held until every thread has moved past the older
  *   ones (then written as a whole). Events before a thread's first marker
- *   belong to the execution before the first `segment` line.
+ *   belong to the execution before the first `segment` line. A thread
+ *   that stays in an old execution while held lines pass `held_limit`
+ *   (64 MiB) gets that execution written all the same: the rest of its
+ *   events of it, and events for a recently written segment id, are
+ *   counted as lost (never put into another execution).
  * - Names, initial values and locations are found once per address
  *   (trace_names.h); event lines are written as they come (trace_text.h).
  *
@@ -52,6 +56,7 @@ struct trace_writer_opts {
 	bool no_timestamps;    /* leave out the @TS hints */
 	uint64_t min_ts;       /* drop events with ts_ns < min_ts (stale batches) */
 	size_t reorder_window; /* early events held per thread; 0: the default */
+	size_t held_limit;     /* bytes of held segment lines; 0: the default */
 };
 
 #define TRACE_WRITER_DEFAULT_WINDOW 65536

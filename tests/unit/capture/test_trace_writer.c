@@ -304,6 +304,50 @@ static void test_many_segments(void **state)
 	free(text);
 }
 
+/* Thread 1 stays in segment 0 while thread 2 runs on: past the held limit,
+ * segment 0 is written without the rest of thread 1's events, which are
+ * counted as lost, and so are its events after a marker for a segment
+ * already written: never moved into another execution. */
+static void test_stuck_thread(void **state)
+{
+	(void)state;
+	struct trace_writer_opts opts = { .no_timestamps = true, .held_limit = 4096 };
+	struct trace_writer *w = open_null(&opts);
+	uint64_t seq2 = 0;
+	struct vsc_capture_event a[] = {
+		tw_event(1, 0, VSC_CAP_SEGMENT, 0, 0, 0, 0),
+		tw_event(1, 1, VSC_CAP_STORE, 0x10, 1, 0, 8),
+	};
+	add_all(w, a, 2);
+	for (long i = 0; i < 2000; i++) {
+		struct vsc_capture_event b[] = {
+			tw_event(2, seq2++, VSC_CAP_SEGMENT, 0, i, 0, 0),
+			tw_event(2, seq2++, VSC_CAP_LOAD, 0x10, 0, 0, 8),
+		};
+		add_all(w, b, 2);
+	}
+	struct vsc_capture_event late[] = {
+		tw_event(1, 2, VSC_CAP_STORE, 0x10, 2, 0, 8),   /* segment 0 is written: lost */
+		tw_event(1, 3, VSC_CAP_SEGMENT, 0, 1, 0, 0),     /* written too */
+		tw_event(1, 4, VSC_CAP_STORE, 0x10, 3, 0, 8),   /* lost */
+		tw_event(1, 5, VSC_CAP_SEGMENT, 0, 1999, 0, 0), /* still open */
+		tw_event(1, 6, VSC_CAP_STORE, 0x10, 4, 0, 8),
+	};
+	add_all(w, late, 5);
+	char *text = tw_finish_text(w);
+	assert_int_equal(tw_header(text, "lost events"), 2);
+	assert_int_equal(tw_header(text, "events"), 2000 + 2);
+	assert_non_null(strstr(text, "\nsegment 0\ninit 0x10 ?\n1 w 0x10 1\n2 r 0x10 0\nsegment 1\n"));
+	assert_non_null(strstr(text, "\nsegment 1999\ninit 0x10 ?\n2 r 0x10 0\n1 w 0x10 4\n"));
+	assert_null(strstr(text, "1 w 0x10 2"));
+	assert_null(strstr(text, "1 w 0x10 3"));
+	size_t segments = 0;
+	for (const char *p = strstr(text, "\nsegment "); p; p = strstr(p + 1, "\nsegment "))
+		segments++;
+	assert_int_equal(segments, 2000); /* none split in two */
+	free(text);
+}
+
 static void test_uncertain_counted(void **state)
 {
 	(void)state;
@@ -346,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_late_and_duplicate),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_many_segments),
+		cmocka_unit_test(test_stuck_thread),
 		cmocka_unit_test(test_uncertain_counted),
 		cmocka_unit_test(test_lost_inexact),
 	};
