@@ -24,6 +24,17 @@ BENCH_EXTRA += bench-explain
 bench-explain: $(BUILD)/vsc
 	@BENCH_QUICK=$(BENCH_QUICK) bench/explain.sh $(BUILD)
 
+# The trace writer alone: events/s and peak RSS up to 10^7 events and 2 M
+# segments (bench/trace_writer.sh, bench/results/trace_writer.txt).
+.PHONY: bench-trace-writer
+BENCH_EXTRA += bench-trace-writer
+$(BUILD)/bench/trace_writer_bench: bench/trace_writer_bench.c $(TRACE_WRITER_SRC) \
+		$(TRACE_WRITER_SRC:.c=.h) bpf/vsc_event.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TRACE_WRITER_SRC)
+bench-trace-writer: $(BUILD)/bench/trace_writer_bench
+	@bench/trace_writer.sh $<
+
 bench: $(BENCH_EXTRA)
 
 # Lab runs: lab.h against the plain test, recording time against the plain
