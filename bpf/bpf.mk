@@ -78,6 +78,12 @@ CHECK_EXTRA += check-record
 check-record: $(BUILD)/vsc $(PROBE_TARGETS)
 	@tests/system/record.sh $(BUILD)/vsc $(BUILD)/targets
 
+# The recorder's output handling: -o first, refusals, write errors, pipes.
+.PHONY: check-recorder
+CHECK_EXTRA += check-recorder
+check-recorder: $(BUILD)/vsc $(PROBE_TARGETS)
+	@tests/system/recorder.sh $(BUILD)/vsc $(BUILD)/targets
+
 # The libelf symbolizer on its own test program (cmocka), PIE and not.
 .PHONY: check-capture-symbols
 CHECK_EXTRA += check-capture-symbols
