@@ -14,14 +14,14 @@
 
 #define NO_PART UINT64_MAX
 #define CLOSED_PART (UINT64_MAX - 1) /* its execution was written before its end */
-/* Younger segments held before the oldest one is closed even though every
- * thread has left it: room for a thread whose events of it come late. */
-#define LAG_PARTS 1024
-#define LAG_BYTES (32u << 20)
-/* Held lines beyond this close the oldest execution even though a thread is
- * still in it (a thread that stopped early or whose events are lost): its
- * later events of that execution are counted as lost. Memory stays bounded. */
-#define HELD_CAP (64u << 20)
+/* An execution is written out when the recording ends: a thread may still
+ * come with events of it (a lab run's threads each send their whole log
+ * after the run, one after the other). Held lines and executions beyond
+ * this memory close the oldest execution all the same: the events of it
+ * that come later are counted as lost. Memory stays bounded. */
+#define HELD_CAP (128u << 20)
+/* Memory of one held execution besides its lines, roughly. */
+#define PART_COST (sizeof(struct tw_part) + 96)
 /* Segment ids recently written, so a late thread's marker for one is seen. */
 #define CLOSED_IDS 65536
 
@@ -163,6 +163,7 @@ static struct tw_part *new_part(struct trace_writer *w, bool is_start, int64_t i
 	if (!p)
 		return NULL;
 	p->serial = w->next_serial++;
+	w->held_bytes += PART_COST;
 	p->is_start = is_start;
 	p->id = id;
 	snprintf(p->name, sizeof(p->name), "%s", name);
@@ -256,6 +257,7 @@ static void close_head(struct trace_writer *w)
 		w->start_serial = NO_PART;
 	}
 	orphan_threads(w, p);
+	w->held_bytes -= PART_COST;
 	part_free(p);
 	w->parts[w->part_head++] = NULL;
 	struct tw_part *next = head_part(w);
@@ -277,8 +279,8 @@ static void close_head(struct trace_writer *w)
 	next->text_len = next->text_cap = next->var_count = next->var_cap = 0;
 }
 
-/* Close the oldest executions every thread has left, once enough younger
- * ones are held (or all of them at the end). */
+/* Close the oldest executions: at the end, or when the held ones take too
+ * much memory. */
 static void close_finished(struct trace_writer *w, bool at_end)
 {
 	for (;;) {
@@ -287,9 +289,7 @@ static void close_finished(struct trace_writer *w, bool at_end)
 		if (!head || open < 2)
 			return;
 		size_t cap = w->opts.held_limit ? w->opts.held_limit : HELD_CAP;
-		if (!at_end && head->threads_in && w->held_bytes <= cap)
-			return;
-		if (!at_end && open <= LAG_PARTS && w->held_bytes <= LAG_BYTES)
+		if (!at_end && w->held_bytes <= cap)
 			return;
 		close_head(w);
 	}

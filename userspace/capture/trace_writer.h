@@ -20,14 +20,15 @@
  *   kept) or, before the thread's first event, a loss.
  * - Without segment markers the lines go out as they come. With them
  *   (VSC_CAP_SEGMENT), each `segment NAME` must hold every thread's events
- *   of that execution: the oldest open segment is written out directly,
- *   younger ones are held until every thread has moved past the older
- *   ones (then written as a whole). Events before a thread's first marker
- *   belong to the execution before the first `segment` line. A thread
- *   that stays in an old execution while held lines pass `held_limit`
- *   (64 MiB) gets that execution written all the same: the rest of its
- *   events of it, and events for a recently written segment id, are
- *   counted as lost (never put into another execution).
+ *   of that execution, and a thread may still come with events of an old
+ *   one (a lab run's threads each send their whole log after the run):
+ *   segments are held in memory, compactly (their lines, as text), and
+ *   written in order at the end. Events before a thread's first marker
+ *   belong to the execution before the first `segment` line, written as
+ *   they come. When held segments pass `held_limit` (128 MiB) the oldest is
+ *   written all the same: its events that come later, and events for a
+ *   recently written segment id, are counted as lost (never put into
+ *   another execution).
  * - Names, initial values and locations are found once per address
  *   (trace_names.h); event lines are written as they come (trace_text.h).
  *
@@ -56,7 +57,7 @@ struct trace_writer_opts {
 	bool no_timestamps;    /* leave out the @TS hints */
 	uint64_t min_ts;       /* drop events with ts_ns < min_ts (stale batches) */
 	size_t reorder_window; /* early events held per thread; 0: the default */
-	size_t held_limit;     /* bytes of held segment lines; 0: the default */
+	size_t held_limit;     /* bytes of held segments; 0: the default */
 };
 
 #define TRACE_WRITER_DEFAULT_WINDOW 65536

@@ -304,6 +304,41 @@ static void test_many_segments(void **state)
 	free(text);
 }
 
+/* A lab run whose threads each send their whole log after the run, one
+ * after the other: every segment still holds both threads' events. */
+static void test_logs_one_after_another(void **state)
+{
+	(void)state;
+	enum { SEGMENTS = 20000 };
+	struct trace_writer_opts opts = { .no_timestamps = true };
+	struct trace_writer *w = open_null(&opts);
+	for (uint32_t t = 1; t <= 2; t++)
+		for (long i = 0; i < SEGMENTS; i++) {
+			struct vsc_capture_event evs[] = {
+				tw_event(t, (uint64_t)i * 2, VSC_CAP_SEGMENT, 0, i, 0, 0),
+				tw_event(t, (uint64_t)i * 2 + 1, VSC_CAP_STORE, 0x100 + t * 8, i, 0, 8),
+			};
+			add_all(w, evs, 2);
+		}
+	char *text = tw_finish_text(w);
+	assert_int_equal(tw_header(text, "lost events"), 0);
+	long segment = -1, events = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		long n;
+		if (sscanf(line, "segment %ld", &n) == 1) {
+			assert_true(segment < 0 || events == 2);
+			assert_int_equal(n, segment + 1);
+			segment = n;
+			events = 0;
+		} else if (line[0] == '1' || line[0] == '2') {
+			events++;
+		}
+	}
+	assert_int_equal(segment, SEGMENTS - 1);
+	assert_int_equal(events, 2);
+	free(text);
+}
+
 /* Thread 1 stays in segment 0 while thread 2 runs on: past the held limit,
  * segment 0 is written without the rest of thread 1's events, which are
  * counted as lost, and so are its events after a marker for a segment
@@ -390,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_late_and_duplicate),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_many_segments),
+		cmocka_unit_test(test_logs_one_after_another),
 		cmocka_unit_test(test_stuck_thread),
 		cmocka_unit_test(test_uncertain_counted),
 		cmocka_unit_test(test_lost_inexact),
