@@ -14,18 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "userspace/capture/trace_writer.h"
+#include "userspace/util/clock.h"
 
 #define BATCH 256
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 struct bench_thread {
 	uint64_t seq, done, segment;
@@ -35,8 +28,12 @@ struct bench_thread {
 static struct vsc_capture_event next_event(struct bench_thread *th, uint32_t t,
 					   uint64_t per_segment, uint64_t ts)
 {
-	struct vsc_capture_event e = { .seq = th->seq++, .ts_ns = ts, .pid = 1, .tid = 100 + t,
-				       .ip = 0x401000 + (th->done % 16) * 4, .size = 8 };
+	struct vsc_capture_event e = { .seq = th->seq++,
+				       .ts_ns = ts,
+				       .pid = 1,
+				       .tid = 100 + t,
+				       .ip = 0x401000 + (th->done % 16) * 4,
+				       .size = 8 };
 	if (per_segment && th->done % per_segment == 0 && th->segment * per_segment <= th->done) {
 		e.kind = VSC_CAP_SEGMENT;
 		e.value = (int64_t)th->segment++;
@@ -66,19 +63,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	uint64_t per_thread = events / threads, ts = 1;
-	double start = now_s();
+	double start = clock_now_s();
 	for (uint64_t base = 0; base < per_thread; base += BATCH)
 		for (uint32_t t = 0; t < threads; t++)
 			while (th[t].done < base + BATCH && th[t].done < per_thread) {
-				struct vsc_capture_event e = next_event(&th[t], t, per_segment, ts++);
+				struct vsc_capture_event e =
+					next_event(&th[t], t, per_segment, ts++);
 				if (trace_writer_add(w, &e)) {
 					fprintf(stderr, "trace_writer_bench: add failed\n");
 					return 1;
 				}
 			}
-	double fed = now_s();
+	double fed = clock_now_s();
 	int err = trace_writer_finish(w, NULL);
-	double end = now_s();
+	double end = clock_now_s();
 	uint64_t written = trace_writer_events(w);
 	trace_writer_free(w);
 	free(th);

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "userspace/util/clock.h"
+#include "userspace/util/diag.h"
 
 #define POLL_MS 100
 #define GRACE_MS 1000 /* after ^C, time a launched command gets to end itself */
@@ -40,21 +42,12 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void recorder_say(const struct recorder *rec, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "vsc %s: ", rec->opts->who ? rec->opts->who : "record");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vdiag(rec->opts->who ? rec->opts->who : "record", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 struct vsc_target *recorder_target(struct recorder *rec)
@@ -129,7 +122,7 @@ static int open_output(struct recorder *rec)
 			    .segment_name = segment_name,
 			    .ctx = rec },
 		.no_timestamps = o->no_timestamps,
-		.min_ts = o->min_ts_now ? now_ns() : 0,
+		.min_ts = o->min_ts_now ? clock_now_ns() : 0,
 	};
 	const char *out = o->output ? o->output : "-";
 	int err = trace_writer_open(&rec->writer, out, &wo);
@@ -213,7 +206,7 @@ static int record_loop(struct recorder *rec)
 {
 	struct vsc_target *t = &rec->target;
 	const struct recorder_opts *o = rec->opts;
-	uint64_t start = now_ns(), last_scan = start, stop_at = 0;
+	uint64_t start = clock_now_ns(), last_scan = start, stop_at = 0;
 	uint64_t deadline =
 		o->duration_s > 0 ? start + (uint64_t)(o->duration_s * 1e9) : UINT64_MAX;
 	for (;;) {
@@ -237,7 +230,7 @@ static int record_loop(struct recorder *rec)
 			rec->stop_reason = "the process ended";
 			return 0;
 		}
-		uint64_t now = now_ns();
+		uint64_t now = clock_now_ns();
 		if (now >= deadline) {
 			rec->stop_reason = "--duration";
 			return 0;

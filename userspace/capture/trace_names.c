@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "userspace/util/array.h"
+
 #define NAME_MAX_LEN 128
 #define LOC_MAX_LEN 256
 
@@ -84,26 +86,13 @@ static void choose_name(struct trace_names *n, const struct vsc_capture_event *e
 		snprintf(buf, len, "pid%" PRIu32 ":0x%" PRIx64, ev->pid, (uint64_t)ev->addr);
 }
 
-static int grow_array(void **array, size_t *cap, size_t count, size_t size)
-{
-	if (count < *cap)
-		return 0;
-	size_t want = *cap ? *cap * 2 : 64;
-	void *p = realloc(*array, want * size);
-	if (!p)
-		return -ENOMEM;
-	*array = p;
-	*cap = want;
-	return 0;
-}
-
 int trace_names_var(struct trace_names *n, const struct vsc_capture_event *ev, uint32_t *index)
 {
 	char buf[NAME_MAX_LEN];
 	int64_t init = 0;
 	if (trace_map_get(&n->var_map, ev->pid, ev->addr, index))
 		return 0;
-	if (grow_array((void **)&n->vars, &n->var_cap, n->var_count, sizeof(*n->vars)))
+	if (ARRAY_RESERVE(n->vars, n->var_cap, n->var_count + 1))
 		return -ENOMEM;
 	choose_name(n, ev, buf, sizeof(buf));
 	struct trace_var *v = &n->vars[n->var_count];
@@ -145,7 +134,7 @@ const char *trace_names_location(struct trace_names *n, uint32_t pid, uint64_t i
 				*p = ' ';
 		text = strdup(buf);
 	}
-	if (grow_array((void **)&n->locs, &n->loc_cap, n->loc_count, sizeof(*n->locs)) ||
+	if (ARRAY_RESERVE(n->locs, n->loc_cap, n->loc_count + 1) ||
 	    trace_map_put(&n->loc_map, pid, ip, (uint32_t)n->loc_count)) {
 		free(text);
 		return NULL;

@@ -11,6 +11,7 @@
 
 #include "trace_map.h"
 #include "trace_text.h"
+#include "userspace/util/array.h"
 
 #define NO_PART UINT64_MAX
 #define CLOSED_PART (UINT64_MAX - 1) /* its execution was written before its end */
@@ -20,8 +21,6 @@
  * this memory close the oldest execution all the same: the events of it
  * that come later are counted as lost. Memory stays bounded. */
 #define HELD_CAP (128u << 20)
-/* Memory of one held execution besides its lines, roughly. */
-#define PART_COST (sizeof(struct tw_part) + 96)
 /* Segment ids recently written, so a late thread's marker for one is seen. */
 #define CLOSED_IDS 65536
 
@@ -40,9 +39,8 @@ struct tw_part {
 	uint64_t serial;
 	int64_t id;
 	bool is_start;
-	char name[72];
 	uint32_t threads_in; /* threads whose current execution it is */
-	char *text;          /* held lines */
+	char *text;          /* held lines, the first its `segment` line */
 	size_t text_len, text_cap;
 	uint32_t *vars; /* variables its held lines use: index << 1 | read */
 	size_t var_count, var_cap;
@@ -80,21 +78,6 @@ struct trace_writer {
 };
 
 /* ---- small helpers ----------------------------------------------------- */
-
-static int grow(void **array, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t want = *cap ? *cap * 2 : 16;
-	while (want < need)
-		want *= 2;
-	void *p = realloc(*array, want * size);
-	if (!p)
-		return -ENOMEM;
-	*array = p;
-	*cap = want;
-	return 0;
-}
 
 static struct trace_header header_of(const struct trace_writer *w)
 {
@@ -149,24 +132,46 @@ static void part_free(struct tw_part *p)
 	free(p);
 }
 
+/* Memory a held execution takes (with the allocator's share, roughly). */
+static size_t part_memory(const struct tw_part *p)
+{
+	return sizeof(*p) + p->text_cap + p->var_cap * sizeof(*p->vars) + 3 * 16 + sizeof(p);
+}
+
+static int hold_line(struct trace_writer *w, struct tw_part *p, const char *line, size_t len)
+{
+	size_t before = part_memory(p);
+	if (array_reserve((void **)&p->text, &p->text_cap, p->text_len + len, 1, 64))
+		return -ENOMEM;
+	memcpy(p->text + p->text_len, line, len);
+	p->text_len += len;
+	w->held_bytes += part_memory(p) - before;
+	return 0;
+}
+
 static struct tw_part *new_part(struct trace_writer *w, bool is_start, int64_t id, const char *name)
 {
+	char line[96];
 	if (w->part_head > 0 && w->part_head * 2 >= w->part_len) { /* reuse the front */
 		memmove(w->parts, w->parts + w->part_head,
 			(w->part_len - w->part_head) * sizeof(*w->parts));
 		w->part_len -= w->part_head;
 		w->part_head = 0;
 	}
-	if (grow((void **)&w->parts, &w->part_cap, w->part_len + 1, sizeof(*w->parts)))
+	if (ARRAY_RESERVE(w->parts, w->part_cap, w->part_len + 1))
 		return NULL;
 	struct tw_part *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->serial = w->next_serial++;
-	w->held_bytes += PART_COST;
 	p->is_start = is_start;
 	p->id = id;
-	snprintf(p->name, sizeof(p->name), "%s", name);
+	w->held_bytes += part_memory(p);
+	int n = snprintf(line, sizeof(line), "segment %s\n", name);
+	if (hold_line(w, p, line, (size_t)n)) {
+		free(p);
+		return NULL;
+	}
 	w->parts[w->part_len++] = p;
 	return p;
 }
@@ -201,21 +206,13 @@ static int list_in_held(struct trace_writer *w, struct tw_part *p, uint32_t var,
 		p->vars[v->held_pos] |= read;
 		return 0;
 	}
-	if (grow((void **)&p->vars, &p->var_cap, p->var_count + 1, sizeof(*p->vars)))
+	size_t before = part_memory(p);
+	if (array_reserve((void **)&p->vars, &p->var_cap, p->var_count + 1, sizeof(*p->vars), 4))
 		return -ENOMEM;
+	w->held_bytes += part_memory(p) - before;
 	v->held_mark = p->serial + 1;
 	v->held_pos = p->var_count;
 	p->vars[p->var_count++] = var << 1 | read;
-	return 0;
-}
-
-static int hold_line(struct trace_writer *w, struct tw_part *p, const char *line, size_t len)
-{
-	if (grow((void **)&p->text, &p->text_cap, p->text_len + len, 1))
-		return -ENOMEM;
-	memcpy(p->text + p->text_len, line, len);
-	p->text_len += len;
-	w->held_bytes += len;
 	return 0;
 }
 
@@ -257,26 +254,28 @@ static void close_head(struct trace_writer *w)
 		w->start_serial = NO_PART;
 	}
 	orphan_threads(w, p);
-	w->held_bytes -= PART_COST;
+	w->held_bytes -= part_memory(p);
 	part_free(p);
 	w->parts[w->part_head++] = NULL;
 	struct tw_part *next = head_part(w);
 	if (!next)
 		return;
-	char line[96];
-	int n = snprintf(line, sizeof(line), "segment %s\n", next->name);
-	put(w, line, (size_t)n);
+	/* its segment line, its init lines, the rest of its lines */
+	const char *end = next->text ? memchr(next->text, '\n', next->text_len) : NULL;
+	size_t first = end ? (size_t)(end - next->text) + 1 : next->text_len;
+	put(w, next->text, first);
 	for (size_t i = 0; i < next->var_count; i++)
 		list_in_head(w, next, next->vars[i] >> 1, next->vars[i] & 1);
-	put(w, next->text, next->text_len);
+	put(w, next->text + first, next->text_len - first);
 	w->events += next->events;
 	w->uncertain += next->uncertain;
-	w->held_bytes -= next->text_len;
+	w->held_bytes -= part_memory(next);
 	free(next->text);
 	free(next->vars);
 	next->text = NULL;
 	next->vars = NULL;
 	next->text_len = next->text_cap = next->var_count = next->var_cap = 0;
+	w->held_bytes += part_memory(next);
 }
 
 /* Close the oldest executions: at the end, or when the held ones take too
@@ -407,7 +406,7 @@ static int hold_early(struct trace_writer *w, struct tw_thread *t,
 	}
 	if (lo < t->len && t->early[lo].seq == e->seq)
 		return 0; /* the same event twice */
-	if (grow((void **)&t->early, &t->cap, t->len + 1, sizeof(*t->early)))
+	if (ARRAY_RESERVE(t->early, t->cap, t->len + 1))
 		return -ENOMEM;
 	memmove(t->early + lo + 1, t->early + lo, (t->len - lo) * sizeof(*t->early));
 	t->early[lo] = *e;
@@ -422,7 +421,7 @@ static struct tw_thread *thread_of(struct trace_writer *w, const struct vsc_capt
 	uint32_t index;
 	if (trace_map_get(&w->thread_map, e->pid, e->tid, &index))
 		return &w->threads[index];
-	if (grow((void **)&w->threads, &w->thread_cap, w->thread_count + 1, sizeof(*w->threads)) ||
+	if (ARRAY_RESERVE(w->threads, w->thread_cap, w->thread_count + 1) ||
 	    trace_map_put(&w->thread_map, e->pid, e->tid, (uint32_t)w->thread_count))
 		return NULL;
 	struct tw_thread *t = &w->threads[w->thread_count++];
@@ -550,7 +549,7 @@ void trace_writer_lost_inexact(struct trace_writer *w)
 
 int trace_writer_note(struct trace_writer *w, const char *key, const char *value)
 {
-	if (grow((void **)&w->notes, &w->note_cap, w->note_count + 1, sizeof(*w->notes)))
+	if (ARRAY_RESERVE(w->notes, w->note_cap, w->note_count + 1))
 		return -ENOMEM;
 	char *k = strdup(key), *v = strdup(value);
 	if (!k || !v) {

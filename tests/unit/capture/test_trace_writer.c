@@ -309,14 +309,17 @@ static void test_many_segments(void **state)
 static void test_logs_one_after_another(void **state)
 {
 	(void)state;
-	enum { SEGMENTS = 20000 };
+	enum {
+		SEGMENTS = 20000
+	};
 	struct trace_writer_opts opts = { .no_timestamps = true };
 	struct trace_writer *w = open_null(&opts);
 	for (uint32_t t = 1; t <= 2; t++)
 		for (long i = 0; i < SEGMENTS; i++) {
 			struct vsc_capture_event evs[] = {
 				tw_event(t, (uint64_t)i * 2, VSC_CAP_SEGMENT, 0, i, 0, 0),
-				tw_event(t, (uint64_t)i * 2 + 1, VSC_CAP_STORE, 0x100 + t * 8, i, 0, 8),
+				tw_event(t, (uint64_t)i * 2 + 1, VSC_CAP_STORE, 0x100 + t * 8, i, 0,
+					 8),
 			};
 			add_all(w, evs, 2);
 		}
@@ -363,7 +366,7 @@ static void test_stuck_thread(void **state)
 	}
 	struct vsc_capture_event late[] = {
 		tw_event(1, 2, VSC_CAP_STORE, 0x10, 2, 0, 8),   /* segment 0 is written: lost */
-		tw_event(1, 3, VSC_CAP_SEGMENT, 0, 1, 0, 0),     /* written too */
+		tw_event(1, 3, VSC_CAP_SEGMENT, 0, 1, 0, 0),    /* written too */
 		tw_event(1, 4, VSC_CAP_STORE, 0x10, 3, 0, 8),   /* lost */
 		tw_event(1, 5, VSC_CAP_SEGMENT, 0, 1999, 0, 0), /* still open */
 		tw_event(1, 6, VSC_CAP_STORE, 0x10, 4, 0, 8),
@@ -372,7 +375,8 @@ static void test_stuck_thread(void **state)
 	char *text = tw_finish_text(w);
 	assert_int_equal(tw_header(text, "lost events"), 2);
 	assert_int_equal(tw_header(text, "events"), 2000 + 2);
-	assert_non_null(strstr(text, "\nsegment 0\ninit 0x10 ?\n1 w 0x10 1\n2 r 0x10 0\nsegment 1\n"));
+	assert_non_null(
+		strstr(text, "\nsegment 0\ninit 0x10 ?\n1 w 0x10 1\n2 r 0x10 0\nsegment 1\n"));
 	assert_non_null(strstr(text, "\nsegment 1999\ninit 0x10 ?\n2 r 0x10 0\n1 w 0x10 4\n"));
 	assert_null(strstr(text, "1 w 0x10 2"));
 	assert_null(strstr(text, "1 w 0x10 3"));
