@@ -254,6 +254,29 @@ static void test_segments(void **state)
 		       "2 r 0x1000 1\n");
 }
 
+/* Finish w: segments 0 .. count-1 in order, each with `per` event lines of
+ * threads 1 and 2, nothing lost. */
+static void expect_segments(struct trace_writer *w, long count, long per)
+{
+	char *text = tw_finish_text(w);
+	long segment = -1, events = 0;
+	assert_int_equal(tw_header(text, "lost events"), 0);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		long n;
+		if (sscanf(line, "segment %ld", &n) == 1) {
+			assert_true(segment < 0 || events == per);
+			assert_int_equal(n, segment + 1);
+			segment = n;
+			events = 0;
+		} else if (line[0] == '1' || line[0] == '2') {
+			events++;
+		}
+	}
+	assert_int_equal(segment, count - 1);
+	assert_int_equal(events, per);
+	free(text);
+}
+
 /* A lab run: 200,000 executions of two threads, the second thread a few
  * thousand executions behind at times. Every segment comes out once, in
  * order, with both threads' two events. */
@@ -286,22 +309,7 @@ static void test_many_segments(void **state)
 		};
 		add_all(w, evs, 3);
 	}
-	char *text = tw_finish_text(w);
-	long segment = -1, events = 0;
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		long n;
-		if (sscanf(line, "segment %ld", &n) == 1) {
-			assert_true(segment < 0 || events == 4);
-			assert_int_equal(n, segment + 1);
-			segment = n;
-			events = 0;
-		} else if (line[0] == '1' || line[0] == '2') {
-			events++;
-		}
-	}
-	assert_int_equal(segment, SEGMENTS - 1);
-	assert_int_equal(events, 4);
-	free(text);
+	expect_segments(w, SEGMENTS, 4);
 }
 
 /* A lab run whose threads each send their whole log after the run, one
@@ -323,23 +331,7 @@ static void test_logs_one_after_another(void **state)
 			};
 			add_all(w, evs, 2);
 		}
-	char *text = tw_finish_text(w);
-	assert_int_equal(tw_header(text, "lost events"), 0);
-	long segment = -1, events = 0;
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		long n;
-		if (sscanf(line, "segment %ld", &n) == 1) {
-			assert_true(segment < 0 || events == 2);
-			assert_int_equal(n, segment + 1);
-			segment = n;
-			events = 0;
-		} else if (line[0] == '1' || line[0] == '2') {
-			events++;
-		}
-	}
-	assert_int_equal(segment, SEGMENTS - 1);
-	assert_int_equal(events, 2);
-	free(text);
+	expect_segments(w, SEGMENTS, 2);
 }
 
 /* Thread 1 stays in segment 0 while thread 2 runs on: past the held limit,
