@@ -20,7 +20,7 @@
  * after the run, one after the other). Held lines and executions beyond
  * this memory close the oldest execution all the same: the events of it
  * that come later are counted as lost. Memory stays bounded. */
-#define HELD_CAP (128u << 20)
+#define HELD_CAP (96u << 20)
 /* Segment ids recently written, so a late thread's marker for one is seen. */
 #define CLOSED_IDS 65536
 

@@ -25,7 +25,7 @@
  *   segments are held in memory, compactly (their lines, as text), and
  *   written in order at the end. Events before a thread's first marker
  *   belong to the execution before the first `segment` line, written as
- *   they come. When held segments pass `held_limit` (128 MiB) the oldest is
+ *   they come. When held segments pass `held_limit` (96 MiB) the oldest is
  *   written all the same: its events that come later, and events for a
  *   recently written segment id, are counted as lost (never put into
  *   another execution).
