@@ -29,7 +29,6 @@ _Static_assert(__builtin_offsetof(struct vsc_probe_log, entries) ==
 		       __builtin_offsetof(struct vsc_record_log, entries),
 	       "log header");
 
-
 /* "every entry below seq was read": written into the log at addr */
 struct ack {
 	uint64_t addr, seq;
@@ -48,7 +47,7 @@ struct vsc_probe_source {
 	size_t link_count;
 	char **attached; /* paths looked at (with or without probes) */
 	size_t attached_count;
-	int files; /* files with vsc probes, attached */
+	int files;                     /* files with vsc probes, attached */
 	struct bpf_link *end_links[2]; /* sys_enter, signal_deliver */
 	struct bpf_link **block_links; /* vsc:block, one per file */
 	size_t block_link_count;
