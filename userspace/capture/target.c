@@ -260,10 +260,13 @@ static bool is_stop_signal(int sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+static void reap_traced_zombies(const struct vsc_target *t);
+
 int vsc_target_poll(struct vsc_target *t)
 {
 	if (t->ended || t->at_exit)
 		return 0;
+	reap_traced_zombies(t);
 	if (!t->launched || t->launched_detached) {
 		if (kill(t->pid, 0) && errno == ESRCH) {
 			t->ended = true;
@@ -429,11 +432,25 @@ void vsc_target_resume_all(struct vsc_target *t)
 			continue;
 		if (t->launched && tid == t->pid && t->at_exit)
 			continue; /* vsc_target_finish lets it end */
-		ptrace(PTRACE_DETACH, tid, 0, 0);
+		/* a thread killed while stopped (another thread's exit or
+		 * exec) is a zombie we must reap, or an exec waits forever */
+		if (ptrace(PTRACE_DETACH, tid, 0, 0) && errno == ESRCH && tid != t->pid)
+			waitpid(tid, NULL, WNOHANG | __WALL);
 		if (t->launched && tid == t->pid)
 			t->launched_detached = true;
 	}
 	t->stopped_count = 0;
+}
+
+/* Threads of an attached process that died while we traced them stay
+ * zombies until we reap them (an exec waits for that): reap them now. The
+ * recorder has no children of its own when it attached with -p. */
+static void reap_traced_zombies(const struct vsc_target *t)
+{
+	if (t->launched)
+		return;
+	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
+		;
 }
 
 int vsc_target_step(struct vsc_target *t, pid_t tid)
