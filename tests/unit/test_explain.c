@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "brute.h"
 #include "explain.h" /* localize_refutation: the internal step tested below */
 #include "random_program.h"
 #include "vsc/vsc.h"
@@ -121,6 +122,18 @@ static int keeps_sources(const struct vsc_program *p, const struct vsc_event_ref
 	return 1;
 }
 
+static int with_cycle; /* cores whose reason is a cycle of forced orders */
+
+/* The brute-force enumerator of brute.c (shares no code with libvsc's
+ * solvers): is there an SC interleaving within the bound? */
+static int brute_allows(const struct vsc_program *p, long bound)
+{
+	struct brute_answer ans;
+
+	assert_int_equal(brute_solve(p, 50000000ULL, &ans), 0);
+	return ans.consistent && (bound < 0 || ans.least <= bound);
+}
+
 /* The core is inconsistent (exact solver), keeps every read's source, and
  * no single event can go keeping both. Returns the core's size. */
 static size_t check_core(const struct vsc_program *p, long bound)
@@ -142,6 +155,7 @@ static size_t check_core(const struct vsc_program *p, long bound)
 	sub = vsc_program_subset(p, core, n);
 	assert_non_null(sub);
 	assert_int_equal(verdict_of(sub, bound), VSC_INCONSISTENT);
+	assert_false(brute_allows(sub, bound)); /* and by the separate enumerator */
 	vsc_program_free(sub);
 	for (size_t drop = 0; drop < n; drop++) {
 		size_t k = 0;
@@ -156,6 +170,7 @@ static size_t check_core(const struct vsc_program *p, long bound)
 		vsc_program_free(sub);
 	}
 	check_cycle(p, c);
+	with_cycle += vsc_core_cycle(c, NULL) > 0;
 	vsc_core_free(c);
 	return n;
 }
@@ -179,6 +194,25 @@ static void test_random_cores(void **state)
 	assert_true(checked > 100);
 }
 
+/* A program of the property tests' generator: 2-4 threads, 4 to
+ * 3 + max_events events, 1-3 variables, 2 to 1 + max_values values. */
+static struct vsc_program *generated_program(uint64_t *seed, unsigned max_events,
+					     unsigned max_values, unsigned wrong_pct)
+{
+	struct random_shape shape = {
+		.threads = 2 + (unsigned)(random_next(seed) % 3),
+		.events = 4 + (unsigned)(random_next(seed) % max_events),
+		.vars = 1 + (unsigned)(random_next(seed) % 3),
+		.values = 2 + (unsigned)(random_next(seed) % max_values),
+		.one_writer = (int)(random_next(seed) % 2),
+		.write_pct = 45,
+		.rmw_pct = 15,
+		.wrong_pct = wrong_pct,
+		.init_pct = 60,
+	};
+	return random_program(seed, &shape);
+}
+
 /* Programs built from an SC run with some reads given wrong values (the
  * property tests' generator): one-writer and many-writer, unique and few
  * values, initial values known and unknown. */
@@ -190,18 +224,7 @@ static void test_generated_cores(void **state)
 
 	(void)state;
 	for (int round = 0; round < 3000; round++) {
-		struct random_shape shape = {
-			.threads = 2 + (unsigned)(random_next(&seed) % 3),
-			.events = 4 + (unsigned)(random_next(&seed) % 12),
-			.vars = 1 + (unsigned)(random_next(&seed) % 3),
-			.values = 2 + (unsigned)(random_next(&seed) % 6),
-			.one_writer = (int)(random_next(&seed) % 2),
-			.write_pct = 45,
-			.rmw_pct = 15,
-			.wrong_pct = 12,
-			.init_pct = 60,
-		};
-		struct vsc_program *p = random_program(&seed, &shape);
+		struct vsc_program *p = generated_program(&seed, 12, 6, 12);
 		long bound = round % 4 == 3 ? 1 : -1;
 		size_t n;
 		if (verdict_of(p, bound) == VSC_INCONSISTENT) {
@@ -211,7 +234,8 @@ static void test_generated_cores(void **state)
 		}
 		vsc_program_free(p);
 	}
-	print_message("checked %d generated cores, largest %zu events\n", checked, largest);
+	print_message("checked %d generated cores, largest %zu events, %d told as a cycle\n",
+		      checked, largest, with_cycle);
 	assert_true(checked > 500);
 }
 
@@ -224,18 +248,7 @@ static void test_localize_sound(void **state)
 
 	(void)state;
 	for (int round = 0; round < 3000; round++) {
-		struct random_shape shape = {
-			.threads = 2 + (unsigned)(random_next(&seed) % 3),
-			.events = 4 + (unsigned)(random_next(&seed) % 14),
-			.vars = 1 + (unsigned)(random_next(&seed) % 3),
-			.values = 2 + (unsigned)(random_next(&seed) % 8),
-			.one_writer = (int)(random_next(&seed) % 2),
-			.write_pct = 45,
-			.rmw_pct = 15,
-			.wrong_pct = 15,
-			.init_pct = 60,
-		};
-		struct vsc_program *p = random_program(&seed, &shape);
+		struct vsc_program *p = generated_program(&seed, 14, 8, 15);
 		struct vsc_event_ref *set;
 		struct analysis a;
 		size_t n;

@@ -40,35 +40,10 @@ struct shown {
 	size_t count;
 };
 
-static int compare_refs(const void *a, const void *b)
-{
-	const struct vsc_event_ref *x = a, *y = b;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return (x->index > y->index) - (x->index < y->index);
-}
-
 /* The core's events and their neighbours in their threads, sorted. */
 static int around_core(const struct item *it, struct shown *s)
 {
-	const struct vsc_event_ref *core;
-	size_t n = vsc_core_events(it->core, &core), m = 0;
-
-	s->ev = malloc((n * (2 * HTML_AROUND + 1) + 1) * sizeof(*s->ev));
-	if (!s->ev)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		size_t len = vsc_program_thread_length(it->prog, core[i].thread);
-		size_t from = core[i].index > HTML_AROUND ? core[i].index - HTML_AROUND : 0;
-		for (size_t k = from; k < len && k <= (size_t)core[i].index + HTML_AROUND; k++)
-			s->ev[m++] = (struct vsc_event_ref){ core[i].thread, (uint32_t)k };
-	}
-	qsort(s->ev, m, sizeof(*s->ev), compare_refs);
-	s->count = 0;
-	for (size_t i = 0; i < m; i++)
-		if (!s->count || compare_refs(&s->ev[s->count - 1], &s->ev[i]))
-			s->ev[s->count++] = s->ev[i];
-	return 0;
+	return core_neighbourhood(it, HTML_AROUND, &s->ev, &s->count);
 }
 
 /* The first steps of the witness, in its order. */
@@ -93,7 +68,7 @@ static int witness_window(const struct item *it, struct shown *s)
 static size_t find_shown(const struct shown *s, struct vsc_event_ref r)
 {
 	for (size_t i = 0; i < s->count; i++)
-		if (!compare_refs(&s->ev[i], &r))
+		if (!event_ref_compare(&s->ev[i], &r))
 			return i;
 	return s->count;
 }
@@ -102,7 +77,7 @@ static int in_core(const struct item *it, struct vsc_event_ref r)
 {
 	const struct vsc_event_ref *core;
 	size_t n = it->core ? vsc_core_events(it->core, &core) : 0;
-	return n && bsearch(&r, core, n, sizeof(r), compare_refs) != NULL;
+	return n && bsearch(&r, core, n, sizeof(r), event_ref_compare) != NULL;
 }
 
 static void put_events(FILE *out, const struct file_report *f, const struct item *it,

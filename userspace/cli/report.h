@@ -56,6 +56,13 @@ void notes_load(struct file_report *f);
 const char *notes_find(const struct line_notes *notes, uint32_t line);
 void notes_free(struct line_notes *notes);
 
+/* order of event refs: by thread, then index (qsort/bsearch) */
+int event_ref_compare(const void *a, const void *b);
+/* The core's events and `around` neighbours on each side in their threads,
+ * sorted and distinct, into a new array; 0 or -1 (out of memory). */
+int core_neighbourhood(const struct item *it, size_t around, struct vsc_event_ref **out,
+		       size_t *count);
+
 /* explanation: text story, one-line brief, JSON keys */
 void story_event(const struct vsc_program *p, struct vsc_event_ref r, char *out, size_t len);
 void story_describe(const struct file_report *f, const struct vsc_program *p,

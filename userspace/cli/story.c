@@ -19,6 +19,38 @@ static const char *const order_names[] = {
 	[VSC_ORDER_WRITE_FIRST] = "coherence",
 };
 
+int event_ref_compare(const void *a, const void *b)
+{
+	const struct vsc_event_ref *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+int core_neighbourhood(const struct item *it, size_t around, struct vsc_event_ref **out,
+		       size_t *count)
+{
+	const struct vsc_event_ref *core;
+	size_t n = vsc_core_events(it->core, &core), m = 0;
+	struct vsc_event_ref *ev = malloc((n * (2 * around + 1) + 1) * sizeof(*ev));
+
+	*out = ev;
+	*count = 0;
+	if (!ev)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = vsc_program_thread_length(it->prog, core[i].thread);
+		size_t from = core[i].index > around ? core[i].index - around : 0;
+		for (size_t k = from; k < len && k <= (size_t)core[i].index + around; k++)
+			ev[m++] = (struct vsc_event_ref){ core[i].thread, (uint32_t)k };
+	}
+	qsort(ev, m, sizeof(*ev), event_ref_compare);
+	for (size_t i = 0; i < m; i++)
+		if (!*count || event_ref_compare(&ev[*count - 1], &ev[i]))
+			ev[(*count)++] = ev[i];
+	return 0;
+}
+
 static const struct vsc_event *event_at(const struct vsc_program *p, struct vsc_event_ref r)
 {
 	return &vsc_program_events(p, r.thread)[r.index];

@@ -164,43 +164,23 @@ struct core_layout {
 	size_t rows;
 };
 
-static int compare_refs(const void *a, const void *b)
-{
-	const struct vsc_event_ref *x = a, *y = b;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return (x->index > y->index) - (x->index < y->index);
-}
-
 static int layout_core(const struct item *it, struct core_layout *l)
 {
-	const struct vsc_event_ref *core;
-	size_t n = vsc_core_events(it->core, &core), m = 0;
-
-	l->ev = malloc((n * (2 * SVG_AROUND + 1) + 1) * sizeof(*l->ev));
-	l->column = malloc((n * (2 * SVG_AROUND + 1) + 1) * sizeof(*l->column));
-	l->row = calloc(vsc_program_thread_count(it->prog) + 1, sizeof(*l->row));
-	if (!l->ev || !l->column || !l->row)
+	if (core_neighbourhood(it, SVG_AROUND, &l->ev, &l->count))
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		size_t len = vsc_program_thread_length(it->prog, core[i].thread);
-		size_t from = core[i].index > SVG_AROUND ? core[i].index - SVG_AROUND : 0;
-		for (size_t k = from; k < len && k <= (size_t)core[i].index + SVG_AROUND; k++)
-			l->ev[m++] = (struct vsc_event_ref){ core[i].thread, (uint32_t)k };
-	}
-	qsort(l->ev, m, sizeof(*l->ev), compare_refs);
-	for (size_t i = 0; i < m; i++) {
+	l->column = malloc((l->count + 1) * sizeof(*l->column));
+	l->row = calloc(vsc_program_thread_count(it->prog) + 1, sizeof(*l->row));
+	if (!l->column || !l->row)
+		return -1;
+	for (size_t i = 0; i < l->count; i++) {
 		size_t c;
-		if (l->count && !compare_refs(&l->ev[l->count - 1], &l->ev[i]))
-			continue;
-		if (!l->count || l->ev[i].thread != l->ev[l->count - 1].thread) {
+		if (i == 0 || l->ev[i].thread != l->ev[i - 1].thread) {
 			l->row[l->ev[i].thread] = l->rows++;
 			c = 0;
 		} else {
-			c = l->column[l->count - 1] + 2; /* a free slot between: room for arrows */
+			c = l->column[i - 1] + 2; /* a free slot between: room for arrows */
 		}
-		l->ev[l->count] = l->ev[i];
-		l->column[l->count++] = c;
+		l->column[i] = c;
 		if (c + 1 > l->columns)
 			l->columns = c + 1;
 	}
@@ -210,7 +190,7 @@ static int layout_core(const struct item *it, struct core_layout *l)
 static size_t find_event(const struct core_layout *l, struct vsc_event_ref r)
 {
 	for (size_t i = 0; i < l->count; i++)
-		if (!compare_refs(&l->ev[i], &r))
+		if (!event_ref_compare(&l->ev[i], &r))
 			return i;
 	return l->count;
 }
@@ -277,7 +257,7 @@ static void draw_core(FILE *out, const struct item *it, const char *title)
 	header(out, l.columns, l.rows, title);
 	for (size_t i = 0; i < l.count; i++) {
 		char label[128];
-		int is_core = bsearch(&l.ev[i], core, n, sizeof(*core), compare_refs) != NULL;
+		int is_core = bsearch(&l.ev[i], core, n, sizeof(*core), event_ref_compare) != NULL;
 		if (i == 0 || l.ev[i].thread != l.ev[i - 1].thread)
 			lane(out, l.row[l.ev[i].thread], vsc_program_thread_name(p, l.ev[i].thread),
 			     l.columns);

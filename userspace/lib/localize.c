@@ -36,6 +36,7 @@ struct net {
 	uint32_t *init_pair;              /* per var: the pair the initial value is, or VALUE_* */
 	uint32_t *init_reader;            /* per var with init ?: the read that fixes it, or NONE */
 	uint32_t *next_write;             /* per event: next write of its var by its thread */
+	uint8_t *ends_thread;             /* per event: the last of its thread */
 	uint32_t *first_off, *first_list; /* per var: first write of each thread */
 	uint32_t *stamp, *last;           /* per var: scratch for the thread passes */
 	/* non-program-order edges, sorted by source (CSR) */
@@ -243,11 +244,10 @@ static int build_edges(struct net *g)
 	return 0;
 }
 
-/* Out-degree of u counting its program-order successor as edge 0. */
+/* Whether u has a program-order successor (edge 0 of u). */
 static uint32_t has_po_next(const struct net *g, uint32_t u)
 {
-	struct vsc_event_ref r = ref_of(g, u);
-	return r.index + 1 < g->p->threads[r.thread].length;
+	return !g->ends_thread[u];
 }
 
 /* ---- strongly connected components (Tarjan, without recursion) --------- */
@@ -513,6 +513,7 @@ static void net_free(struct net *g)
 	free(g->init_pair);
 	free(g->init_reader);
 	free(g->next_write);
+	free(g->ends_thread);
 	free(g->first_off);
 	free(g->first_list);
 	free(g->stamp);
@@ -544,15 +545,19 @@ int localize_refutation(const struct vsc_program *p, const struct analysis *a,
 	g.init_pair = malloc(nv * sizeof(uint32_t));
 	g.init_reader = malloc(nv * sizeof(uint32_t));
 	g.next_write = malloc(g.n * sizeof(uint32_t));
+	g.ends_thread = calloc(g.n, 1);
 	g.first_off = calloc(nv + 1, sizeof(uint32_t));
 	g.stamp = calloc(nv, sizeof(uint32_t));
 	g.last = malloc(nv * sizeof(uint32_t));
 	if (!g.base || !g.only_write || !g.init_pair || !g.init_reader || !g.next_write ||
-	    !g.first_off || !g.stamp || !g.last)
+	    !g.ends_thread || !g.first_off || !g.stamp || !g.last)
 		goto out;
 	g.base[0] = 0;
-	for (uint32_t t = 0; t < g.k; t++)
+	for (uint32_t t = 0; t < g.k; t++) {
 		g.base[t + 1] = g.base[t] + p->threads[t].length;
+		if (p->threads[t].length)
+			g.ends_thread[g.base[t + 1] - 1] = 1;
+	}
 	memset(g.only_write, 0xff, np * sizeof(uint32_t));
 	memset(g.next_write, 0xff, g.n * sizeof(uint32_t));
 	fix_initial_values(&g);
