@@ -71,6 +71,22 @@ endif
 check-lab: $(BUILD)/vsc $(LAB_TARGETS)
 	@tests/system/lab.sh $(BUILD)/vsc
 
+# Explanations of recorded traces: a relaxed SPSC ring and a lab run
+EXPLAIN_TARGETS := $(BUILD)/targets/explain_ring $(BUILD)/targets/explain_ring_sc
+ALL_EXTRA += $(EXPLAIN_TARGETS)
+ifneq ($(VSC_NO_ASAN),1)
+CHECK_EXTRA += check-explain-recorded
+endif
+.PHONY: check-explain-recorded
+$(BUILD)/targets/explain_ring: tests/targets/explain_ring.c include/vsc/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -pthread -o $@ $<
+$(BUILD)/targets/explain_ring_sc: tests/targets/explain_ring.c include/vsc/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -pthread -DRING_SEQ_CST -o $@ $<
+check-explain-recorded: $(BUILD)/vsc $(EXPLAIN_TARGETS) $(BUILD)/targets/lab_sb
+	@tests/system/explain.sh $(BUILD)/vsc
+
 # GNU parallel and a single-node Slurm the test starts itself
 check-distribute: $(BUILD)/vsc
 	@tests/system/distribute.sh $(BUILD)/vsc
