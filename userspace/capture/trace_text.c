@@ -195,11 +195,27 @@ void trace_text_discard(struct trace_text *t)
 	t->discarded = true;
 }
 
+/* An empty file is a valid (empty, consistent) trace, so a recording that
+ * failed before writing anything leaves a header that promises a trailer
+ * instead: `vsc check` then calls it cut short. If even that cannot be
+ * written (a full disk), the file goes. */
+static void mark_unfinished(struct trace_text *t)
+{
+	if (claim_destination(t) == 0) {
+		fputs("vsc 1\n# vsc trace: the recording failed before its end\n"
+		      "# events: see end of trace\n",
+		      t->out);
+		if (fflush(t->out) == 0)
+			return;
+	}
+	unlink(t->path);
+}
+
 void trace_text_close(struct trace_text *t)
 {
 	/* not finished: whatever the file held must not pass for a trace */
 	if (t->path && !t->finished && !t->discarded && !t->claimed)
-		claim_destination(t);
+		mark_unfinished(t);
 	if (t->body && t->body != t->out)
 		fclose(t->body);
 	if (t->own_out && t->out && fclose(t->out))
