@@ -11,12 +11,15 @@
 #   when the target saw the non-SC outcome (its own record), each with a
 #   minimal core of the four events, and --summary adds up, its outcome
 #   histogram listing every iteration under the outcome the target saw;
-# - MP: no iteration shows r0 = 1, r1 = 0 on x86-64 (TSO forbids it).
+# - MP: no iteration shows r0 = 1, r1 = 0 on x86-64 (TSO forbids it); on
+#   ARM64 (and any other machine) that outcome is allowed, so it is counted,
+#   each one still checked to be reported inconsistent with its core.
 set -u
 vsc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 targets=$(dirname "$vsc")/targets
 top=$(cd "$(dirname "$0")/../.." && pwd)
 iterations=${VSC_LAB_ITERATIONS:-20000}
+machine=$(uname -m) # x86_64: TSO, so MP's weak outcome must never show
 min_weak=50 # fewer weak plain iterations than this: too few to compare rates
 fail=0
 bad() { echo "FAIL: lab: $*"; fail=$((fail + 1)); }
@@ -34,9 +37,9 @@ verify() {
   "$vsc" check --json --explain "$2" > "$tmp/check.json"
   status=$?
   "$vsc" check --summary --json "$2" > "$tmp/summary.json"
-  python3 - "$1" "$3" "$tmp/check.json" "$tmp/summary.json" "$status" "$4" <<'PY' || bad "$1 $4: verdicts"
+  python3 - "$1" "$3" "$tmp/check.json" "$tmp/summary.json" "$status" "$4" "$machine" <<'PY' || bad "$1 $4: verdicts"
 import json, sys
-test, outcomes_path, check_path, summary_path, status, label = sys.argv[1:]
+test, outcomes_path, check_path, summary_path, status, label, machine = sys.argv[1:]
 outcomes = {}
 for line in open(outcomes_path):
     i, r0, r1 = line.split()
@@ -74,7 +77,7 @@ for o in summary["outcomes"]:
     assert o["consistent"] == verdicts.count("consistent"), o["outcome"]
 assert listed == len(outcomes), (listed, len(outcomes))
 assert int(status) == (1 if weak else 0)
-if test == "mp":
+if test == "mp" and machine == "x86_64":
     assert weak == 0, "%d iterations showed MP's r0 = 1, r1 = 0, which x86-TSO forbids" % weak
 print("lab %s (%s): %d iterations, %d not SC, each reported inconsistent with a "
       "4-event core, all others consistent" % (test, label, len(outcomes), weak))
@@ -94,7 +97,11 @@ rates() {
   set -- "$1" "$3" "$4" $(echo "$line" | awk '{ print $3, $5, $8, $10 }')
   echo "lab $1 ($2): plain $5 of $4 iterations weak, lab.h $7 of $6"
   if [ "$1" = mp ]; then
-    [ "$5" -eq 0 ] || bad "mp $2: the plain build showed $5 TSO-forbidden outcomes"
+    if [ "$machine" = x86_64 ]; then
+      [ "$5" -eq 0 ] || bad "mp $2: the plain build showed $5 TSO-forbidden outcomes"
+    else
+      echo "lab mp ($2): $machine allows MP's weak outcome: plain $5, lab.h $7"
+    fi
     return
   fi
   if [ "$5" -lt $min_weak ]; then

@@ -409,6 +409,23 @@ static bool a64_lse(uint32_t word, struct watch_insn *out)
 	return false;
 }
 
+static bool a64_load_exclusive(unsigned id)
+{
+	switch (id) {
+	case ARM64_INS_LDXR:
+	case ARM64_INS_LDXRB:
+	case ARM64_INS_LDXRH:
+	case ARM64_INS_LDAXR:
+	case ARM64_INS_LDAXRB:
+	case ARM64_INS_LDAXRH:
+	case ARM64_INS_LDXP:
+	case ARM64_INS_LDAXP:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void a64_classify(const cs_insn *ci, struct watch_insn *out)
 {
 	const cs_arm64 *a = &ci->detail->arm64;
@@ -451,6 +468,8 @@ static void a64_classify(const cs_insn *ci, struct watch_insn *out)
 	} else {
 		out->access = WATCH_ACCESS_UNKNOWN;
 	}
+	if (a64_load_exclusive(id))
+		out->access = WATCH_ACCESS_LOAD_EXCL; /* ldxp/ldaxp: which of the pair unknown */
 	/* Access width from the mnemonic suffix and the register width
 	 * (wzr is a W register: `str wzr` stores 4 zero bytes; ldrsw loads a
 	 * word into an X register). */
@@ -784,6 +803,7 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 
 	switch (insn->access) {
 	case WATCH_ACCESS_LOAD:
+	case WATCH_ACCESS_LOAD_EXCL:
 		out[0].kind = VSC_CAP_LOAD;
 		if (insn->op == WATCH_OP_MOV_LOAD && exact_width && insn->reg >= 0) {
 			/* x86: the register holds the loaded value after the

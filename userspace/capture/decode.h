@@ -32,6 +32,7 @@ enum watch_access {
 	WATCH_ACCESS_RMW,        /* atomic: lock prefix, xchg, LSE atomics */
 	WATCH_ACCESS_LOAD_STORE, /* plain read then write (addl $1, x) */
 	WATCH_ACCESS_STORE_EXCL, /* ARM64 store-exclusive: may not happen */
+	WATCH_ACCESS_LOAD_EXCL,  /* ARM64 load-exclusive: opens an LL/SC loop */
 };
 
 /* How the exact values of an access can be recovered. */

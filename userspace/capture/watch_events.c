@@ -11,6 +11,7 @@
 
 #include <bpf/bpf.h>
 
+#include "llsc_guard.h"
 #include "srcloc.h"
 #include "symbols.h"
 #include "trace_writer.h"
@@ -27,6 +28,7 @@ struct thread_seq {
 	uint32_t tid; /* 0: empty */
 	uint64_t next_bpf;
 	uint64_t next_out;
+	struct llsc_guard llsc;
 };
 
 struct watch_events {
@@ -203,6 +205,26 @@ static int decode_ip(struct watch_events *we, uint64_t ip, struct watch_insn *in
 	return err;
 }
 
+/* The recording stops (the poll fails); detaching the watchpoints then
+ * lets the loop finish. */
+static void report_llsc_livelock(struct watch_events *we, const struct watch_record *rec,
+				 const struct watch_insn *insn, const struct llsc_guard *g)
+{
+	char where[320] = "";
+	watch_events_locate(we, rec->ev.pid, insn->addr ? insn->addr : rec->ev.ip, where,
+			    sizeof(where));
+	fprintf(stderr,
+		"vsc record --watch: thread %u is stuck at a load-exclusive on the watched "
+		"address 0x%" PRIx64 " (%s): %u hits in %.1f s, each reading the same value. "
+		"A watchpoint clears the exclusive monitor, so a load/store-exclusive loop "
+		"(atomics built for ARMv8.0) never finishes under it. The recording stops "
+		"here. Record this variable with probes (<vsc/probe.h>), or build the "
+		"program for ARMv8.1 or later (LSE atomics: -march=armv8.1-a); see "
+		"docs/watch.md.\n",
+		(unsigned)rec->ev.tid, (uint64_t)rec->ev.addr, where, g->hits,
+		(double)(rec->ev.ts_ns - g->first_ns) / 1e9);
+}
+
 int watch_events_on_record(void *ctx, void *data, size_t size)
 {
 	struct watch_events *we = ctx;
@@ -234,6 +256,11 @@ int watch_events_on_record(void *ctx, void *data, size_t size)
 	if (!ts) {
 		we->error = -ENOMEM;
 		return -ENOMEM;
+	}
+	if (llsc_guard_stuck(&ts->llsc, insn.access, rec->ev.ip, rec->ev.value, rec->ev.ts_ns)) {
+		report_llsc_livelock(we, rec, &insn, &ts->llsc);
+		we->error = -EDEADLK;
+		return -EDEADLK;
 	}
 	if (rec->ev.seq > ts->next_bpf)
 		ts->next_out += rec->ev.seq - ts->next_bpf;

@@ -103,5 +103,23 @@ else
   else echo "FAIL: arm64 watch plain$variant by pid: status $st, target $tst"; fail=$((fail + 1)); fi
 fi
 
+# An ARMv8.0 load/store-exclusive loop on a watched variable never ends
+# (each hit clears the exclusive monitor): the recorder must notice, say
+# why, stop (status 1, a trace without its trailer, so no verdict) and
+# leave the target to finish on its own.
+bin=$targets/watch_atomic.llsc
+rm -f "$tmp/out.vsc" "$tmp/err"
+timeout 300 "$vsc" record --watch counter -o "$tmp/out.vsc" -- "$bin" > /dev/null 2> "$tmp/err"
+st=$?
+"$vsc" check "$tmp/out.vsc" > /dev/null 2>&1
+cst=$?
+if [ $st = 1 ] && grep -q 'stuck at a load-exclusive' "$tmp/err" && [ $cst = 2 ]; then
+  echo "ok: arm64 watch LL/SC loop: the recording stopped: $(grep -o 'stuck at a load-exclusive.*same value' "$tmp/err")"
+  pass=$((pass + 1))
+else
+  echo "FAIL: arm64 watch LL/SC loop: record status $st (124: still stuck), vsc check status $cst: $(tail -2 "$tmp/err")"
+  fail=$((fail + 1))
+fi
+
 echo "arm64 watch: $pass passed, $fail failed"
 [ $fail = 0 ]

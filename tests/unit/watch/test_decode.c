@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "decode.h"
+#include "llsc_guard.h"
 
 /* x86-64, assembled with GNU as:
  *  0: mov rax, [rip+0x10]         7: mov edx, 1
@@ -282,6 +283,15 @@ static void test_arm64(void **state)
 	assert_int_equal(i.mem_size, 4);
 	assert_true(i.sign_extend);
 	i = find_a64(0xc85f7c01, 0); /* ldxr x1, [x0] */
+	assert_int_equal(i.access, WATCH_ACCESS_LOAD_EXCL);
+	assert_int_equal(i.mem_size, 8);
+	i = find_a64(0x885ffc01, 0); /* ldaxr w1, [x0] */
+	assert_int_equal(i.access, WATCH_ACCESS_LOAD_EXCL);
+	assert_int_equal(i.mem_size, 4);
+	i = find_a64(0x085f7c01, 0); /* ldxrb w1, [x0] */
+	assert_int_equal(i.access, WATCH_ACCESS_LOAD_EXCL);
+	assert_int_equal(i.mem_size, 1);
+	i = find_a64(0xc8dffc01, 0); /* ldar x1, [x0]: acquire, not exclusive */
 	assert_int_equal(i.access, WATCH_ACCESS_LOAD);
 	i = find_a64(0xc8027c01, 0); /* stxr w2, x1, [x0] */
 	assert_int_equal(i.access, WATCH_ACCESS_STORE_EXCL);
@@ -379,6 +389,57 @@ static void test_exact(void **state)
 	assert_int_equal(st.unknown, 1);
 }
 
+/* A thread at one load-exclusive, reading one value, hit after hit: stuck
+ * only after enough hits AND enough time; progress of any kind resets. */
+static void test_llsc_guard(void **state)
+{
+	(void)state;
+	struct llsc_guard g = { 0 };
+	const uint64_t step = LLSC_STUCK_NS / LLSC_STUCK_HITS; /* hits fill the time */
+	uint64_t t = 1000;
+	bool stuck = false;
+	unsigned n = 0;
+	while (!stuck && n < 10 * LLSC_STUCK_HITS) {
+		stuck = llsc_guard_stuck(&g, WATCH_ACCESS_LOAD_EXCL, 0x40, 7, t);
+		/* a failing store-exclusive that traps is part of the loop */
+		stuck = stuck || llsc_guard_stuck(&g, WATCH_ACCESS_STORE_EXCL, 0x44, 7, t + 1);
+		t += step;
+		n++;
+	}
+	assert_true(stuck);
+	assert_in_range(n, LLSC_STUCK_HITS, LLSC_STUCK_HITS + 1);
+
+	/* many hits quickly: not yet (a contended CAS loop retries fast) */
+	g = (struct llsc_guard){ 0 };
+	for (unsigned i = 0; i < 5 * LLSC_STUCK_HITS; i++)
+		assert_false(llsc_guard_stuck(&g, WATCH_ACCESS_LOAD_EXCL, 0x40, 7, 1000 + i));
+	/* a long time but few hits: not either */
+	g = (struct llsc_guard){ 0 };
+	for (unsigned i = 0; i < LLSC_STUCK_HITS - 1; i++)
+		assert_false(llsc_guard_stuck(&g, WATCH_ACCESS_LOAD_EXCL, 0x40, 7,
+					      (uint64_t)i * LLSC_STUCK_NS));
+
+	/* a loop of atomic increments: the value changes every time */
+	g = (struct llsc_guard){ 0 };
+	for (unsigned i = 0; i < 3 * LLSC_STUCK_HITS; i++)
+		assert_false(llsc_guard_stuck(&g, WATCH_ACCESS_LOAD_EXCL, 0x40, (int64_t)i,
+					      (uint64_t)i * step * 4));
+	/* another access between the loads: progress */
+	g = (struct llsc_guard){ 0 };
+	for (unsigned i = 0; i < 3 * LLSC_STUCK_HITS; i++) {
+		assert_false(llsc_guard_stuck(&g, WATCH_ACCESS_LOAD_EXCL, 0x40, 7,
+					      (uint64_t)i * step * 4));
+		assert_false(llsc_guard_stuck(&g, WATCH_ACCESS_STORE, 0x80, 1,
+					      (uint64_t)i * step * 4 + 1));
+	}
+	/* two load-exclusives taking turns (two loops, or a loop and a
+	 * retry path): neither run grows */
+	g = (struct llsc_guard){ 0 };
+	for (unsigned i = 0; i < 3 * LLSC_STUCK_HITS; i++)
+		assert_false(llsc_guard_stuck(&g, WATCH_ACCESS_LOAD_EXCL, i % 2 ? 0x40 : 0x60, 7,
+					      (uint64_t)i * step * 4));
+}
+
 static void test_normalize(void **state)
 {
 	(void)state;
@@ -395,7 +456,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_x86_kinds), cmocka_unit_test(test_x86_values),
 		cmocka_unit_test(test_arm64),     cmocka_unit_test(test_exact),
-		cmocka_unit_test(test_normalize),
+		cmocka_unit_test(test_normalize), cmocka_unit_test(test_llsc_guard),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
