@@ -140,6 +140,9 @@ static const char *refusal(const char *solver, int err)
 		return "too many threads to encode";
 	if (strcmp(solver, "paper") == 0 && err == -EINVAL)
 		return "it is for 1-Writer programs only (one writer thread per variable)";
+	if (strcmp(solver, "coherence") == 0 && err == -EINVAL)
+		return "some read has a choice of writes (values do not identify writes), or the "
+		       "program is too big for its vectors";
 	return NULL;
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coherence.h"
 #include "engine.h"
 #include "reduce.h"
 #include "serial.h"
@@ -104,8 +105,22 @@ static int has_bounds(const struct query *q, const struct best *best)
 	return q->minimize && best->witness && (q->bound < 0 || best->preemptions <= q->bound);
 }
 
+/* Values that identify writes, several writers: saturation first
+ * (coherence.c). COHERENCE_OPEN leaves *least, a proven lower bound. */
+static int try_coherence(const struct vsc_program *p, const struct query *q, struct budget *b,
+			 struct vsc_result *res, long *least)
+{
+	int r = coherence_solve(p, q, b, res, least);
+
+	if (r == -ETIME) {
+		res->verdict = VSC_UNKNOWN;
+		return COHERENCE_DECIDED;
+	}
+	return r;
+}
+
 static int solve_whole(const struct vsc_program *p, const struct query *q, struct budget *b,
-		       struct vsc_result *res)
+		       struct vsc_result *res, int coherence)
 {
 	struct analysis a;
 	struct forced forced;
@@ -114,6 +129,11 @@ static int solve_whole(const struct vsc_program *p, const struct query *q, struc
 	long least = 0; /* the least preemptions are known to be at least this */
 	int r;
 
+	if (coherence) {
+		r = try_coherence(p, q, b, res, &least);
+		if (r != COHERENCE_OPEN && r != COHERENCE_NOT_APPLY)
+			return r;
+	}
 	if ((r = analysis_build(&a, p)))
 		return r;
 	res->verdict = VSC_INCONSISTENT;
@@ -151,7 +171,8 @@ static int solve_whole(const struct vsc_program *p, const struct query *q, struc
 		res->witness_length = 0;
 		res->preemptions = -1;
 		res->verdict = VSC_INCONSISTENT;
-		least = r ? 0 : 1; /* r: too many threads to encode, say */
+		if (!r && least < 1)
+			least = 1; /* -p 0 fails; r: too many threads to encode, say */
 	}
 	/* vectors give the bounded search its lower bound */
 	r = forced_build(&forced, p, &a, b, q->bound >= 0 || q->minimize);
@@ -224,7 +245,7 @@ static int solve_group(struct reduction *rd, const struct vsc_program *p, uint32
 
 	if (err)
 		return err;
-	err = solve_whole(gp, gq, b, &part);
+	err = solve_whole(gp, gq, b, &part, vsc_program_writers(gp) > 1);
 	res->nodes += part.nodes;
 	res->steps += part.steps;
 	if (!err && part.witness) { /* consistent, or unknown with bounds */
@@ -296,7 +317,7 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 		reduce_free(&rd);
 		res->spins = res->dropped = 0;
 		res->parts = 0;
-		return solve_whole(p, q, b, res);
+		return solve_whole(p, q, b, res, vsc_program_writers(p) > 1);
 	}
 	if (rd.refuted) {
 		res->verdict = VSC_INCONSISTENT;
@@ -309,3 +330,21 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 }
 
 const struct solver auto_solver = { "auto", auto_solve };
+
+/* Saturation alone where it applies (values identify writes), the search
+ * of auto for what it leaves open; EINVAL where some read has a choice of
+ * writes. No reductions, so the saturation sees every program whole. */
+static int coherence_only(const struct vsc_program *p, const struct query *q, struct budget *b,
+			  struct vsc_result *res)
+{
+	long least = 0;
+	int r = try_coherence(p, q, b, res, &least);
+
+	if (r == COHERENCE_NOT_APPLY)
+		return -EINVAL;
+	if (r != COHERENCE_OPEN)
+		return r;
+	return solve_whole(p, q, b, res, 0);
+}
+
+const struct solver coherence_solver = { "coherence", coherence_only };

@@ -8,13 +8,10 @@
 #include "solver.h"
 
 static const struct solver *const solvers[] = {
-	&auto_solver,
-	&exact_solver,
-	&paper_solver,
-	&sat_solver,
+	&auto_solver, &exact_solver, &paper_solver, &sat_solver, &coherence_solver,
 };
 
-static const char *const solver_names[] = { "auto", "exact", "paper", "sat", NULL };
+static const char *const solver_names[] = { "auto", "exact", "paper", "sat", "coherence", NULL };
 
 const char *const *vsc_solver_names(void)
 {

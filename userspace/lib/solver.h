@@ -65,7 +65,8 @@ struct solver {
 extern const struct solver auto_solver; /* analysis + engine: the default */
 extern const struct solver exact_solver;
 extern const struct solver paper_solver;
-extern const struct solver sat_solver; /* CaDiCaL, -p 0 only */
+extern const struct solver sat_solver;       /* CaDiCaL, -p 0 only */
+extern const struct solver coherence_solver; /* values identify writes: saturation */
 /* -p 0 through SAT (sat.c); fills res, VSC_UNKNOWN when b stops it. */
 int sat_decide_no_preemption(const struct vsc_program *p, struct budget *b,
 			     struct vsc_result *res); /* the seed paper's 1-Writer algorithm */

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/* The coherence saturation (values identify writes) against the exact
+ * search on thousands of small random multi-writer programs with unique
+ * values, RMWs, `init x v` and `init x ?`: same verdict for every bound,
+ * same least preemptions, every witness verified with the count claimed.
+ * Some programs are made stale (a read sees an older write) so that
+ * saturation has cycles to find; some repeat a value, where the solver
+ * must say it does not apply. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+#include <errno.h>
+
+#include "random_program.h"
+
+#define MAX_VARS 3
+#define MAX_WRITES 32
+
+struct gen {
+	uint64_t seed;
+	int64_t written[MAX_VARS][MAX_WRITES]; /* values written to each variable so far */
+	unsigned nwritten[MAX_VARS];
+	int has_value[MAX_VARS];
+	int64_t mem[MAX_VARS];
+};
+
+static unsigned below(struct gen *g, unsigned n)
+{
+	return (unsigned)(random_next(&g->seed) % n);
+}
+
+static void set_inits(struct gen *g, struct vsc_program *p, unsigned vars)
+{
+	char name[8];
+
+	for (unsigned v = 0; v < vars; v++) {
+		snprintf(name, sizeof(name), "x%u", v);
+		vsc_program_add_var(p, name);
+		g->nwritten[v] = 0;
+		g->has_value[v] = 0;
+		switch (below(g, 4)) {
+		case 0:
+			vsc_program_set_init(p, v, VSC_INIT_KNOWN, 0);
+			g->has_value[v] = 1;
+			g->mem[v] = 0;
+			break;
+		case 1:
+			vsc_program_set_init(p, v, VSC_INIT_UNKNOWN, 0);
+			g->has_value[v] = 1;
+			g->mem[v] = -1 - (int64_t)below(g, 2); /* a value nothing writes */
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* A value for a stale or wrong read of v: an older write, the initial
+ * value, or (rarely) a value nothing gives. */
+static int64_t stale_value(struct gen *g, unsigned v)
+{
+	unsigned n = g->nwritten[v];
+
+	if (n > 0 && below(g, 4) != 0)
+		return g->written[v][below(g, n)];
+	return below(g, 2) ? 0 : 999;
+}
+
+/* A random run with unique values per variable (a counter), events of
+ * random threads; stale_pct of the reads see another value; with
+ * repeat, one write repeats an earlier value. */
+static struct vsc_program *unique_program(struct gen *g, unsigned threads, unsigned events,
+					  unsigned vars, unsigned stale_pct, int repeat)
+{
+	struct vsc_program *p = vsc_program_new();
+	char name[8];
+	int64_t next = 100;
+
+	assert_non_null(p);
+	for (unsigned t = 0; t < threads; t++) {
+		snprintf(name, sizeof(name), "T%u", t);
+		vsc_program_add_thread(p, name);
+	}
+	set_inits(g, p, vars);
+	for (unsigned n = 0; n < events; n++) {
+		unsigned t = below(g, threads), v = below(g, vars);
+		struct vsc_event e = { .var = v };
+		if (below(g, 100) < 45 && g->nwritten[v] < MAX_WRITES) {
+			int64_t value = next++;
+			if (repeat && g->nwritten[v] > 0 && below(g, 3) == 0)
+				value = g->written[v][0];
+			e.kind = g->has_value[v] && below(g, 3) == 0 ? VSC_RMW : VSC_WRITE;
+			e.value = e.kind == VSC_RMW ? g->mem[v] : value;
+			e.new_value = value;
+			if (e.kind == VSC_RMW && below(g, 100) < stale_pct)
+				e.value = stale_value(g, v);
+			g->written[v][g->nwritten[v]++] = value;
+			g->mem[v] = value;
+			g->has_value[v] = 1;
+		} else {
+			e.kind = VSC_READ;
+			e.value = g->has_value[v] ? g->mem[v] : stale_value(g, v);
+			if (below(g, 100) < stale_pct)
+				e.value = stale_value(g, v);
+		}
+		vsc_program_append(p, t, &e, 0);
+	}
+	return p;
+}
+
+static int decide(const struct vsc_program *p, const char *solver, long bound, int minimize,
+		  struct vsc_result **res)
+{
+	VSC_OPTS(vsc_check_opts, opts, .bounded = bound >= 0,
+		 .preemptions = bound >= 0 ? (unsigned long)bound : 0, .minimize = minimize,
+		 .want_witness = 1, .solver = solver);
+	*res = NULL;
+	return vsc_check(p, &opts, res);
+}
+
+struct tally {
+	unsigned programs, applied, without_search, consistent;
+};
+
+/* Compare coherence (and auto) with exact on one question. */
+static void compare_on(const struct vsc_program *p, long bound, int minimize, struct tally *tl)
+{
+	static const char *const solvers[] = { "coherence", "auto" };
+	struct vsc_result *want;
+
+	assert_int_equal(decide(p, "exact", bound, minimize, &want), 0);
+	for (size_t s = 0; s < 2; s++) {
+		struct vsc_result *got;
+		const uint32_t *w;
+		long pre = -1;
+		char why[200] = "";
+		int err = decide(p, solvers[s], bound, minimize, &got);
+		if (s == 0 && err == -EINVAL)
+			continue; /* some read has a choice of writes */
+		assert_int_equal(err, 0);
+		if (s == 0) {
+			tl->applied++;
+			tl->without_search += vsc_result_nodes(got) == 0;
+		}
+		if (vsc_result_verdict(want) != vsc_result_verdict(got) ||
+		    (minimize && vsc_result_preemptions(want) != vsc_result_preemptions(got))) {
+			vsc_program_write(p, stderr);
+			fail_msg("%s, bound %ld min %d: exact says %d (%ld), got %d (%ld)",
+				 solvers[s], bound, minimize, vsc_result_verdict(want),
+				 vsc_result_preemptions(want), vsc_result_verdict(got),
+				 vsc_result_preemptions(got));
+		}
+		if (vsc_result_verdict(got) == VSC_CONSISTENT) {
+			size_t n = vsc_result_witness(got, &w);
+			if (vsc_witness_verify(p, w, n, &pre, why, sizeof(why)) != 0) {
+				vsc_program_write(p, stderr);
+				fail_msg("%s: bad witness: %s", solvers[s], why);
+			}
+			assert_int_equal(pre, vsc_result_preemptions(got));
+			if (bound >= 0)
+				assert_true(pre <= bound);
+			tl->consistent += s == 0;
+		} else {
+			assert_int_equal(vsc_result_witness(got, NULL), 0);
+		}
+		vsc_result_free(got);
+	}
+	vsc_result_free(want);
+}
+
+static void run_family(uint64_t seed, unsigned count, unsigned max_threads, unsigned max_events,
+		       unsigned stale_pct, int repeat, struct tally *tl)
+{
+	struct gen g = { .seed = seed };
+
+	for (unsigned i = 0; i < count; i++) {
+		unsigned threads = 2 + below(&g, max_threads - 1);
+		unsigned events = 2 + below(&g, max_events - 1);
+		struct vsc_program *p = unique_program(&g, threads, events, 1 + below(&g, MAX_VARS),
+						       i % 2 ? stale_pct : 0, repeat && i % 4 == 0);
+		tl->programs++;
+		compare_on(p, -1, 0, tl);
+		for (long bound = 0; bound <= 3; bound++)
+			compare_on(p, bound, 0, tl);
+		compare_on(p, -1, 1, tl);
+		compare_on(p, 1, 1, tl);
+		vsc_program_free(p);
+	}
+}
+
+static void report(const char *what, const struct tally *tl)
+{
+	printf("%s: %u programs, %u questions where coherence applies, %u of them decided "
+	       "without search, %u consistent\n",
+	       what, tl->programs, tl->applied, tl->without_search, tl->consistent);
+	/* the saturation itself must be what answers most of them */
+	assert_true(tl->applied > tl->programs);
+	assert_true(tl->without_search * 2 > tl->applied);
+}
+
+static void coherence_agrees_short_threads(void **state)
+{
+	struct tally tl = { 0 };
+	(void)state;
+	run_family(0xc0de1ULL, 2500, 4, 12, 25, 1, &tl);
+	report("short threads", &tl);
+}
+
+static void coherence_agrees_long_threads(void **state)
+{
+	struct tally tl = { 0 };
+	(void)state;
+	run_family(0xc0de2ULL, 400, 3, 20, 10, 0, &tl);
+	report("long threads", &tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(coherence_agrees_short_threads),
+		cmocka_unit_test(coherence_agrees_long_threads),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

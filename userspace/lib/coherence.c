@@ -1,0 +1,768 @@
+/* SPDX-License-Identifier: MIT */
+/* When values identify writes (every read has exactly one write, or the
+ * initial value, it can read), reads-from is known, and a program is SC iff
+ * some coherence order (a total order of each variable's writes) makes
+ * program order + reads-from + coherence + from-read acyclic. We saturate
+ * the orders every SC interleaving must contain (docs/solvers.md, "Values
+ * that identify writes"):
+ *  - rule A: a write w' of x that must precede a read r of w (w' != w) must
+ *    precede w;
+ *  - rule B: a write w' of x that must follow w (w' != r) must follow r;
+ * with vectors (how many events of each thread must precede an event) from
+ * a topological pass, so each rule needs one binary search per writer
+ * thread of x. A cycle refutes the program for every bound. Otherwise the
+ * orders give a lower bound on the preemptions, and a greedy run that
+ * keeps them (and never overwrites a value a pending read needs) is tried
+ * as a witness; whatever it cannot settle is left to the search. */
+#include "coherence.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COH_NONE UINT32_MAX       /* rf: the event reads nothing */
+#define COH_INIT (UINT32_MAX - 1) /* rf: it reads the initial value */
+#define SLOT_TWICE 0x80000000u    /* write index: two writes of the pair */
+#define MAX_EVENTS 0x7ffffff0u
+#define MAX_VECTOR_WORDS ((size_t)160 << 20) /* events x threads */
+#define RULE_WORK_PER_EVENT 64               /* reads x writer threads, per event */
+#define MAX_ROUNDS 64
+
+struct segment {
+	uint32_t thread, start, end; /* writes of a variable by one thread: wlist[start, end) */
+};
+
+struct coh {
+	const struct vsc_program *p;
+	struct budget *b;
+	uint32_t k, n, nvars;
+	uint32_t *base;    /* per thread + 1: flat number of its event 0 */
+	uint32_t *rf;      /* per flat event: the write it reads, COH_INIT or COH_NONE */
+	uint32_t *seg_off; /* per variable + 1: its segments */
+	struct segment *segs;
+	uint32_t *wlist; /* flat writes, by variable, then thread, in program order */
+	uint64_t *edges; /* derived orders (to << 32 | from), sorted */
+	size_t nedges;
+	uint32_t *vc;   /* per flat event, per thread: events of it that precede (or are) it */
+	uint32_t *pos;  /* per thread: events placed */
+	size_t *cursor; /* per thread: first edge into its next event */
+	int refuted;
+};
+
+static uint32_t thread_of(const struct coh *c, uint32_t flat)
+{
+	uint32_t lo = 0, hi = c->k; /* base[lo] <= flat < base[hi] */
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (c->base[mid] <= flat)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct vsc_event *flat_event(const struct coh *c, uint32_t flat)
+{
+	uint32_t t = thread_of(c, flat);
+
+	return &c->p->threads[t].events[flat - c->base[t]];
+}
+
+static int writes(const struct vsc_event *e)
+{
+	return e->kind != VSC_READ;
+}
+
+static int64_t written(const struct vsc_event *e)
+{
+	return e->kind == VSC_RMW ? e->new_value : e->value;
+}
+
+/* Must a come before b (a != b) by the orders known so far? */
+static int ordered(const struct coh *c, uint32_t a, uint32_t b)
+{
+	uint32_t t = thread_of(c, a);
+
+	return c->vc[(size_t)b * c->k + t] > a - c->base[t];
+}
+
+/* ---- reads-from: the one write of each read's (variable, value) ---------- */
+
+struct write_index {
+	uint32_t *slots; /* flat + 1 (| SLOT_TWICE), 0: empty */
+	uint32_t mask;
+};
+
+static uint64_t pair_hash(uint32_t var, int64_t value)
+{
+	uint64_t h =
+		(uint64_t)value * 0x9e3779b97f4a7c15ULL ^ (uint64_t)var * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 31);
+}
+
+static uint32_t *slot_of(const struct coh *c, const struct write_index *ix, uint32_t var,
+			 int64_t value)
+{
+	for (uint32_t i = (uint32_t)pair_hash(var, value) & ix->mask;; i = (i + 1) & ix->mask) {
+		uint32_t s = ix->slots[i];
+		if (s == 0)
+			return &ix->slots[i];
+		const struct vsc_event *e = flat_event(c, (s & ~SLOT_TWICE) - 1);
+		if (e->var == var && written(e) == value)
+			return &ix->slots[i];
+	}
+}
+
+static int index_writes(const struct coh *c, struct write_index *ix)
+{
+	size_t nwrites = 0, size = 1024;
+
+	for (uint32_t t = 0; t < c->k; t++)
+		for (uint32_t i = 0; i < c->p->threads[t].length; i++)
+			nwrites += writes(&c->p->threads[t].events[i]);
+	while (size < 2 * nwrites)
+		size *= 2;
+	ix->slots = calloc(size, sizeof(uint32_t));
+	ix->mask = (uint32_t)(size - 1);
+	if (!ix->slots)
+		return -ENOMEM;
+	for (uint32_t t = 0; t < c->k; t++)
+		for (uint32_t i = 0; i < c->p->threads[t].length; i++) {
+			const struct vsc_event *e = &c->p->threads[t].events[i];
+			if (!writes(e))
+				continue;
+			uint32_t *s = slot_of(c, ix, e->var, written(e));
+			*s = *s ? *s | SLOT_TWICE : c->base[t] + i + 1;
+		}
+	return 0;
+}
+
+/* rf of one read of (x, v): COH_NONE when nothing gives v (refuted),
+ * SLOT_TWICE when there is a choice. */
+static uint32_t source_of(const struct coh *c, const struct write_index *ix, uint32_t x, int64_t v)
+{
+	const struct vsc_var_init *in = &c->p->inits[x];
+	uint32_t s = *slot_of(c, ix, x, v);
+	int from_init =
+		in->kind == VSC_INIT_UNKNOWN || (in->kind == VSC_INIT_KNOWN && in->value == v);
+
+	if (s && (from_init || (s & SLOT_TWICE)))
+		return SLOT_TWICE;
+	if (s)
+		return s - 1;
+	return from_init ? COH_INIT : COH_NONE;
+}
+
+/* Fill c->rf. Returns 0, COHERENCE_NOT_APPLY or -ENOMEM. */
+static int link_reads(struct coh *c)
+{
+	struct write_index ix;
+	uint8_t *seen = calloc((size_t)c->nvars + 1, 1); /* init x ?: a read fixed it */
+	int64_t *init_value = malloc(((size_t)c->nvars + 1) * sizeof(int64_t));
+	int r = index_writes(c, &ix);
+
+	if (!r && (!seen || !init_value))
+		r = -ENOMEM;
+	for (uint32_t t = 0; !r && t < c->k; t++)
+		for (uint32_t i = 0; !r && i < c->p->threads[t].length; i++) {
+			const struct vsc_event *e = &c->p->threads[t].events[i];
+			uint32_t f = c->base[t] + i, s = COH_NONE;
+			if (e->kind != VSC_WRITE)
+				s = source_of(c, &ix, e->var, e->value);
+			c->rf[f] = s;
+			if (e->kind == VSC_WRITE)
+				continue;
+			if (s == SLOT_TWICE)
+				r = COHERENCE_NOT_APPLY;
+			else if (s == COH_NONE)
+				c->refuted = 1; /* nothing writes the value read */
+			else if (s == COH_INIT && seen[e->var] && init_value[e->var] != e->value)
+				c->refuted = 1; /* init x ?: one value only */
+			if (s == COH_INIT) {
+				seen[e->var] = 1;
+				init_value[e->var] = e->value;
+			}
+		}
+	free(ix.slots);
+	free(seen);
+	free(init_value);
+	return r;
+}
+
+/* ---- writes of each variable, grouped by thread ---------------------- */
+
+static int group_writes(struct coh *c)
+{
+	uint32_t *off = calloc((size_t)c->nvars + 2, sizeof(uint32_t));
+	uint32_t nsegs = 0, last_thread;
+	int r = 0;
+
+	if (!off)
+		return -ENOMEM;
+	for (uint32_t t = 0; t < c->k; t++) /* count per variable, and segments */
+		for (uint32_t i = 0; i < c->p->threads[t].length; i++) {
+			const struct vsc_event *e = &c->p->threads[t].events[i];
+			if (writes(e))
+				off[e->var + 2]++;
+		}
+	for (uint32_t x = 0; x < c->nvars; x++)
+		off[x + 2] += off[x + 1];
+	c->wlist = malloc(((size_t)off[c->nvars + 1] + 1) * sizeof(uint32_t));
+	if (!c->wlist) {
+		free(off);
+		return -ENOMEM;
+	}
+	for (uint32_t t = 0; t < c->k; t++)
+		for (uint32_t i = 0; i < c->p->threads[t].length; i++) {
+			const struct vsc_event *e = &c->p->threads[t].events[i];
+			if (writes(e))
+				c->wlist[off[e->var + 1]++] = c->base[t] + i;
+		}
+	/* off[x] is now where variable x's writes start; count segments */
+	for (int fill = 0; fill < 2 && !r; fill++) {
+		nsegs = 0;
+		for (uint32_t x = 0; x < c->nvars; x++) {
+			if (fill)
+				c->seg_off[x] = nsegs;
+			last_thread = UINT32_MAX;
+			for (uint32_t j = off[x]; j < off[x + 1]; j++) {
+				uint32_t t = thread_of(c, c->wlist[j]);
+				if (t != last_thread) {
+					if (fill)
+						c->segs[nsegs] = (struct segment){ t, j, j };
+					nsegs++;
+					last_thread = t;
+				}
+				if (fill)
+					c->segs[nsegs - 1].end = j + 1;
+			}
+		}
+		if (!fill && !(c->segs = malloc(((size_t)nsegs + 1) * sizeof(*c->segs))))
+			r = -ENOMEM;
+	}
+	if (!r)
+		c->seg_off[c->nvars] = nsegs;
+	free(off);
+	return r;
+}
+
+/* Is the work of one round of rules affordable (reads x writer threads)? */
+static int rules_affordable(const struct coh *c)
+{
+	uint64_t work = 0;
+
+	for (uint32_t f = 0; f < c->n; f++) {
+		if (c->rf[f] == COH_NONE)
+			continue;
+		uint32_t x = flat_event(c, f)->var;
+		work += c->seg_off[x + 1] - c->seg_off[x];
+	}
+	return work <= (uint64_t)RULE_WORK_PER_EVENT * c->n + 1024;
+}
+
+/* ---- vectors: one topological pass ------------------------------------ */
+
+static size_t first_edge_into(const struct coh *c, uint32_t flat)
+{
+	size_t lo = 0, hi = c->nedges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((uint32_t)(c->edges[mid] >> 32) < flat)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int placed(const struct coh *c, uint32_t flat)
+{
+	uint32_t t = thread_of(c, flat);
+
+	return c->pos[t] > flat - c->base[t];
+}
+
+/* May event f (next of its thread) be placed: its source and every derived
+ * order into it placed? */
+static int preds_placed(const struct coh *c, uint32_t t, uint32_t f)
+{
+	if (c->rf[f] < COH_INIT && !placed(c, c->rf[f]))
+		return 0;
+	for (size_t e = c->cursor[t]; e < c->nedges && (uint32_t)(c->edges[e] >> 32) == f; e++)
+		if (!placed(c, (uint32_t)c->edges[e]))
+			return 0;
+	return 1;
+}
+
+static void join(uint32_t *v, const uint32_t *w, uint32_t k)
+{
+	for (uint32_t u = 0; u < k; u++)
+		if (w[u] > v[u])
+			v[u] = w[u];
+}
+
+static void reset_cursors(struct coh *c)
+{
+	for (uint32_t t = 0; t < c->k; t++) {
+		c->pos[t] = 0;
+		c->cursor[t] = first_edge_into(c, c->base[t]);
+	}
+}
+
+/* The vector of f from its predecessors; moves the thread's cursor on. */
+static void place_vector(struct coh *c, uint32_t t, uint32_t f)
+{
+	uint32_t k = c->k, *v = c->vc + (size_t)f * k;
+	size_t e = c->cursor[t];
+
+	if (c->pos[t] > 0)
+		memcpy(v, v - k, k * sizeof(uint32_t));
+	else
+		memset(v, 0, k * sizeof(uint32_t));
+	if (c->rf[f] < COH_INIT)
+		join(v, c->vc + (size_t)c->rf[f] * k, k);
+	for (; e < c->nedges && (uint32_t)(c->edges[e] >> 32) == f; e++)
+		join(v, c->vc + (size_t)(uint32_t)c->edges[e] * k, k);
+	c->cursor[t] = e;
+	v[t] = c->pos[t] + 1;
+}
+
+/* 1: acyclic, vectors set; 0: a cycle; -ETIME. */
+static int sweep(struct coh *c)
+{
+	uint32_t left = c->n;
+	int progress = 1;
+
+	reset_cursors(c);
+	while (progress && left > 0) {
+		unsigned long work = c->k;
+		progress = 0;
+		for (uint32_t t = 0; t < c->k; t++) {
+			uint32_t len = c->p->threads[t].length;
+			while (c->pos[t] < len && preds_placed(c, t, c->base[t] + c->pos[t])) {
+				place_vector(c, t, c->base[t] + c->pos[t]);
+				c->pos[t]++;
+				left--;
+				work += c->k;
+				progress = 1;
+			}
+		}
+		if (budget_spend(c->b, work))
+			return -ETIME;
+	}
+	return left == 0;
+}
+
+/* ---- the rules -------------------------------------------------------- */
+
+struct edge_buf {
+	uint64_t *e;
+	size_t n, cap;
+};
+
+static int add_edge(struct edge_buf *eb, uint32_t from, uint32_t to)
+{
+	uint64_t v = (uint64_t)to << 32 | from;
+
+	if (eb->n > 0 && eb->e[eb->n - 1] == v)
+		return 0;
+	if (eb->n == eb->cap) {
+		size_t cap = eb->cap ? eb->cap * 2 : 4096;
+		uint64_t *grown = realloc(eb->e, cap * sizeof(uint64_t));
+		if (!grown)
+			return -ENOMEM;
+		eb->e = grown;
+		eb->cap = cap;
+	}
+	eb->e[eb->n++] = v;
+	return 0;
+}
+
+/* Index in L[0, m) of the first write not before count events of thread u. */
+static uint32_t writes_before(const uint32_t *L, uint32_t m, uint32_t limit_flat)
+{
+	uint32_t lo = 0, hi = m;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (L[mid] < limit_flat)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Index of the first write in L that must follow w (w's own thread: the
+ * first after it in program order). */
+static uint32_t first_after(const struct coh *c, const uint32_t *L, uint32_t m, uint32_t u,
+			    uint32_t w)
+{
+	uint32_t tw = thread_of(c, w), iw = w - c->base[tw], lo = 0, hi = m;
+
+	if (u == tw)
+		return writes_before(L, m, w + 1);
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (c->vc[(size_t)L[mid] * c->k + tw] > iw)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Rules A and B for read f (thread t, index i) of x against the writes of
+ * one thread (segment sg). */
+static int rules_for(struct coh *c, struct edge_buf *eb, uint32_t f, uint32_t t, uint32_t i,
+		     const struct segment *sg)
+{
+	const uint32_t *L = c->wlist + sg->start;
+	uint32_t m = sg->end - sg->start, u = sg->thread, w = c->rf[f];
+	uint32_t seen = u == t ? i : c->vc[(size_t)f * c->k + u];
+	uint32_t j = writes_before(L, m, c->base[u] + seen);
+	int r = 0;
+
+	if (j > 0 && L[j - 1] != w) { /* rule A */
+		if (w == COH_INIT) {
+			c->refuted = 1; /* a write precedes a read of the initial value */
+			return 0;
+		}
+		if (!ordered(c, L[j - 1], w))
+			r = add_edge(eb, L[j - 1], w);
+	}
+	j = w == COH_INIT ? 0 : first_after(c, L, m, u, w); /* rule B */
+	if (j < m && L[j] == f)
+		j++;
+	if (!r && j < m && !ordered(c, f, L[j]))
+		r = add_edge(eb, f, L[j]);
+	return r;
+}
+
+static int derive(struct coh *c, struct edge_buf *eb)
+{
+	eb->n = 0;
+	for (uint32_t t = 0; t < c->k; t++) {
+		const struct vsc_thread *th = &c->p->threads[t];
+		for (uint32_t i = 0; i < th->length; i++) {
+			uint32_t f = c->base[t] + i, x = th->events[i].var;
+			if (c->rf[f] == COH_NONE)
+				continue;
+			for (uint32_t s = c->seg_off[x]; s < c->seg_off[x + 1]; s++) {
+				int r = rules_for(c, eb, f, t, i, &c->segs[s]);
+				if (r || c->refuted)
+					return r;
+			}
+		}
+		if (budget_spend(c->b, th->length))
+			return -ETIME;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Merge the new edges (sorted, unique) into c->edges. */
+static int merge_edges(struct coh *c, struct edge_buf *eb)
+{
+	size_t n = 0, i = 0, j = 0;
+	uint64_t *all;
+
+	qsort(eb->e, eb->n, sizeof(uint64_t), cmp_u64);
+	for (size_t a = 0; a < eb->n; a++)
+		if (n == 0 || eb->e[n - 1] != eb->e[a])
+			eb->e[n++] = eb->e[a];
+	eb->n = n;
+	all = malloc((c->nedges + n + 1) * sizeof(uint64_t));
+	if (!all)
+		return -ENOMEM;
+	n = 0;
+	while (i < c->nedges || j < eb->n) {
+		if (j == eb->n || (i < c->nedges && c->edges[i] <= eb->e[j]))
+			all[n++] = c->edges[i++];
+		else
+			all[n++] = eb->e[j++];
+	}
+	free(c->edges);
+	c->edges = all;
+	c->nedges = n;
+	return 0;
+}
+
+/* Rounds of vectors and rules until nothing new (or MAX_ROUNDS: what is
+ * known then is sound too). 0 or -errno; c->refuted on a cycle. */
+static int saturate(struct coh *c)
+{
+	struct edge_buf eb = { 0 };
+	int r = 0;
+
+	for (unsigned round = 0; round < MAX_ROUNDS && !r && !c->refuted; round++) {
+		r = sweep(c);
+		if (r <= 0) {
+			c->refuted = r == 0;
+			break;
+		}
+		r = derive(c, &eb);
+		if (r || c->refuted || eb.n == 0)
+			break;
+		r = merge_edges(c, &eb);
+		if (round + 1 == MAX_ROUNDS && !r && (r = sweep(c)) >= 0) {
+			c->refuted = r == 0; /* the vectors must hold every edge kept */
+			r = 0;
+		}
+	}
+	free(eb.e);
+	return r < 0 ? r : 0;
+}
+
+/* ---- lower bound and witness ------------------------------------------ */
+
+/* Threads u that must stop unfinished at least once: some event of u must
+ * precede an event of another thread v that must precede u's last event. */
+static long forced_stops(const struct coh *c)
+{
+	long stops = 0;
+
+	for (uint32_t u = 0; u < c->k; u++) {
+		if (c->p->threads[u].length == 0)
+			continue;
+		const uint32_t *last = c->vc + (size_t)(c->base[u + 1] - 1) * c->k;
+		for (uint32_t v = 0; v < c->k; v++) {
+			uint32_t m = last[v];
+			if (v != u && m > 0 && c->vc[(size_t)(c->base[v] + m - 1) * c->k + u] > 0) {
+				stops++;
+				break;
+			}
+		}
+	}
+	return stops;
+}
+
+struct run_state {
+	uint32_t *mem;       /* per variable: flat write in memory, or COH_INIT */
+	uint32_t *left;      /* per flat write: its reads not run yet */
+	uint32_t *init_left; /* per variable: reads of the initial value not run yet */
+};
+
+static int runnable(const struct coh *c, const struct run_state *s, uint32_t t)
+{
+	uint32_t f, cur, waiting;
+	const struct vsc_event *e;
+
+	if (c->pos[t] == c->p->threads[t].length)
+		return 0;
+	f = c->base[t] + c->pos[t];
+	e = &c->p->threads[t].events[c->pos[t]];
+	cur = s->mem[e->var];
+	if (c->rf[f] != COH_NONE && c->rf[f] != cur)
+		return 0;
+	if (!preds_placed(c, t, f))
+		return 0;
+	if (!writes(e))
+		return 1;
+	waiting = cur == COH_INIT ? s->init_left[e->var] : s->left[cur];
+	return waiting == (c->rf[f] == cur); /* nobody else still needs cur */
+}
+
+static void run_one(struct coh *c, struct run_state *s, uint32_t t)
+{
+	uint32_t f = c->base[t] + c->pos[t];
+	const struct vsc_event *e = &c->p->threads[t].events[c->pos[t]];
+
+	if (c->rf[f] == COH_INIT)
+		s->init_left[e->var]--;
+	else if (c->rf[f] != COH_NONE)
+		s->left[c->rf[f]]--;
+	if (writes(e))
+		s->mem[e->var] = f;
+	while (c->cursor[t] < c->nedges && (uint32_t)(c->edges[c->cursor[t]] >> 32) == f)
+		c->cursor[t]++;
+	c->pos[t]++;
+}
+
+/* How far thread u could run from its position before an event that
+ * must wait for another thread's pending event (vectors are monotone in
+ * program order, so one binary search per other thread). */
+static uint32_t free_run(const struct coh *c, uint32_t u)
+{
+	uint32_t end = c->p->threads[u].length;
+
+	for (uint32_t v = 0; v < c->k; v++) {
+		uint32_t lo = c->pos[u], hi = end;
+		if (v == u)
+			continue;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (c->vc[(size_t)(c->base[u] + mid) * c->k + v] > c->pos[v])
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		end = lo;
+	}
+	return end;
+}
+
+/* Whom to run after cur: among the threads that can run, one that can
+ * finish, else the one that can run longest before it must wait. */
+static uint32_t next_thread(const struct coh *c, const struct run_state *s, uint32_t cur)
+{
+	uint32_t start = cur == COH_NONE ? 0 : cur + 1, best = COH_NONE;
+	uint64_t best_score = 0;
+
+	for (uint32_t d = 0; d < c->k; d++) {
+		uint32_t u = (start + d) % c->k;
+		if (!runnable(c, s, u))
+			continue;
+		uint32_t end = free_run(c, u), len = c->p->threads[u].length;
+		uint64_t score = (end == len ? (uint64_t)1 << 32 : 0) + (end - c->pos[u]) + 1;
+		if (score > best_score) {
+			best = u;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+/* Greedy: the running thread goes on while it can. 1 with the witness in
+ * steps, 0 stuck, -errno. */
+static int greedy_run(struct coh *c, uint32_t *steps)
+{
+	struct run_state s = {
+		.mem = malloc(((size_t)c->nvars + 1) * sizeof(uint32_t)),
+		.left = calloc((size_t)c->n + 1, sizeof(uint32_t)),
+		.init_left = calloc((size_t)c->nvars + 1, sizeof(uint32_t)),
+	};
+	uint32_t cur = COH_NONE, done = 0;
+	int r = 0;
+
+	if (!s.mem || !s.left || !s.init_left)
+		r = -ENOMEM;
+	for (uint32_t x = 0; !r && x < c->nvars; x++)
+		s.mem[x] = COH_INIT;
+	for (uint32_t f = 0; !r && f < c->n; f++) {
+		if (c->rf[f] == COH_INIT)
+			s.init_left[flat_event(c, f)->var]++;
+		else if (c->rf[f] != COH_NONE)
+			s.left[c->rf[f]]++;
+	}
+	reset_cursors(c);
+	while (!r && done < c->n) {
+		if (cur == COH_NONE || !runnable(c, &s, cur)) {
+			cur = next_thread(c, &s, cur);
+			if (cur == COH_NONE)
+				break;
+			if (budget_spend(c->b, c->k)) {
+				r = -ETIME;
+				break;
+			}
+		}
+		run_one(c, &s, cur);
+		steps[done++] = cur;
+	}
+	free(s.mem);
+	free(s.left);
+	free(s.init_left);
+	return r ? r : done == c->n;
+}
+
+/* ---- the whole -------------------------------------------------------- */
+
+static void coh_free(struct coh *c)
+{
+	free(c->base);
+	free(c->rf);
+	free(c->seg_off);
+	free(c->segs);
+	free(c->wlist);
+	free(c->edges);
+	free(c->vc);
+	free(c->pos);
+	free(c->cursor);
+}
+
+/* Everything up to the saturated orders. 0, COHERENCE_NOT_APPLY or -errno. */
+static int coh_build(struct coh *c, const struct vsc_program *p, struct budget *b)
+{
+	int r;
+
+	*c = (struct coh){ .p = p, .b = b, .k = program_threads(p), .nvars = program_vars(p) };
+	if (p->event_count > MAX_EVENTS || c->k == 0 ||
+	    p->event_count * (size_t)c->k > MAX_VECTOR_WORDS)
+		return COHERENCE_NOT_APPLY;
+	c->n = (uint32_t)p->event_count;
+	c->base = malloc(((size_t)c->k + 1) * sizeof(uint32_t));
+	c->rf = malloc(((size_t)c->n + 1) * sizeof(uint32_t));
+	c->seg_off = malloc(((size_t)c->nvars + 1) * sizeof(uint32_t));
+	c->pos = malloc((size_t)c->k * sizeof(uint32_t));
+	c->cursor = malloc((size_t)c->k * sizeof(size_t));
+	if (!c->base || !c->rf || !c->seg_off || !c->pos || !c->cursor)
+		return -ENOMEM;
+	c->base[0] = 0;
+	for (uint32_t t = 0; t < c->k; t++)
+		c->base[t + 1] = c->base[t] + p->threads[t].length;
+	if ((r = link_reads(c)) || c->refuted)
+		return r;
+	if ((r = group_writes(c)))
+		return r;
+	if (!rules_affordable(c))
+		return COHERENCE_NOT_APPLY;
+	c->vc = malloc(((size_t)c->n * c->k + 1) * sizeof(uint32_t));
+	if (!c->vc)
+		return -ENOMEM;
+	return saturate(c);
+}
+
+static int decided(struct vsc_result *res, enum vsc_verdict v)
+{
+	res->verdict = v;
+	return COHERENCE_DECIDED;
+}
+
+/* The saturated orders hold no cycle: the lower bound, then the greedy
+ * run. A witness decides when it is within the bound (--min: when it
+ * meets the lower bound). */
+static int try_witness(struct coh *c, const struct query *q, struct vsc_result *res, long *least)
+{
+	long lower = forced_stops(c), pre;
+	uint32_t *steps;
+	int ok;
+
+	if (q->bound >= 0 && lower > q->bound)
+		return decided(res, VSC_INCONSISTENT);
+	*least = lower;
+	steps = malloc(((size_t)c->n + 1) * sizeof(uint32_t));
+	ok = steps ? greedy_run(c, steps) : -ENOMEM;
+	pre = ok == 1 ? count_preemptions(c->p, steps, c->n) : -1;
+	if (ok == 1 && (q->minimize ? pre == lower : q->bound < 0 || pre <= q->bound)) {
+		res->witness = steps;
+		res->witness_length = c->n;
+		res->preemptions = res->lower = pre;
+		return decided(res, VSC_CONSISTENT);
+	}
+	free(steps);
+	return ok < 0 ? ok : COHERENCE_OPEN;
+}
+
+int coherence_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
+		    struct vsc_result *res, long *least)
+{
+	struct coh c;
+	int r = coh_build(&c, p, b);
+
+	*least = 0;
+	if (r == 0 && c.refuted)
+		r = decided(res, VSC_INCONSISTENT);
+	else if (r == 0)
+		r = try_witness(&c, q, res, least);
+	coh_free(&c);
+	return r;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* Saturation of reads-from and coherence orders for programs whose values
+ * identify writes (coherence.c; docs/solvers.md, "Values that identify
+ * writes"). */
+#ifndef VSC_COHERENCE_H
+#define VSC_COHERENCE_H
+
+#include "solver.h"
+
+enum coherence_outcome {
+	COHERENCE_DECIDED = 0,   /* res holds the answer */
+	COHERENCE_OPEN = 1,      /* no answer; *least is a proven lower bound */
+	COHERENCE_NOT_APPLY = 2, /* some read has a choice of writes, or too big */
+};
+
+/* Decide p by saturation when every read has exactly one write (or the
+ * initial value) it can read. Returns an enum coherence_outcome or -errno
+ * (-ETIME: the budget ran out). On COHERENCE_OPEN, *least is at least the
+ * least preemptions of any SC interleaving (when there is one). */
+int coherence_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
+		    struct vsc_result *res, long *least);
+
+#endif
