@@ -46,6 +46,7 @@ struct coh {
 	uint32_t *vc;   /* per flat event, per thread: events of it that precede (or are) it */
 	uint32_t *pos;  /* per thread: events placed */
 	size_t *cursor; /* per thread: first edge into its next event */
+	uint64_t steps; /* events placed by every pass and run: the work done */
 	int refuted;
 };
 
@@ -345,6 +346,7 @@ static int sweep(struct coh *c)
 			while (c->pos[t] < len && preds_placed(c, t, c->base[t] + c->pos[t])) {
 				place_vector(c, t, c->base[t] + c->pos[t]);
 				c->pos[t]++;
+				c->steps++;
 				left--;
 				work += c->k;
 				progress = 1;
@@ -667,6 +669,7 @@ static int greedy_run(struct coh *c, uint32_t *steps)
 		}
 		run_one(c, &s, cur);
 		steps[done++] = cur;
+		c->steps++;
 	}
 	free(s.mem);
 	free(s.left);
@@ -763,6 +766,7 @@ int coherence_solve(const struct vsc_program *p, const struct query *q, struct b
 		r = decided(res, VSC_INCONSISTENT);
 	else if (r == 0)
 		r = try_witness(&c, q, res, least);
+	res->steps += c.steps;
 	coh_free(&c);
 	return r;
 }
