@@ -35,7 +35,7 @@ static unsigned below(struct gen *g, unsigned n)
 
 static void set_inits(struct gen *g, struct vsc_program *p, unsigned vars)
 {
-	char name[8];
+	char name[16];
 
 	for (unsigned v = 0; v < vars; v++) {
 		snprintf(name, sizeof(name), "x%u", v);
@@ -77,7 +77,7 @@ static struct vsc_program *unique_program(struct gen *g, unsigned threads, unsig
 					  unsigned vars, unsigned stale_pct, int repeat)
 {
 	struct vsc_program *p = vsc_program_new();
-	char name[8];
+	char name[16];
 	int64_t next = 100;
 
 	assert_non_null(p);
