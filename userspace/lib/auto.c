@@ -87,9 +87,11 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 	int r;
 
 	best->lower = least;
-	r = probe(g, ENGINE_UNBOUNDED, best);
-	if (r != VSC_CONSISTENT)
-		return r;
+	if (!best->witness) { /* else: a witness (from saturation) is the upper bound */
+		r = probe(g, ENGINE_UNBOUNDED, best);
+		if (r != VSC_CONSISTENT)
+			return r;
+	}
 	if (q->bound >= 0 && best->preemptions > q->bound) {
 		r = probe(g, q->bound, best);
 		if (r != VSC_CONSISTENT)
@@ -106,11 +108,12 @@ static int has_bounds(const struct query *q, const struct best *best)
 }
 
 /* Values that identify writes, several writers: saturation first
- * (coherence.c). COHERENCE_OPEN leaves *least, a proven lower bound. */
+ * (coherence.c). COHERENCE_OPEN leaves a proven lower bound and perhaps a
+ * witness in *open. */
 static int try_coherence(const struct vsc_program *p, const struct query *q, struct budget *b,
-			 struct vsc_result *res, long *least)
+			 struct vsc_result *res, struct coherence_open *open)
 {
-	int r = coherence_solve(p, q, b, res, least);
+	int r = coherence_solve(p, q, b, res, open);
 
 	if (r == -ETIME) {
 		res->verdict = VSC_UNKNOWN;
@@ -119,21 +122,17 @@ static int try_coherence(const struct vsc_program *p, const struct query *q, str
 	return r;
 }
 
-static int solve_whole(const struct vsc_program *p, const struct query *q, struct budget *b,
-		       struct vsc_result *res, int coherence)
+/* Analysis, then the search. best may hold a witness already (its count is
+ * an upper bound); least: the least preemptions are known to be at least
+ * this. */
+static int search_whole(const struct vsc_program *p, const struct query *q, struct budget *b,
+			struct vsc_result *res, struct best *best, long least)
 {
 	struct analysis a;
 	struct forced forced;
 	struct engine g;
-	struct best best = { NULL, -1, 0 };
-	long least = 0; /* the least preemptions are known to be at least this */
 	int r;
 
-	if (coherence) {
-		r = try_coherence(p, q, b, res, &least);
-		if (r != COHERENCE_OPEN && r != COHERENCE_NOT_APPLY)
-			return r;
-	}
 	if ((r = analysis_build(&a, p)))
 		return r;
 	res->verdict = VSC_INCONSISTENT;
@@ -196,25 +195,43 @@ static int solve_whole(const struct vsc_program *p, const struct query *q, struc
 	}
 	r = engine_rank_by_ts(&g);
 	if (!r)
-		r = decide(&g, q, &best, least);
+		r = decide(&g, q, best, least);
 	if (r >= 0) {
 		res->verdict = (enum vsc_verdict)r;
-		if (r == VSC_CONSISTENT || (r == VSC_UNKNOWN && has_bounds(q, &best))) {
+		if (r == VSC_CONSISTENT || (r == VSC_UNKNOWN && has_bounds(q, best))) {
 			/* unknown: the best witness is the upper bound (--min) */
-			res->witness = best.witness;
+			res->witness = best->witness;
 			res->witness_length = p->event_count;
-			res->preemptions = best.preemptions;
-			res->lower = r == VSC_CONSISTENT ? best.preemptions : best.lower;
-			best.witness = NULL;
+			res->preemptions = best->preemptions;
+			res->lower = r == VSC_CONSISTENT ? best->preemptions : best->lower;
+			best->witness = NULL;
 		}
 		r = 0;
 	}
 	res->nodes = g.nodes;
 	res->steps = g.steps;
-	free(best.witness);
 	engine_free(&g);
 	forced_free(&forced);
 	analysis_free(&a);
+	return r;
+}
+
+static int solve_whole(const struct vsc_program *p, const struct query *q, struct budget *b,
+		       struct vsc_result *res, int coherence)
+{
+	struct coherence_open open = { 0, NULL, -1 };
+	struct best best = { NULL, -1, 0 };
+	int r;
+
+	if (coherence) {
+		r = try_coherence(p, q, b, res, &open);
+		if (r != COHERENCE_OPEN && r != COHERENCE_NOT_APPLY)
+			return r;
+		best.witness = open.witness;
+		best.preemptions = open.preemptions;
+	}
+	r = search_whole(p, q, b, res, &best, open.least);
+	free(best.witness);
 	return r;
 }
 
@@ -337,14 +354,19 @@ const struct solver auto_solver = { "auto", auto_solve };
 static int coherence_only(const struct vsc_program *p, const struct query *q, struct budget *b,
 			  struct vsc_result *res)
 {
-	long least = 0;
-	int r = try_coherence(p, q, b, res, &least);
+	struct coherence_open open = { 0, NULL, -1 };
+	struct best best = { NULL, -1, 0 };
+	int r = try_coherence(p, q, b, res, &open);
 
 	if (r == COHERENCE_NOT_APPLY)
 		return -EINVAL;
 	if (r != COHERENCE_OPEN)
 		return r;
-	return solve_whole(p, q, b, res, 0);
+	best.witness = open.witness;
+	best.preemptions = open.preemptions;
+	r = search_whole(p, q, b, res, &best, open.least);
+	free(best.witness);
+	return r;
 }
 
 const struct solver coherence_solver = { "coherence", coherence_only };

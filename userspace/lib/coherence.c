@@ -24,7 +24,7 @@
 #define COH_INIT (UINT32_MAX - 1) /* rf: it reads the initial value */
 #define SLOT_TWICE 0x80000000u    /* write index: two writes of the pair */
 #define MAX_EVENTS 0x7ffffff0u
-#define MAX_VECTOR_WORDS ((size_t)160 << 20) /* events x threads */
+#define MAX_VECTOR_WORDS ((size_t)160 << 20) /* sync events x threads */
 #define RULE_WORK_PER_EVENT 64               /* reads x writer threads, per event */
 #define MAX_ROUNDS 64
 
@@ -43,7 +43,18 @@ struct coh {
 	uint32_t *wlist; /* flat writes, by variable, then thread, in program order */
 	uint64_t *edges; /* derived orders (to << 32 | from), sorted */
 	size_t nedges;
-	uint32_t *vc;   /* per flat event, per thread: events of it that precede (or are) it */
+	/* Vectors: vec(e)[u] = events of thread u that precede e or are e.
+	 * Stored only for "sync" events (an order from another thread ends
+	 * there: a read of another thread's write, a derived order); any other
+	 * event has its thread's previous sync event's vector (own entry
+	 * aside). rows holds them in flat order, one row of k per sync event. */
+	uint64_t *sync;        /* bit per flat event */
+	uint32_t *sync_before; /* per 64 events: sync events before them */
+	uint32_t *first_row;   /* per thread + 1: rank of its first sync event */
+	uint32_t *sync_flat;   /* per sync event: its flat number */
+	uint32_t *rows;
+	uint32_t nsync;
+	uint32_t *run;  /* per thread: the vector of its last placed event (k x k) */
 	uint32_t *pos;  /* per thread: events placed */
 	size_t *cursor; /* per thread: first edge into its next event */
 	uint64_t steps; /* events placed by every pass and run: the work done */
@@ -81,12 +92,45 @@ static int64_t written(const struct vsc_event *e)
 	return e->kind == VSC_RMW ? e->new_value : e->value;
 }
 
+/* Sync events with a flat number below x. */
+static uint32_t sync_rank(const struct coh *c, uint32_t x)
+{
+	uint64_t below = x & 63 ? c->sync[x >> 6] & ((1ULL << (x & 63)) - 1) : 0;
+
+	return c->sync_before[x >> 6] + (uint32_t)__builtin_popcountll(below);
+}
+
+static int is_sync(const struct coh *c, uint32_t f)
+{
+	return (c->sync[f >> 6] >> (f & 63)) & 1;
+}
+
+/* The row holding vec(f) (f in thread t), or NULL: no sync event of t up
+ * to f, so vec(f) is 0 but for t's own entry. */
+static const uint32_t *row_of(const struct coh *c, uint32_t f, uint32_t t)
+{
+	uint32_t r = sync_rank(c, f + 1);
+
+	return r > c->first_row[t] ? c->rows + (size_t)(r - 1) * c->k : NULL;
+}
+
+/* vec(f)[u], f in thread t. */
+static uint32_t vec_at(const struct coh *c, uint32_t f, uint32_t t, uint32_t u)
+{
+	const uint32_t *row;
+
+	if (u == t)
+		return f - c->base[t] + 1;
+	row = row_of(c, f, t);
+	return row ? row[u] : 0;
+}
+
 /* Must a come before b (a != b) by the orders known so far? */
 static int ordered(const struct coh *c, uint32_t a, uint32_t b)
 {
 	uint32_t t = thread_of(c, a);
 
-	return c->vc[(size_t)b * c->k + t] > a - c->base[t];
+	return vec_at(c, b, thread_of(c, b), t) > a - c->base[t];
 }
 
 /* ---- reads-from: the one write of each read's (variable, value) ---------- */
@@ -265,6 +309,43 @@ static int rules_affordable(const struct coh *c)
 
 /* ---- vectors: one topological pass ------------------------------------ */
 
+/* Mark the targets of derived orders as sync events, rank them, and make
+ * room for their rows. 0, or COHERENCE_NOT_APPLY: too many rows. */
+static int index_sync(struct coh *c)
+{
+	uint32_t words = (c->n >> 6) + 1, total = 0;
+	uint32_t *rows;
+
+	for (size_t e = 0; e < c->nedges; e++) {
+		uint32_t f = (uint32_t)(c->edges[e] >> 32);
+		c->sync[f >> 6] |= 1ULL << (f & 63);
+	}
+	for (uint32_t w = 0; w < words; w++) {
+		c->sync_before[w] = total;
+		total += (uint32_t)__builtin_popcountll(c->sync[w]);
+	}
+	for (uint32_t t = 0; t <= c->k; t++)
+		c->first_row[t] = sync_rank(c, c->base[t]);
+	if ((size_t)total * c->k > MAX_VECTOR_WORDS)
+		return COHERENCE_NOT_APPLY;
+	if (total > c->nsync || !c->rows) {
+		rows = realloc(c->rows, ((size_t)total * c->k + 1) * sizeof(uint32_t));
+		if (!rows)
+			return -ENOMEM;
+		c->rows = rows;
+		rows = realloc(c->sync_flat, ((size_t)total + 1) * sizeof(uint32_t));
+		if (!rows)
+			return -ENOMEM;
+		c->sync_flat = rows;
+	}
+	c->nsync = total;
+	total = 0;
+	for (uint32_t w = 0; w < words; w++)
+		for (uint64_t bits = c->sync[w]; bits; bits &= bits - 1)
+			c->sync_flat[total++] = (w << 6) + (uint32_t)__builtin_ctzll(bits);
+	return 0;
+}
+
 static size_t first_edge_into(const struct coh *c, uint32_t flat)
 {
 	size_t lo = 0, hi = c->nedges;
@@ -313,22 +394,35 @@ static void reset_cursors(struct coh *c)
 	}
 }
 
-/* The vector of f from its predecessors; moves the thread's cursor on. */
+/* v = max(v, vec(s)). */
+static void join_from(const struct coh *c, uint32_t *v, uint32_t s)
+{
+	uint32_t ts = thread_of(c, s);
+	const uint32_t *row = row_of(c, s, ts);
+
+	if (row)
+		join(v, row, c->k);
+	if (v[ts] < s - c->base[ts] + 1)
+		v[ts] = s - c->base[ts] + 1;
+}
+
+/* The vector of f from its predecessors (stored when f is a sync event);
+ * moves the thread's cursor on. */
 static void place_vector(struct coh *c, uint32_t t, uint32_t f)
 {
-	uint32_t k = c->k, *v = c->vc + (size_t)f * k;
+	uint32_t k = c->k, *run = c->run + (size_t)t * k, *row;
 	size_t e = c->cursor[t];
 
-	if (c->pos[t] > 0)
-		memcpy(v, v - k, k * sizeof(uint32_t));
-	else
-		memset(v, 0, k * sizeof(uint32_t));
+	run[t] = c->pos[t] + 1;
+	if (!is_sync(c, f))
+		return;
 	if (c->rf[f] < COH_INIT)
-		join(v, c->vc + (size_t)c->rf[f] * k, k);
+		join_from(c, run, c->rf[f]);
 	for (; e < c->nedges && (uint32_t)(c->edges[e] >> 32) == f; e++)
-		join(v, c->vc + (size_t)(uint32_t)c->edges[e] * k, k);
+		join_from(c, run, (uint32_t)c->edges[e]);
 	c->cursor[t] = e;
-	v[t] = c->pos[t] + 1;
+	row = c->rows + (size_t)sync_rank(c, f) * k;
+	memcpy(row, run, k * sizeof(uint32_t));
 }
 
 /* 1: acyclic, vectors set; 0: a cycle; -ETIME. */
@@ -338,6 +432,7 @@ static int sweep(struct coh *c)
 	int progress = 1;
 
 	reset_cursors(c);
+	memset(c->run, 0, (size_t)c->k * c->k * sizeof(uint32_t));
 	while (progress && left > 0) {
 		unsigned long work = c->k;
 		progress = 0;
@@ -403,28 +498,31 @@ static uint32_t writes_before(const uint32_t *L, uint32_t m, uint32_t limit_flat
 static uint32_t first_after(const struct coh *c, const uint32_t *L, uint32_t m, uint32_t u,
 			    uint32_t w)
 {
-	uint32_t tw = thread_of(c, w), iw = w - c->base[tw], lo = 0, hi = m;
+	uint32_t tw = thread_of(c, w), iw = w - c->base[tw];
+	uint32_t lo = c->first_row[u], hi = c->first_row[u + 1], end = hi;
 
 	if (u == tw)
 		return writes_before(L, m, w + 1);
+	/* u's rows are in program order: the first whose entry for tw passes
+	 * iw is the first event of u that w precedes */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (c->vc[(size_t)L[mid] * c->k + tw] > iw)
+		if (c->rows[(size_t)mid * c->k + tw] > iw)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	return lo;
+	return lo < end ? writes_before(L, m, c->sync_flat[lo]) : m;
 }
 
 /* Rules A and B for read f (thread t, index i) of x against the writes of
  * one thread (segment sg). */
 static int rules_for(struct coh *c, struct edge_buf *eb, uint32_t f, uint32_t t, uint32_t i,
-		     const struct segment *sg)
+		     const uint32_t *row, const struct segment *sg)
 {
 	const uint32_t *L = c->wlist + sg->start;
 	uint32_t m = sg->end - sg->start, u = sg->thread, w = c->rf[f];
-	uint32_t seen = u == t ? i : c->vc[(size_t)f * c->k + u];
+	uint32_t seen = u == t ? i : row ? row[u] : 0;
 	uint32_t j = writes_before(L, m, c->base[u] + seen);
 	int r = 0;
 
@@ -453,8 +551,9 @@ static int derive(struct coh *c, struct edge_buf *eb)
 			uint32_t f = c->base[t] + i, x = th->events[i].var;
 			if (c->rf[f] == COH_NONE)
 				continue;
+			const uint32_t *row = row_of(c, f, t);
 			for (uint32_t s = c->seg_off[x]; s < c->seg_off[x + 1]; s++) {
-				int r = rules_for(c, eb, f, t, i, &c->segs[s]);
+				int r = rules_for(c, eb, f, t, i, row, &c->segs[s]);
 				if (r || c->refuted)
 					return r;
 			}
@@ -516,13 +615,15 @@ static int saturate(struct coh *c)
 		if (r || c->refuted || eb.n == 0)
 			break;
 		r = merge_edges(c, &eb);
-		if (round + 1 == MAX_ROUNDS && !r && (r = sweep(c)) >= 0) {
+		if (!r)
+			r = index_sync(c); /* COHERENCE_NOT_APPLY: too many rows */
+		if (!r && round + 1 == MAX_ROUNDS && (r = sweep(c)) >= 0) {
 			c->refuted = r == 0; /* the vectors must hold every edge kept */
 			r = 0;
 		}
 	}
 	free(eb.e);
-	return r < 0 ? r : 0;
+	return r < 0 || r == COHERENCE_NOT_APPLY ? r : 0;
 }
 
 /* ---- lower bound and witness ------------------------------------------ */
@@ -536,10 +637,10 @@ static long forced_stops(const struct coh *c)
 	for (uint32_t u = 0; u < c->k; u++) {
 		if (c->p->threads[u].length == 0)
 			continue;
-		const uint32_t *last = c->vc + (size_t)(c->base[u + 1] - 1) * c->k;
+		uint32_t last = c->base[u + 1] - 1;
 		for (uint32_t v = 0; v < c->k; v++) {
-			uint32_t m = last[v];
-			if (v != u && m > 0 && c->vc[(size_t)(c->base[v] + m - 1) * c->k + u] > 0) {
+			uint32_t m = v == u ? 0 : vec_at(c, last, u, v);
+			if (m > 0 && vec_at(c, c->base[v] + m - 1, v, u) > 0) {
 				stops++;
 				break;
 			}
@@ -603,7 +704,7 @@ static uint32_t free_run(const struct coh *c, uint32_t u)
 			continue;
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			if (c->vc[(size_t)(c->base[u] + mid) * c->k + v] > c->pos[v])
+			if (vec_at(c, c->base[u] + mid, u, v) > c->pos[v])
 				hi = mid;
 			else
 				lo = mid + 1;
@@ -687,7 +788,12 @@ static void coh_free(struct coh *c)
 	free(c->segs);
 	free(c->wlist);
 	free(c->edges);
-	free(c->vc);
+	free(c->sync);
+	free(c->sync_before);
+	free(c->first_row);
+	free(c->sync_flat);
+	free(c->rows);
+	free(c->run);
 	free(c->pos);
 	free(c->cursor);
 }
@@ -698,8 +804,7 @@ static int coh_build(struct coh *c, const struct vsc_program *p, struct budget *
 	int r;
 
 	*c = (struct coh){ .p = p, .b = b, .k = program_threads(p), .nvars = program_vars(p) };
-	if (p->event_count > MAX_EVENTS || c->k == 0 ||
-	    p->event_count * (size_t)c->k > MAX_VECTOR_WORDS)
+	if (p->event_count > MAX_EVENTS || c->k == 0 || (size_t)c->k * c->k > MAX_VECTOR_WORDS)
 		return COHERENCE_NOT_APPLY;
 	c->n = (uint32_t)p->event_count;
 	c->base = malloc(((size_t)c->k + 1) * sizeof(uint32_t));
@@ -718,9 +823,17 @@ static int coh_build(struct coh *c, const struct vsc_program *p, struct budget *
 		return r;
 	if (!rules_affordable(c))
 		return COHERENCE_NOT_APPLY;
-	c->vc = malloc(((size_t)c->n * c->k + 1) * sizeof(uint32_t));
-	if (!c->vc)
+	c->sync = calloc(((size_t)c->n >> 6) + 1, sizeof(uint64_t));
+	c->sync_before = malloc((((size_t)c->n >> 6) + 1) * sizeof(uint32_t));
+	c->first_row = malloc(((size_t)c->k + 1) * sizeof(uint32_t));
+	c->run = malloc((size_t)c->k * c->k * sizeof(uint32_t));
+	if (!c->sync || !c->sync_before || !c->first_row || !c->run)
 		return -ENOMEM;
+	for (uint32_t f = 0; f < c->n; f++)
+		if (c->rf[f] < COH_INIT && thread_of(c, c->rf[f]) != thread_of(c, f))
+			c->sync[f >> 6] |= 1ULL << (f & 63);
+	if ((r = index_sync(c)))
+		return r;
 	return saturate(c);
 }
 
@@ -733,7 +846,8 @@ static int decided(struct vsc_result *res, enum vsc_verdict v)
 /* The saturated orders hold no cycle: the lower bound, then the greedy
  * run. A witness decides when it is within the bound (--min: when it
  * meets the lower bound). */
-static int try_witness(struct coh *c, const struct query *q, struct vsc_result *res, long *least)
+static int try_witness(struct coh *c, const struct query *q, struct vsc_result *res,
+		       struct coherence_open *open)
 {
 	long lower = forced_stops(c), pre;
 	uint32_t *steps;
@@ -741,7 +855,7 @@ static int try_witness(struct coh *c, const struct query *q, struct vsc_result *
 
 	if (q->bound >= 0 && lower > q->bound)
 		return decided(res, VSC_INCONSISTENT);
-	*least = lower;
+	open->least = lower;
 	steps = malloc(((size_t)c->n + 1) * sizeof(uint32_t));
 	ok = steps ? greedy_run(c, steps) : -ENOMEM;
 	pre = ok == 1 ? count_preemptions(c->p, steps, c->n) : -1;
@@ -751,21 +865,26 @@ static int try_witness(struct coh *c, const struct query *q, struct vsc_result *
 		res->preemptions = res->lower = pre;
 		return decided(res, VSC_CONSISTENT);
 	}
+	if (ok == 1) { /* an upper bound for the search */
+		open->witness = steps;
+		open->preemptions = pre;
+		return COHERENCE_OPEN;
+	}
 	free(steps);
 	return ok < 0 ? ok : COHERENCE_OPEN;
 }
 
 int coherence_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
-		    struct vsc_result *res, long *least)
+		    struct vsc_result *res, struct coherence_open *open)
 {
 	struct coh c;
 	int r = coh_build(&c, p, b);
 
-	*least = 0;
+	*open = (struct coherence_open){ 0, NULL, -1 };
 	if (r == 0 && c.refuted)
 		r = decided(res, VSC_INCONSISTENT);
 	else if (r == 0)
-		r = try_witness(&c, q, res, least);
+		r = try_witness(&c, q, res, open);
 	res->steps += c.steps;
 	coh_free(&c);
 	return r;
