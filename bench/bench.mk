@@ -17,6 +17,15 @@ BENCH_EXTRA += bench-solver
 bench-solver: $(BUILD)/vsc
 	@BENCH_QUICK=$(BENCH_QUICK) bench/solver.sh $(BUILD)
 
+# Peers on multi-writer traces: Z3 on the SMT encoding a user would write
+# (bench/sc_smt.awk; z3 comes from scripts/deps.sh) beside vsc at
+# 10^3-10^4 events, and vsc on the peer axe's class at 10^6
+# (bench/peers.sh, bench/results/peers.md).
+.PHONY: bench-peers
+BENCH_EXTRA += bench-peers
+bench-peers: $(BUILD)/vsc
+	@BENCH_QUICK=$(BENCH_QUICK) bench/peers.sh $(BUILD)
+
 # Explanations: --explain time against the verdict's, core sizes, lab files
 # of many segments (bench/explain.sh); BENCH_QUICK=1 keeps to 10^5 events.
 .PHONY: bench-explain

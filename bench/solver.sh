@@ -13,6 +13,8 @@
 #                                  BENCH_ALT_MAX=N   run those up to N events (default 10000)
 #                                  BENCH_MEM_MB=M    address-space cap per run (default 4096)
 #                                  BENCH_FAMILIES="sc1w ring ..."  a subset
+#                                  BENCH_OUT=NAME    table into bench/results/NAME.md
+#                                                    (for a subset beside the full table)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
@@ -26,6 +28,7 @@ else
 	timeout=${BENCH_TIMEOUT:-60}; alt_timeout=${BENCH_ALT_TIMEOUT:-10}
 	out=$top/bench/results/solver.md
 fi
+[ -n "${BENCH_OUT:-}" ] && out=$top/bench/results/$BENCH_OUT.md
 alt_max=${BENCH_ALT_MAX:-10000}
 mem_mb=${BENCH_MEM_MB:-4096} # address-space cap per command: the machine is shared
 families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale scmw scmw-stale ring sat3 sat2 indset"}
@@ -181,11 +184,5 @@ for fam in $families; do
 	run_family "$fam"
 done
 cat "$tmp/head" "$tmp/table" > "$out"
-{
-	cat "$top/bench/notes.md"
-	for f in "$top"/bench/results/solver.md "$top"/bench/results/solver-quick.md \
-		"$top"/bench/results/explain.md; do
-		[ -f "$f" ] && { echo; cat "$f"; }
-	done
-} > "$top/bench/RESULTS.md"
+sh "$top/bench/assemble.sh"
 echo "bench: table in ${out#"$top"/}, bench/RESULTS.md rebuilt"
