@@ -798,7 +798,8 @@ static void coh_free(struct coh *c)
 	free(c->cursor);
 }
 
-/* Everything up to the saturated orders. 0, COHERENCE_NOT_APPLY or -errno. */
+/* Sources, writes by thread, room for vectors. 0, COHERENCE_NOT_APPLY or
+ * -errno. */
 static int coh_build(struct coh *c, const struct vsc_program *p, struct budget *b)
 {
 	int r;
@@ -832,9 +833,7 @@ static int coh_build(struct coh *c, const struct vsc_program *p, struct budget *
 	for (uint32_t f = 0; f < c->n; f++)
 		if (c->rf[f] < COH_INIT && thread_of(c, c->rf[f]) != thread_of(c, f))
 			c->sync[f >> 6] |= 1ULL << (f & 63);
-	if ((r = index_sync(c)))
-		return r;
-	return saturate(c);
+	return index_sync(c);
 }
 
 static int decided(struct vsc_result *res, enum vsc_verdict v)
@@ -881,6 +880,17 @@ int coherence_solve(const struct vsc_program *p, const struct query *q, struct b
 	int r = coh_build(&c, p, b);
 
 	*open = (struct coherence_open){ 0, NULL, -1 };
+	/* first a run with program order and sources alone: the rules cost
+	 * most, and where values identify writes the run often needs none */
+	if (r == 0 && !c.refuted && (r = sweep(&c)) >= 0) {
+		c.refuted = r == 0;
+		r = c.refuted ? 0 : try_witness(&c, q, res, open);
+	}
+	if (r == COHERENCE_OPEN) {
+		free(open->witness);
+		*open = (struct coherence_open){ 0, NULL, -1 };
+		r = saturate(&c);
+	}
 	if (r == 0 && c.refuted)
 		r = decided(res, VSC_INCONSISTENT);
 	else if (r == 0)
