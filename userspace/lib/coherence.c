@@ -628,24 +628,42 @@ static int saturate(struct coh *c)
 
 /* ---- lower bound and witness ------------------------------------------ */
 
-/* Threads u that must stop unfinished at least once: some event of u must
- * precede an event of another thread v that must precede u's last event. */
+/* Preemptions thread u cannot avoid. For an event e of u (index ie) let a
+ * be the most events of u that must precede some event of another thread
+ * that must precede e: then u is switched away from (unfinished) at one of
+ * its events a - 1 .. ie - 1. Ranges that do not overlap need different
+ * preemptions; taking them by earliest end counts the most. Only sync
+ * events change a, and their rows are in program order. */
+static long forced_stops_of(const struct coh *c, uint32_t u)
+{
+	uint32_t free_from = 0; /* u's events from here are in no counted range */
+	long stops = 0;
+
+	for (uint32_t r = c->first_row[u]; r < c->first_row[u + 1]; r++) {
+		const uint32_t *row = c->rows + (size_t)r * c->k;
+		uint32_t ie = c->sync_flat[r] - c->base[u], a = 0;
+		for (uint32_t v = 0; v < c->k; v++) {
+			uint32_t before = v == u || row[v] == 0
+						  ? 0
+						  : vec_at(c, c->base[v] + row[v] - 1, v, u);
+			a = before > a ? before : a;
+		}
+		if (a >= 1 && a - 1 >= free_from) {
+			stops++;
+			free_from = ie;
+		}
+	}
+	return stops;
+}
+
+/* A lower bound on the preemptions of every SC interleaving: each
+ * preemption switches away from one thread. */
 static long forced_stops(const struct coh *c)
 {
 	long stops = 0;
 
-	for (uint32_t u = 0; u < c->k; u++) {
-		if (c->p->threads[u].length == 0)
-			continue;
-		uint32_t last = c->base[u + 1] - 1;
-		for (uint32_t v = 0; v < c->k; v++) {
-			uint32_t m = v == u ? 0 : vec_at(c, last, u, v);
-			if (m > 0 && vec_at(c, c->base[v] + m - 1, v, u) > 0) {
-				stops++;
-				break;
-			}
-		}
-	}
+	for (uint32_t u = 0; u < c->k; u++)
+		stops += forced_stops_of(c, u);
 	return stops;
 }
 
