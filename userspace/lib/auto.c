@@ -216,15 +216,23 @@ static int search_whole(const struct vsc_program *p, const struct query *q, stru
 	return r;
 }
 
+enum use_coherence {
+	COHERENCE_SKIP,  /* one writer per variable: the engine's own path */
+	COHERENCE_FIRST, /* saturation first where it applies */
+	COHERENCE_ONLY,  /* --solver coherence: EINVAL where it does not apply */
+};
+
 static int solve_whole(const struct vsc_program *p, const struct query *q, struct budget *b,
-		       struct vsc_result *res, int coherence)
+		       struct vsc_result *res, enum use_coherence coherence)
 {
 	struct coherence_open open = { 0, NULL, -1 };
 	struct best best = { NULL, -1, 0 };
 	int r;
 
-	if (coherence) {
+	if (coherence != COHERENCE_SKIP) {
 		r = try_coherence(p, q, b, res, &open);
+		if (r == COHERENCE_NOT_APPLY && coherence == COHERENCE_ONLY)
+			return -EINVAL;
 		if (r != COHERENCE_OPEN && r != COHERENCE_NOT_APPLY)
 			return r;
 		best.witness = open.witness;
@@ -262,7 +270,8 @@ static int solve_group(struct reduction *rd, const struct vsc_program *p, uint32
 
 	if (err)
 		return err;
-	err = solve_whole(gp, gq, b, &part, vsc_program_writers(gp) > 1);
+	err = solve_whole(gp, gq, b, &part,
+			  vsc_program_writers(gp) > 1 ? COHERENCE_FIRST : COHERENCE_SKIP);
 	res->nodes += part.nodes;
 	res->steps += part.steps;
 	if (!err && part.witness) { /* consistent, or unknown with bounds */
@@ -334,7 +343,8 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 		reduce_free(&rd);
 		res->spins = res->dropped = 0;
 		res->parts = 0;
-		return solve_whole(p, q, b, res, vsc_program_writers(p) > 1);
+		return solve_whole(p, q, b, res,
+				   vsc_program_writers(p) > 1 ? COHERENCE_FIRST : COHERENCE_SKIP);
 	}
 	if (rd.refuted) {
 		res->verdict = VSC_INCONSISTENT;
@@ -354,19 +364,7 @@ const struct solver auto_solver = { "auto", auto_solve };
 static int coherence_only(const struct vsc_program *p, const struct query *q, struct budget *b,
 			  struct vsc_result *res)
 {
-	struct coherence_open open = { 0, NULL, -1 };
-	struct best best = { NULL, -1, 0 };
-	int r = try_coherence(p, q, b, res, &open);
-
-	if (r == COHERENCE_NOT_APPLY)
-		return -EINVAL;
-	if (r != COHERENCE_OPEN)
-		return r;
-	best.witness = open.witness;
-	best.preemptions = open.preemptions;
-	r = search_whole(p, q, b, res, &best, open.least);
-	free(best.witness);
-	return r;
+	return solve_whole(p, q, b, res, COHERENCE_ONLY);
 }
 
 const struct solver coherence_solver = { "coherence", coherence_only };
