@@ -25,6 +25,7 @@
 #define SLOT_TWICE 0x80000000u    /* write index: two writes of the pair */
 #define MAX_EVENTS 0x7ffffff0u
 #define MAX_VECTOR_WORDS ((size_t)160 << 20) /* sync events x threads */
+#define MAX_RUN_WORDS ((size_t)16 << 20)     /* threads x threads: 4,096 threads */
 #define RULE_WORK_PER_EVENT 64               /* reads x writer threads, per event */
 #define MAX_ROUNDS 64
 
@@ -823,7 +824,7 @@ static int coh_build(struct coh *c, const struct vsc_program *p, struct budget *
 	int r;
 
 	*c = (struct coh){ .p = p, .b = b, .k = program_threads(p), .nvars = program_vars(p) };
-	if (p->event_count > MAX_EVENTS || c->k == 0 || (size_t)c->k * c->k > MAX_VECTOR_WORDS)
+	if (p->event_count > MAX_EVENTS || c->k == 0 || (size_t)c->k * c->k > MAX_RUN_WORDS)
 		return COHERENCE_NOT_APPLY;
 	c->n = (uint32_t)p->event_count;
 	c->base = malloc(((size_t)c->k + 1) * sizeof(uint32_t));
