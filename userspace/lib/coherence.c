@@ -904,16 +904,16 @@ int coherence_solve(const struct vsc_program *p, const struct query *q, struct b
 	if (r == 0 && !c.refuted && (r = sweep(&c)) >= 0) {
 		c.refuted = r == 0;
 		r = c.refuted ? 0 : try_witness(&c, q, res, open);
-	}
-	if (r == COHERENCE_OPEN) {
-		free(open->witness);
-		*open = (struct coherence_open){ 0, NULL, -1 };
-		r = saturate(&c);
+		if (r == COHERENCE_OPEN) { /* then the rules, and the run again */
+			free(open->witness);
+			*open = (struct coherence_open){ 0, NULL, -1 };
+			r = saturate(&c);
+			if (r == 0 && !c.refuted)
+				r = try_witness(&c, q, res, open);
+		}
 	}
 	if (r == 0 && c.refuted)
 		r = decided(res, VSC_INCONSISTENT);
-	else if (r == 0)
-		r = try_witness(&c, q, res, open);
 	res->steps += c.steps;
 	coh_free(&c);
 	return r;
