@@ -42,17 +42,20 @@ mkdir -p "$top/bench/results"
 
 # time_cmd OUTFILE LIMIT CMD...: run (killed after LIMIT s), set $secs
 # (wall, from date, ms resolution), $rss_kb (peak RSS of the command, from
-# /usr/bin/time, which sees it through timeout's wait) and $rc (137: killed)
+# /usr/bin/time, which sees it through timeout's wait), $cpu_s (user + system
+# CPU s, which the machine's load inflates far less than wall time) and $rc
+# (137: killed)
 time_cmd() {
 	o=$1 lim=$2; shift 2
 	t0=$(date +%s%N)
-	/usr/bin/time -f "%e %M" -o "$tmp/time" timeout -s KILL "$lim" \
+	/usr/bin/time -f "%e %M %U %S" -o "$tmp/time" timeout -s KILL "$lim" \
 		sh -c 'ulimit -v "$0" && exec "$@"' $((mem_mb * 1024)) "$@" > "$o" 2> "$tmp/stderr"
 	rc=$?
 	t1=$(date +%s%N)
 	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 	rss_kb=$(tail -1 "$tmp/time" | cut -d' ' -f2)
 	case $rss_kb in ''|*[!0-9]*) rss_kb=0 ;; esac
+	cpu_s=$(tail -1 "$tmp/time" | awk 'NF == 4 { printf "%.2f", $3 + $4; next } { print "?" }')
 }
 
 # check_row FAMILY SIZE-LABEL FILE EXPECT ALT CHECK-OPTIONS...
@@ -73,7 +76,7 @@ check_row() {
 		fi
 	fi
 	case $* in *--min*) least=$(sed -n 's/^preemptions: \([0-9]*\).*/\1/p' "$tmp/check"); [ -n "$least" ] && verdict="$verdict, least $least" ;; esac
-	check_s=$secs
+	check_s=$secs check_cpu=$cpu_s
 	rss_mb=$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')
 	bpe=$(awk -v k="$rss_kb" -v n="$events" 'BEGIN { if (n) printf "%.0f", k * 1024 / n; else print "-" }')
 	ratio=$(awk -v a="$check_s" -v b="$wc_s" 'BEGIN { if (b > 0) printf "%.0fx", a / b; else print "-" }')
@@ -82,8 +85,8 @@ check_row() {
 		[ "$skip_exact" = 1 ] || { alt_time exact "$@"; exact_s=$alt_result; }
 		[ "$alt" = - ] || { alt_time "$alt" "$@"; alt_s="$alt $alt_result"; }
 	fi
-	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
-		"$fam" "$label" "$events" "$mb" "$gen_s" "$wc_s" "$check_s" "$ratio" \
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+		"$fam" "$label" "$events" "$mb" "$gen_s" "$wc_s" "$check_s" "$check_cpu" "$ratio" \
 		"$rss_mb" "$bpe" "$exact_s" "$alt_s" "$verdict (want $expect)" | tee -a "$tmp/table"
 }
 
@@ -173,10 +176,11 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "- CPU: $cpu ($(nproc) online)"
 	echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine inflate wall times)"
 	echo "- memory cap: ulimit -v ${mem_mb} MB per command"
+	[ -n "${BENCH_FAMILIES:-}" ] && echo "- families: $families (a subset)"
 	echo "- limits: --timeout $timeout for the default solver, $alt_timeout for exact/paper/sat (run only up to $alt_max events)"
 	echo
-	echo "| family | size | events | MB | gen s | wc -l s | check s | check/wc | peak RSS MB | RSS bytes/event | exact s | paper/sat s | verdict |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| family | size | events | MB | gen s | wc -l s | check s | check CPU s | check/wc | peak RSS MB | RSS bytes/event | exact s | paper/sat s | verdict |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } > "$tmp/head"
 cat "$tmp/head"
 : > "$tmp/table"
