@@ -229,6 +229,29 @@ done
 "$vsc" check --html "$tmp/sb.html" "$dir/store_buffering.vsc" > /dev/null
 "$vsc" check --html "$tmp/stale.html" "$tmp/stale.vsc" > /dev/null
 grep -qiE '<(script|link|img)[^>]+(src|href)=' "$tmp/sb.html" && bad "html page fetches something"
+# Every event the page shows carries its trace line's comment (where
+# recorders put the program location), not only the core's: a neighbour of
+# the core, and each step of a consistent execution's witness window.
+cat > "$tmp/noted.vsc" <<'EOF'
+init x 0
+init y 0
+segment bad
+T1 w z 5 # setup+0x4 (t.c:3)
+T1 w x 1 # left+0x8 (t.c:10)
+T1 r y 0 # left+0xc (t.c:11)
+T2 w y 1 # right+0x8 (t.c:20)
+T2 r x 0 # right+0xc (t.c:21)
+segment good
+T1 w x 1 # left+0x8 (t.c:10)
+T1 r y 1 # left+0xc (t.c:11)
+T2 w y 1 # right+0x8 (t.c:20)
+T2 r x 0 # right+0xc (t.c:21)
+EOF
+"$vsc" check --html "$tmp/noted.html" "$tmp/noted.vsc" > /dev/null
+grep -q '"w z 5",[0-9]*,"setup+0x4 (t.c:3)",0' "$tmp/noted.html" ||
+  bad "html: the core's neighbour lacks its source line"
+[ "$(grep -o '"right+0xc (t.c:21)"' "$tmp/noted.html" | wc -l)" -eq 2 ] ||
+  bad "html: the witness's events lack their source lines"
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$chromium" ]; then
   for page in sb stale; do

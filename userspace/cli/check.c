@@ -861,9 +861,9 @@ int cmd_check(int argc, char **argv)
 	decide_all(files, nfiles, &a);
 	for (size_t i = 0; i < nfiles; i++)
 		withhold_verdicts(&files[i], &a);
-	for (size_t i = 0; i < nfiles && wants_core(&a); i++)
+	for (size_t i = 0; i < nfiles && (wants_core(&a) || a.html); i++)
 		if (files[i].trace)
-			notes_load(&files[i]);
+			notes_load(&files[i], a.html != NULL);
 	json_init(&j, stdout);
 	for (size_t i = 0; i < nfiles; i++) {
 		struct file_report *f = &files[i];

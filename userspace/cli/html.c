@@ -65,6 +65,27 @@ static int witness_window(const struct item *it, struct shown *s)
 	return 0;
 }
 
+/* What the page shows of an execution: a window of its witness, or its
+ * core's neighbourhood (none when it has neither). */
+static int shown_of(const struct item *it, struct shown *s)
+{
+	s->ev = NULL;
+	s->count = 0;
+	if (it->status == EXIT_CONSISTENT && it->res)
+		return witness_window(it, s);
+	return it->core ? around_core(it, s) : 0;
+}
+
+int html_shown_events(const struct item *it, struct vsc_event_ref **events, size_t *count)
+{
+	struct shown s;
+	int err = shown_of(it, &s);
+
+	*events = s.ev;
+	*count = s.count;
+	return err;
+}
+
 static size_t find_shown(const struct shown *s, struct vsc_event_ref r)
 {
 	for (size_t i = 0; i < s->count; i++)
@@ -158,7 +179,7 @@ static int put_execution(FILE *out, const struct file_report *f, const struct it
 	struct shown s = { 0 };
 	char title[1024], note[256];
 
-	if ((witness ? witness_window(it, &s) : it->core ? around_core(it, &s) : 0))
+	if (shown_of(it, &s))
 		return -1;
 	snprintf(title, sizeof(title), "%s%s%s: %s", f->path, name ? " segment " : "",
 		 name ? name : "", verdict_name(it->status));

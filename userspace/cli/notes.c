@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The trailing comments of the trace lines that explanations name (where
- * recorders put `func+off file:line`), read in one pass over the file for
- * all its executions at once: explaining many segments stays linear. */
+ * recorders put `func+off file:line`), and with --html of every event its
+ * page shows, read in one pass over the file for all its executions at
+ * once: explaining many segments stays linear. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,21 +21,33 @@ static int compare_lines(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static size_t wanted_lines(const struct file_report *f, uint32_t *out)
+static size_t want(const struct item *it, const struct vsc_event_ref *ev, size_t m, uint32_t *out,
+		   size_t n)
+{
+	for (size_t i = 0; i < m; i++) {
+		uint32_t line = vsc_program_event_line(it->prog, ev[i].thread, ev[i].index);
+		if (line && out)
+			out[n] = line;
+		n += line != 0;
+	}
+	return n;
+}
+
+/* The lines of the cores' events, and with html of the events the page
+ * shows; counted when out is NULL. */
+static size_t wanted_lines(const struct file_report *f, bool html, uint32_t *out)
 {
 	size_t n = 0;
 
 	for (size_t s = 0; s < f->count; s++) {
 		const struct item *it = &f->items[s];
-		const struct vsc_event_ref *core;
-		size_t m = it->core ? vsc_core_events(it->core, &core) : 0;
-		for (size_t i = 0; i < m; i++) {
-			uint32_t line =
-				vsc_program_event_line(it->prog, core[i].thread, core[i].index);
-			if (line && out)
-				out[n] = line;
-			n += line != 0;
-		}
+		const struct vsc_event_ref *core = NULL;
+		struct vsc_event_ref *shown = NULL;
+		size_t m = it->core ? vsc_core_events(it->core, &core) : 0, k = 0;
+		n = want(it, core, m, out, n);
+		if (html && !html_shown_events(it, &shown, &k))
+			n = want(it, shown, k, out, n);
+		free(shown);
 	}
 	return n;
 }
@@ -71,10 +84,10 @@ static void scan_file(const char *path, struct line_notes *notes)
 	fclose(in);
 }
 
-void notes_load(struct file_report *f)
+void notes_load(struct file_report *f, bool html)
 {
 	struct line_notes *notes;
-	size_t n = wanted_lines(f, NULL), m = 0;
+	size_t n = wanted_lines(f, html, NULL), m = 0;
 
 	if (!n || strcmp(f->path, "-") == 0 || !(notes = calloc(1, sizeof(*notes))))
 		return;
@@ -84,7 +97,7 @@ void notes_load(struct file_report *f)
 		notes_free(notes);
 		return;
 	}
-	wanted_lines(f, notes->lines);
+	wanted_lines(f, html, notes->lines);
 	qsort(notes->lines, n, sizeof(*notes->lines), compare_lines);
 	for (size_t i = 0; i < n; i++)
 		if (m == 0 || notes->lines[m - 1] != notes->lines[i])

@@ -51,8 +51,9 @@ struct check_args {
 
 const char *verdict_name(int status);
 
-/* the comments of the lines the cores name, read in one pass per file */
-void notes_load(struct file_report *f);
+/* the comments of the lines the cores name (with html: of every event the
+ * page shows), read in one pass per file */
+void notes_load(struct file_report *f, bool html);
 const char *notes_find(const struct line_notes *notes, uint32_t line);
 void notes_free(struct line_notes *notes);
 
@@ -77,6 +78,8 @@ int core_out_write(const char *path, const struct file_report *files, size_t nfi
 
 /* --html: one self-contained page (html.c, html_page.c) */
 int html_write(const char *path, const struct file_report *files, size_t nfiles);
+/* the events the page shows of it, in a new array (NULL when none); 0 or -1 */
+int html_shown_events(const struct item *it, struct vsc_event_ref **events, size_t *count);
 
 /* one SVG picture of an item: witness lanes, or the core with its orders */
 int svg_write(const char *path, const struct item *it, const char *title);

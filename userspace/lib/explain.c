@@ -37,6 +37,14 @@ static int compare_refs(const void *a, const void *b)
 		return x->thread < y->thread ? -1 : 1;
 	return (x->index > y->index) - (x->index < y->index);
 }
+static bool in_order(const struct vsc_event_ref *refs, size_t count)
+{
+	for (size_t i = 1; i < count; i++)
+		if (compare_refs(&refs[i - 1], &refs[i]) > 0)
+			return false;
+	return true;
+}
+
 struct vsc_program *vsc_program_subset(const struct vsc_program *p,
 				       const struct vsc_event_ref *events, size_t count)
 {
@@ -47,7 +55,8 @@ struct vsc_program *vsc_program_subset(const struct vsc_program *p,
 	if (!sub || !sorted)
 		goto fail;
 	memcpy(sorted, events, count * sizeof(*sorted));
-	qsort(sorted, count, sizeof(*sorted), compare_refs);
+	if (!in_order(sorted, count)) /* the shrinking's sets already are */
+		qsort(sorted, count, sizeof(*sorted), compare_refs);
 	for (uint32_t v = 0; v < program_vars(p) && !err; v++) {
 		const char *name = p->var_names.names[v];
 		err = program_var(sub, name, strlen(name)) < 0;
