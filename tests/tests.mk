@@ -129,3 +129,8 @@ fuzz: $(FUZZ_BIN)
 			-dict=$(abspath tests/fuzz/vsc.dict) -print_final_stats=1 \
 			corpus-$$t); \
 	done
+
+# The pictures of docs/explain.md, remade from the tool's own output
+.PHONY: docs-pictures
+docs-pictures: $(BUILD)/vsc
+	@tests/docs/pictures.sh $(BUILD)/vsc docs
