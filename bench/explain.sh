@@ -1,7 +1,9 @@
 #!/bin/sh
 # Explanation benchmark: how long `vsc check --explain` takes next to the
 # plain verdict, and how big the core is, on generated traces with one
-# injected violation (10^5 ... 10^7 events), and on lab files of many
+# injected violation (10^5 ... 10^7 events: a stale read, which a cycle of
+# forced orders shows, and a lost update, which none does), on the relaxed
+# SPSC ring recorded with vsc record (as root), and on lab files of many
 # segments (--summary --explain against --summary). Each core is also
 # written with --core-out and decided again: it must be inconsistent.
 # Writes bench/results/explain.md (BENCH_QUICK=1: explain-quick.md).
@@ -25,13 +27,22 @@ else
 	sizes="100000 1000000 10000000"; segments="20000 200000"; out=$top/bench/results/explain.md
 fi
 
-# seconds CMD...: wall time of CMD (stdout to $tmp/out), killed after $limit s
+# seconds CMD...: "WALL CPU" of CMD (CPU: user + system, which the load
+# of other jobs inflates less than the wall time); stdout to $tmp/out,
+# killed after $limit s
 seconds() {
-	start=$(date +%s.%N)
-	timeout "$limit" "$@" > "$tmp/out" 2> "$tmp/err"
-	rc=$?
-	end=$(date +%s.%N)
-	if [ $rc -eq 124 ]; then echo ">$limit"; else echo "$start $end" | awk '{printf "%.2f", $2 - $1}'; fi
+	python3 - "$limit" "$tmp/out" "$tmp/err" "$@" <<'PY'
+import resource, subprocess, sys, time
+limit, out, err, cmd = float(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+start = time.monotonic()
+try:
+    subprocess.run(cmd, stdout=open(out, "w"), stderr=open(err, "w"), timeout=limit)
+    wall = "%.2f" % (time.monotonic() - start)
+except subprocess.TimeoutExpired:
+    wall = ">%g" % limit
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(wall, "%.2f" % (r.ru_utime + r.ru_stime))
+PY
 }
 
 # core_facts JSON: "core events | cycle steps | minimal"
@@ -46,21 +57,64 @@ except Exception as e:
 PY
 }
 
+# inject_lost_update FILE: a second RMW of a value one RMW already read,
+# at the end of another thread (two RMWs reading one write: no cycle of
+# forced orders shows it in the whole trace)
+inject_lost_update() {
+	python3 - "$1" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+ev = [i for i, l in enumerate(lines) if l[:1] == "T"]
+rmw = next(lines[i].split() for i in ev[len(ev) // 2:] if lines[i].split()[1] == "u")
+other = "T0" if rmw[0] != "T0" else "T1"
+last = max(i for i in ev if lines[i].split()[0] == other)
+lines.insert(last + 1, "%s u %s %s 555555" % (other, rmw[2], rmw[3]))
+open(sys.argv[1], "w").write("\n".join(lines))
+PY
+}
+
+# measure FAMILY EVENTS CHECK-OPTIONS: one table row for $tmp/t.vsc
+measure() {
+	fam=$1 n=$2 opts=$3
+	# shellcheck disable=SC2086
+	set -- $(seconds "$vsc" check $opts "$tmp/t.vsc")
+	verdict_s=$1 verdict_cpu=$2
+	verdict=$(head -n 1 "$tmp/out")
+	# shellcheck disable=SC2086
+	set -- $(seconds "$vsc" check $opts --explain --json --core-out "$tmp/core.vsc" "$tmp/t.vsc")
+	explain_s=$1 explain_cpu=$2
+	cp "$tmp/out" "$tmp/ex.json"
+	facts=$(core_facts "$tmp/ex.json")
+	core_verdict=$("$vsc" check "$tmp/core.vsc" 2>/dev/null | head -n 1)
+	ratio=$(echo "$explain_cpu $verdict_cpu" | awk '$1 ~ /^[0-9.]+$/ && $2 > 0 {printf "%.1f", $1 / $2; exit} {print "-"}')
+	echo "| $fam | $n | $verdict | $verdict_s | $verdict_cpu | $explain_s | $explain_cpu | $ratio | $facts | $core_verdict |" | tee -a "$tmp/table"
+}
+
 row() { # family gen-options check-options
-	fam=$1 gen=$2 opts=$3
 	for n in $sizes; do
 		# shellcheck disable=SC2086
-		"$vsc" gen sc --total "$n" $gen --stale 1 --seed 7 -o "$tmp/t.vsc" || continue
-		# shellcheck disable=SC2086
-		verdict_s=$(seconds "$vsc" check $opts "$tmp/t.vsc")
-		verdict=$(head -n 1 "$tmp/out")
-		# shellcheck disable=SC2086
-		explain_s=$(seconds "$vsc" check $opts --explain --json --core-out "$tmp/core.vsc" "$tmp/t.vsc")
-		cp "$tmp/out" "$tmp/ex.json"
-		facts=$(core_facts "$tmp/ex.json")
-		core_verdict=$("$vsc" check "$tmp/core.vsc" 2>/dev/null | head -n 1)
-		ratio=$(echo "$explain_s $verdict_s" | awk '$1 ~ /^[0-9.]+$/ && $2 > 0 {printf "%.1f", $1 / $2; exit} {print "-"}')
-		echo "| $fam | $n | $verdict | $verdict_s | $explain_s | $ratio | $facts | $core_verdict |" | tee -a "$tmp/table"
+		"$vsc" gen sc --total "$n" $2 --stale 1 --seed 7 -o "$tmp/t.vsc" || continue
+		measure "$1" "$n" "$3"
+	done
+}
+
+lost_update_row() {
+	for n in $sizes; do
+		"$vsc" gen sc --total "$n" --rmw 0.3 --seed 3 -o "$tmp/t.vsc" || continue
+		inject_lost_update "$tmp/t.vsc"
+		measure lost-update "$n" ""
+	done
+}
+
+# The relaxed SPSC ring of tests/targets/explain_ring.c, recorded (root and
+# eBPF only; its length varies with how long each side spins).
+ring_row() {
+	ring=$build/targets/explain_ring
+	[ "$(id -u)" = 0 ] && [ -x "$ring" ] || { echo "(ring: needs root and $ring)" >&2; return; }
+	for items in 1000 20000; do
+		"$vsc" record -o "$tmp/t.vsc" -- "$ring" "$items" 2> /dev/null || continue
+		n=$(grep -c '^[0-9]' "$tmp/t.vsc")
+		measure "recorded-ring-$items" "$n" ""
 	done
 }
 
@@ -76,27 +130,30 @@ lab_file() { # SEGMENTS FILE: store buffering, every 7th iteration the TSO outco
 	echo "- machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -m)"
 	echo "- commit: $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d)"
 	echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine inflate wall times)"
-	echo "- generated: \`vsc gen sc --total N ... --stale 1 --seed 7\`; \`verdict s\`: \`vsc check\`; \`explain s\`: \`vsc check --explain --json --core-out\` (the whole run: parse, verdict, explanation); \`core check\`: \`vsc check\` on the core file"
+	echo "- generated: \`vsc gen sc --total N ... --stale 1 --seed 7\`; lost-update: \`vsc gen sc --total N --rmw 0.3 --seed 3\` with a second RMW of one value injected (no cycle of forced orders: the large steps of docs/explain.md); recorded-ring: tests/targets/explain_ring.c recorded with \`vsc record\`"
+	echo "- \`verdict\`: \`vsc check\`; \`explain\`: \`vsc check --explain --json --core-out\` (the whole run: parse, verdict, explanation); s: wall, cpu: user + system seconds; explain/verdict: of the cpu times; \`core check\`: \`vsc check\` on the core file"
 	echo
-	echo "| family | events | verdict | verdict s | explain s | explain/verdict | core events | cycle steps | 1-minimal | core check |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
+	echo "| family | events | verdict | verdict s | verdict cpu | explain s | explain cpu | explain/verdict | core events | cycle steps | 1-minimal | core check |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 } > "$tmp/head"
 cat "$tmp/head"
 : > "$tmp/table"
 row sc1w "--threads 8 --vars 64 --writers 1 -p 3" "-p 3"
 row sc1w-nobound "--threads 8 --vars 64 --writers 1 -p 3" ""
 row sc1w-2threads "--threads 2 --vars 4 --writers 1 -p 3" ""
+lost_update_row
+ring_row
 {
 	echo
 	echo "Lab files: store buffering, one segment in 7 shows the TSO outcome."
 	echo
-	echo "| segments | inconsistent | --summary s | --summary --explain s | cores in JSON |"
-	echo "|---|---|---|---|---|"
+	echo "| segments | inconsistent | --summary s | cpu | --summary --explain s | cpu | cores in JSON |"
+	echo "|---|---|---|---|---|---|---|"
 } >> "$tmp/table"
 for s in $segments; do
 	lab_file "$s" "$tmp/lab.vsc"
-	sum_s=$(seconds "$vsc" check --summary "$tmp/lab.vsc")
-	ex_s=$(seconds "$vsc" check --summary --explain --json "$tmp/lab.vsc")
+	sum_s=$(seconds "$vsc" check --summary "$tmp/lab.vsc" | tr ' ' '|')
+	ex_s=$(seconds "$vsc" check --summary --explain --json "$tmp/lab.vsc" | tr ' ' '|')
 	cores=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(sum(1 for x in s["inconsistent"] if len(x.get("core", [])) == 4))' "$tmp/out" 2>/dev/null || echo -)
 	echo "| $s | $(( (s + 3) / 7 )) | $sum_s | $ex_s | $cores |" | tee -a "$tmp/table"
 done
