@@ -161,16 +161,7 @@ PY
 # trace): the whole execution is cut down by variables and chunks, and the
 # core is the three events, 1-minimal.
 "$vsc" gen sc --total 100000 --rmw 0.3 --seed 3 -o "$tmp/rmw.vsc"
-python3 - "$tmp/rmw.vsc" <<'PY'
-import sys
-lines = open(sys.argv[1]).read().split("\n")
-ev = [i for i, l in enumerate(lines) if l[:1] == "T"]
-rmw = next(lines[i].split() for i in ev[len(ev) // 2:] if lines[i].split()[1] == "u")
-other = "T0" if rmw[0] != "T0" else "T1"
-last = max(i for i in ev if lines[i].split()[0] == other)
-lines.insert(last + 1, "%s u %s %s 555555" % (other, rmw[2], rmw[3]))
-open(sys.argv[1], "w").write("\n".join(lines))
-PY
+python3 "$dir/lost_update.py" "$tmp/rmw.vsc"
 "$vsc" check --explain --json --core-out "$tmp/rmwcore.vsc" "$tmp/rmw.vsc" > "$tmp/rmw.json"
 python3 - "$tmp/rmw.json" <<'PY' || bad "lost update in 10^5 events: not a small 1-minimal core"
 import json, sys

@@ -40,33 +40,37 @@ static void publish(int64_t *where, int64_t value)
 #endif
 }
 
-static void *producer(void *arg)
-{
-	(void)arg;
-	for (int64_t i = 0; i < items; i++) {
-		while (i - vsc_load64(&tail) == SLOTS)
-			; /* full: wait for the consumer */
-		publish(&ring[i % SLOTS], i + 1);
-		publish(&head, i + 1);
-	}
-	return NULL;
-}
+/* One side of the ring. Item i may go when the other side's index, plus
+ * `room`, is past i (the producer: a slot is free; the consumer: the item
+ * is there); the side then moves it (stores it into its slot, or loads it)
+ * and publishes its own index. Each side thus stores its index and next
+ * loads the other's: store buffering, when both do it at once. */
+struct side {
+	int64_t *mine, *theirs;
+	int64_t room;
+	int producer;
+};
 
-static void *consumer(void *arg)
+static void *run_side(void *arg)
 {
-	(void)arg;
+	const struct side *s = arg;
+
 	for (int64_t i = 0; i < items; i++) {
-		while (vsc_load64(&head) == i)
-			; /* empty: wait for the producer */
-		taken_sum += vsc_load64(&ring[i % SLOTS]);
-		publish(&tail, i + 1);
+		for (int spins = 1; vsc_load64(s->theirs) + s->room <= i; spins++)
+			if (spins % 64 == 0)
+				sched_yield(); /* the other side is off its CPU */
+		if (s->producer)
+			publish(&ring[i % SLOTS], i + 1);
+		else
+			taken_sum += vsc_load64(&ring[i % SLOTS]);
+		publish(s->mine, i + 1);
 	}
 	return NULL;
 }
 
 /* Each side on a CPU of its own when there are two: store buffering needs
  * the two running at the same time. */
-static void start(pthread_t *t, void *(*fn)(void *), int cpu)
+static void start(pthread_t *t, struct side *s, int cpu)
 {
 	pthread_attr_t attr;
 	cpu_set_t set;
@@ -76,20 +80,21 @@ static void start(pthread_t *t, void *(*fn)(void *), int cpu)
 	CPU_SET(cpu, &set);
 	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
 		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	pthread_create(t, &attr, fn, NULL);
+	pthread_create(t, &attr, run_side, s);
 	pthread_attr_destroy(&attr);
 }
 
 int main(int argc, char **argv)
 {
+	struct side producer = { &head, &tail, SLOTS, 1 }, consumer = { &tail, &head, 0, 0 };
 	pthread_t p, c;
 
 	if (argc != 2 || (items = atoll(argv[1])) <= 0) {
 		fprintf(stderr, "usage: explain_ring ITEMS\n");
 		return 2;
 	}
-	start(&p, producer, 0);
-	start(&c, consumer, 1);
+	start(&p, &producer, 0);
+	start(&c, &consumer, 1);
 	pthread_join(p, NULL);
 	pthread_join(c, NULL);
 	if (taken_sum != items * (items + 1) / 2) {
