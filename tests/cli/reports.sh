@@ -159,31 +159,38 @@ PY
 # A violation no cycle of forced orders shows in the whole trace (two RMWs
 # read the same write: a lost update, injected into a generated 10^5-event
 # trace): the whole execution is cut down by variables and chunks, and the
-# core is the three events, 1-minimal.
+# core is small (the three events here; a trial that runs out of its time
+# under a heavy load may leave another 1-minimal one) and 1-minimal.
 "$vsc" gen sc --total 100000 --rmw 0.3 --seed 3 -o "$tmp/rmw.vsc"
 python3 "$dir/lost_update.py" "$tmp/rmw.vsc"
 "$vsc" check --explain --json --core-out "$tmp/rmwcore.vsc" "$tmp/rmw.vsc" > "$tmp/rmw.json"
 python3 - "$tmp/rmw.json" <<'PY' || bad "lost update in 10^5 events: not a small 1-minimal core"
 import json, sys
 o = json.loads(open(sys.argv[1]).read())
-assert len(o["core"]) == 3 and o["core_minimal"], o
+assert 3 <= len(o["core"]) <= 12 and o["core_minimal"], o
 PY
 "$vsc" check "$tmp/rmwcore.vsc" | head -n 1 | grep -qx inconsistent || bad "lost update core file"
 
 # --timeout stops the shrinking: the core is then said not to be minimal
 # (text, JSON and the core file), and is still inconsistent. A counter
-# incremented 4000 times with one lost update at the end: every RMW of the
-# chain is in the core, so proving it 1-minimal takes 4000 checks, far more
-# than the half second given (the verdict takes a few milliseconds).
+# incremented 8000 times with one lost update at the end: every RMW of the
+# chain is in the core, so proving it 1-minimal takes 8000 checks of 8000
+# events (over 10 s), far more than the time given; the verdict takes a few
+# milliseconds, but a slow machine (sanitizers, load) gets a second try with
+# 2 s before the verdict is taken to be what ran out.
 python3 - "$tmp/lost.vsc" <<'PY'
 import sys
-n = 4000
+n = 8000
 lines = ["vsc 1", "init c 0"] + ["T%d u c %d %d" % (k % 2, k, k + 1) for k in range(n)]
 open(sys.argv[1], "w").write("\n".join(lines + ["T0 u c %d 777777" % (n - 1)]) + "\n")
 PY
-"$vsc" check --timeout 0.5 --explain --json --core-out "$tmp/lostcore.vsc" "$tmp/lost.vsc" \
-  > "$tmp/lost.json"
-[ $? -eq 1 ] || bad "lost update under --timeout: exit status"
+for limit in 0.5 2; do
+  "$vsc" check --timeout $limit --explain --json --core-out "$tmp/lostcore.vsc" "$tmp/lost.vsc" \
+    > "$tmp/lost.json"
+  status=$?
+  [ $status -eq 3 ] || break
+done
+[ $status -eq 1 ] || bad "lost update under --timeout $limit: exit status $status"
 python3 - "$tmp/lost.json" <<'PY' || bad "--timeout: the core is not said to be not minimal"
 import json, sys
 o = json.loads(open(sys.argv[1]).read())
@@ -191,7 +198,7 @@ assert o["core_minimal"] is False and len(o["core"]) >= 3, o["core_minimal"]
 PY
 grep -q "not minimal" "$tmp/lostcore.vsc" || bad "--timeout: the core file does not say not minimal"
 "$vsc" check "$tmp/lostcore.vsc" | head -n 1 | grep -qx inconsistent || bad "--timeout: core file"
-"$vsc" check --timeout 0.5 --explain "$tmp/lost.vsc" | grep -q "^core: .*not minimal" ||
+"$vsc" check --timeout $limit --explain "$tmp/lost.vsc" | grep -q "^core: .*not minimal" ||
   bad "--timeout: the text does not say not minimal"
 
 # --svg of a core: arrows for init ? too, arrowheads off the labels (each
