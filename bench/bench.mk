@@ -38,7 +38,7 @@ bench-explain: $(BUILD)/vsc
 .PHONY: bench-trace-writer
 BENCH_EXTRA += bench-trace-writer
 $(BUILD)/bench/trace_writer_bench: bench/trace_writer_bench.c $(TRACE_WRITER_SRC) \
-		$(TRACE_WRITER_SRC:.c=.h) bpf/vsc_event.h
+		$(TRACE_WRITER_SRC:.c=.h) userspace/util/hash.h bpf/vsc_event.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TRACE_WRITER_SRC)
 bench-trace-writer: $(BUILD)/bench/trace_writer_bench

@@ -109,7 +109,7 @@ TRACE_WRITER_SRC := $(addprefix userspace/capture/,trace_writer.c trace_names.c 
 TRACE_WRITER_TESTS := $(BUILD)/tests/capture_test_trace_writer \
 	$(BUILD)/tests/capture_test_trace_writer_special
 $(BUILD)/tests/capture_test_%: tests/unit/capture/test_%.c tests/unit/capture/tw_test.c \
-		tests/unit/capture/tw_test.h $(TRACE_WRITER_SRC) $(TRACE_WRITER_SRC:.c=.h) \
+		tests/unit/capture/tw_test.h $(TRACE_WRITER_SRC) $(TRACE_WRITER_SRC:.c=.h) userspace/util/hash.h \
 		bpf/vsc_event.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< tests/unit/capture/tw_test.c $(TRACE_WRITER_SRC) \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The internal toolkit (userspace/util/): growable arrays, monotonic time,
- * the `vsc CMD:` message printer. */
+/* The internal toolkit (userspace/util/): growable arrays, the hash table,
+ * monotonic time, the `vsc CMD:` message printer, the option tables. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@
 
 #include "userspace/util/array.h"
 #include "userspace/util/clock.h"
+#include "userspace/util/hash.h"
 /* The printer and the option parser belong to the command, not to libvsc:
  * compile them in here. */
 #include "userspace/util/diag.c"
@@ -56,6 +57,159 @@ static void test_array_overflow(void **state)
 	assert_int_equal(array_reserve((void **)&small, &cap, 40, sizeof(*small), 16), 0);
 	assert_int_equal(cap, 64);
 	free(small);
+}
+
+struct pid_tid {
+	uint32_t pid, tid;
+};
+
+struct counter {
+	uint64_t next;
+	int seen;
+};
+
+static void test_hash_map_put_get(void **state)
+{
+	(void)state;
+	struct hash_map m = HASH_MAP_INIT(struct pid_tid, struct counter);
+	struct pid_tid key = { 1, 2 };
+	bool added;
+
+	assert_null(hash_map_get(&m, &key)); /* empty: nothing */
+	for (uint32_t t = 0; t < 5000; t++) {
+		struct counter *c;
+
+		key = (struct pid_tid){ 7, t };
+		c = hash_map_put(&m, &key, &added);
+		assert_non_null(c);
+		assert_true(added);
+		assert_int_equal(c->next, 0); /* a new value starts zeroed */
+		c->next = 3 * t;
+	}
+	assert_int_equal(m.count, 5000);
+	for (uint32_t t = 0; t < 5000; t++) {
+		struct counter *c;
+
+		key = (struct pid_tid){ 7, t };
+		c = hash_map_put(&m, &key, &added);
+		assert_false(added);
+		assert_int_equal(c->next, 3 * t);
+	}
+	key = (struct pid_tid){ 8, 1 };
+	assert_null(hash_map_get(&m, &key)); /* another pid */
+	key = (struct pid_tid){ 7, 5000 };
+	assert_null(hash_map_get(&m, &key)); /* never put */
+	/* entries are visited in the order they came */
+	for (size_t i = 0; i < m.count; i++)
+		assert_int_equal(((const struct pid_tid *)hash_map_key_at(&m, i))->tid, i);
+	hash_map_free(&m);
+	assert_int_equal(m.count, 0);
+	key = (struct pid_tid){ 7, 1 };
+	assert_null(hash_map_get(&m, &key));
+	assert_non_null(hash_map_put(&m, &key, NULL)); /* usable again */
+	hash_map_free(&m);
+}
+
+/* Random puts and removes against a plain array of the same keys. */
+static void test_hash_map_remove(void **state)
+{
+	(void)state;
+	enum {
+		KEYS = 700
+	};
+	struct hash_map m = HASH_MAP_INIT(uint64_t, uint32_t);
+	uint32_t truth[KEYS] = { 0 }; /* value + 1; 0: absent */
+	uint64_t rng = 88172645463325252ULL;
+
+	for (int step = 0; step < 40000; step++) {
+		uint64_t key, r;
+
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		r = rng;
+		key = (r >> 8) % KEYS * 0x10000; /* clustered keys: long probe runs */
+		if (r & 3) {
+			uint32_t *v = hash_map_put(&m, &key, NULL);
+
+			assert_non_null(v);
+			*v = (uint32_t)step;
+			truth[key / 0x10000] = (uint32_t)step + 1;
+		} else {
+			hash_map_remove(&m, &key);
+			truth[key / 0x10000] = 0;
+		}
+		if (step % 1000 == 0 || step > 39000) {
+			size_t present = 0;
+
+			for (uint64_t k = 0; k < KEYS; k++) {
+				uint64_t probe = k * 0x10000;
+				uint32_t *v = hash_map_get(&m, &probe);
+
+				assert_int_equal(v ? *v + 1 : 0, truth[k]);
+				present += truth[k] != 0;
+			}
+			assert_int_equal(m.count, present);
+			assert_int_equal(m.index.count, present);
+		}
+	}
+	hash_map_free(&m);
+}
+
+/* The index alone, over names the caller keeps: the interning pattern. */
+struct names {
+	const char *list[64];
+	uint32_t count;
+	struct hash_index index;
+};
+
+static bool name_eq(const void *ctx, uint32_t index, const void *key)
+{
+	const struct names *n = ctx;
+
+	return strcmp(n->list[index], key) == 0;
+}
+
+static int64_t name_intern(struct names *n, const char *name)
+{
+	uint64_t hash = hash_string(name);
+	int64_t found = hash_index_find(&n->index, hash, name_eq, n, name);
+
+	if (found >= 0)
+		return found;
+	if (hash_index_add(&n->index, hash, n->count))
+		return -ENOMEM;
+	n->list[n->count] = name;
+	return n->count++;
+}
+
+static void test_hash_index(void **state)
+{
+	(void)state;
+	static const char *const words[] = { "T1", "T2", "x", "y", "T1", "x", "T10", "" };
+	static const int64_t want[] = { 0, 1, 2, 3, 0, 2, 4, 5 };
+	struct names n = { .count = 0 };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		assert_int_equal(name_intern(&n, words[i]), want[i]);
+	assert_int_equal(n.index.count, 6);
+	assert_int_equal(hash_index_find(&n.index, hash_string("T3"), name_eq, &n, "T3"), -1);
+	assert_int_equal(hash_index_bytes(&n.index), 64 * sizeof(struct hash_slot));
+	hash_index_remove(&n.index, hash_string("x"), 2);
+	assert_int_equal(hash_index_find(&n.index, hash_string("x"), name_eq, &n, "x"), -1);
+	assert_int_equal(hash_index_find(&n.index, hash_string("T10"), name_eq, &n, "T10"), 4);
+	hash_index_free(&n.index);
+}
+
+static void test_hash_values(void **state)
+{
+	(void)state;
+	uint64_t words[2] = { 1, 2 };
+	unsigned char shifted[17];
+
+	/* the same key hashes the same wherever it lies in memory */
+	memcpy(shifted + 1, words, sizeof(words));
+	assert_true(hash_words64(words, 2) == hash_words64(shifted + 1, 2));
+	assert_true(hash_string("T1") != hash_string("T2"));
+	assert_true(hash_mix64(1) != hash_mix64(2));
 }
 
 static void test_clock(void **state)
@@ -178,10 +332,12 @@ static void test_options_usage(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_array_grows),   cmocka_unit_test(test_array_overflow),
-		cmocka_unit_test(test_clock),         cmocka_unit_test(test_diag),
-		cmocka_unit_test(test_options_parse), cmocka_unit_test(test_options_bad),
-		cmocka_unit_test(test_options_usage),
+		cmocka_unit_test(test_array_grows),     cmocka_unit_test(test_array_overflow),
+		cmocka_unit_test(test_clock),           cmocka_unit_test(test_diag),
+		cmocka_unit_test(test_options_parse),   cmocka_unit_test(test_options_bad),
+		cmocka_unit_test(test_options_usage),   cmocka_unit_test(test_hash_map_put_get),
+		cmocka_unit_test(test_hash_map_remove), cmocka_unit_test(test_hash_index),
+		cmocka_unit_test(test_hash_values),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A small open-addressing map from (pid, 64-bit key) to a 32-bit index, for
- * the trace writer's tables: variables (key: address), locations (key:
- * instruction pointer), threads (key: tid), segments (key: id) and names
- * (key: a hash of the name). Lookups are O(1); the map never shrinks.
+ * The trace writer's map from (pid, 64-bit key) to a 32-bit index, for its
+ * tables: variables (key: address), locations (key: instruction pointer),
+ * threads (key: tid), segments (key: id) and names (key: a hash of the
+ * name). It is the toolkit's hash table (userspace/util/hash.h) with these
+ * key and value types; a zeroed struct trace_map is an empty map.
  */
 #ifndef VSC_CAPTURE_TRACE_MAP_H
 #define VSC_CAPTURE_TRACE_MAP_H
@@ -12,11 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "userspace/util/hash.h"
+
 struct trace_map {
-	uint64_t *keys;
-	uint32_t *pids;
-	uint32_t *vals; /* index + 1; 0 marks an empty slot */
-	size_t cap, len;
+	struct hash_map map; /* struct trace_map_key -> uint32_t index */
 };
 
 void trace_map_free(struct trace_map *m);
@@ -26,7 +26,10 @@ bool trace_map_get(const struct trace_map *m, uint32_t pid, uint64_t key, uint32
 /* Remove (pid, key) if present. */
 void trace_map_remove(struct trace_map *m, uint32_t pid, uint64_t key);
 
-/* FNV-1a of a NUL-terminated string, as a key. */
-uint64_t trace_map_hash_string(const char *s);
+/* The hash of a NUL-terminated string, as a key. */
+static inline uint64_t trace_map_hash_string(const char *s)
+{
+	return hash_string(s);
+}
 
 #endif /* VSC_CAPTURE_TRACE_MAP_H */
