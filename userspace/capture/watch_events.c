@@ -11,6 +11,8 @@
 
 #include <bpf/bpf.h>
 
+#include "userspace/util/hash.h"
+
 #include "llsc_guard.h"
 #include "srcloc.h"
 #include "symbols.h"
@@ -18,14 +20,12 @@
 
 /* ip -> decoded instruction */
 struct insn_entry {
-	uint64_t ip; /* 0: empty */
 	struct watch_insn insn;
 	int found;
 };
 
 /* tid -> sequence renumbering */
 struct thread_seq {
-	uint32_t tid; /* 0: empty */
 	uint64_t next_bpf;
 	uint64_t next_out;
 	struct llsc_guard llsc;
@@ -38,10 +38,8 @@ struct watch_events {
 	int exact_map_fd;
 	struct srcloc *srcloc;
 	struct watch_decoder *dec;
-	struct insn_entry *insns;
-	size_t insn_cap, insn_count;
-	struct thread_seq *seqs;
-	size_t seq_cap, seq_count;
+	struct hash_map insns; /* uint64_t ip -> struct insn_entry */
+	struct hash_map seqs;  /* uint32_t tid -> struct thread_seq */
 	struct watch_value_stats stats;
 	uint64_t hits;
 	int error;
@@ -58,6 +56,8 @@ struct watch_events *watch_events_new(pid_t pid, enum watch_arch arch,
 	we->arch = arch;
 	we->syms = syms;
 	we->exact_map_fd = -1;
+	hash_map_init(&we->insns, sizeof(uint64_t), sizeof(struct insn_entry));
+	hash_map_init(&we->seqs, sizeof(uint32_t), sizeof(struct thread_seq));
 	we->srcloc = srcloc_new(pid);
 	we->dec = watch_decoder_new(arch);
 	if (!we->srcloc || !we->dec) {
@@ -75,8 +75,8 @@ void watch_events_free(struct watch_events *we)
 		return;
 	srcloc_free(we->srcloc);
 	watch_decoder_free(we->dec);
-	free(we->insns);
-	free(we->seqs);
+	hash_map_free(&we->insns);
+	hash_map_free(&we->seqs);
 	free(we);
 }
 
@@ -110,72 +110,10 @@ int watch_events_error(const struct watch_events *we)
 	return we->error;
 }
 
-static uint64_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
-
-/* Open addressing, at most half full; the tables only grow. NULL: ENOMEM. */
-static struct insn_entry *insn_slot(struct watch_events *we, uint64_t ip)
-{
-	if ((we->insn_count + 1) * 2 > we->insn_cap) {
-		size_t cap = we->insn_cap ? we->insn_cap * 2 : 256;
-		struct insn_entry *v = calloc(cap, sizeof(*v));
-		if (!v)
-			return NULL;
-		for (size_t i = 0; i < we->insn_cap; i++) {
-			if (!we->insns[i].ip)
-				continue;
-			size_t j = hash64(we->insns[i].ip) & (cap - 1);
-			while (v[j].ip)
-				j = (j + 1) & (cap - 1);
-			v[j] = we->insns[i];
-		}
-		free(we->insns);
-		we->insns = v;
-		we->insn_cap = cap;
-	}
-	size_t j = hash64(ip) & (we->insn_cap - 1);
-	while (we->insns[j].ip && we->insns[j].ip != ip)
-		j = (j + 1) & (we->insn_cap - 1);
-	return &we->insns[j];
-}
-
-static struct thread_seq *seq_slot(struct watch_events *we, uint32_t tid)
-{
-	if ((we->seq_count + 1) * 2 > we->seq_cap) {
-		size_t cap = we->seq_cap ? we->seq_cap * 2 : 64;
-		struct thread_seq *v = calloc(cap, sizeof(*v));
-		if (!v)
-			return NULL;
-		for (size_t i = 0; i < we->seq_cap; i++) {
-			if (!we->seqs[i].tid)
-				continue;
-			size_t j = hash64(we->seqs[i].tid) & (cap - 1);
-			while (v[j].tid)
-				j = (j + 1) & (cap - 1);
-			v[j] = we->seqs[i];
-		}
-		free(we->seqs);
-		we->seqs = v;
-		we->seq_cap = cap;
-	}
-	size_t j = hash64(tid) & (we->seq_cap - 1);
-	while (we->seqs[j].tid && we->seqs[j].tid != tid)
-		j = (j + 1) & (we->seq_cap - 1);
-	if (!we->seqs[j].tid) {
-		we->seqs[j].tid = tid;
-		we->seq_count++;
-	}
-	return &we->seqs[j];
-}
-
 static int decode_ip(struct watch_events *we, uint64_t ip, struct watch_insn *insn)
 {
-	struct insn_entry *e = insn_slot(we, ip);
+	bool added;
+	struct insn_entry *e = hash_map_put(&we->insns, &ip, &added);
 	struct srcloc_function fn;
 	/* x86 reports the next instruction: look up the function of ip - 1. */
 	uint64_t probe = we->arch == WATCH_ARCH_X86_64 ? ip - 1 : ip;
@@ -183,7 +121,7 @@ static int decode_ip(struct watch_events *we, uint64_t ip, struct watch_insn *in
 
 	if (!e)
 		return -ENOMEM;
-	if (e->ip) {
+	if (!added) {
 		*insn = e->insn;
 		return e->found;
 	}
@@ -198,10 +136,8 @@ static int decode_ip(struct watch_events *we, uint64_t ip, struct watch_insn *in
 		err = watch_decoder_find(we->dec, fn.code, fn.code_len, fn.start, ip,
 					 (size_t)fn.size, fn.bounded, insn);
 	}
-	e->ip = ip;
 	e->insn = *insn;
 	e->found = err;
-	we->insn_count++;
 	return err;
 }
 
@@ -252,7 +188,7 @@ int watch_events_on_record(void *ctx, void *data, size_t size)
 
 	/* One hit may give two events (plain read then write); renumber so
 	 * the writer sees holes only where BPF lost records. */
-	ts = seq_slot(we, rec->ev.tid);
+	ts = hash_map_put(&we->seqs, &rec->ev.tid, NULL);
 	if (!ts) {
 		we->error = -ENOMEM;
 		return -ENOMEM;
@@ -289,9 +225,11 @@ int watch_events_locate(void *ctx, uint32_t pid, uint64_t ip, char *buf, size_t 
 		snprintf(where, sizeof(where), "0x%" PRIx64, ip);
 	srcloc_line(we->srcloc, ip, line, sizeof(line));
 	/* the writer asks once per distinct ip */
-	for (size_t i = 0; i < we->insn_cap; i++) {
-		if (we->insns[i].ip && we->insns[i].insn.addr == ip) {
-			text = we->insns[i].insn.text;
+	for (size_t i = 0; i < we->insns.count; i++) {
+		const struct insn_entry *e = hash_map_value_at(&we->insns, i);
+
+		if (e->insn.addr == ip) {
+			text = e->insn.text;
 			break;
 		}
 	}

@@ -10,6 +10,7 @@
 #include "../capture/symbols.h"
 #include "ctf_convert.h"
 #include "userspace/capture/trace_writer.h"
+#include "userspace/util/hash.h"
 #include "vsc/vsc.h"
 
 #define NO_MEMBER UINT64_MAX
@@ -64,10 +65,9 @@ struct process {
 	bool losses_added;
 };
 
-/* Per-thread event counters: open addressing on (pid, tid). */
-struct thread_slot {
-	uint64_t key; /* (pid << 32 | tid) + 1; 0: empty */
-	uint64_t next_seq;
+/* The key of the per-thread event counters (8 bytes, no padding). */
+struct thread_key {
+	uint32_t pid, tid;
 };
 
 /* Losses of one process: with per-process buffers (--buffers-pid) every
@@ -95,8 +95,7 @@ struct ctf_conv {
 	size_t nstreams, streams_cap;
 	struct process *procs;
 	size_t nprocs, procs_cap;
-	struct thread_slot *threads;
-	size_t threads_cap, nthreads; /* threads_cap: a power of two */
+	struct hash_map threads; /* struct thread_key -> uint64_t next seq */
 	uint64_t discarded_events, discarded_packets;
 	uint64_t discarded_unknown; /* messages with no count */
 	char error[512];
@@ -140,6 +139,7 @@ struct ctf_conv *ctf_conv_new(const struct ctf_conv_opts *opts)
 	if (!conv)
 		return NULL;
 	conv->opts.pid = -1;
+	hash_map_init(&conv->threads, sizeof(struct thread_key), sizeof(uint64_t));
 	if (opts) {
 		size_t n = opts->sz < sizeof(conv->opts) ? opts->sz : sizeof(conv->opts);
 		memcpy(&conv->opts, opts, n);
@@ -170,7 +170,7 @@ void ctf_conv_free(struct ctf_conv *conv)
 	free(conv->skipped);
 	free(conv->classes);
 	free(conv->streams);
-	free(conv->threads);
+	hash_map_free(&conv->threads);
 	free(conv);
 }
 
@@ -478,54 +478,16 @@ static struct process *process(struct ctf_conv *conv, uint32_t pid, const bt_eve
 	return p;
 }
 
-static int rehash_threads(struct ctf_conv *conv)
-{
-	size_t cap = conv->threads_cap ? conv->threads_cap * 2 : 64;
-	struct thread_slot *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < conv->threads_cap; i++) {
-		struct thread_slot *old = &conv->threads[i];
-		size_t h;
-
-		if (!old->key)
-			continue;
-		h = (old->key * 0x9e3779b97f4a7c15ull) >> 20;
-		while (slots[h & (cap - 1)].key)
-			h++;
-		slots[h & (cap - 1)] = *old;
-	}
-	free(conv->threads);
-	conv->threads = slots;
-	conv->threads_cap = cap;
-	return 0;
-}
-
 /* The next program-order number of thread tid of process pid. */
 static int next_seq(struct ctf_conv *conv, uint32_t pid, uint32_t tid, uint64_t *seq)
 {
-	uint64_t key = ((uint64_t)pid << 32 | tid) + 1;
-	size_t h;
+	struct thread_key key = { pid, tid };
+	uint64_t *next = hash_map_put(&conv->threads, &key, NULL);
 
-	if (2 * (conv->nthreads + 1) > conv->threads_cap && rehash_threads(conv))
+	if (!next)
 		return -ENOMEM;
-	h = (key * 0x9e3779b97f4a7c15ull) >> 20;
-	for (;; h++) {
-		struct thread_slot *s = &conv->threads[h & (conv->threads_cap - 1)];
-
-		if (s->key == key) {
-			*seq = s->next_seq++;
-			return 0;
-		}
-		if (!s->key) {
-			s->key = key;
-			s->next_seq = 1;
-			conv->nthreads++;
-			*seq = 0;
-			return 0;
-		}
-	}
+	*seq = (*next)++; /* a new thread's counter starts at 0 */
+	return 0;
 }
 
 /* A segment marker carries a name; the writer wants a number. */
