@@ -176,7 +176,7 @@ static int decide_text(struct vsc_sink *sink, const char *text, size_t len,
 	/* events lost or values uncertain: no verdict (docs/format.md) */
 	VSC_OPTS(vsc_trace_completeness, comp);
 	if (vsc_trace_completeness(trace, &comp) == 0 && comp.state != VSC_TRACE_WHOLE) {
-		fprintf(stderr, "vsc: no verdict: the trace is incomplete: %s\n", comp.why);
+		diag(NULL, "no verdict: the trace is incomplete: %s", comp.why);
 		*verdict = VSC_UNKNOWN;
 		vsc_trace_free(trace);
 		return 0;

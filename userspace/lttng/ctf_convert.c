@@ -9,35 +9,13 @@
 
 #include "../capture/symbols.h"
 #include "ctf_convert.h"
+#include "ctf_fields.h"
 #include "userspace/capture/trace_writer.h"
+#include "userspace/lib/opts.h"
+#include "userspace/util/array.h"
+#include "userspace/util/diag.h"
 #include "userspace/util/hash.h"
 #include "vsc/vsc.h"
-
-#define NO_MEMBER UINT64_MAX
-
-enum vsc_tp {
-	TP_OTHER = -1,
-	TP_LOAD,
-	TP_STORE,
-	TP_RMW,
-	TP_SEGMENT,
-	TP_BIN_INFO
-};
-
-/* Where the fields of one event class are, found once per class. */
-struct class_info {
-	const bt_event_class *cls;
-	int tp; /* enum vsc_tp */
-	uint64_t addr, size, value, old, new_value, name, id;
-	uint64_t baddr, path; /* lttng_ust_statedump:bin_info */
-};
-
-/* Where the context fields of one stream class are. */
-struct stream_info {
-	const bt_stream_class *sc;
-	uint64_t vtid, vpid, ip, procname;
-	uint64_t frequency; /* of the default clock; 0: no clock */
-};
 
 struct segment_name {
 	int64_t id;
@@ -89,10 +67,7 @@ struct ctf_conv {
 	size_t nskipped, skipped_cap;
 	struct pid_loss *pid_losses;
 	size_t npid_losses, pid_losses_cap;
-	struct class_info *classes;
-	size_t nclasses, classes_cap;
-	struct stream_info *streams;
-	size_t nstreams, streams_cap;
+	struct ctf_fields fields; /* where each event and stream class keeps its fields */
 	struct process *procs;
 	size_t nprocs, procs_cap;
 	struct hash_map threads; /* struct thread_key -> uint64_t next seq */
@@ -114,37 +89,21 @@ static int fail(struct ctf_conv *conv, int err, const char *fmt, ...)
 	return -err;
 }
 
-static int grow(void **array, size_t *cap, size_t need, size_t elem)
-{
-	size_t cap2;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	cap2 = *cap ? *cap * 2 : 16;
-	while (cap2 < need)
-		cap2 *= 2;
-	p = realloc(*array, cap2 * elem);
-	if (!p)
-		return -ENOMEM;
-	*array = p;
-	*cap = cap2;
-	return 0;
-}
-
 struct ctf_conv *ctf_conv_new(const struct ctf_conv_opts *opts)
 {
 	struct ctf_conv *conv = calloc(1, sizeof(*conv));
 
 	if (!conv)
 		return NULL;
-	conv->opts.pid = -1;
-	hash_map_init(&conv->threads, sizeof(struct thread_key), sizeof(uint64_t));
-	if (opts) {
-		size_t n = opts->sz < sizeof(conv->opts) ? opts->sz : sizeof(conv->opts);
-		memcpy(&conv->opts, opts, n);
+	/* the library's rule for an options struct's size (opts.h) */
+	if (OPTS_LOAD(conv->opts, opts)) {
+		free(conv);
+		errno = EINVAL;
+		return NULL;
 	}
-	conv->opts.sz = sizeof(conv->opts);
+	if (!opts)
+		conv->opts.pid = -1; /* every process */
+	hash_map_init(&conv->threads, sizeof(struct thread_key), sizeof(uint64_t));
 	return conv;
 }
 
@@ -168,8 +127,7 @@ void ctf_conv_free(struct ctf_conv *conv)
 	free(conv->procs);
 	free(conv->pid_losses);
 	free(conv->skipped);
-	free(conv->classes);
-	free(conv->streams);
+	ctf_fields_free(&conv->fields);
 	hash_map_free(&conv->threads);
 	free(conv);
 }
@@ -220,104 +178,6 @@ uint64_t ctf_conv_discarded_events(const struct ctf_conv *conv)
 uint64_t ctf_conv_discarded_packets(const struct ctf_conv *conv)
 {
 	return conv->discarded_packets;
-}
-
-/* ---- field lookup -------------------------------------------------------- */
-
-static uint64_t member_index(const bt_field_class *fc, const char *name)
-{
-	uint64_t n;
-
-	if (!fc || bt_field_class_get_type(fc) != BT_FIELD_CLASS_TYPE_STRUCTURE)
-		return NO_MEMBER;
-	n = bt_field_class_structure_get_member_count(fc);
-	for (uint64_t i = 0; i < n; i++) {
-		const bt_field_class_structure_member *m =
-			bt_field_class_structure_borrow_member_by_index_const(fc, i);
-
-		if (strcmp(bt_field_class_structure_member_get_name(m), name) == 0)
-			return i;
-	}
-	return NO_MEMBER;
-}
-
-static const bt_field *member(const bt_field *structure, uint64_t index)
-{
-	return bt_field_structure_borrow_member_field_by_index_const(structure, index);
-}
-
-static bool is_integer(const bt_field *f)
-{
-	return bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_INTEGER);
-}
-
-static int64_t read_int(const bt_field *f)
-{
-	if (bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-		return bt_field_integer_signed_get_value(f);
-	return (int64_t)bt_field_integer_unsigned_get_value(f);
-}
-
-static int tp_of_name(const char *name)
-{
-	static const char *const names[] = { "vsc:load", "vsc:store", "vsc:rmw", "vsc:segment",
-					     "lttng_ust_statedump:bin_info" };
-
-	for (int i = 0; i < 5; i++)
-		if (strcmp(name, names[i]) == 0)
-			return i;
-	return TP_OTHER;
-}
-
-static const struct class_info *class_info(struct ctf_conv *conv, const bt_event_class *cls)
-{
-	const bt_field_class *payload;
-	struct class_info *ci;
-
-	for (size_t i = 0; i < conv->nclasses; i++)
-		if (conv->classes[i].cls == cls)
-			return &conv->classes[i];
-	if (grow((void **)&conv->classes, &conv->classes_cap, conv->nclasses + 1,
-		 sizeof(*conv->classes)))
-		return NULL;
-	ci = &conv->classes[conv->nclasses++];
-	payload = bt_event_class_borrow_payload_field_class_const(cls);
-	ci->cls = cls;
-	ci->tp = tp_of_name(bt_event_class_get_name(cls));
-	ci->addr = member_index(payload, "addr");
-	ci->size = member_index(payload, "size");
-	ci->value = member_index(payload, "value");
-	ci->old = member_index(payload, "old");
-	ci->new_value = member_index(payload, "new");
-	ci->name = member_index(payload, "name");
-	ci->id = member_index(payload, "id");
-	ci->baddr = member_index(payload, "baddr");
-	ci->path = member_index(payload, "path");
-	return ci;
-}
-
-static const struct stream_info *stream_info(struct ctf_conv *conv, const bt_stream_class *sc)
-{
-	const bt_field_class *ctx;
-	const bt_clock_class *clock;
-	struct stream_info *si;
-
-	for (size_t i = 0; i < conv->nstreams; i++)
-		if (conv->streams[i].sc == sc)
-			return &conv->streams[i];
-	if (grow((void **)&conv->streams, &conv->streams_cap, conv->nstreams + 1,
-		 sizeof(*conv->streams)))
-		return NULL;
-	si = &conv->streams[conv->nstreams++];
-	ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
-	clock = bt_stream_class_borrow_default_clock_class_const(sc);
-	si->sc = sc;
-	si->vtid = member_index(ctx, "vtid");
-	si->vpid = member_index(ctx, "vpid");
-	si->ip = member_index(ctx, "ip");
-	si->procname = member_index(ctx, "procname");
-	si->frequency = clock ? bt_clock_class_get_frequency(clock) : 0;
-	return si;
 }
 
 /* ---- processes and threads ---------------------------------------------- */
@@ -399,15 +259,15 @@ static int add_object(struct ctf_conv *conv, struct process *p, const bt_field *
 
 	if (ci->baddr == NO_MEMBER || ci->path == NO_MEMBER)
 		return 0;
-	path = bt_field_string_get_value(member(payload, ci->path));
+	path = bt_field_string_get_value(ctf_member(payload, ci->path));
 	if (path[0] != '/')
 		return 0; /* [vdso] and the like */
-	if (grow((void **)&p->objects, &p->objects_cap, p->nobjects + 1, sizeof(*p->objects)))
+	if (ARRAY_RESERVE(p->objects, p->objects_cap, p->nobjects + 1))
 		return fail(conv, ENOMEM, "out of memory");
 	p->objects[p->nobjects].path = strdup(path);
 	if (!p->objects[p->nobjects].path)
 		return fail(conv, ENOMEM, "out of memory");
-	p->objects[p->nobjects++].base = (uint64_t)read_int(member(payload, ci->baddr));
+	p->objects[p->nobjects++].base = (uint64_t)ctf_read_int(ctf_member(payload, ci->baddr));
 	return 0;
 }
 
@@ -441,7 +301,7 @@ static struct process *process(struct ctf_conv *conv, uint32_t pid, const bt_eve
 	for (size_t i = conv->nprocs; i-- > 0;)
 		if (conv->procs[i].pid == pid)
 			return &conv->procs[i];
-	if (grow((void **)&conv->procs, &conv->procs_cap, conv->nprocs + 1, sizeof(*conv->procs)))
+	if (ARRAY_RESERVE(conv->procs, conv->procs_cap, conv->nprocs + 1))
 		return NULL;
 	p = &conv->procs[conv->nprocs];
 	memset(p, 0, sizeof(*p));
@@ -497,11 +357,11 @@ static int segment_id(struct process *p, const bt_field *payload, const struct c
 	const char *name = NULL;
 
 	if (ci->name != NO_MEMBER)
-		name = bt_field_string_get_value(member(payload, ci->name));
+		name = bt_field_string_get_value(ctf_member(payload, ci->name));
 	if (name && !name[0])
 		name = NULL; /* the probe had no name: the number names it */
 	if (ci->id != NO_MEMBER) {
-		*id = read_int(member(payload, ci->id));
+		*id = ctf_read_int(ctf_member(payload, ci->id));
 	} else {
 		*id = (int64_t)p->nsegments;
 		for (size_t j = 0; name && j < p->nsegments; j++) {
@@ -514,7 +374,7 @@ static int segment_id(struct process *p, const bt_field *payload, const struct c
 	for (size_t j = 0; j < p->nsegments; j++)
 		if (p->segments[j].id == *id)
 			return 0;
-	if (grow((void **)&p->segments, &p->segments_cap, p->nsegments + 1, sizeof(*p->segments)))
+	if (ARRAY_RESERVE(p->segments, p->segments_cap, p->nsegments + 1))
 		return -ENOMEM;
 	p->segments[p->nsegments].id = *id;
 	p->segments[p->nsegments].name = name ? strdup(name) : NULL;
@@ -533,8 +393,7 @@ static int skip(struct ctf_conv *conv, uint32_t pid)
 			conv->skipped[i].events++;
 			return 0;
 		}
-	if (grow((void **)&conv->skipped, &conv->skipped_cap, conv->nskipped + 1,
-		 sizeof(*conv->skipped)))
+	if (ARRAY_RESERVE(conv->skipped, conv->skipped_cap, conv->nskipped + 1))
 		return fail(conv, ENOMEM, "out of memory");
 	conv->skipped[conv->nskipped++] = (struct skipped){ .pid = pid, .events = 1 };
 	return 0;
@@ -543,7 +402,8 @@ static int skip(struct ctf_conv *conv, uint32_t pid)
 static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
-	const struct class_info *ci = class_info(conv, bt_event_borrow_class_const(event));
+	const struct class_info *ci =
+		ctf_class_info(&conv->fields, bt_event_borrow_class_const(event));
 	const bt_stream_class *sc;
 	const struct stream_info *si;
 	const bt_field *ctx, *payload;
@@ -558,7 +418,7 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 	if (ci->tp == TP_OTHER)
 		return 0;
 	sc = bt_stream_borrow_class_const(bt_event_borrow_stream_const(event));
-	si = stream_info(conv, sc);
+	si = ctf_stream_info(&conv->fields, sc);
 	if (!si)
 		return fail(conv, ENOMEM, "out of memory");
 	if (si->vtid == NO_MEMBER || si->vpid == NO_MEMBER)
@@ -568,21 +428,22 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 			    "`lttng add-context -u -t vtid -t vpid`",
 			    si->vtid == NO_MEMBER ? "vtid" : "vpid");
 	ctx = bt_event_borrow_common_context_field_const(event);
-	pid = read_int(member(ctx, si->vpid));
+	pid = ctf_read_int(ctf_member(ctx, si->vpid));
 	if (conv->opts.pid >= 0 && pid != conv->opts.pid)
 		return ci->tp == TP_BIN_INFO ? 0 : skip(conv, (uint32_t)pid);
 	p = process(conv, (uint32_t)pid, event,
-		    si->procname != NO_MEMBER ? bt_field_string_get_value(member(ctx, si->procname))
-					      : NULL);
+		    si->procname != NO_MEMBER
+			    ? bt_field_string_get_value(ctf_member(ctx, si->procname))
+			    : NULL);
 	if (!p)
 		return fail(conv, ENOMEM, "out of memory");
 	if (ci->tp == TP_BIN_INFO)
 		return add_object(conv, p, bt_event_borrow_payload_field_const(event), ci);
 	p->has_events = true;
 	ev.pid = (uint32_t)pid;
-	ev.tid = (uint32_t)read_int(member(ctx, si->vtid));
+	ev.tid = (uint32_t)ctf_read_int(ctf_member(ctx, si->vtid));
 	if (si->ip != NO_MEMBER)
-		ev.ip = (uint64_t)read_int(member(ctx, si->ip));
+		ev.ip = (uint64_t)ctf_read_int(ctf_member(ctx, si->ip));
 	if (si->frequency) {
 		uint64_t cycles = bt_clock_snapshot_get_value(
 			bt_message_event_borrow_default_clock_snapshot_const(msg));
@@ -606,7 +467,7 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 
 		if (ci->addr == NO_MEMBER || ci->size == NO_MEMBER || v1 == NO_MEMBER ||
 		    (ci->tp == TP_RMW && ci->new_value == NO_MEMBER) ||
-		    !is_integer(member(payload, ci->addr)))
+		    !ctf_is_integer(ctf_member(payload, ci->addr)))
 			return fail(conv, EINVAL,
 				    "event %s lacks the fields of the vsc provider "
 				    "(addr, size, value / old, new): was it traced "
@@ -615,11 +476,11 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 		ev.kind = ci->tp == TP_LOAD    ? VSC_CAP_LOAD
 			  : ci->tp == TP_STORE ? VSC_CAP_STORE
 					       : VSC_CAP_RMW;
-		ev.addr = (uint64_t)read_int(member(payload, ci->addr));
-		ev.size = (uint16_t)read_int(member(payload, ci->size));
-		ev.value = read_int(member(payload, v1));
+		ev.addr = (uint64_t)ctf_read_int(ctf_member(payload, ci->addr));
+		ev.size = (uint16_t)ctf_read_int(ctf_member(payload, ci->size));
+		ev.value = ctf_read_int(ctf_member(payload, v1));
 		if (ci->tp == TP_RMW)
-			ev.new_value = read_int(member(payload, ci->new_value));
+			ev.new_value = ctf_read_int(ctf_member(payload, ci->new_value));
 	}
 	if (next_seq(conv, ev.pid, ev.tid, &seq))
 		return fail(conv, ENOMEM, "out of memory");
@@ -673,8 +534,7 @@ static int count_loss(struct ctf_conv *conv, const bt_stream *stream, bool packe
 		if (conv->pid_losses[i].pid == (uint32_t)owner)
 			pl = &conv->pid_losses[i];
 	if (!pl) {
-		if (grow((void **)&conv->pid_losses, &conv->pid_losses_cap, conv->npid_losses + 1,
-			 sizeof(*conv->pid_losses)))
+		if (ARRAY_RESERVE(conv->pid_losses, conv->pid_losses_cap, conv->npid_losses + 1))
 			return fail(conv, ENOMEM, "out of memory");
 		pl = &conv->pid_losses[conv->npid_losses++];
 		*pl = (struct pid_loss){ .pid = (uint32_t)owner };
@@ -824,8 +684,7 @@ int ctf_conv_write_all(struct ctf_conv *conv, const char *path)
 		if (err)
 			return fail(conv, -err, "%s: %s", name, strerror(-err));
 		if (nprocs > 1)
-			fprintf(stderr, "vsc: pid %" PRIu32 ": %s\n", ctf_conv_process_pid(conv, i),
-				name);
+			diag(NULL, "pid %" PRIu32 ": %s", ctf_conv_process_pid(conv, i), name);
 	}
 	return 0;
 }

@@ -36,6 +36,10 @@ struct ctf_conv_opts {
 	const char *loss_mode;
 };
 
+/* opts: NULL (every process, the defaults) or a struct declared with
+ * VSC_OPTS, read by the library's size rule (userspace/lib/opts.h). NULL
+ * with errno set: out of memory, or EINVAL (options this code does not
+ * know). */
 struct ctf_conv *ctf_conv_new(const struct ctf_conv_opts *opts);
 void ctf_conv_free(struct ctf_conv *conv);
 
