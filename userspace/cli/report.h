@@ -49,7 +49,32 @@ struct check_args {
 	int accept_incomplete; /* verdicts on incomplete traces' events present */
 };
 
+/* check_decide.c: reading, deciding, and what was decided */
 const char *verdict_name(int status);
+/* Parse FILE and check that a recorded trace is whole; -1 when there is
+ * nothing to decide (f->status says why). */
+int check_load(struct file_report *f, const struct check_args *a);
+/* Decide every item of every file, with a->jobs workers. */
+void check_decide_all(struct file_report *files, size_t nfiles, const struct check_args *a);
+/* An incomplete trace's verdicts become unknown unless accepted. */
+void check_withhold(struct file_report *f, const struct check_args *a);
+/* The status of several executions or files. */
+int check_combine_status(int so_far, int next);
+/* Does anything asked for need the minimal cores? */
+bool check_wants_core(const struct check_args *a);
+/* The verdict an item's details are about: the events present's when its
+ * verdict is withheld. */
+int item_shown_status(const struct item *it);
+/* An unknown --min that found an interleaving: the least preemptions lie in
+ * [*lo, *hi] (the witness has *hi). */
+bool item_least_bounds(const struct item *it, long *lo, long *hi);
+
+/* the reports of one FILE: check_text.c, check_json.c; *_unread: a file
+ * whose reading a limit stopped (unknown, nothing else known) */
+void check_text_file(const struct file_report *f, const struct check_args *a);
+void check_text_unread(const struct file_report *f, const struct check_args *a);
+void check_json_file(struct json *j, const struct file_report *f, const struct check_args *a);
+void check_json_unread(struct json *j, const struct file_report *f);
 
 /* the comments of the lines the cores name (with html: of every event the
  * page shows), read in one pass per file */

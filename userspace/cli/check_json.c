@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/* vsc check --json: one JSON object per FILE, one per line. */
+#include <stdlib.h>
+
+#include "commands.h"
+#include "report.h"
+
+static const char *completeness_name(uint32_t state)
+{
+	return state == VSC_TRACE_WHOLE        ? "whole"
+	       : state == VSC_TRACE_INCOMPLETE ? "incomplete"
+					       : "cut short";
+}
+
+/* Keys of a recorded trace, or of any trace that reports a loss. */
+static void json_completeness(struct json *j, const struct file_report *f,
+			      const struct check_args *a)
+{
+	const struct vsc_trace_completeness *c = &f->comp;
+
+	if (!c->recorded && c->state == VSC_TRACE_WHOLE)
+		return;
+	json_key(j, "completeness");
+	json_string(j, completeness_name(c->state));
+	if (c->state != VSC_TRACE_WHOLE) {
+		json_key(j, "completeness_reason");
+		json_string(j, c->why);
+		if (a->accept_incomplete || f->segmented) { /* else the item said it */
+			json_key(j, "verdict_on_events_present");
+			json_string(j, verdict_name(a->accept_incomplete ? f->status
+									 : f->present_status));
+		}
+		json_key(j, "accepted_incomplete");
+		json_bool(j, a->accept_incomplete);
+	}
+	json_key(j, "lost_events");
+	json_uint(j, c->lost);
+	json_key(j, "lost_events_exact");
+	json_bool(j, c->lost_exact);
+	json_key(j, "uncertain_values");
+	json_uint(j, c->uncertain);
+	if (c->loss_mode) {
+		json_key(j, "loss_mode");
+		json_string(j, c->loss_mode);
+	}
+}
+
+/* What the exact reductions took away, when they took anything. */
+static void json_reductions(struct json *j, const struct vsc_result *res)
+{
+	struct vsc_reductions red;
+
+	vsc_result_reductions(res, &red);
+	if (!red.spins && !red.dropped && !red.parts)
+		return;
+	json_key(j, "reductions");
+	json_object_begin(j);
+	json_key(j, "spin_reads_collapsed");
+	json_uint(j, red.spins);
+	json_key(j, "events_dropped");
+	json_uint(j, red.dropped);
+	json_key(j, "parts");
+	json_uint(j, red.parts);
+	json_object_end(j);
+}
+
+static void json_program_keys(struct json *j, const struct item *it, const struct check_args *a)
+{
+	long lo, hi;
+	const struct vsc_program *prog = it->prog;
+	const uint32_t *w;
+	size_t n;
+
+	json_key(j, "verdict");
+	json_string(j, verdict_name(it->status));
+	if (it->withheld) {
+		json_key(j, "verdict_on_events_present");
+		json_string(j, verdict_name(it->present_status));
+	}
+	json_key(j, "threads");
+	json_uint(j, vsc_program_thread_count(prog));
+	json_key(j, "events");
+	json_uint(j, vsc_program_event_count(prog));
+	json_key(j, "writers");
+	json_uint(j, vsc_program_writers(prog));
+	json_key(j, "preemptions");
+	if (it->res && vsc_result_preemptions(it->res) >= 0)
+		json_int(j, vsc_result_preemptions(it->res));
+	else
+		json_null(j);
+	n = it->res ? vsc_result_witness(it->res, &w) : 0;
+	if (item_least_bounds(it, &lo, &hi)) {
+		json_key(j, "least_between");
+		json_array_begin(j);
+		json_int(j, lo);
+		json_int(j, hi);
+		json_array_end(j);
+	}
+	if ((a->witness || a->opts.minimize) &&
+	    (item_shown_status(it) == EXIT_CONSISTENT || item_least_bounds(it, &lo, &hi))) {
+		size_t *next = calloc(vsc_program_thread_count(prog) + 1, sizeof(*next));
+		json_key(j, "witness");
+		json_array_begin(j);
+		for (size_t i = 0; i < n && next; i++) {
+			json_array_begin(j);
+			json_string(j, vsc_program_thread_name(prog, w[i]));
+			json_uint(j, next[w[i]]++);
+			json_array_end(j);
+		}
+		json_array_end(j);
+		free(next);
+	}
+	if (a->explain && it->status == EXIT_INCONSISTENT)
+		story_json(j, it);
+	if (it->res) {
+		json_key(j, "solver");
+		json_string(j, vsc_result_solver(it->res));
+		json_reductions(j, it->res);
+	}
+	json_key(j, "time_s");
+	json_double(j, it->res ? vsc_result_time(it->res) : 0.0);
+}
+
+void check_json_file(struct json *j, const struct file_report *f, const struct check_args *a)
+{
+	size_t inconsistent = 0, events = 0, threads = 0, writers = 0;
+	long max_pre = 0;
+	double total = 0;
+
+	json_object_begin(j);
+	json_key(j, "file");
+	json_string(j, f->path);
+	if (!f->segmented) {
+		json_program_keys(j, &f->items[0], a);
+	} else {
+		for (size_t i = 0; i < f->count; i++) {
+			const struct item *it = &f->items[i];
+			inconsistent += it->status == EXIT_INCONSISTENT;
+			events += vsc_program_event_count(it->prog);
+			if (vsc_program_thread_count(it->prog) > threads)
+				threads = vsc_program_thread_count(it->prog);
+			if (vsc_program_writers(it->prog) > writers)
+				writers = vsc_program_writers(it->prog);
+			if (it->res && vsc_result_preemptions(it->res) > max_pre)
+				max_pre = vsc_result_preemptions(it->res);
+			total += it->res ? vsc_result_time(it->res) : 0;
+		}
+		json_key(j, "verdict");
+		json_string(j, verdict_name(f->status));
+		json_key(j, "threads");
+		json_uint(j, threads);
+		json_key(j, "events");
+		json_uint(j, events);
+		json_key(j, "writers");
+		json_uint(j, writers);
+		json_key(j, "preemptions"); /* the most any segment needed */
+		if (f->status == EXIT_CONSISTENT)
+			json_int(j, max_pre);
+		else
+			json_null(j);
+		json_key(j, "segments_total");
+		json_uint(j, f->count);
+		json_key(j, "segments_inconsistent");
+		json_uint(j, inconsistent);
+		json_key(j, "segments");
+		json_array_begin(j);
+		for (size_t i = 0; i < f->count; i++) {
+			const char *name = vsc_program_name(f->items[i].prog);
+			json_object_begin(j);
+			json_key(j, "name");
+			if (name)
+				json_string(j, name);
+			else
+				json_null(j);
+			json_program_keys(j, &f->items[i], a);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_key(j, "time_s");
+		json_double(j, total);
+	}
+	json_completeness(j, f, a);
+	json_object_end(j);
+}
+
+/* A file whose reading --timeout stopped: unknown, and nothing else known. */
+void check_json_unread(struct json *j, const struct file_report *f)
+{
+	json_object_begin(j);
+	json_key(j, "file");
+	json_string(j, f->path);
+	json_key(j, "verdict");
+	json_string(j, "unknown");
+	json_key(j, "stopped");
+	json_string(j,
+		    f->read_stopped[0] == '-' ? "timeout while reading" : "memory while reading");
+	json_key(j, "threads");
+	json_null(j);
+	json_key(j, "events");
+	json_null(j);
+	json_key(j, "writers");
+	json_null(j);
+	json_key(j, "preemptions");
+	json_null(j);
+	json_key(j, "time_s");
+	json_double(j, f->read_s);
+	json_object_end(j);
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* vsc check's text output: the verdict per FILE, then preemptions, the
+ * witness, the explanation, per segment when the file has segments. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "commands.h"
+#include "report.h"
+
+static void print_event(const struct vsc_program *prog, size_t t, size_t i, const char *indent)
+{
+	const struct vsc_event *e = &vsc_program_events(prog, t)[i];
+	static const char op[] = { 'r', 'w', 'u' };
+
+	printf("%s  %s[%zu] %c %s %lld", indent, vsc_program_thread_name(prog, t), i, op[e->kind],
+	       vsc_program_var_name(prog, e->var), (long long)e->value);
+	if (e->kind == VSC_RMW)
+		printf(" %lld", (long long)e->new_value);
+	putchar('\n');
+}
+
+/* The witness in text: one event per line, `THREAD[INDEX] OP VAR VALUE`,
+ * and a line `-- preemption --` where a thread is left unfinished. */
+static void print_witness(const struct vsc_program *prog, const struct vsc_result *res,
+			  const char *indent)
+{
+	const uint32_t *w;
+	size_t n = vsc_result_witness(res, &w);
+	size_t *next = calloc(vsc_program_thread_count(prog) + 1, sizeof(*next));
+
+	if (!next)
+		return;
+	printf("%switness:\n", indent);
+	for (size_t i = 0; i < n; i++) {
+		print_event(prog, w[i], next[w[i]]++, indent);
+		if (i + 1 < n && w[i + 1] != w[i] &&
+		    next[w[i]] < vsc_program_thread_length(prog, w[i]))
+			printf("%s  -- preemption --\n", indent);
+	}
+	free(next);
+}
+
+static void print_item(const struct file_report *f, const struct item *it,
+		       const struct check_args *a, const char *indent)
+{
+	long pre, lo, hi;
+	int bounds;
+
+	if (!it->res)
+		return;
+	pre = vsc_result_preemptions(it->res);
+	bounds = item_least_bounds(it, &lo, &hi);
+	if (pre >= 0)
+		printf("%spreemptions: %ld%s\n", indent, pre, a->opts.minimize ? " (least)" : "");
+	if (bounds)
+		printf("%sleast: between %ld and %ld (the witness has %ld)\n", indent, lo, hi, hi);
+	if (item_shown_status(it) == EXIT_UNKNOWN)
+		printf("%sstopped by a limit (--timeout or memory) before deciding\n", indent);
+	if (a->witness && (item_shown_status(it) == EXIT_CONSISTENT || bounds))
+		print_witness(it->prog, it->res, indent);
+	if (a->explain && it->status == EXIT_INCONSISTENT)
+		story_print(f, it, indent);
+}
+
+/* The lines that say a verdict is withheld, or about the events present
+ * only. */
+static void print_completeness(const struct file_report *f, const struct check_args *a)
+{
+	if (f->comp.state == VSC_TRACE_WHOLE)
+		return;
+	if (a->accept_incomplete) {
+		printf("accepted with --accept-incomplete: %s; this verdict is about the events "
+		       "present only\n",
+		       f->comp.why);
+		return;
+	}
+	printf("no verdict: the trace is incomplete: %s\n", f->comp.why);
+	printf("on the events present only: %s\n", verdict_name(f->present_status));
+}
+
+void check_text_file(const struct file_report *f, const struct check_args *a)
+{
+	if (a->several)
+		printf("%s: %s\n", f->path, verdict_name(f->status));
+	else
+		printf("%s\n", verdict_name(f->status));
+	print_completeness(f, a);
+	if (!f->segmented) {
+		print_item(f, &f->items[0], a, "");
+		return;
+	}
+	size_t inconsistent = 0;
+	for (size_t i = 0; i < f->count; i++)
+		inconsistent += f->items[i].status == EXIT_INCONSISTENT;
+	printf("segments: %zu, inconsistent: %zu\n", f->count, inconsistent);
+	for (size_t i = 0; i < f->count; i++) {
+		const char *name = vsc_program_name(f->items[i].prog);
+		printf("segment %s: %s", name ? name : "(before the first segment)",
+		       verdict_name(f->items[i].status));
+		if (f->items[i].withheld)
+			printf(" (on the events present only: %s)",
+			       verdict_name(f->items[i].present_status));
+		putchar('\n');
+		print_item(f, &f->items[i], a, "  ");
+	}
+}
+
+/* A file whose reading --timeout stopped: unknown, and nothing else known. */
+void check_text_unread(const struct file_report *f, const struct check_args *a)
+{
+	if (a->several)
+		printf("%s: unknown\n", f->path);
+	else
+		printf("unknown\n");
+	printf("stopped by %s while reading the input\n", f->read_stopped);
+}
