@@ -5,7 +5,6 @@
  * every execution. */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,111 +14,121 @@
 
 #include "commands.h"
 #include "litmus_cli.h"
+#include "userspace/util/diag.h"
+#include "userspace/util/options.h"
 
 #define MAX_ITERATIONS 10000000L
 #define MAX_LITMUS_FILE (1 << 20)
 
+#define LITMUS_OPTIONS(X)                                                                        \
+	X(ITERATIONS, 'n', "iterations", "N", "iterations of each test (default 1000)")          \
+	X(JOBS, 'j', "jobs", "JOBS", "run up to JOBS tests at once (default 1)")                 \
+	X(JSON, 0, "json", NULL, "one JSON object per test")                                     \
+	X(NO_RECORD, 0, "no-record", NULL, "run without recording: no verdicts per execution")   \
+	X(KEEP, 'o', "keep", "DIR",                                                              \
+	  "keep each test's C source, program, trace, outcomes\n"                                \
+	  "in DIR/NAME")                                                                         \
+	X(GENERATE, 0, "generate", NULL, "write the C test to stdout and stop")                  \
+	X(BUILD_ONLY, 0, "build-only", NULL, "generate and build, do not run")                   \
+	X(CC, 0, "cc", "CC",                                                                     \
+	  "C compiler (default cc, aarch64-linux-gnu-gcc for\n"                                  \
+	  "AArch64 tests on another machine)")                                                   \
+	X(QEMU, 0, "qemu", "QEMU", "qemu-user for other architectures (qemu-aarch64)")           \
+	X(INCLUDE, 0, "include", "DIR", "where <vsc/lab.h> is (default ../include next to vsc)") \
+	X(HELP, 'h', "help", NULL, NULL)
+
+enum {
+	LITMUS_OPTIONS(OPTION_ID)
+};
+static const struct option_spec litmus_options[] = { LITMUS_OPTIONS(OPTION_SPEC) };
+
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: vsc litmus [-n N] [-j JOBS] [--json] [--no-record] [-o DIR]\n"
-		"                  [--cc CC] [--qemu QEMU] [--include DIR] FILE.litmus...\n"
-		"       vsc litmus --generate [-n N] FILE.litmus\n"
-		"\n"
-		"Run each litmus test N times with its threads pinned across CPUs, record it\n"
-		"(eBPF, through <vsc/lab.h>) and print the outcome histogram, which outcomes\n"
-		"are SC, whether the condition was observed, and vsc check's verdict on\n"
-		"every execution. A test of another architecture is built with the cross\n"
-		"compiler and run under qemu-user, not recorded. See docs/litmus.md.\n"
-		"  -n, --iterations N   iterations of each test (default 1000)\n"
-		"  -j, --jobs JOBS      run up to JOBS tests at once (default 1)\n"
-		"      --json           one JSON object per test\n"
-		"      --no-record      run without recording: no verdicts per execution\n"
-		"  -o, --keep DIR       keep each test's C source, program, trace, outcomes\n"
-		"                       in DIR/NAME\n"
-		"      --generate       write the C test to stdout and stop\n"
-		"      --build-only     generate and build, do not run\n"
-		"      --cc CC          C compiler (default cc, aarch64-linux-gnu-gcc for\n"
-		"                       AArch64 tests on another machine)\n"
-		"      --qemu QEMU      qemu-user for other architectures (qemu-aarch64)\n"
-		"      --include DIR    where <vsc/lab.h> is (default ../include next to vsc)\n"
-		"Exit status: 0 every verdict agrees with its outcome's SC-ness, 1 some\n"
-		"disagree, 2 bad usage, input or build, 3 some verdicts unknown.\n");
+	fprintf(out, "usage: vsc litmus [-n N] [-j JOBS] [--json] [--no-record] [-o DIR]\n"
+		     "                  [--cc CC] [--qemu QEMU] [--include DIR] FILE.litmus...\n"
+		     "       vsc litmus --generate [-n N] FILE.litmus\n"
+		     "\n"
+		     "Run each litmus test N times with its threads pinned across CPUs, record it\n"
+		     "(eBPF, through <vsc/lab.h>) and print the outcome histogram, which outcomes\n"
+		     "are SC, whether the condition was observed, and vsc check's verdict on\n"
+		     "every execution. A test of another architecture is built with the cross\n"
+		     "compiler and run under qemu-user, not recorded. See docs/litmus.md.\n");
+	options_usage(out, litmus_options, OPTIONS_COUNT(litmus_options));
+	fprintf(out, "Exit status: 0 every verdict agrees with its outcome's SC-ness, 1 some\n"
+		     "disagree, 2 bad usage, input or build, 3 some verdicts unknown.\n");
+}
+
+/* A whole number in [min, max], or -1. */
+static int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return errno || end == s || *end || *out < min || *out > max ? -1 : 0;
+}
+
+/* One option into o: 0 go on, 1 stop (help given), -1 bad usage. */
+static int take_option(struct litmus_opts *o, int opt)
+{
+	switch (opt) {
+	case OPT_ITERATIONS:
+		if (parse_long(optarg, 1, MAX_ITERATIONS, &o->iterations)) {
+			diag("litmus", "-n wants 1..%ld, not '%s'", MAX_ITERATIONS, optarg);
+			return -1;
+		}
+		return 0;
+	case OPT_JOBS:
+		if (parse_long(optarg, 1, 256, &o->jobs)) {
+			diag("litmus", "-j wants 1..256, not '%s'", optarg);
+			return -1;
+		}
+		return 0;
+	case OPT_JSON:
+		o->json = true;
+		return 0;
+	case OPT_NO_RECORD:
+		o->record = false;
+		return 0;
+	case OPT_KEEP:
+		o->keep_dir = optarg;
+		return 0;
+	case OPT_GENERATE:
+		o->generate = true;
+		return 0;
+	case OPT_BUILD_ONLY:
+		o->build_only = true;
+		return 0;
+	case OPT_CC:
+		o->cc = optarg;
+		return 0;
+	case OPT_QEMU:
+		o->qemu = optarg;
+		return 0;
+	case OPT_INCLUDE:
+		o->include_dir = optarg;
+		return 0;
+	case OPT_HELP:
+		usage(stdout);
+		return 1;
+	default:
+		usage(stderr);
+		return -1;
+	}
 }
 
 static int parse_args(int argc, char **argv, struct litmus_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "no-record", no_argument, NULL, 'R' },
-		{ "keep", required_argument, NULL, 'o' },
-		{ "generate", no_argument, NULL, 'G' },
-		{ "build-only", no_argument, NULL, 'B' },
-		{ "cc", required_argument, NULL, 'C' },
-		{ "qemu", required_argument, NULL, 'Q' },
-		{ "include", required_argument, NULL, 'I' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	char *end;
+	struct options_parser parser;
+	int opt, rc;
 
 	*o = (struct litmus_opts){ .iterations = 1000, .record = true, .jobs = 1 };
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:j:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			errno = 0;
-			o->iterations = strtol(optarg, &end, 10);
-			if (errno || *end || o->iterations < 1 || o->iterations > MAX_ITERATIONS) {
-				fprintf(stderr, "vsc litmus: -n wants 1..%ld, not '%s'\n",
-					MAX_ITERATIONS, optarg);
-				return -1;
-			}
-			break;
-		case 'j':
-			o->jobs = strtol(optarg, &end, 10);
-			if (*end || o->jobs < 1 || o->jobs > 256) {
-				fprintf(stderr, "vsc litmus: -j wants 1..256, not '%s'\n", optarg);
-				return -1;
-			}
-			break;
-		case 'J':
-			o->json = true;
-			break;
-		case 'R':
-			o->record = false;
-			break;
-		case 'o':
-			o->keep_dir = optarg;
-			break;
-		case 'G':
-			o->generate = true;
-			break;
-		case 'B':
-			o->build_only = true;
-			break;
-		case 'C':
-			o->cc = optarg;
-			break;
-		case 'Q':
-			o->qemu = optarg;
-			break;
-		case 'I':
-			o->include_dir = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			usage(stderr);
-			return -1;
-		}
-	}
+	options_start(&parser, litmus_options, OPTIONS_COUNT(litmus_options));
+	while ((opt = options_next(&parser, argc, argv)) != OPTIONS_END)
+		if ((rc = take_option(o, opt)) != 0)
+			return rc;
 	if (optind >= argc) {
-		fprintf(stderr, "vsc litmus: no .litmus file given\n");
+		diag("litmus", "no .litmus file given");
 		usage(stderr);
 		return -1;
 	}
@@ -134,7 +143,7 @@ static int load_test(const char *path, struct litmus_test *t)
 	size_t len = 0;
 
 	if (!f || !text) {
-		fprintf(stderr, "vsc litmus: %s: %s\n", path, strerror(errno));
+		diag("litmus", "%s: %s", path, strerror(errno));
 		free(text);
 		if (f)
 			fclose(f);
@@ -144,8 +153,8 @@ static int load_test(const char *path, struct litmus_test *t)
 	int bad = ferror(f);
 	fclose(f);
 	if (bad || len > MAX_LITMUS_FILE) {
-		fprintf(stderr, "vsc litmus: %s: %s\n", path,
-			bad ? "read error" : "larger than 1 MiB, not a litmus test");
+		diag("litmus", "%s: %s", path,
+		     bad ? "read error" : "larger than 1 MiB, not a litmus test");
 		free(text);
 		return -1;
 	}
@@ -196,11 +205,11 @@ static int run_test(const char *path, const struct litmus_opts *o)
 	if (!generates(t, path))
 		goto out;
 	if (litmus_find_include(o, include, sizeof(include))) {
-		fprintf(stderr, "vsc litmus: cannot find <vsc/lab.h>: say --include DIR\n");
+		diag("litmus", "cannot find <vsc/lab.h>: say --include DIR");
 		goto out;
 	}
 	if (litmus_workdir(o, t, dir, sizeof(dir))) {
-		fprintf(stderr, "vsc litmus: no working directory: %s\n", strerror(errno));
+		diag("litmus", "no working directory: %s", strerror(errno));
 		goto out;
 	}
 	bool record = o->record && litmus_native(t->arch);
@@ -212,15 +221,14 @@ static int run_test(const char *path, const struct litmus_opts *o)
 		status = EXIT_CONSISTENT;
 		failed = false;
 	} else if (litmus_execute(t, o, dir, record, err, sizeof(err))) {
-		fprintf(stderr, "vsc litmus: %s: %s\n", path, err);
+		diag("litmus", "%s: %s", path, err);
 		status = EXIT_UNKNOWN;
 	} else {
 		size_t width = litmus_outcome_width(t);
 		values = calloc((size_t)o->iterations * (width ? width : 1), sizeof(*values));
 		if (!values ||
 		    litmus_read_outcomes(dir, o->iterations, width, values, err, sizeof(err))) {
-			fprintf(stderr, "vsc litmus: %s: %s\n", path,
-				values ? err : "out of memory");
+			diag("litmus", "%s: %s", path, values ? err : "out of memory");
 			status = EXIT_UNKNOWN;
 		} else {
 			if (!litmus_native(t->arch) && !o->json)
@@ -232,7 +240,7 @@ static int run_test(const char *path, const struct litmus_opts *o)
 		}
 	}
 	if (failed && !o->keep_dir)
-		fprintf(stderr, "vsc litmus: %s: files kept in %s\n", path, dir);
+		diag("litmus", "%s: files kept in %s", path, dir);
 	else
 		litmus_workdir_remove(o, dir);
 out:
@@ -280,8 +288,7 @@ static int run_parallel(char **files, int count, const struct litmus_opts *o)
 	}
 	for (int i = 0; i < count; i++) {
 		if (pid[i] <= 0) {
-			fprintf(stderr, "vsc litmus: %s: could not start: %s\n", files[i],
-				strerror(errno));
+			diag("litmus", "%s: could not start: %s", files[i], strerror(errno));
 			worst = EXIT_USAGE;
 		}
 		if (!out[i])
@@ -306,7 +313,7 @@ int cmd_litmus(int argc, char **argv)
 	if (rc)
 		return rc > 0 ? 0 : EXIT_USAGE;
 	if (o.generate && argc - optind != 1) {
-		fprintf(stderr, "vsc litmus: --generate takes one file\n");
+		diag("litmus", "--generate takes one file");
 		return EXIT_USAGE;
 	}
 	if (o.jobs > 1 && argc - optind > 1)

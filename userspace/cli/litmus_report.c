@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "json.h"
 #include "litmus_cli.h"
+#include "userspace/util/diag.h"
 
 struct group {
 	size_t first; /* an iteration with this outcome */
@@ -324,7 +325,7 @@ int litmus_report(const struct litmus_test *t, const struct litmus_opts *o, cons
 	int status = EXIT_CONSISTENT;
 
 	if (group_outcomes(&an)) {
-		fprintf(stderr, "vsc litmus: out of memory\n");
+		diag("litmus", "out of memory");
 		free(an.group_of);
 		free(an.groups);
 		return EXIT_USAGE;

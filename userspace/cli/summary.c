@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "report.h"
 #include "summary.h"
+#include "userspace/util/diag.h"
 
 #define HISTOGRAM_MAX 64 /* preemption counts above this share one row */
 
@@ -153,7 +154,7 @@ void summary_print(const struct file_report *files, size_t nfiles, const struct 
 
 	count_all(files, nfiles, &t);
 	if (!have_outcomes)
-		fprintf(stderr, "vsc check: out of memory: no outcome histogram\n");
+		diag("check", "out of memory: no outcome histogram");
 	if (a->json) {
 		summary_json(files, nfiles, &t, a->explain, have_outcomes ? &outcomes : NULL);
 		outcomes_free(&outcomes);
