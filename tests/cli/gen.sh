@@ -44,6 +44,9 @@ printf 'p cnf 2 1\n1 x 0\n' > "$tmp/bad.cnf"
 "$vsc" gen sat "$tmp/bad.cnf" > /dev/null 2>&1; [ $? -eq 2 ] && ok || no "bad CNF accepted"
 printf 'p edge 2 1\ne 1 1\n' > "$tmp/loop.gr"
 "$vsc" gen indset --k 1 "$tmp/loop.gr" > /dev/null 2>&1; [ $? -eq 2 ] && ok || no "self-loop accepted"
+# the initialising thread is called Init (docs/gen.md), not Init with a number
+printf 'p edge 2 1\ne 1 2\n' > "$tmp/edge.gr"
+"$vsc" gen indset --k 1 "$tmp/edge.gr" | grep -q '^Init w y1 0$' && ok || no "gen indset: no thread Init"
 
 # --- SC by construction: replay the interleaving, count preemptions ---------
 i=0

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* vsc gen: random numbers, fast output, option parsing. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -84,6 +85,29 @@ int gen_out_open(struct gen_out *out, const char *path)
 	return 0;
 }
 
+struct gen_out *gen_out_start(const char *path)
+{
+	struct gen_out *out = malloc(sizeof(*out));
+
+	if (!out) {
+		diag("gen", "out of memory");
+		return NULL;
+	}
+	if (gen_out_open(out, path)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+int gen_out_end(struct gen_out *out)
+{
+	int status = out && gen_out_close(out) == 0 ? 0 : 2;
+
+	free(out);
+	return status;
+}
+
 static void gen_out_flush(struct gen_out *out)
 {
 	if (out->len && !out->failed && fwrite(out->buf, 1, out->len, out->file) != out->len)
@@ -158,6 +182,28 @@ void gen_out_name(struct gen_out *out, const char *prefix, uint64_t n)
 {
 	gen_out_str(out, prefix);
 	gen_out_u64(out, n);
+}
+
+/* PREFIX, or PREFIXN when n is a number (not UINT64_MAX). */
+static void gen_out_maybe_numbered(struct gen_out *out, const char *prefix, uint64_t n)
+{
+	if (n != UINT64_MAX)
+		gen_out_name(out, prefix, n);
+	else
+		gen_out_str(out, prefix);
+}
+
+void gen_out_reduction_event(struct gen_out *out, const char *thread, uint64_t ti, char kind,
+			     const char *var, uint64_t vi, int64_t value)
+{
+	gen_out_maybe_numbered(out, thread, ti);
+	gen_out_char(out, ' ');
+	gen_out_char(out, kind);
+	gen_out_char(out, ' ');
+	gen_out_maybe_numbered(out, var, vi);
+	gen_out_char(out, ' ');
+	gen_out_i64(out, value);
+	gen_out_char(out, '\n');
 }
 
 void gen_out_event(struct gen_out *out, const char *thread_prefix, uint64_t thread, char kind,
@@ -424,4 +470,65 @@ void gen_out_command(struct gen_out *out, const char *family, int argc, char **a
 		gen_out_str(out, argv[i]);
 	}
 	gen_out_char(out, '\n');
+}
+
+void gen_out_trace_header(struct gen_out *out, const char *family, int argc, char **argv)
+{
+	gen_out_str(out, "vsc 1\n");
+	gen_out_command(out, family, argc, argv);
+}
+
+void gen_out_dimacs_header(struct gen_out *out, const char *family, int argc, char **argv,
+			   const char *kind, uint64_t a, uint64_t b)
+{
+	gen_out_str(out, "c ");
+	gen_out_command(out, family, argc, argv);
+	gen_out_str(out, "p ");
+	gen_out_str(out, kind);
+	gen_out_char(out, ' ');
+	gen_out_u64(out, a);
+	gen_out_char(out, ' ');
+	gen_out_u64(out, b);
+	gen_out_char(out, '\n');
+}
+
+/* ---- DIMACS input --------------------------------------------------------- */
+
+int gen_dimacs_open(struct gen_dimacs *d, const char *path, const char *who)
+{
+	d->in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	d->path = path;
+	d->who = who;
+	d->lineno = 0;
+	if (!d->in) {
+		diag(who, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+char *gen_dimacs_next(struct gen_dimacs *d)
+{
+	while (fgets(d->line, sizeof(d->line), d->in)) {
+		char *s = d->line;
+
+		d->lineno++;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s != 'c' && *s != 0)
+			return s;
+	}
+	return NULL;
+}
+
+void gen_dimacs_error(const struct gen_dimacs *d, const char *what)
+{
+	diag(d->who, "%s:%llu: %s", d->path, (unsigned long long)d->lineno, what);
+}
+
+void gen_dimacs_close(struct gen_dimacs *d)
+{
+	if (d->in && d->in != stdin)
+		fclose(d->in);
+	d->in = NULL;
 }

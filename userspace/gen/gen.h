@@ -48,6 +48,46 @@ void gen_out_event(struct gen_out *out, const char *thread_prefix, uint64_t thre
 		   const char *var_prefix, uint64_t var, int64_t value, int64_t new_value,
 		   int64_t ts);
 
+/* One event line of the paper's reductions, "THREAD KIND VAR VALUE": the
+ * thread and variable names take the number ti / vi unless it is
+ * UINT64_MAX (a name of its own, such as Init or s). */
+void gen_out_reduction_event(struct gen_out *out, const char *thread, uint64_t ti, char kind,
+			     const char *var, uint64_t vi, int64_t value);
+
+/* The output of a family: gen_out_start() allocates and opens (NULL after
+ * saying why), gen_out_end() closes and frees, and returns the exit status
+ * (0, or 2 when out is NULL or writing failed). */
+struct gen_out *gen_out_start(const char *path);
+int gen_out_end(struct gen_out *out);
+/* "# vsc gen FAMILY ARGS..." */
+void gen_out_command(struct gen_out *out, const char *family, int argc, char **argv);
+/* The first lines of a trace: "vsc 1" and the command. */
+void gen_out_trace_header(struct gen_out *out, const char *family, int argc, char **argv);
+/* The first lines of a DIMACS file: the command as a comment, then
+ * "p KIND A B" ("p cnf VARS CLAUSES", "p edge VERTICES EDGES"). */
+void gen_out_dimacs_header(struct gen_out *out, const char *family, int argc, char **argv,
+			   const char *kind, uint64_t a, uint64_t b);
+
+/* ---- DIMACS input --------------------------------------------------------- */
+
+/* A DIMACS text file ("-": standard input) read line by line. */
+struct gen_dimacs {
+	FILE *in;
+	const char *path;
+	const char *who; /* "gen sat": for messages */
+	uint64_t lineno;
+	char line[4096];
+};
+
+/* 0, or -1 after saying why. */
+int gen_dimacs_open(struct gen_dimacs *d, const char *path, const char *who);
+/* The next line that holds something (not blank, not a 'c' comment), its
+ * leading blanks skipped; NULL at the end. */
+char *gen_dimacs_next(struct gen_dimacs *d);
+/* "vsc WHO: PATH:LINE: what" */
+void gen_dimacs_error(const struct gen_dimacs *d, const char *what);
+void gen_dimacs_close(struct gen_dimacs *d);
+
 /* ---- command-line options ------------------------------------------------ */
 
 /* A tiny long-option parser: "--name VALUE", "--name=VALUE", "-o FILE",
@@ -103,6 +143,23 @@ enum gen_init {
 
 /* "none", "known", "unknown", "mix"; 0 or -1. */
 int gen_parse_init(const char *s, enum gen_init *init);
+
+/* The options of a random program's shape, shared by `gen random` and
+ * `gen sc`, and --seed: rows of their gen_opt tables, for a params struct p
+ * with these fields and the --init string init. */
+#define GEN_SHAPE_OPTS(p, init)                                              \
+	{ "threads", 0, GEN_OPT_U64, &(p)->threads, NULL },                  \
+		{ "events", 0, GEN_OPT_U64, &(p)->events, NULL },            \
+		{ "total", 0, GEN_OPT_U64, &(p)->total, &(p)->total_given }, \
+		{ "vars", 0, GEN_OPT_U64, &(p)->vars, NULL },                \
+		{ "values", 0, GEN_OPT_U64, &(p)->values, NULL },            \
+		{ "writers", 0, GEN_OPT_U64, &(p)->writers, NULL },          \
+		{ "reads", 0, GEN_OPT_FRACTION, &(p)->reads, NULL },         \
+		{ "rmw", 0, GEN_OPT_FRACTION, &(p)->rmw, NULL },             \
+		{ "init", 0, GEN_OPT_STR, &(init), NULL },                   \
+	{                                                                    \
+		"seed", 0, GEN_OPT_U64, &(p)->seed, NULL                     \
+	}
 
 /* Which threads may write which variable: variable x is written by threads
  * (x*w + j) mod k for j < w, so every thread writes something as soon as

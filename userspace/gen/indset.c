@@ -46,24 +46,17 @@ static int graph_add_edge(struct graph *g, uint64_t u, uint64_t v)
 
 static int graph_read(struct graph *g, const char *path)
 {
-	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	char line[1024];
-	uint64_t lineno = 0;
+	struct gen_dimacs d;
 	bool header = false;
+	char *s;
+
 	memset(g, 0, sizeof(*g));
-	if (!in) {
-		diag("gen indset", "%s: %s", path, strerror(errno));
+	if (gen_dimacs_open(&d, path, "gen indset"))
 		return -1;
-	}
-	while (fgets(line, sizeof(line), in)) {
+	while ((s = gen_dimacs_next(&d))) {
 		unsigned long long a, b;
 		char kind[16];
-		lineno++;
-		char *s = line;
-		while (isspace((unsigned char)*s))
-			s++;
-		if (*s == 'c' || *s == 0)
-			continue;
+
 		if (*s == 'p') {
 			if (header || (sscanf(s, "p edge %llu %llu", &a, &b) != 2 &&
 				       sscanf(s, "p col %llu %llu", &a, &b) != 2))
@@ -76,28 +69,24 @@ static int graph_read(struct graph *g, const char *path)
 		    strcmp(kind, "e") || a < 1 || b < 1 || a > g->nvertices || b > g->nvertices)
 			goto bad;
 		if (a == b) {
-			diag("gen indset", "%s:%llu: self-loop not supported", path,
-			     (unsigned long long)lineno);
+			gen_dimacs_error(&d, "self-loop not supported");
 			goto fail;
 		}
-		if (graph_add_edge(g, a - 1, b - 1))
-			goto nomem;
+		if (graph_add_edge(g, a - 1, b - 1)) {
+			diag("gen indset", "out of memory");
+			goto fail;
+		}
 	}
-	if (in != stdin)
-		fclose(in);
+	gen_dimacs_close(&d);
 	if (!header) {
 		diag("gen indset", "%s: no 'p edge' line", path);
 		return -1;
 	}
 	return 0;
 bad:
-	diag("gen indset", "%s:%llu: not DIMACS edge format", path, (unsigned long long)lineno);
-	goto fail;
-nomem:
-	diag("gen indset", "out of memory");
+	gen_dimacs_error(&d, "not DIMACS edge format");
 fail:
-	if (in != stdin)
-		fclose(in);
+	gen_dimacs_close(&d);
 	return -1;
 }
 
@@ -138,54 +127,40 @@ nomem:
 	return -1;
 }
 
-static void is_event(struct gen_out *out, const char *thread, uint64_t ti, char kind,
-		     const char *var, uint64_t vi, int64_t value)
-{
-	gen_out_name(out, thread, ti);
-	gen_out_char(out, ' ');
-	gen_out_char(out, kind);
-	gen_out_char(out, ' ');
-	if (vi != UINT64_MAX)
-		gen_out_name(out, var, vi);
-	else
-		gen_out_str(out, var);
-	gen_out_char(out, ' ');
-	gen_out_i64(out, value);
-	gen_out_char(out, '\n');
-}
-
 /* Table 2 of the paper. Edge variables are y<e> (1-based). */
 static void indset_program(struct gen_out *out, const struct graph *g, uint64_t k)
 {
 	for (uint64_t e = 0; e < g->nvars; e++)
-		is_event(out, "Init", UINT64_MAX, 'w', "y", e + 1, 0);
+		gen_out_reduction_event(out, "Init", UINT64_MAX, 'w', "y", e + 1, 0);
 	for (uint64_t j = 1; j <= k; j++)
-		is_event(out, "Init", UINT64_MAX, 'w', "x", j, 1);
-	is_event(out, "Init", UINT64_MAX, 'w', "s", UINT64_MAX, 1);
-	is_event(out, "Init", UINT64_MAX, 'w', "p", 0, 1);
+		gen_out_reduction_event(out, "Init", UINT64_MAX, 'w', "x", j, 1);
+	gen_out_reduction_event(out, "Init", UINT64_MAX, 'w', "s", UINT64_MAX, 1);
+	gen_out_reduction_event(out, "Init", UINT64_MAX, 'w', "p", 0, 1);
 	for (uint64_t j = 1; j <= k; j++) {
-		is_event(out, "Checker", j, 'r', "p", j - 1, 1);
+		gen_out_reduction_event(out, "Checker", j, 'r', "p", j - 1, 1);
 		if (j != k)
-			is_event(out, "Checker", j, 'w', "s", UINT64_MAX, 0);
-		is_event(out, "Checker", j, 'r', "x", j, 0);
+			gen_out_reduction_event(out, "Checker", j, 'w', "s", UINT64_MAX, 0);
+		gen_out_reduction_event(out, "Checker", j, 'r', "x", j, 0);
 		if (j == k)
-			is_event(out, "Checker", j, 'w', "s", UINT64_MAX, 1);
-		is_event(out, "Checker", j, 'w', "p", j, 1);
+			gen_out_reduction_event(out, "Checker", j, 'w', "s", UINT64_MAX, 1);
+		gen_out_reduction_event(out, "Checker", j, 'w', "p", j, 1);
 	}
 	for (uint64_t j = 1; j <= k; j++)
 		for (uint64_t v = 0; v < g->nvertices; v++) {
 			const uint64_t *inc = g->inc + g->inc_start[v];
 			uint64_t deg = g->inc_start[v + 1] - g->inc_start[v];
 			for (uint64_t i = 0; i < deg; i++) { /* Start block */
-				is_event(out, "Sel", j, 'r', "y", inc[i] + 1, 0);
-				is_event(out, "Sel", j, 'w', "y", inc[i] + 1, (int64_t)j);
+				gen_out_reduction_event(out, "Sel", j, 'r', "y", inc[i] + 1, 0);
+				gen_out_reduction_event(out, "Sel", j, 'w', "y", inc[i] + 1,
+							(int64_t)j);
 			}
-			is_event(out, "Sel", j, 'r', "s", UINT64_MAX, 1);
-			is_event(out, "Sel", j, 'w', "x", j, 0);
-			is_event(out, "Sel", j, 'w', "x", j, 1);
+			gen_out_reduction_event(out, "Sel", j, 'r', "s", UINT64_MAX, 1);
+			gen_out_reduction_event(out, "Sel", j, 'w', "x", j, 0);
+			gen_out_reduction_event(out, "Sel", j, 'w', "x", j, 1);
 			for (uint64_t i = 0; i < deg; i++) {
-				is_event(out, "Sel", j, 'r', "y", inc[i] + 1, (int64_t)j);
-				is_event(out, "Sel", j, 'w', "y", inc[i] + 1, 0);
+				gen_out_reduction_event(out, "Sel", j, 'r', "y", inc[i] + 1,
+							(int64_t)j);
+				gen_out_reduction_event(out, "Sel", j, 'w', "y", inc[i] + 1, 0);
 			}
 		}
 }
@@ -214,15 +189,10 @@ int gen_indset(int argc, char **argv)
 		return 2;
 	}
 	struct graph g;
-	int status = 2;
 	struct gen_out *out = NULL;
-	if (graph_read(&g, pos[0]) || graph_index(&g))
+	if (graph_read(&g, pos[0]) || graph_index(&g) || !(out = gen_out_start(outpath)))
 		goto done;
-	out = malloc(sizeof(*out));
-	if (!out || gen_out_open(out, outpath))
-		goto done;
-	gen_out_str(out, "vsc 1\n");
-	gen_out_command(out, "indset", argc, argv);
+	gen_out_trace_header(out, "indset", argc, argv);
 	gen_out_str(out, "# paper Section 4.3 reduction: ");
 	gen_out_u64(out, g.nvertices);
 	gen_out_str(out, " vertices, ");
@@ -233,11 +203,9 @@ int gen_indset(int argc, char **argv)
 	gen_out_u64(out, 3 * k);
 	gen_out_str(out, " iff the graph has an independent set of size k\n");
 	indset_program(out, &g, k);
-	status = gen_out_close(out) ? 2 : 0;
 done:
-	free(out);
 	graph_free(&g);
-	return status;
+	return gen_out_end(out);
 }
 
 /* ---- random graphs -------------------------------------------------------- */
@@ -269,18 +237,10 @@ int gen_graph(int argc, char **argv)
 	uint64_t pairs = n * (n - 1) / 2, need = m;
 	struct gen_rng rng;
 	gen_rng_seed(&rng, seed);
-	struct gen_out *out = malloc(sizeof(*out));
-	if (!out || gen_out_open(out, outpath)) {
-		free(out);
+	struct gen_out *out = gen_out_start(outpath);
+	if (!out)
 		return 2;
-	}
-	gen_out_str(out, "c ");
-	gen_out_command(out, "graph", argc, argv);
-	gen_out_str(out, "p edge ");
-	gen_out_u64(out, n);
-	gen_out_char(out, ' ');
-	gen_out_u64(out, m);
-	gen_out_char(out, '\n');
+	gen_out_dimacs_header(out, "graph", argc, argv, "edge", n, m);
 	for (uint64_t u = 1; u < n && need; u++)
 		for (uint64_t v = u + 1; v <= n && need; v++, pairs--)
 			if (gen_rng_below(&rng, pairs) < need) {
@@ -291,7 +251,5 @@ int gen_graph(int argc, char **argv)
 				gen_out_char(out, '\n');
 				need--;
 			}
-	int status = gen_out_close(out) ? 2 : 0;
-	free(out);
-	return status;
+	return gen_out_end(out);
 }

@@ -77,16 +77,7 @@ int gen_random(int argc, char **argv)
 	const char *init = "mix", *outpath = NULL, *pos[1];
 	size_t npos;
 	const struct gen_opt opts[] = {
-		{ "threads", 0, GEN_OPT_U64, &p.threads, NULL },
-		{ "events", 0, GEN_OPT_U64, &p.events, NULL },
-		{ "total", 0, GEN_OPT_U64, &p.total, &p.total_given },
-		{ "vars", 0, GEN_OPT_U64, &p.vars, NULL },
-		{ "values", 0, GEN_OPT_U64, &p.values, NULL },
-		{ "writers", 0, GEN_OPT_U64, &p.writers, NULL },
-		{ "reads", 0, GEN_OPT_FRACTION, &p.reads, NULL },
-		{ "rmw", 0, GEN_OPT_FRACTION, &p.rmw, NULL },
-		{ "init", 0, GEN_OPT_STR, &init, NULL },
-		{ "seed", 0, GEN_OPT_U64, &p.seed, NULL },
+		GEN_SHAPE_OPTS(&p, init),
 		{ "output", 'o', GEN_OPT_STR, &outpath, NULL },
 	};
 	int r = gen_parse_opts("random", random_usage, argc, argv, opts,
@@ -100,24 +91,19 @@ int gen_random(int argc, char **argv)
 		return 2;
 	}
 	struct gen_writers gw = { 0 };
-	struct gen_out *out = malloc(sizeof(*out));
-	int status = 2;
-	if (!out || gen_writers_init(&gw, p.threads, p.vars, p.writers) ||
-	    gen_out_open(out, outpath))
+	struct gen_out *out = NULL;
+	if (gen_writers_init(&gw, p.threads, p.vars, p.writers) || !(out = gen_out_start(outpath)))
 		goto done;
 	struct gen_rng rng;
 	gen_rng_seed(&rng, p.seed);
-	gen_out_str(out, "vsc 1\n");
-	gen_out_command(out, "random", argc, argv);
+	gen_out_trace_header(out, "random", argc, argv);
 	random_inits(out, &p, &rng);
 	for (uint64_t t = 0; t < p.threads; t++) {
 		uint64_t n =
 			p.total_given ? p.total / p.threads + (t < p.total % p.threads) : p.events;
 		random_thread(out, &p, &gw, &rng, t, n);
 	}
-	status = gen_out_close(out) ? 2 : 0;
 done:
 	gen_writers_free(&gw);
-	free(out);
-	return status;
+	return gen_out_end(out);
 }

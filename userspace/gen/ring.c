@@ -120,13 +120,10 @@ int gen_ring(int argc, char **argv)
 		diag("gen ring", "need --threads >= 2 and --passes >= --threads");
 		return 2;
 	}
-	struct gen_out *out = malloc(sizeof(*out));
-	if (!out || gen_out_open(out, outpath)) {
-		free(out);
+	struct gen_out *out = gen_out_start(outpath);
+	if (!out)
 		return 2;
-	}
-	gen_out_str(out, "vsc 1\n");
-	gen_out_command(out, "ring", argc, argv);
+	gen_out_trace_header(out, "ring", argc, argv);
 	gen_out_str(out, "# least preemptions: ");
 	gen_out_u64(out, p.passes - p.threads + 1);
 	gen_out_str(out, " (passes - threads + 1)\n");
@@ -143,7 +140,5 @@ int gen_ring(int argc, char **argv)
 				ring_round(out, &p, i, &ts);
 			}
 	}
-	int status = gen_out_close(out) ? 2 : 0;
-	free(out);
-	return status;
+	return gen_out_end(out);
 }

@@ -50,106 +50,79 @@ static int cnf_end_clause(struct cnf *f)
 
 /* DIMACS: "c" comments, "p cnf VARS CLAUSES", literals ending with 0 (a
  * clause may span lines), "%" ends the file (SATLIB style). */
-static int cnf_read(struct cnf *f, const char *path)
+/* The literals of one line into f: 0 ends a clause. */
+static int cnf_read_literals(struct cnf *f, char *s, bool *open_clause)
 {
-	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	char line[4096];
-	uint64_t lineno = 0;
-	bool header = false, open_clause = false;
-	if (!in) {
-		diag("gen sat", "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	memset(f, 0, sizeof(*f));
-	if (cnf_end_clause(f)) /* allocate start[0] */
-		goto nomem;
-	f->nclauses = 0;
-	while (fgets(line, sizeof(line), in)) {
-		lineno++;
-		char *s = line;
+	for (;;) {
+		char *end;
+		long long lit;
+		uint64_t var;
+
 		while (isspace((unsigned char)*s))
 			s++;
-		if (*s == 'c' || *s == 0)
-			continue;
-		if (*s == '%')
-			break;
-		if (*s == 'p') {
-			unsigned long long v, c;
-			if (header || sscanf(s, "p cnf %llu %llu", &v, &c) != 2)
-				goto bad;
-			header = true;
-			f->nvars = v;
+		if (!*s)
+			return 0;
+		errno = 0;
+		lit = strtoll(s, &end, 10);
+		if (end == s || errno)
+			return -EINVAL;
+		s = end;
+		if (lit == 0) {
+			if (cnf_end_clause(f))
+				return -ENOMEM;
+			*open_clause = false;
 			continue;
 		}
-		if (!header)
-			goto bad;
-		for (;;) {
-			char *end;
-			while (isspace((unsigned char)*s))
-				s++;
-			if (!*s)
-				break;
-			errno = 0;
-			long long lit = strtoll(s, &end, 10);
-			if (end == s || errno)
-				goto bad;
-			s = end;
-			if (lit == 0) {
-				if (cnf_end_clause(f))
-					goto nomem;
-				open_clause = false;
-				continue;
-			}
-			uint64_t var = (uint64_t)(lit < 0 ? -lit : lit);
-			if (var > f->nvars)
-				f->nvars = var; /* be lenient with a low header */
-			if (cnf_push_lit(f, lit))
-				goto nomem;
-			open_clause = true;
-		}
+		var = (uint64_t)(lit < 0 ? -lit : lit);
+		if (var > f->nvars)
+			f->nvars = var; /* be lenient with a low header */
+		if (cnf_push_lit(f, lit))
+			return -ENOMEM;
+		*open_clause = true;
 	}
-	if (open_clause && cnf_end_clause(f))
-		goto nomem;
-	if (in != stdin)
-		fclose(in);
-	if (!header) {
+}
+
+static int cnf_read(struct cnf *f, const char *path)
+{
+	struct gen_dimacs d;
+	bool header = false, open_clause = false;
+	int err = 0;
+	char *s;
+
+	memset(f, 0, sizeof(*f));
+	if (gen_dimacs_open(&d, path, "gen sat"))
+		return -1;
+	err = cnf_end_clause(f) ? -ENOMEM : 0; /* allocate start[0] */
+	f->nclauses = 0;
+	while (!err && (s = gen_dimacs_next(&d)) && *s != '%') {
+		unsigned long long v, c;
+
+		if (*s != 'p')
+			err = header ? cnf_read_literals(f, s, &open_clause) : -EINVAL;
+		else if (header || sscanf(s, "p cnf %llu %llu", &v, &c) != 2)
+			err = -EINVAL;
+		else
+			header = true;
+		if (!err && *s == 'p')
+			f->nvars = v;
+	}
+	if (!err && open_clause && cnf_end_clause(f))
+		err = -ENOMEM;
+	if (err == -EINVAL)
+		gen_dimacs_error(&d, "not DIMACS CNF");
+	else if (err)
+		diag("gen sat", "out of memory");
+	else if (!header)
 		diag("gen sat", "%s: no 'p cnf' line", path);
+	gen_dimacs_close(&d);
+	if (err || !header) {
 		cnf_free(f);
 		return -1;
 	}
 	return 0;
-bad:
-	diag("gen sat", "%s:%llu: not DIMACS CNF", path, (unsigned long long)lineno);
-	goto fail;
-nomem:
-	diag("gen sat", "out of memory");
-fail:
-	if (in != stdin)
-		fclose(in);
-	cnf_free(f);
-	return -1;
 }
 
 /* ---- the reductions ------------------------------------------------------ */
-
-static void sat_event(struct gen_out *out, const char *thread, uint64_t ti, char kind,
-		      const char *var, uint64_t vi, int64_t value)
-{
-	if (ti != UINT64_MAX)
-		gen_out_name(out, thread, ti);
-	else
-		gen_out_str(out, thread);
-	gen_out_char(out, ' ');
-	gen_out_char(out, kind);
-	gen_out_char(out, ' ');
-	if (vi != UINT64_MAX)
-		gen_out_name(out, var, vi);
-	else
-		gen_out_str(out, var);
-	gen_out_char(out, ' ');
-	gen_out_i64(out, value);
-	gen_out_char(out, '\n');
-}
 
 /* Clause j's chain variable t (1-based): c<j> for t = 1 (written by the
  * first two literals), d<j> for t = 2 (third literal and the link thread
@@ -180,14 +153,14 @@ static void sat_literal_thread(struct gen_out *out, const struct cnf *f, uint64_
 {
 	const char *name = positive ? "P" : "N";
 	char var[64];
-	sat_event(out, name, i, 'r', "v", i, positive ? 1 : 0);
+	gen_out_reduction_event(out, name, i, 'r', "v", i, positive ? 1 : 0);
 	for (uint64_t j = 0; j < f->nclauses; j++)
 		for (uint64_t k = f->start[j]; k < f->start[j + 1]; k++) {
 			int64_t lit = f->lit[k];
 			if ((uint64_t)(lit < 0 ? -lit : lit) != i || (lit > 0) != positive)
 				continue;
 			sat_clause_var(var, sizeof(var), j + 1, k - f->start[j], writers);
-			sat_event(out, name, i, 'w', var, UINT64_MAX, 1);
+			gen_out_reduction_event(out, name, i, 'w', var, UINT64_MAX, 1);
 		}
 }
 
@@ -195,12 +168,12 @@ static void sat_program(struct gen_out *out, const struct cnf *f, int writers)
 {
 	char var[64], prev[64];
 	for (uint64_t i = 1; i <= f->nvars; i++) {
-		sat_event(out, "S0_", i, 'w', "v", i, 0);
-		sat_event(out, "S1_", i, 'w', "v", i, 1);
-		sat_event(out, "H0_", i, 'r', "x", UINT64_MAX, 1);
-		sat_event(out, "H0_", i, 'r', "v", i, 0);
-		sat_event(out, "H1_", i, 'r', "x", UINT64_MAX, 1);
-		sat_event(out, "H1_", i, 'r', "v", i, 1);
+		gen_out_reduction_event(out, "S0_", i, 'w', "v", i, 0);
+		gen_out_reduction_event(out, "S1_", i, 'w', "v", i, 1);
+		gen_out_reduction_event(out, "H0_", i, 'r', "x", UINT64_MAX, 1);
+		gen_out_reduction_event(out, "H0_", i, 'r', "v", i, 0);
+		gen_out_reduction_event(out, "H1_", i, 'r', "x", UINT64_MAX, 1);
+		gen_out_reduction_event(out, "H1_", i, 'r', "v", i, 1);
 		sat_literal_thread(out, f, i, true, writers);
 		sat_literal_thread(out, f, i, false, writers);
 	}
@@ -217,8 +190,8 @@ static void sat_program(struct gen_out *out, const struct cnf *f, int writers)
 					 (unsigned long long)j, (unsigned long long)t);
 			sat_chain_var(prev, sizeof(prev), j, t - 1);
 			sat_chain_var(var, sizeof(var), j, t);
-			sat_event(out, thread, UINT64_MAX, 'r', prev, UINT64_MAX, 1);
-			sat_event(out, thread, UINT64_MAX, 'w', var, UINT64_MAX, 1);
+			gen_out_reduction_event(out, thread, UINT64_MAX, 'r', prev, UINT64_MAX, 1);
+			gen_out_reduction_event(out, thread, UINT64_MAX, 'w', var, UINT64_MAX, 1);
 		}
 	}
 	/* S_f: every clause is true, then open the guard x */
@@ -228,9 +201,9 @@ static void sat_program(struct gen_out *out, const struct cnf *f, int writers)
 			snprintf(var, sizeof(var), "c%llu", (unsigned long long)j);
 		else
 			sat_chain_var(var, sizeof(var), j, len > 2 ? len - 1 : 1);
-		sat_event(out, "F", UINT64_MAX, 'r', var, UINT64_MAX, 1);
+		gen_out_reduction_event(out, "F", UINT64_MAX, 'r', var, UINT64_MAX, 1);
 	}
-	sat_event(out, "F", UINT64_MAX, 'w', "x", UINT64_MAX, 1);
+	gen_out_reduction_event(out, "F", UINT64_MAX, 'w', "x", UINT64_MAX, 1);
 }
 
 static const char sat_usage[] =
@@ -260,11 +233,9 @@ int gen_sat(int argc, char **argv)
 	struct cnf f;
 	if (cnf_read(&f, pos[0]))
 		return 2;
-	struct gen_out *out = malloc(sizeof(*out));
-	int status = 2;
-	if (out && !gen_out_open(out, outpath)) {
-		gen_out_str(out, "vsc 1\n");
-		gen_out_command(out, "sat", argc, argv);
+	struct gen_out *out = gen_out_start(outpath);
+	if (out) {
+		gen_out_trace_header(out, "sat", argc, argv);
 		gen_out_str(out, writers == 3 ? "# paper Section 4.1 (3-Writer)"
 					      : "# paper Section 4.2 (2-Writer)");
 		gen_out_str(out, " reduction of a CNF with ");
@@ -273,11 +244,9 @@ int gen_sat(int argc, char **argv)
 		gen_out_u64(out, f.nclauses);
 		gen_out_str(out, " clauses:\n# consistent with -p 0 iff satisfiable\n");
 		sat_program(out, &f, (int)writers);
-		status = gen_out_close(out) ? 2 : 0;
 	}
-	free(out);
 	cnf_free(&f);
-	return status;
+	return gen_out_end(out);
 }
 
 /* ---- random k-SAT --------------------------------------------------------- */
@@ -317,20 +286,12 @@ int gen_cnf(int argc, char **argv)
 		diag("gen cnf", "need 1 <= --width <= min(--vars, 64)");
 		return 2;
 	}
-	struct gen_out *out = malloc(sizeof(*out));
-	if (!out || gen_out_open(out, outpath)) {
-		free(out);
+	struct gen_out *out = gen_out_start(outpath);
+	if (!out)
 		return 2;
-	}
 	struct gen_rng rng;
 	gen_rng_seed(&rng, seed);
-	gen_out_str(out, "c ");
-	gen_out_command(out, "cnf", argc, argv);
-	gen_out_str(out, "p cnf ");
-	gen_out_u64(out, nvars);
-	gen_out_char(out, ' ');
-	gen_out_u64(out, nclauses);
-	gen_out_char(out, '\n');
+	gen_out_dimacs_header(out, "cnf", argc, argv, "cnf", nvars, nclauses);
 	for (uint64_t j = 0; j < nclauses; j++) {
 		uint64_t chosen[64];
 		for (uint64_t k = 0; k < width; k++) {
@@ -348,7 +309,5 @@ int gen_cnf(int argc, char **argv)
 		}
 		gen_out_str(out, "0\n");
 	}
-	int status = gen_out_close(out) ? 2 : 0;
-	free(out);
-	return status;
+	return gen_out_end(out);
 }

@@ -20,6 +20,7 @@ struct sc_params {
 	double reads, rmw;
 	bool at_most, interleaved, timestamps, total_given;
 	enum gen_init init;
+	const char *outpath; /* -o */
 };
 
 /* One run of the schedule: `len` consecutive events of `thread`. */
@@ -486,8 +487,7 @@ static uint64_t sc_replay(struct sc_state *st, struct gen_out *out, uint64_t onl
 static void sc_write_header(struct sc_state *st, struct gen_out *out, uint64_t preemptions,
 			    int argc, char **argv)
 {
-	gen_out_str(out, "vsc 1\n");
-	gen_out_command(out, "sc", argc, argv);
+	gen_out_trace_header(out, "sc", argc, argv);
 	gen_out_str(out, "# schedule: ");
 	gen_out_u64(out, preemptions);
 	gen_out_str(out, " preemptions; ");
@@ -522,85 +522,88 @@ static const char sc_usage[] =
 	"  --timestamps       add @ts hints (the schedule's order)\n"
 	"  --seed S, -o FILE\n";
 
-int gen_sc(int argc, char **argv)
+/* The options into p; -1: go on, else the exit status. */
+static int sc_parse_args(struct sc_params *p, int argc, char **argv)
 {
-	struct sc_params p = {
-		.threads = 4, .events = 1000, .vars = 8, .reads = 0.5, .init = GEN_INIT_NONE
-	};
-	const char *init = "none", *order = "thread", *outpath = NULL;
-	const char *pos[1];
+	const char *init = "none", *order = "thread", *pos[1];
 	size_t npos;
 	const struct gen_opt opts[] = {
-		{ "threads", 0, GEN_OPT_U64, &p.threads, NULL },
-		{ "events", 0, GEN_OPT_U64, &p.events, NULL },
-		{ "total", 0, GEN_OPT_U64, &p.total, &p.total_given },
-		{ "vars", 0, GEN_OPT_U64, &p.vars, NULL },
-		{ "values", 0, GEN_OPT_U64, &p.values, NULL },
-		{ "writers", 0, GEN_OPT_U64, &p.writers, NULL },
-		{ "reads", 0, GEN_OPT_FRACTION, &p.reads, NULL },
-		{ "rmw", 0, GEN_OPT_FRACTION, &p.rmw, NULL },
-		{ "init", 0, GEN_OPT_STR, &init, NULL },
-		{ "preemptions", 'p', GEN_OPT_U64, &p.preemptions, NULL },
-		{ "at-most", 0, GEN_OPT_FLAG, &p.at_most, NULL },
-		{ "stale", 0, GEN_OPT_U64, &p.stale, NULL },
+		GEN_SHAPE_OPTS(p, init),
+		{ "preemptions", 'p', GEN_OPT_U64, &p->preemptions, NULL },
+		{ "at-most", 0, GEN_OPT_FLAG, &p->at_most, NULL },
+		{ "stale", 0, GEN_OPT_U64, &p->stale, NULL },
 		{ "order", 0, GEN_OPT_STR, &order, NULL },
-		{ "timestamps", 0, GEN_OPT_FLAG, &p.timestamps, NULL },
-		{ "seed", 0, GEN_OPT_U64, &p.seed, NULL },
-		{ "output", 'o', GEN_OPT_STR, &outpath, NULL },
+		{ "timestamps", 0, GEN_OPT_FLAG, &p->timestamps, NULL },
+		{ "output", 'o', GEN_OPT_STR, &p->outpath, NULL },
 	};
 	int r = gen_parse_opts("sc", sc_usage, argc, argv, opts, sizeof(opts) / sizeof(opts[0]),
 			       pos, 0, &npos);
+
 	if (r)
 		return r > 0 ? 0 : 2;
-	if (gen_parse_init(init, &p.init))
+	if (gen_parse_init(init, &p->init))
 		return 2;
 	if (strcmp(order, "thread") && strcmp(order, "interleaved")) {
 		diag("gen sc", "--order must be thread or interleaved");
 		return 2;
 	}
-	p.interleaved = strcmp(order, "interleaved") == 0;
-	if (!p.threads || !p.vars || p.threads > UINT32_MAX ||
-	    (p.total_given && p.total < p.threads)) {
+	p->interleaved = strcmp(order, "interleaved") == 0;
+	if (!p->threads || !p->vars || p->threads > UINT32_MAX ||
+	    (p->total_given && p->total < p->threads)) {
 		diag("gen sc", "need threads >= 1, vars >= 1 and at least one event per thread");
 		return 2;
 	}
+	return -1;
+}
 
+/* The trace of a drawn schedule: header, initial values, the events. */
+static void sc_write(struct sc_state *st, struct gen_out *out, uint64_t preemptions, int argc,
+		     char **argv)
+{
+	uint64_t injected = 0;
+
+	sc_write_header(st, out, preemptions, argc, argv);
+	sc_write_inits(st, out);
+	if (st->p->interleaved)
+		injected = sc_replay(st, out, UINT64_MAX);
+	else
+		for (uint64_t t = 0; t < st->p->threads; t++)
+			injected = sc_replay(st, out, t);
+	if (st->p->stale) {
+		gen_out_str(out, "# stale reads injected: ");
+		gen_out_u64(out, injected);
+		gen_out_str(out, injected ? "\n" : " (so: consistent)\n");
+	}
+}
+
+int gen_sc(int argc, char **argv)
+{
+	struct sc_params p = {
+		.threads = 4, .events = 1000, .vars = 8, .reads = 0.5, .init = GEN_INIT_NONE
+	};
 	struct sc_state st = { .p = &p };
+	struct gen_out *out = NULL;
+	uint64_t preemptions = 0;
+	int status = sc_parse_args(&p, argc, argv);
+
+	if (status >= 0)
+		return status;
 	st.stale_guaranteed = p.stale && p.writers == 1 && p.values == 0 &&
 			      p.init != GEN_INIT_UNKNOWN && p.threads * p.vars <= (1ULL << 26);
-	int status = 2;
-	uint64_t preemptions = 0;
-	struct gen_out *out = malloc(sizeof(*out));
-	if (!out || gen_writers_init(&st.gw, p.threads, p.vars, p.writers))
+	if (gen_writers_init(&st.gw, p.threads, p.vars, p.writers))
 		goto done;
 	if (sc_memory_alloc(&st)) {
 		diag("gen sc", "out of memory");
 		goto done;
 	}
 	sc_memory_reset(&st);
-	if (sc_schedule(&st, &preemptions))
+	if (sc_schedule(&st, &preemptions) || !(out = gen_out_start(p.outpath)))
 		goto done;
-	if (gen_out_open(out, outpath))
-		goto done;
-	sc_write_header(&st, out, preemptions, argc, argv);
-	sc_write_inits(&st, out);
-	uint64_t injected = 0;
-	if (p.interleaved)
-		injected = sc_replay(&st, out, UINT64_MAX);
-	else
-		for (uint64_t t = 0; t < p.threads; t++)
-			injected = sc_replay(&st, out, t);
-	if (p.stale) {
-		gen_out_str(out, "# stale reads injected: ");
-		gen_out_u64(out, injected);
-		gen_out_str(out, injected ? "\n" : " (so: consistent)\n");
-	}
-	status = gen_out_close(out) ? 2 : 0;
+	sc_write(&st, out, preemptions, argc, argv);
 done:
 	sc_memory_free(&st.mem);
 	gen_writers_free(&st.gw);
 	free(st.runs);
 	free(st.stale_at);
-	free(out);
-	return status;
+	return gen_out_end(out);
 }
