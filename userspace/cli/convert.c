@@ -49,61 +49,73 @@ static int list_processes(struct ctf_conv *conv)
 	return 0;
 }
 
-int cmd_convert(int argc, char **argv)
-{
-	struct options_parser parser;
-	VSC_OPTS(ctf_conv_opts, copts, .pid = -1);
-	const char *output = "-";
-	struct ctf_conv *conv;
-	bool list = false;
-	char *end;
-	int opt, err;
+struct convert_args {
+	struct ctf_conv_opts copts;
+	const char *output;
+	bool list;
+};
 
-	options_start(&parser, convert_options, OPTIONS_COUNT(convert_options));
-	while ((opt = options_next(&parser, argc, argv)) != OPTIONS_END) {
-		switch (opt) {
-		case OPT_OUTPUT:
-			output = optarg;
-			break;
-		case OPT_PID:
-			errno = 0;
-			copts.pid = strtoll(optarg, &end, 10);
-			if (errno || *end || end == optarg || copts.pid < 0 ||
-			    copts.pid > UINT32_MAX) {
-				diag("convert", "bad --pid: %s", optarg);
-				return 2;
-			}
-			break;
-		case OPT_NO_TIMESTAMPS:
-			copts.no_timestamps = true;
-			break;
-		case OPT_LIST:
-			list = true;
-			break;
-		case OPT_ELF_INIT:
-			copts.elf_init = true;
-			break;
-		case OPT_LOSS_MODE:
-			if (strcmp(optarg, "block") != 0 && strcmp(optarg, "drop") != 0) {
-				diag("convert", "--loss-mode is block or drop, not '%s'", optarg);
-				return 2;
-			}
-			copts.loss_mode = optarg;
-			break;
-		case OPT_HELP:
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
+/* One option into a: -1 go on, else the exit status. */
+static int take_option(struct convert_args *a, int opt)
+{
+	char *end;
+
+	switch (opt) {
+	case OPT_OUTPUT:
+		a->output = optarg;
+		return -1;
+	case OPT_PID:
+		errno = 0;
+		a->copts.pid = strtoll(optarg, &end, 10);
+		if (errno || *end || end == optarg || a->copts.pid < 0 ||
+		    a->copts.pid > UINT32_MAX) {
+			diag("convert", "bad --pid: %s", optarg);
 			return 2;
 		}
+		return -1;
+	case OPT_NO_TIMESTAMPS:
+		a->copts.no_timestamps = true;
+		return -1;
+	case OPT_LIST:
+		a->list = true;
+		return -1;
+	case OPT_ELF_INIT:
+		a->copts.elf_init = true;
+		return -1;
+	case OPT_LOSS_MODE:
+		if (strcmp(optarg, "block") != 0 && strcmp(optarg, "drop") != 0) {
+			diag("convert", "--loss-mode is block or drop, not '%s'", optarg);
+			return 2;
+		}
+		a->copts.loss_mode = optarg;
+		return -1;
+	case OPT_HELP:
+		usage(stdout);
+		return 0;
+	default:
+		usage(stderr);
+		return 2;
 	}
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct convert_args a = { .output = "-" };
+	struct options_parser parser;
+	struct ctf_conv *conv;
+	int opt, err;
+
+	a.copts = (struct ctf_conv_opts){ .sz = sizeof(a.copts), .pid = -1 };
+	options_start(&parser, convert_options, OPTIONS_COUNT(convert_options));
+	while ((opt = options_next(&parser, argc, argv)) != OPTIONS_END)
+		if ((err = take_option(&a, opt)) >= 0)
+			return err;
 	if (optind >= argc) {
 		usage(stderr);
 		return 2;
 	}
-	copts.what = argv[optind];
-	conv = ctf_conv_new(&copts);
+	a.copts.what = argv[optind];
+	conv = ctf_conv_new(&a.copts);
 	if (!conv) {
 		diag("convert", "%s", strerror(errno));
 		return 2;
@@ -111,10 +123,10 @@ int cmd_convert(int argc, char **argv)
 	err = ctf_graph_read(argv + optind, (size_t)(argc - optind), conv, stderr);
 	if (!err) {
 		ctf_conv_report_losses(conv, stderr);
-		if (list)
+		if (a.list)
 			err = list_processes(conv);
 		else
-			err = ctf_conv_write_all(conv, output);
+			err = ctf_conv_write_all(conv, a.output);
 		if (err)
 			diag("convert", "%s", ctf_conv_error(conv));
 	}

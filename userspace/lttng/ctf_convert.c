@@ -399,17 +399,103 @@ static int skip(struct ctf_conv *conv, uint32_t pid)
 	return 0;
 }
 
+/* The event's time in nanoseconds from its clock snapshot (0: no clock). */
+static uint64_t event_time_ns(const bt_message *msg, const struct stream_info *si)
+{
+	uint64_t cycles;
+
+	if (!si->frequency)
+		return 0;
+	cycles = bt_clock_snapshot_get_value(
+		bt_message_event_borrow_default_clock_snapshot_const(msg));
+	return si->frequency == 1000000000u
+		       ? cycles
+		       : (uint64_t)((double)cycles * 1e9 / (double)si->frequency);
+}
+
+/* A segment marker's or an access's payload into ev. */
+static int read_payload(struct ctf_conv *conv, struct process *p, const struct class_info *ci,
+			const bt_field *payload, struct vsc_capture_event *ev)
+{
+	uint64_t v1 = ci->tp == TP_RMW ? ci->old : ci->value;
+
+	if (ci->tp == TP_SEGMENT) {
+		int64_t id;
+		int err = segment_id(p, payload, ci, &id);
+
+		ev->kind = VSC_CAP_SEGMENT;
+		ev->value = id;
+		return err ? fail(conv, -err, "out of memory") : 0;
+	}
+	if (ci->addr == NO_MEMBER || ci->size == NO_MEMBER || v1 == NO_MEMBER ||
+	    (ci->tp == TP_RMW && ci->new_value == NO_MEMBER) ||
+	    !ctf_is_integer(ctf_member(payload, ci->addr)))
+		return fail(conv, EINVAL,
+			    "event %s lacks the fields of the vsc provider "
+			    "(addr, size, value / old, new): was it traced "
+			    "with another provider of the same name?",
+			    bt_event_class_get_name(ci->cls));
+	ev->kind = ci->tp == TP_LOAD    ? VSC_CAP_LOAD
+		   : ci->tp == TP_STORE ? VSC_CAP_STORE
+					: VSC_CAP_RMW;
+	ev->addr = (uint64_t)ctf_read_int(ctf_member(payload, ci->addr));
+	ev->size = (uint16_t)ctf_read_int(ctf_member(payload, ci->size));
+	ev->value = ctf_read_int(ctf_member(payload, v1));
+	if (ci->tp == TP_RMW)
+		ev->new_value = ctf_read_int(ctf_member(payload, ci->new_value));
+	return 0;
+}
+
+/* The event, numbered in its thread's program order, to its process's
+ * trace writer. */
+static int write_event(struct ctf_conv *conv, struct process *p, const struct class_info *ci,
+		       struct vsc_capture_event *ev)
+{
+	uint64_t seq;
+	int err;
+
+	if (next_seq(conv, ev->pid, ev->tid, &seq))
+		return fail(conv, ENOMEM, "out of memory");
+	ev->seq = seq;
+	err = trace_writer_add(p->writer, ev);
+	if (err == -EINVAL)
+		return fail(conv, EINVAL,
+			    "event %s of thread %" PRIu32 " has a bad size (%u bytes)",
+			    bt_event_class_get_name(ci->cls), ev->tid, ev->size);
+	if (err)
+		return fail(conv, -err, "cannot keep an event: %s", strerror(-err));
+	return 0;
+}
+
+/* *si: the event's stream class's field positions, when it has what vsc
+ * needs. 0 or a negative errno (the reason in conv). */
+static int usable_stream(struct ctf_conv *conv, const bt_event *event,
+			 const struct stream_info **si)
+{
+	const bt_stream_class *sc =
+		bt_stream_borrow_class_const(bt_event_borrow_stream_const(event));
+
+	*si = ctf_stream_info(&conv->fields, sc);
+	if (!*si)
+		return fail(conv, ENOMEM, "out of memory");
+	if ((*si)->vtid == NO_MEMBER || (*si)->vpid == NO_MEMBER)
+		return fail(conv, EINVAL,
+			    "the trace has no %s context, so its events cannot be "
+			    "told apart by thread; trace again after "
+			    "`lttng add-context -u -t vtid -t vpid`",
+			    (*si)->vtid == NO_MEMBER ? "vtid" : "vpid");
+	return 0;
+}
+
 static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	const struct class_info *ci =
 		ctf_class_info(&conv->fields, bt_event_borrow_class_const(event));
-	const bt_stream_class *sc;
 	const struct stream_info *si;
-	const bt_field *ctx, *payload;
+	const bt_field *ctx;
 	struct vsc_capture_event ev = { 0 };
 	struct process *p;
-	uint64_t seq;
 	int64_t pid;
 	int err;
 
@@ -417,16 +503,9 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 		return fail(conv, ENOMEM, "out of memory");
 	if (ci->tp == TP_OTHER)
 		return 0;
-	sc = bt_stream_borrow_class_const(bt_event_borrow_stream_const(event));
-	si = ctf_stream_info(&conv->fields, sc);
-	if (!si)
-		return fail(conv, ENOMEM, "out of memory");
-	if (si->vtid == NO_MEMBER || si->vpid == NO_MEMBER)
-		return fail(conv, EINVAL,
-			    "the trace has no %s context, so its events cannot be "
-			    "told apart by thread; trace again after "
-			    "`lttng add-context -u -t vtid -t vpid`",
-			    si->vtid == NO_MEMBER ? "vtid" : "vpid");
+	err = usable_stream(conv, event, &si);
+	if (err)
+		return err;
 	ctx = bt_event_borrow_common_context_field_const(event);
 	pid = ctf_read_int(ctf_member(ctx, si->vpid));
 	if (conv->opts.pid >= 0 && pid != conv->opts.pid)
@@ -444,55 +523,9 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 	ev.tid = (uint32_t)ctf_read_int(ctf_member(ctx, si->vtid));
 	if (si->ip != NO_MEMBER)
 		ev.ip = (uint64_t)ctf_read_int(ctf_member(ctx, si->ip));
-	if (si->frequency) {
-		uint64_t cycles = bt_clock_snapshot_get_value(
-			bt_message_event_borrow_default_clock_snapshot_const(msg));
-
-		ev.ts_ns = si->frequency == 1000000000u
-				   ? cycles
-				   : (uint64_t)((double)cycles * 1e9 / (double)si->frequency);
-	}
-
-	payload = bt_event_borrow_payload_field_const(event);
-	if (ci->tp == TP_SEGMENT) {
-		ev.kind = VSC_CAP_SEGMENT;
-		int64_t id;
-
-		err = segment_id(p, payload, ci, &id);
-		ev.value = id;
-		if (err)
-			return fail(conv, -err, "out of memory");
-	} else {
-		uint64_t v1 = ci->tp == TP_RMW ? ci->old : ci->value;
-
-		if (ci->addr == NO_MEMBER || ci->size == NO_MEMBER || v1 == NO_MEMBER ||
-		    (ci->tp == TP_RMW && ci->new_value == NO_MEMBER) ||
-		    !ctf_is_integer(ctf_member(payload, ci->addr)))
-			return fail(conv, EINVAL,
-				    "event %s lacks the fields of the vsc provider "
-				    "(addr, size, value / old, new): was it traced "
-				    "with another provider of the same name?",
-				    bt_event_class_get_name(ci->cls));
-		ev.kind = ci->tp == TP_LOAD    ? VSC_CAP_LOAD
-			  : ci->tp == TP_STORE ? VSC_CAP_STORE
-					       : VSC_CAP_RMW;
-		ev.addr = (uint64_t)ctf_read_int(ctf_member(payload, ci->addr));
-		ev.size = (uint16_t)ctf_read_int(ctf_member(payload, ci->size));
-		ev.value = ctf_read_int(ctf_member(payload, v1));
-		if (ci->tp == TP_RMW)
-			ev.new_value = ctf_read_int(ctf_member(payload, ci->new_value));
-	}
-	if (next_seq(conv, ev.pid, ev.tid, &seq))
-		return fail(conv, ENOMEM, "out of memory");
-	ev.seq = seq;
-	err = trace_writer_add(p->writer, &ev);
-	if (err == -EINVAL)
-		return fail(conv, EINVAL,
-			    "event %s of thread %" PRIu32 " has a bad size (%u bytes)",
-			    bt_event_class_get_name(ci->cls), ev.tid, ev.size);
-	if (err)
-		return fail(conv, -err, "cannot keep an event: %s", strerror(-err));
-	return 0;
+	ev.ts_ns = event_time_ns(msg, si);
+	err = read_payload(conv, p, ci, bt_event_borrow_payload_field_const(event), &ev);
+	return err ? err : write_event(conv, p, ci, &ev);
 }
 
 /* The process a stream belongs to, when the trace has per-process buffers:

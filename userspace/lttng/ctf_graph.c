@@ -185,62 +185,76 @@ out:
 	return err;
 }
 
-int ctf_graph_read(char *const *dirs, size_t ndirs, struct ctf_conv *conv, FILE *errs)
+/* The CTF traces under each directory into inputs; 0 or a negative errno
+ * (said on errs). */
+static int collect_inputs(char *const *dirs, size_t ndirs, bt_value *inputs, FILE *errs)
 {
-	const bt_plugin *plugins[2] = { NULL, NULL };
-	bt_value *inputs = bt_value_array_create();
-	bt_graph *graph = NULL;
-	bt_graph_run_status status;
-	int err = -ENOMEM;
-
-	if (!inputs)
-		goto out;
 	for (size_t i = 0; i < ndirs; i++) {
 		struct stat st;
 		uint64_t before = bt_value_array_get_length(inputs);
+		int err;
 
 		if (stat(dirs[i], &st) || !S_ISDIR(st.st_mode)) {
 			err = stat(dirs[i], &st) ? -errno : -ENOTDIR;
 			fprintf(errs, "vsc: %s: %s\n", dirs[i], strerror(-err));
-			goto out;
+			return err;
 		}
 		err = find_traces(dirs[i], inputs, 0);
 		if (err) {
 			fprintf(errs, "vsc: %s: %s\n", dirs[i], strerror(-err));
-			goto out;
+			return err;
 		}
 		if (bt_value_array_get_length(inputs) == before) {
 			fprintf(errs,
 				"vsc: %s: no CTF trace in it (no folder with a `metadata` file)\n",
 				dirs[i]);
-			err = -ENOENT;
-			goto out;
+			return -ENOENT;
 		}
 	}
+	return 0;
+}
+
+/* Run the graph to its end; 0 or a negative errno (said on errs). */
+static int run_graph(bt_graph *graph, struct ctf_conv *conv, FILE *errs)
+{
+	bt_graph_run_status status;
+
+	do {
+		status = bt_graph_run(graph);
+	} while (status == BT_GRAPH_RUN_STATUS_AGAIN);
+	if (status == BT_GRAPH_RUN_STATUS_OK)
+		return 0;
+	if (ctf_conv_failed(conv)) {
+		/* our own finding: say it alone */
+		fprintf(errs, "vsc: %s\n", ctf_conv_error(conv));
+		bt_current_thread_clear_error();
+	} else {
+		fprintf(errs, "vsc: cannot read the CTF trace: it is corrupt or "
+			      "truncated\n");
+		print_bt_error(errs);
+	}
+	return status == BT_GRAPH_RUN_STATUS_MEMORY_ERROR ? -ENOMEM : -EINVAL;
+}
+
+int ctf_graph_read(char *const *dirs, size_t ndirs, struct ctf_conv *conv, FILE *errs)
+{
+	const bt_plugin *plugins[2] = { NULL, NULL };
+	bt_value *inputs = bt_value_array_create();
+	bt_graph *graph = NULL;
+	int err = -ENOMEM;
+
+	if (!inputs)
+		goto out;
+	err = collect_inputs(dirs, ndirs, inputs, errs);
+	if (err)
+		goto out;
 	err = -ENOMEM;
 	graph = bt_graph_create(0);
 	if (!graph)
 		goto out;
 	err = add_components(graph, inputs, conv, plugins, errs);
-	if (err)
-		goto out;
-	do {
-		status = bt_graph_run(graph);
-	} while (status == BT_GRAPH_RUN_STATUS_AGAIN);
-	if (status != BT_GRAPH_RUN_STATUS_OK) {
-		if (ctf_conv_failed(conv)) {
-			/* our own finding: say it alone */
-			fprintf(errs, "vsc: %s\n", ctf_conv_error(conv));
-			bt_current_thread_clear_error();
-		} else {
-			fprintf(errs, "vsc: cannot read the CTF trace: it is corrupt or "
-				      "truncated\n");
-			print_bt_error(errs);
-		}
-		err = status == BT_GRAPH_RUN_STATUS_MEMORY_ERROR ? -ENOMEM : -EINVAL;
-		goto out;
-	}
-	err = 0;
+	if (!err)
+		err = run_graph(graph, conv, errs);
 out:
 	bt_graph_put_ref(graph);
 	bt_plugin_put_ref(plugins[0]);
