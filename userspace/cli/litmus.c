@@ -185,13 +185,65 @@ static bool generates(const struct litmus_test *t, const char *path)
 	return rc == 0;
 }
 
+/* The outcomes of a run, read back and reported; the exit status. */
+static int report_run(const struct litmus_test *t, const struct litmus_opts *o, const char *path,
+		      const char *dir, bool record, bool *failed)
+{
+	size_t width = litmus_outcome_width(t);
+	int64_t *values = calloc((size_t)o->iterations * (width ? width : 1), sizeof(*values));
+	char err[512];
+	int status = EXIT_UNKNOWN;
+
+	if (!values || litmus_read_outcomes(dir, o->iterations, width, values, err, sizeof(err))) {
+		diag("litmus", "%s: %s", path, values ? err : "out of memory");
+	} else {
+		if (!litmus_native(t->arch) && !o->json)
+			printf("(%s under qemu-user: these are the emulator's outcomes on "
+			       "this machine, not the hardware's; not recorded)\n",
+			       litmus_arch_name(t->arch));
+		status = litmus_report(t, o, path, dir, record, values);
+		*failed = false;
+	}
+	free(values);
+	return status;
+}
+
+/* Build, run (recorded when it can be) and report the test in dir; the
+ * exit status. The directory goes unless something failed (its logs say
+ * why) or --keep asked for it. */
+static int build_and_run(const struct litmus_test *t, const struct litmus_opts *o, const char *path,
+			 const char *dir, const char *include)
+{
+	bool record = o->record && litmus_native(t->arch);
+	bool failed = true;
+	int status = EXIT_USAGE;
+	char err[512];
+
+	if (litmus_build(t, o, dir, include, err, sizeof(err))) {
+		report_error(path, err);
+	} else if (o->build_only) {
+		printf("%s: built %s/test\n", path, dir);
+		status = EXIT_CONSISTENT;
+		failed = false;
+	} else if (litmus_execute(t, o, dir, record, err, sizeof(err))) {
+		diag("litmus", "%s: %s", path, err);
+		status = EXIT_UNKNOWN;
+	} else {
+		status = report_run(t, o, path, dir, record, &failed);
+	}
+	if (failed && !o->keep_dir)
+		diag("litmus", "%s: files kept in %s", path, dir);
+	else
+		litmus_workdir_remove(o, dir);
+	return status;
+}
+
 /* Everything for one file; returns its exit status. */
 static int run_test(const char *path, const struct litmus_opts *o)
 {
 	struct litmus_test *t = malloc(sizeof(*t));
 	char dir[PATH_MAX], include[PATH_MAX], err[512];
 	int status = EXIT_USAGE;
-	int64_t *values = NULL;
 
 	if (!t || load_test(path, t))
 		goto out;
@@ -212,39 +264,8 @@ static int run_test(const char *path, const struct litmus_opts *o)
 		diag("litmus", "no working directory: %s", strerror(errno));
 		goto out;
 	}
-	bool record = o->record && litmus_native(t->arch);
-	bool failed = true; /* keep the directory: its logs say why */
-	if (litmus_build(t, o, dir, include, err, sizeof(err))) {
-		report_error(path, err);
-	} else if (o->build_only) {
-		printf("%s: built %s/test\n", path, dir);
-		status = EXIT_CONSISTENT;
-		failed = false;
-	} else if (litmus_execute(t, o, dir, record, err, sizeof(err))) {
-		diag("litmus", "%s: %s", path, err);
-		status = EXIT_UNKNOWN;
-	} else {
-		size_t width = litmus_outcome_width(t);
-		values = calloc((size_t)o->iterations * (width ? width : 1), sizeof(*values));
-		if (!values ||
-		    litmus_read_outcomes(dir, o->iterations, width, values, err, sizeof(err))) {
-			diag("litmus", "%s: %s", path, values ? err : "out of memory");
-			status = EXIT_UNKNOWN;
-		} else {
-			if (!litmus_native(t->arch) && !o->json)
-				printf("(%s under qemu-user: these are the emulator's outcomes on "
-				       "this machine, not the hardware's; not recorded)\n",
-				       litmus_arch_name(t->arch));
-			status = litmus_report(t, o, path, dir, record, values);
-			failed = false;
-		}
-	}
-	if (failed && !o->keep_dir)
-		diag("litmus", "%s: files kept in %s", path, dir);
-	else
-		litmus_workdir_remove(o, dir);
+	status = build_and_run(t, o, path, dir, include);
 out:
-	free(values);
 	free(t);
 	fflush(stdout);
 	return status;

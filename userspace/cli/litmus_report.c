@@ -236,6 +236,58 @@ static void print_text(const struct analysis *an, const char *path)
 	printf("Observation %s %s %zu %zu\n", t->name, observation(an), pos, an->n - pos);
 }
 
+/* One outcome group as a JSON object. */
+static void json_outcome(struct json *j, const struct analysis *an, const struct group *gr)
+{
+	char text[512];
+	FILE *mem = fmemopen(text, sizeof(text), "w");
+
+	if (mem) {
+		litmus_outcome_print(an->t, an->values + gr->first * an->width, mem);
+		fclose(mem);
+	} else {
+		text[0] = '\0';
+	}
+	json_object_begin(j);
+	json_key(j, "outcome");
+	json_string(j, text);
+	json_key(j, "count");
+	json_uint(j, gr->count);
+	json_key(j, "sc");
+	if (gr->sc < 0)
+		json_null(j);
+	else
+		json_bool(j, gr->sc);
+	json_key(j, "condition");
+	json_bool(j, gr->matches);
+	if (an->recorded) {
+		json_key(j, "consistent");
+		json_uint(j, gr->verdict[VSC_CONSISTENT]);
+		json_key(j, "inconsistent");
+		json_uint(j, gr->verdict[VSC_INCONSISTENT]);
+		json_key(j, "unknown");
+		json_uint(j, gr->verdict[VSC_UNKNOWN]);
+	}
+	json_object_end(j);
+}
+
+/* The keys of a recorded run: losses and how the verdicts compare. */
+static void json_recorded(struct json *j, const struct analysis *an)
+{
+	json_key(j, "lost_events");
+	json_uint(j, an->lost);
+	json_key(j, "verdicts_agree");
+	json_uint(j, an->agree);
+	json_key(j, "verdicts_disagree");
+	json_uint(j, an->disagree);
+	json_key(j, "verdicts_unknown");
+	json_uint(j, an->unknown);
+	if (an->trouble[0]) {
+		json_key(j, "trouble");
+		json_string(j, an->trouble);
+	}
+}
+
 static void print_json(const struct analysis *an, const char *path)
 {
 	struct json j;
@@ -256,37 +308,8 @@ static void print_json(const struct analysis *an, const char *path)
 	json_key(&j, "outcomes");
 	json_array_begin(&j);
 	for (size_t g = 0; g < an->group_count; g++) {
-		const struct group *gr = &an->groups[g];
-		char text[512];
-		FILE *mem = fmemopen(text, sizeof(text), "w");
-		if (mem) {
-			litmus_outcome_print(an->t, an->values + gr->first * an->width, mem);
-			fclose(mem);
-		} else {
-			text[0] = '\0';
-		}
-		non_sc += gr->sc == 0 ? gr->count : 0;
-		json_object_begin(&j);
-		json_key(&j, "outcome");
-		json_string(&j, text);
-		json_key(&j, "count");
-		json_uint(&j, gr->count);
-		json_key(&j, "sc");
-		if (gr->sc < 0)
-			json_null(&j);
-		else
-			json_bool(&j, gr->sc);
-		json_key(&j, "condition");
-		json_bool(&j, gr->matches);
-		if (an->recorded) {
-			json_key(&j, "consistent");
-			json_uint(&j, gr->verdict[VSC_CONSISTENT]);
-			json_key(&j, "inconsistent");
-			json_uint(&j, gr->verdict[VSC_INCONSISTENT]);
-			json_key(&j, "unknown");
-			json_uint(&j, gr->verdict[VSC_UNKNOWN]);
-		}
-		json_object_end(&j);
+		json_outcome(&j, an, &an->groups[g]);
+		non_sc += an->groups[g].sc == 0 ? an->groups[g].count : 0;
 	}
 	json_array_end(&j);
 	json_key(&j, "condition");
@@ -297,20 +320,8 @@ static void print_json(const struct analysis *an, const char *path)
 	json_string(&j, observation(an));
 	json_key(&j, "not_sc");
 	json_uint(&j, non_sc);
-	if (an->recorded) {
-		json_key(&j, "lost_events");
-		json_uint(&j, an->lost);
-		json_key(&j, "verdicts_agree");
-		json_uint(&j, an->agree);
-		json_key(&j, "verdicts_disagree");
-		json_uint(&j, an->disagree);
-		json_key(&j, "verdicts_unknown");
-		json_uint(&j, an->unknown);
-		if (an->trouble[0]) {
-			json_key(&j, "trouble");
-			json_string(&j, an->trouble);
-		}
-	}
+	if (an->recorded)
+		json_recorded(&j, an);
 	json_object_end(&j); /* ends the line */
 }
 
