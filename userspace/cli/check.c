@@ -165,19 +165,41 @@ static int stdin_twice(int argc, char **argv, int first)
 	return seen > 1;
 }
 
-/* One option and its value into a; 0, or an exit status (-1: go on). */
-static int take_option(struct check_args *a, int opt)
+/* An option with a number: -p, --timeout, --jobs. -1: go on, else the
+ * exit status. */
+static int take_number(struct check_args *a, int opt)
 {
 	unsigned long jobs;
 
-	switch (opt) {
-	case OPT_PREEMPTIONS:
+	if (opt == OPT_PREEMPTIONS) {
 		if (parse_count(optarg, &a->opts.preemptions)) {
 			diag("check", "-p needs a number >= 0, not '%s'", optarg);
 			return EXIT_USAGE;
 		}
 		a->opts.bounded = true;
-		break;
+	} else if (opt == OPT_TIMEOUT) {
+		if (parse_seconds(optarg, &a->opts.timeout_s)) {
+			diag("check", "--timeout needs seconds > 0, not '%s'", optarg);
+			return EXIT_USAGE;
+		}
+	} else {
+		if (parse_count(optarg, &jobs) || jobs < 1 || jobs > 1024) {
+			diag("check", "--jobs needs a number from 1 to 1024");
+			return EXIT_USAGE;
+		}
+		a->jobs = (long)jobs;
+	}
+	return -1;
+}
+
+/* One option and its value into a. -1: go on, else the exit status. */
+static int take_option(struct check_args *a, int opt)
+{
+	switch (opt) {
+	case OPT_PREEMPTIONS:
+	case OPT_TIMEOUT:
+	case OPT_JOBS:
+		return take_number(a, opt);
 	case OPT_MIN:
 		a->opts.minimize = true;
 		break;
@@ -187,12 +209,6 @@ static int take_option(struct check_args *a, int opt)
 		break;
 	case OPT_JSON:
 		a->json = 1;
-		break;
-	case OPT_TIMEOUT:
-		if (parse_seconds(optarg, &a->opts.timeout_s)) {
-			diag("check", "--timeout needs seconds > 0, not '%s'", optarg);
-			return EXIT_USAGE;
-		}
 		break;
 	case OPT_EXPLAIN:
 		a->explain = 1;
@@ -211,13 +227,6 @@ static int take_option(struct check_args *a, int opt)
 		break;
 	case OPT_ACCEPT_INCOMPLETE:
 		a->accept_incomplete = 1;
-		break;
-	case OPT_JOBS:
-		if (parse_count(optarg, &jobs) || jobs < 1 || jobs > 1024) {
-			diag("check", "--jobs needs a number from 1 to 1024");
-			return EXIT_USAGE;
-		}
-		a->jobs = (long)jobs;
 		break;
 	case OPT_SOLVER:
 		a->opts.solver = optarg;

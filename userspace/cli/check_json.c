@@ -64,12 +64,30 @@ static void json_reductions(struct json *j, const struct vsc_result *res)
 	json_object_end(j);
 }
 
+/* The witness as [thread, index] pairs. */
+static void json_witness(struct json *j, const struct item *it)
+{
+	const struct vsc_program *prog = it->prog;
+	const uint32_t *w;
+	size_t n = it->res ? vsc_result_witness(it->res, &w) : 0;
+	size_t *next = calloc(vsc_program_thread_count(prog) + 1, sizeof(*next));
+
+	json_key(j, "witness");
+	json_array_begin(j);
+	for (size_t i = 0; i < n && next; i++) {
+		json_array_begin(j);
+		json_string(j, vsc_program_thread_name(prog, w[i]));
+		json_uint(j, next[w[i]]++);
+		json_array_end(j);
+	}
+	json_array_end(j);
+	free(next);
+}
+
 static void json_program_keys(struct json *j, const struct item *it, const struct check_args *a)
 {
 	long lo, hi;
 	const struct vsc_program *prog = it->prog;
-	const uint32_t *w;
-	size_t n;
 
 	json_key(j, "verdict");
 	json_string(j, verdict_name(it->status));
@@ -88,7 +106,6 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 		json_int(j, vsc_result_preemptions(it->res));
 	else
 		json_null(j);
-	n = it->res ? vsc_result_witness(it->res, &w) : 0;
 	if (item_least_bounds(it, &lo, &hi)) {
 		json_key(j, "least_between");
 		json_array_begin(j);
@@ -97,19 +114,8 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 		json_array_end(j);
 	}
 	if ((a->witness || a->opts.minimize) &&
-	    (item_shown_status(it) == EXIT_CONSISTENT || item_least_bounds(it, &lo, &hi))) {
-		size_t *next = calloc(vsc_program_thread_count(prog) + 1, sizeof(*next));
-		json_key(j, "witness");
-		json_array_begin(j);
-		for (size_t i = 0; i < n && next; i++) {
-			json_array_begin(j);
-			json_string(j, vsc_program_thread_name(prog, w[i]));
-			json_uint(j, next[w[i]]++);
-			json_array_end(j);
-		}
-		json_array_end(j);
-		free(next);
-	}
+	    (item_shown_status(it) == EXIT_CONSISTENT || item_least_bounds(it, &lo, &hi)))
+		json_witness(j, it);
 	if (a->explain && it->status == EXIT_INCONSISTENT)
 		story_json(j, it);
 	if (it->res) {
@@ -121,64 +127,70 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 	json_double(j, it->res ? vsc_result_time(it->res) : 0.0);
 }
 
-void check_json_file(struct json *j, const struct file_report *f, const struct check_args *a)
+/* A segmented file: its totals over every segment, then each segment. */
+static void json_segmented_keys(struct json *j, const struct file_report *f,
+				const struct check_args *a)
 {
 	size_t inconsistent = 0, events = 0, threads = 0, writers = 0;
 	long max_pre = 0;
 	double total = 0;
 
+	for (size_t i = 0; i < f->count; i++) {
+		const struct item *it = &f->items[i];
+		inconsistent += it->status == EXIT_INCONSISTENT;
+		events += vsc_program_event_count(it->prog);
+		if (vsc_program_thread_count(it->prog) > threads)
+			threads = vsc_program_thread_count(it->prog);
+		if (vsc_program_writers(it->prog) > writers)
+			writers = vsc_program_writers(it->prog);
+		if (it->res && vsc_result_preemptions(it->res) > max_pre)
+			max_pre = vsc_result_preemptions(it->res);
+		total += it->res ? vsc_result_time(it->res) : 0;
+	}
+	json_key(j, "verdict");
+	json_string(j, verdict_name(f->status));
+	json_key(j, "threads");
+	json_uint(j, threads);
+	json_key(j, "events");
+	json_uint(j, events);
+	json_key(j, "writers");
+	json_uint(j, writers);
+	json_key(j, "preemptions"); /* the most any segment needed */
+	if (f->status == EXIT_CONSISTENT)
+		json_int(j, max_pre);
+	else
+		json_null(j);
+	json_key(j, "segments_total");
+	json_uint(j, f->count);
+	json_key(j, "segments_inconsistent");
+	json_uint(j, inconsistent);
+	json_key(j, "segments");
+	json_array_begin(j);
+	for (size_t i = 0; i < f->count; i++) {
+		const char *name = vsc_program_name(f->items[i].prog);
+		json_object_begin(j);
+		json_key(j, "name");
+		if (name)
+			json_string(j, name);
+		else
+			json_null(j);
+		json_program_keys(j, &f->items[i], a);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "time_s");
+	json_double(j, total);
+}
+
+void check_json_file(struct json *j, const struct file_report *f, const struct check_args *a)
+{
 	json_object_begin(j);
 	json_key(j, "file");
 	json_string(j, f->path);
-	if (!f->segmented) {
+	if (f->segmented)
+		json_segmented_keys(j, f, a);
+	else
 		json_program_keys(j, &f->items[0], a);
-	} else {
-		for (size_t i = 0; i < f->count; i++) {
-			const struct item *it = &f->items[i];
-			inconsistent += it->status == EXIT_INCONSISTENT;
-			events += vsc_program_event_count(it->prog);
-			if (vsc_program_thread_count(it->prog) > threads)
-				threads = vsc_program_thread_count(it->prog);
-			if (vsc_program_writers(it->prog) > writers)
-				writers = vsc_program_writers(it->prog);
-			if (it->res && vsc_result_preemptions(it->res) > max_pre)
-				max_pre = vsc_result_preemptions(it->res);
-			total += it->res ? vsc_result_time(it->res) : 0;
-		}
-		json_key(j, "verdict");
-		json_string(j, verdict_name(f->status));
-		json_key(j, "threads");
-		json_uint(j, threads);
-		json_key(j, "events");
-		json_uint(j, events);
-		json_key(j, "writers");
-		json_uint(j, writers);
-		json_key(j, "preemptions"); /* the most any segment needed */
-		if (f->status == EXIT_CONSISTENT)
-			json_int(j, max_pre);
-		else
-			json_null(j);
-		json_key(j, "segments_total");
-		json_uint(j, f->count);
-		json_key(j, "segments_inconsistent");
-		json_uint(j, inconsistent);
-		json_key(j, "segments");
-		json_array_begin(j);
-		for (size_t i = 0; i < f->count; i++) {
-			const char *name = vsc_program_name(f->items[i].prog);
-			json_object_begin(j);
-			json_key(j, "name");
-			if (name)
-				json_string(j, name);
-			else
-				json_null(j);
-			json_program_keys(j, &f->items[i], a);
-			json_object_end(j);
-		}
-		json_array_end(j);
-		json_key(j, "time_s");
-		json_double(j, total);
-	}
 	json_completeness(j, f, a);
 	json_object_end(j);
 }
