@@ -142,8 +142,47 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The thread of run i, drawn among those that can still be laid out
+ * (weighted by runs left, so long threads spread out); UINT64_MAX: none. */
+static uint64_t layout_pick(const struct sc_state *st, struct gen_rng *rng, const uint64_t *left,
+			    uint64_t *cand, uint64_t i, uint64_t total, uint64_t prev)
+{
+	uint64_t k = st->p->threads, ncand = 0, weight = 0, arg1 = 0, max1 = 0, max2 = 0;
+	uint64_t pick, c = 0;
+
+	for (uint64_t t = 0; t < k; t++) {
+		if (left[t] > max1) {
+			max2 = max1;
+			max1 = left[t];
+			arg1 = t;
+		} else if (left[t] > max2) {
+			max2 = left[t];
+		}
+	}
+	for (uint64_t t = 0; t < k; t++) {
+		if (t == prev || !left[t])
+			continue;
+		/* with nothing to read yet, the first event must write */
+		if (i == 0 && st->mem.ndefined == 0 && gen_writers_count(&st->gw, t) == 0)
+			continue;
+		if (layout_possible(left[t] - 1, total - i - 1, t, arg1, max1, max2)) {
+			cand[ncand++] = t;
+			weight += left[t];
+		}
+	}
+	if (!ncand)
+		return UINT64_MAX;
+	pick = gen_rng_below(rng, weight);
+	while (pick >= left[cand[c]]) {
+		pick -= left[cand[c]];
+		c++;
+	}
+	return cand[c];
+}
+
 /* Order the runs: random, each thread's runs in program order, no two
- * neighbours from one thread, so exactly (runs - threads) preemptions. */
+ * neighbours from one thread, so exactly (runs - threads) preemptions.
+ * 0; 1: no order found (the caller draws again); -1: out of memory. */
 static int sc_layout(struct sc_state *st, struct gen_rng *rng, const uint64_t *nruns,
 		     uint64_t **len_of)
 {
@@ -161,49 +200,21 @@ static int sc_layout(struct sc_state *st, struct gen_rng *rng, const uint64_t *n
 	if (!st->runs)
 		goto nomem;
 	for (uint64_t i = 0; i < total; i++) {
-		uint64_t ncand = 0, weight = 0, arg1 = 0, max1 = 0, max2 = 0;
-		for (uint64_t t = 0; t < k; t++) {
-			if (left[t] > max1) {
-				max2 = max1;
-				max1 = left[t];
-				arg1 = t;
-			} else if (left[t] > max2) {
-				max2 = left[t];
-			}
-		}
-		for (uint64_t t = 0; t < k; t++) {
-			if (t == prev || !left[t])
-				continue;
-			/* with nothing to read yet, the first event must write */
-			if (i == 0 && st->mem.ndefined == 0 && gen_writers_count(&st->gw, t) == 0)
-				continue;
-			if (layout_possible(left[t] - 1, total - i - 1, t, arg1, max1, max2)) {
-				cand[ncand++] = t;
-				weight += left[t];
-			}
-		}
-		if (!ncand) { /* the caller draws again */
+		uint64_t t = layout_pick(st, rng, left, cand, i, total, prev);
+
+		if (t == UINT64_MAX) { /* the caller draws again */
 			free(st->runs);
 			st->runs = NULL;
 			err = 1;
 			goto fail;
 		}
-		/* weighted by runs left, so long threads spread out */
-		uint64_t pick = gen_rng_below(rng, weight), c = 0;
-		while (pick >= left[cand[c]]) {
-			pick -= left[cand[c]];
-			c++;
-		}
-		uint64_t t = cand[c];
 		st->runs[i].thread = (uint32_t)t;
 		st->runs[i].len = len_of[t][next[t]++];
 		left[t]--;
 		prev = t;
 	}
-	free(left);
-	free(next);
-	free(cand);
-	return 0;
+	err = 0;
+	goto fail;
 nomem:
 	diag("gen sc", "out of memory");
 fail:
@@ -213,10 +224,59 @@ fail:
 	return err;
 }
 
+/* Where the stale reads go: p->stale positions among total events,
+ * sorted. 0 or -1 (out of memory). */
+static int sc_draw_stale(struct sc_state *st, struct gen_rng *rng, uint64_t total)
+{
+	const struct sc_params *p = st->p;
+
+	if (!p->stale)
+		return 0;
+	st->stale_at = malloc(p->stale * sizeof(*st->stale_at));
+	if (!st->stale_at)
+		return -1;
+	for (uint64_t i = 0; i < p->stale; i++)
+		st->stale_at[i] = gen_rng_below(rng, total);
+	qsort(st->stale_at, p->stale, sizeof(*st->stale_at), cmp_u64);
+	return 0;
+}
+
+/* Runs per thread, their lengths and their order. A thread that writes
+ * nothing cannot go first when nothing has a value yet: draw again (a few
+ * times) if the layout put one there. 0 or -1 (said why). */
+static int sc_draw_runs(struct sc_state *st, struct gen_rng *rng, const uint64_t *events,
+			uint64_t *nruns, uint64_t **len_of, uint64_t preemptions)
+{
+	const struct sc_params *p = st->p;
+
+	for (int attempt = 0;; attempt++) {
+		int r;
+
+		if (sc_spread_preemptions(p, rng, events, nruns, preemptions))
+			return -1;
+		for (uint64_t t = 0; t < p->threads; t++) {
+			free(len_of[t]);
+			len_of[t] = malloc(nruns[t] * sizeof(**len_of));
+			if (!len_of[t] || sc_cut(rng, events[t], nruns[t], len_of[t])) {
+				diag("gen sc", "out of memory");
+				return -1;
+			}
+		}
+		r = sc_layout(st, rng, nruns, len_of);
+		if (r <= 0)
+			return r;
+		if (attempt == 100) {
+			diag("gen sc",
+			     "no thread that writes can start the schedule: use more --vars or --init known");
+			return -1;
+		}
+	}
+}
+
 static int sc_schedule(struct sc_state *st, uint64_t *preemptions)
 {
 	const struct sc_params *p = st->p;
-	uint64_t k = p->threads;
+	uint64_t k = p->threads, total = 0;
 	struct gen_rng rng;
 	int err = -1;
 	gen_rng_seed(&rng, p->seed ^ 0x5c4ed01eULL);
@@ -224,53 +284,25 @@ static int sc_schedule(struct sc_state *st, uint64_t *preemptions)
 	uint64_t *nruns = malloc(k * sizeof(*nruns));
 	uint64_t **len_of = calloc(k, sizeof(*len_of));
 	*preemptions = 0;
-	if (!events || !nruns || !len_of)
-		goto nomem;
+	if (!events || !nruns || !len_of) {
+		diag("gen sc", "out of memory");
+		goto out;
+	}
 	for (uint64_t t = 0; t < k; t++)
 		events[t] = p->total_given ? p->total / k + (t < p->total % k) : p->events;
-	for (uint64_t t = 0; t < k; t++)
+	for (uint64_t t = 0; t < k; t++) {
 		if (!events[t]) {
 			diag("gen sc", "every thread needs an event");
 			goto out;
 		}
-	*preemptions = p->at_most ? gen_rng_below(&rng, p->preemptions + 1) : p->preemptions;
-	/* A thread that writes nothing cannot go first when nothing has a
-	 * value yet; draw again (a few times) if the layout put one there. */
-	for (int attempt = 0;; attempt++) {
-		if (sc_spread_preemptions(p, &rng, events, nruns, *preemptions))
-			goto out;
-		for (uint64_t t = 0; t < k; t++) {
-			free(len_of[t]);
-			len_of[t] = malloc(nruns[t] * sizeof(**len_of));
-			if (!len_of[t] || sc_cut(&rng, events[t], nruns[t], len_of[t]))
-				goto nomem;
-		}
-		int r = sc_layout(st, &rng, nruns, len_of);
-		if (r < 0)
-			goto out;
-		if (r == 0)
-			break;
-		if (attempt == 100) {
-			diag("gen sc",
-			     "no thread that writes can start the schedule: use more --vars or --init known");
-			goto out;
-		}
-	}
-	uint64_t total = 0;
-	for (uint64_t t = 0; t < k; t++)
 		total += events[t];
-	if (p->stale) {
-		st->stale_at = malloc(p->stale * sizeof(*st->stale_at));
-		if (!st->stale_at)
-			goto nomem;
-		for (uint64_t i = 0; i < p->stale; i++)
-			st->stale_at[i] = gen_rng_below(&rng, total);
-		qsort(st->stale_at, p->stale, sizeof(*st->stale_at), cmp_u64);
 	}
-	err = 0;
-	goto out;
-nomem:
-	diag("gen sc", "out of memory");
+	*preemptions = p->at_most ? gen_rng_below(&rng, p->preemptions + 1) : p->preemptions;
+	if (sc_draw_runs(st, &rng, events, nruns, len_of, *preemptions))
+		goto out;
+	err = sc_draw_stale(st, &rng, total);
+	if (err)
+		diag("gen sc", "out of memory");
 out:
 	for (uint64_t t = 0; len_of && t < k; t++)
 		free(len_of[t]);
