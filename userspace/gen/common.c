@@ -346,6 +346,52 @@ static int store_opt(const char *family, const struct gen_opt *opt, const char *
 	return 0;
 }
 
+/* The option argv[*i] names (NULL: unknown) and its value, taken from
+ * "--name=VALUE" or from the next argument (*i moves past it). 0 or -1
+ * after saying why. */
+static int find_opt(const char *family, const struct gen_opt *opts, size_t nopts, int argc,
+		    char **argv, int *i, const struct gen_opt **opt, const char **arg)
+{
+	const char *a = argv[*i];
+
+	*arg = NULL;
+	if (a[1] == '-') {
+		const char *eq = strchr(a + 2, '=');
+		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		*opt = find_long(opts, nopts, a + 2, len);
+		if (eq)
+			*arg = eq + 1;
+	} else {
+		*opt = find_short(opts, nopts, a[1]);
+	}
+	if (!*opt)
+		return 0;
+	if ((*opt)->type == GEN_OPT_FLAG) {
+		if (*arg) {
+			opt_error(family, "--%s takes no value", (*opt)->name);
+			return -1;
+		}
+	} else if (!*arg) {
+		if (*i + 1 >= argc) {
+			opt_error(family, "--%s needs a value", (*opt)->name);
+			return -1;
+		}
+		*arg = argv[++*i];
+	}
+	return 0;
+}
+
+static int add_positional(const char *family, const char **positional, size_t max_positional,
+			  size_t *npositional, const char *arg)
+{
+	if (*npositional == max_positional) {
+		opt_error(family, "too many arguments");
+		return -1;
+	}
+	positional[(*npositional)++] = arg;
+	return 0;
+}
+
 int gen_parse_opts(const char *family, const char *usage, int argc, char **argv,
 		   const struct gen_opt *opts, size_t nopts, const char **positional,
 		   size_t max_positional, size_t *npositional)
@@ -353,58 +399,36 @@ int gen_parse_opts(const char *family, const char *usage, int argc, char **argv,
 	*npositional = 0;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		const struct gen_opt *opt = NULL;
-		const char *arg = NULL;
+		const struct gen_opt *opt;
+		const char *arg;
+
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			fputs(usage, stdout);
 			return 1;
 		}
-		if (strcmp(a, "--") == 0) {
-			for (i++; i < argc; i++) {
-				if (*npositional == max_positional)
-					goto too_many;
-				positional[(*npositional)++] = argv[i];
-			}
+		if (strcmp(a, "--") == 0) { /* operands only from here */
+			for (i++; i < argc; i++)
+				if (add_positional(family, positional, max_positional, npositional,
+						   argv[i]))
+					return -1;
 			break;
 		}
-		if (a[0] == '-' && a[1] == '-') {
-			const char *eq = strchr(a + 2, '=');
-			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-			opt = find_long(opts, nopts, a + 2, len);
-			if (eq)
-				arg = eq + 1;
-		} else if (a[0] == '-' && a[1] && !a[2]) {
-			opt = find_short(opts, nopts, a[1]);
-		} else {
-			if (*npositional == max_positional)
-				goto too_many;
-			positional[(*npositional)++] = a;
+		if (a[0] != '-' || (a[1] != '-' && (!a[1] || a[2]))) { /* an operand */
+			if (add_positional(family, positional, max_positional, npositional, a))
+				return -1;
 			continue;
 		}
+		if (find_opt(family, opts, nopts, argc, argv, &i, &opt, &arg))
+			return -1;
 		if (!opt) {
 			opt_error(family, "unknown option '%s'", a);
 			fputs(usage, stderr);
 			return -1;
 		}
-		if (opt->type == GEN_OPT_FLAG) {
-			if (arg) {
-				opt_error(family, "--%s takes no value", opt->name);
-				return -1;
-			}
-		} else if (!arg) {
-			if (i + 1 >= argc) {
-				opt_error(family, "--%s needs a value", opt->name);
-				return -1;
-			}
-			arg = argv[++i];
-		}
 		if (store_opt(family, opt, arg))
 			return -1;
 	}
 	return 0;
-too_many:
-	opt_error(family, "too many arguments");
-	return -1;
 }
 
 /* ---- shared by the random-program families -------------------------------- */

@@ -251,6 +251,29 @@ int gen_sat(int argc, char **argv)
 
 /* ---- random k-SAT --------------------------------------------------------- */
 
+/* One random clause of width distinct variables (width <= 64), each
+ * negated with probability 1/2. */
+static void cnf_write_clause(struct gen_out *out, struct gen_rng *rng, uint64_t nvars,
+			     uint64_t width)
+{
+	uint64_t chosen[64];
+
+	for (uint64_t k = 0; k < width; k++) {
+		uint64_t v;
+		bool again;
+		do { /* distinct variables in a clause */
+			v = 1 + gen_rng_below(rng, nvars);
+			again = false;
+			for (uint64_t q = 0; q < k; q++)
+				again |= chosen[q] == v;
+		} while (again);
+		chosen[k] = v;
+		gen_out_i64(out, gen_rng_chance(rng, 0.5) ? -(int64_t)v : (int64_t)v);
+		gen_out_char(out, ' ');
+	}
+	gen_out_str(out, "0\n");
+}
+
 static const char cnf_usage[] =
 	"usage: vsc gen cnf --vars N [--ratio R | --clauses M] [--width K] [--seed S] [-o FILE]\n"
 	"  random K-SAT (default K = 3, R = 4.26): each clause has K distinct\n"
@@ -292,22 +315,7 @@ int gen_cnf(int argc, char **argv)
 	struct gen_rng rng;
 	gen_rng_seed(&rng, seed);
 	gen_out_dimacs_header(out, "cnf", argc, argv, "cnf", nvars, nclauses);
-	for (uint64_t j = 0; j < nclauses; j++) {
-		uint64_t chosen[64];
-		for (uint64_t k = 0; k < width; k++) {
-			uint64_t v;
-			bool again;
-			do { /* distinct variables in a clause */
-				v = 1 + gen_rng_below(&rng, nvars);
-				again = false;
-				for (uint64_t q = 0; q < k; q++)
-					again |= chosen[q] == v;
-			} while (again);
-			chosen[k] = v;
-			gen_out_i64(out, gen_rng_chance(&rng, 0.5) ? -(int64_t)v : (int64_t)v);
-			gen_out_char(out, ' ');
-		}
-		gen_out_str(out, "0\n");
-	}
+	for (uint64_t j = 0; j < nclauses; j++)
+		cnf_write_clause(out, &rng, nvars, width);
 	return gen_out_end(out);
 }
