@@ -120,9 +120,9 @@ int cmd_convert(int argc, char **argv)
 		diag("convert", "%s", strerror(errno));
 		return 2;
 	}
-	err = ctf_graph_read(argv + optind, (size_t)(argc - optind), conv, stderr);
+	err = ctf_graph_read(argv + optind, (size_t)(argc - optind), conv);
 	if (!err) {
-		ctf_conv_report_losses(conv, stderr);
+		ctf_conv_report_losses(conv);
 		if (a.list)
 			err = list_processes(conv);
 		else

@@ -155,7 +155,7 @@ static int write_text(struct vsc_sink *sink)
 {
 	int err;
 
-	ctf_conv_report_losses(sink->conv, stderr);
+	ctf_conv_report_losses(sink->conv);
 	err = ctf_conv_write_all(sink->conv, sink->path);
 	if (err)
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self, "%s",
@@ -200,7 +200,7 @@ static int check_processes(struct vsc_sink *sink)
 	struct ctf_conv *conv = sink->conv;
 	size_t n = ctf_conv_process_count(conv);
 
-	ctf_conv_report_losses(conv, stderr);
+	ctf_conv_report_losses(conv);
 	if (n == 0) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self,
 								    "no vsc:* events in the trace");

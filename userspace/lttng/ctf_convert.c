@@ -656,24 +656,20 @@ int ctf_conv_write_file(struct ctf_conv *conv, size_t index, const char *path)
 	return trace_writer_finish_file(p->writer, path);
 }
 
-void ctf_conv_report_losses(const struct ctf_conv *conv, FILE *stream)
+void ctf_conv_report_losses(const struct ctf_conv *conv)
 {
 	for (size_t i = 0; i < conv->nskipped; i++)
-		fprintf(stream,
-			"vsc: left out %" PRIu64 " events of pid %" PRIu32
-			" (another process than the one asked for)\n",
-			conv->skipped[i].events, conv->skipped[i].pid);
+		diag(NULL,
+		     "left out %" PRIu64 " events of pid %" PRIu32
+		     " (another process than the one asked for)",
+		     conv->skipped[i].events, conv->skipped[i].pid);
 	if (conv->discarded_events)
-		fprintf(stream, "vsc: LTTng discarded %" PRIu64 " events\n",
-			conv->discarded_events);
+		diag(NULL, "LTTng discarded %" PRIu64 " events", conv->discarded_events);
 	if (conv->discarded_packets)
-		fprintf(stream, "vsc: LTTng discarded %" PRIu64 " packets\n",
-			conv->discarded_packets);
+		diag(NULL, "LTTng discarded %" PRIu64 " packets", conv->discarded_packets);
 	if (conv->discarded_unknown)
-		fprintf(stream,
-			"vsc: LTTng discarded events or packets %" PRIu64
-			" times without a count\n",
-			conv->discarded_unknown);
+		diag(NULL, "LTTng discarded events or packets %" PRIu64 " times without a count",
+		     conv->discarded_unknown);
 }
 
 int ctf_conv_write_all(struct ctf_conv *conv, const char *path)

@@ -66,8 +66,8 @@ int ctf_conv_write_file(struct ctf_conv *conv, size_t index, const char *path);
  * ctf_conv_error(). */
 int ctf_conv_write_all(struct ctf_conv *conv, const char *path);
 
-/* Print the losses on stream (nothing when there are none), and the events
+/* Say the losses on stderr (nothing when there are none), and the events
  * of other processes that the pid option left out. */
-void ctf_conv_report_losses(const struct ctf_conv *conv, FILE *stream);
+void ctf_conv_report_losses(const struct ctf_conv *conv);
 
 #endif /* VSC_LTTNG_CTF_CONVERT_H */

@@ -11,6 +11,7 @@
 
 #include "bt_sink.h"
 #include "ctf_graph.h"
+#include "userspace/util/diag.h"
 
 static bt_component_class_initialize_method_status
 collect_initialize(bt_self_component_sink *self, bt_self_component_sink_configuration *config,
@@ -49,7 +50,7 @@ static int find_traces(const char *dir, bt_value *inputs, int depth)
 	return err;
 }
 
-static void print_bt_error(FILE *errs)
+static void print_bt_error(void)
 {
 	const bt_error *error = bt_current_thread_take_error();
 	uint64_t n;
@@ -64,19 +65,19 @@ static void print_bt_error(FILE *errs)
 			bt_error_cause_get_message(bt_error_borrow_cause_by_index(error, i));
 
 		if (!strstr(msg, "comp-addr="))
-			fprintf(errs, "vsc:   %s\n", msg);
+			diag(NULL, "  %s", msg);
 	}
 	bt_error_release(error);
 }
 
 static const void *find_class(const char *plugin_name, const char *class_name, bool filter,
-			      const bt_plugin **plugin, FILE *errs)
+			      const bt_plugin **plugin)
 {
 	const void *cls;
 
 	if (bt_plugin_find(plugin_name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, plugin) !=
 	    BT_PLUGIN_FIND_STATUS_OK) {
-		fprintf(errs, "vsc: the babeltrace2 plugin `%s` is not installed\n", plugin_name);
+		diag(NULL, "the babeltrace2 plugin `%s` is not installed", plugin_name);
 		return NULL;
 	}
 	cls = filter ? (const void *)bt_plugin_borrow_filter_component_class_by_name_const(
@@ -84,8 +85,8 @@ static const void *find_class(const char *plugin_name, const char *class_name, b
 		     : (const void *)bt_plugin_borrow_source_component_class_by_name_const(
 			       *plugin, class_name);
 	if (!cls)
-		fprintf(errs, "vsc: the babeltrace2 plugin `%s` has no class `%s`\n", plugin_name,
-			class_name);
+		diag(NULL, "the babeltrace2 plugin `%s` has no class `%s`", plugin_name,
+		     class_name);
 	return cls;
 }
 
@@ -93,7 +94,7 @@ static const void *find_class(const char *plugin_name, const char *class_name, b
  * trace (same UUID), and per-process buffers or 32- and 64-bit programs
  * make several traces. Their output ports all go to one muxer. */
 static int add_sources(bt_graph *graph, const bt_component_class_source *fs_class,
-		       const bt_value *inputs, const bt_component_filter *muxer, FILE *errs)
+		       const bt_value *inputs, const bt_component_filter *muxer)
 {
 	uint64_t muxer_port = 0;
 	int err = 0;
@@ -114,12 +115,11 @@ static int add_sources(bt_graph *graph, const bt_component_class_source *fs_clas
 		err = -EINVAL;
 		if (bt_graph_add_source_component(graph, fs_class, name, params,
 						  BT_LOGGING_LEVEL_NONE, &source)) {
-			fprintf(errs,
-				"vsc: %s: cannot open the CTF trace: its metadata or "
-				"stream files are corrupt or truncated, or it is not a CTF "
-				"trace\n",
-				bt_value_string_get(dir));
-			print_bt_error(errs);
+			diag(NULL,
+			     "%s: cannot open the CTF trace: its metadata or stream files are "
+			     "corrupt or truncated, or it is not a CTF trace",
+			     bt_value_string_get(dir));
+			print_bt_error();
 			goto next;
 		}
 		/* the muxer adds an input port each time one is connected */
@@ -131,7 +131,7 @@ static int add_sources(bt_graph *graph, const bt_component_class_source *fs_clas
 				    bt_component_filter_borrow_input_port_by_index_const(
 					    muxer, muxer_port++),
 				    NULL)) {
-				print_bt_error(errs);
+				print_bt_error();
 				goto next;
 			}
 		}
@@ -144,7 +144,7 @@ static int add_sources(bt_graph *graph, const bt_component_class_source *fs_clas
 }
 
 static int add_components(bt_graph *graph, bt_value *inputs, struct ctf_conv *conv,
-			  const bt_plugin *plugins[2], FILE *errs)
+			  const bt_plugin *plugins[2])
 {
 	const bt_component_class_source *fs_class;
 	const bt_component_class_filter *muxer_class;
@@ -153,8 +153,8 @@ static int add_components(bt_graph *graph, bt_value *inputs, struct ctf_conv *co
 	const bt_component_sink *sink;
 	int err = -EINVAL;
 
-	fs_class = find_class("ctf", "fs", false, &plugins[0], errs);
-	muxer_class = find_class("utils", "muxer", true, &plugins[1], errs);
+	fs_class = find_class("ctf", "fs", false, &plugins[0]);
+	muxer_class = find_class("utils", "muxer", true, &plugins[1]);
 	sink_class = bt_component_class_sink_create("vsc", vsc_sink_consume);
 	if (!sink_class || !fs_class || !muxer_class)
 		goto out;
@@ -166,17 +166,17 @@ static int add_components(bt_graph *graph, bt_value *inputs, struct ctf_conv *co
 					  &muxer) ||
 	    bt_graph_add_sink_component_with_initialize_method_data(
 		    graph, sink_class, "vsc", NULL, conv, BT_LOGGING_LEVEL_NONE, &sink)) {
-		print_bt_error(errs);
+		print_bt_error();
 		goto out;
 	}
-	err = add_sources(graph, fs_class, inputs, muxer, errs);
+	err = add_sources(graph, fs_class, inputs, muxer);
 	if (err)
 		goto out;
 	err = -EINVAL;
 	if (bt_graph_connect_ports(
 		    graph, bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
 		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
-		print_bt_error(errs);
+		print_bt_error();
 		goto out;
 	}
 	err = 0;
@@ -186,8 +186,8 @@ out:
 }
 
 /* The CTF traces under each directory into inputs; 0 or a negative errno
- * (said on errs). */
-static int collect_inputs(char *const *dirs, size_t ndirs, bt_value *inputs, FILE *errs)
+ * (said on stderr). */
+static int collect_inputs(char *const *dirs, size_t ndirs, bt_value *inputs)
 {
 	for (size_t i = 0; i < ndirs; i++) {
 		struct stat st;
@@ -196,26 +196,25 @@ static int collect_inputs(char *const *dirs, size_t ndirs, bt_value *inputs, FIL
 
 		if (stat(dirs[i], &st) || !S_ISDIR(st.st_mode)) {
 			err = stat(dirs[i], &st) ? -errno : -ENOTDIR;
-			fprintf(errs, "vsc: %s: %s\n", dirs[i], strerror(-err));
+			diag(NULL, "%s: %s", dirs[i], strerror(-err));
 			return err;
 		}
 		err = find_traces(dirs[i], inputs, 0);
 		if (err) {
-			fprintf(errs, "vsc: %s: %s\n", dirs[i], strerror(-err));
+			diag(NULL, "%s: %s", dirs[i], strerror(-err));
 			return err;
 		}
 		if (bt_value_array_get_length(inputs) == before) {
-			fprintf(errs,
-				"vsc: %s: no CTF trace in it (no folder with a `metadata` file)\n",
-				dirs[i]);
+			diag(NULL, "%s: no CTF trace in it (no folder with a `metadata` file)",
+			     dirs[i]);
 			return -ENOENT;
 		}
 	}
 	return 0;
 }
 
-/* Run the graph to its end; 0 or a negative errno (said on errs). */
-static int run_graph(bt_graph *graph, struct ctf_conv *conv, FILE *errs)
+/* Run the graph to its end; 0 or a negative errno (said on stderr). */
+static int run_graph(bt_graph *graph, struct ctf_conv *conv)
 {
 	bt_graph_run_status status;
 
@@ -226,17 +225,16 @@ static int run_graph(bt_graph *graph, struct ctf_conv *conv, FILE *errs)
 		return 0;
 	if (ctf_conv_failed(conv)) {
 		/* our own finding: say it alone */
-		fprintf(errs, "vsc: %s\n", ctf_conv_error(conv));
+		diag(NULL, "%s", ctf_conv_error(conv));
 		bt_current_thread_clear_error();
 	} else {
-		fprintf(errs, "vsc: cannot read the CTF trace: it is corrupt or "
-			      "truncated\n");
-		print_bt_error(errs);
+		diag(NULL, "cannot read the CTF trace: it is corrupt or truncated");
+		print_bt_error();
 	}
 	return status == BT_GRAPH_RUN_STATUS_MEMORY_ERROR ? -ENOMEM : -EINVAL;
 }
 
-int ctf_graph_read(char *const *dirs, size_t ndirs, struct ctf_conv *conv, FILE *errs)
+int ctf_graph_read(char *const *dirs, size_t ndirs, struct ctf_conv *conv)
 {
 	const bt_plugin *plugins[2] = { NULL, NULL };
 	bt_value *inputs = bt_value_array_create();
@@ -245,16 +243,16 @@ int ctf_graph_read(char *const *dirs, size_t ndirs, struct ctf_conv *conv, FILE 
 
 	if (!inputs)
 		goto out;
-	err = collect_inputs(dirs, ndirs, inputs, errs);
+	err = collect_inputs(dirs, ndirs, inputs);
 	if (err)
 		goto out;
 	err = -ENOMEM;
 	graph = bt_graph_create(0);
 	if (!graph)
 		goto out;
-	err = add_components(graph, inputs, conv, plugins, errs);
+	err = add_components(graph, inputs, conv, plugins);
 	if (!err)
-		err = run_graph(graph, conv, errs);
+		err = run_graph(graph, conv);
 out:
 	bt_graph_put_ref(graph);
 	bt_plugin_put_ref(plugins[0]);

@@ -13,8 +13,8 @@
 
 /* Every directory is searched for CTF traces (folders with a `metadata`
  * file), as `babeltrace2 DIR` does. Returns 0, or a negative errno after
- * printing what went wrong on errs (-ENOENT: no trace found; -EINVAL: the
+ * saying what went wrong on stderr (-ENOENT: no trace found; -EINVAL: the
  * trace is corrupt or lacks what vsc needs). */
-int ctf_graph_read(char *const *dirs, size_t ndirs, struct ctf_conv *conv, FILE *errs);
+int ctf_graph_read(char *const *dirs, size_t ndirs, struct ctf_conv *conv);
 
 #endif /* VSC_LTTNG_CTF_GRAPH_H */
