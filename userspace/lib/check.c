@@ -6,6 +6,7 @@
 
 #include "opts.h"
 #include "solver.h"
+#include "userspace/util/clock.h"
 
 static const struct solver *const solvers[] = {
 	&auto_solver, &exact_solver, &paper_solver, &sat_solver, &coherence_solver,
@@ -36,7 +37,7 @@ int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	struct vsc_result *res;
 	struct query q;
 	struct budget b;
-	struct timespec t0, t1;
+	double started;
 	int err;
 
 	if (!p || !out)
@@ -61,10 +62,9 @@ int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	res->preemptions = -1;
 	res->lower = -1;
 	res->solver = solver->name;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	started = clock_now_s();
 	err = solver->solve(p, &q, &b, res);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	res->time_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	res->time_s = clock_now_s() - started;
 	if (err == -ENOMEM) {
 		/* out of memory is the memory limit: unknown, like the budget's */
 		free(res->witness);
