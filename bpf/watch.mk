@@ -40,12 +40,13 @@ check-watch: $(BUILD)/vsc $(WATCH_TARGET_BINS)
 
 # The decoder on known machine code (no kernel needed).
 .PHONY: check-watch-decode
+DECODE_SRC := $(addprefix userspace/capture/,decode.c decode_x86.c decode_arm64.c)
 CHECK_EXTRA += check-watch-decode
-$(BUILD)/tests/watch_test_decode: tests/unit/watch/test_decode.c userspace/capture/decode.c \
-		userspace/capture/decode.h userspace/capture/llsc_guard.c \
-		userspace/capture/llsc_guard.h bpf/watch.h bpf/vsc_event.h
+$(BUILD)/tests/watch_test_decode: tests/unit/watch/test_decode.c $(DECODE_SRC) \
+		userspace/capture/decode.h userspace/capture/decode_arch.h \
+		userspace/capture/llsc_guard.c userspace/capture/llsc_guard.h bpf/watch.h bpf/vsc_event.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Iuserspace/capture -o $@ tests/unit/watch/test_decode.c \
-		userspace/capture/decode.c userspace/capture/llsc_guard.c $(LDFLAGS) -lcapstone -lcmocka
+		$(DECODE_SRC) userspace/capture/llsc_guard.c $(LDFLAGS) -lcapstone -lcmocka
 check-watch-decode: $(BUILD)/tests/watch_test_decode
 	@echo "== $<"; $<
