@@ -485,24 +485,79 @@ static int parse_x86(struct cursor *c, struct litmus_test *t, int th, const char
 	return FAIL(c, "X86 instruction '%s' is not supported (MOV, XCHG, MFENCE)", op);
 }
 
-static int parse_aarch64(struct cursor *c, struct litmus_test *t, int th, const char *op,
-			 struct litmus_insn *in)
+/* DMB OPTION */
+static int parse_a64_dmb(struct cursor *c, struct litmus_insn *in)
+{
+	static const char *const kinds[] = { "SY", "ISH", "ISHLD", "ISHST", "LD", "ST" };
+	char kind[16];
+
+	if (skip_space(c, false) || !read_name(c, kind, sizeof(kind)))
+		return FAIL(c, "expected DMB's option (SY, ISH, ISHLD, ISHST, LD, ST)");
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcasecmp(kind, kinds[i]) == 0) {
+			in->op = LITMUS_FENCE;
+			snprintf(in->fence, sizeof(in->fence), "DMB %s", kinds[i]);
+			return 0;
+		}
+	return FAIL(c, "DMB %s is not supported", kind);
+}
+
+/* LDR, LDAR, STR, STLR: a register and a location. */
+static int parse_a64_load_store(struct cursor *c, struct litmus_test *t, int th, const char *op,
+				bool load, struct litmus_insn *in)
+{
+	struct operand o[2];
+
+	if (read_operands(c, o, 2) || check_data_reg(c, t, &o[0]))
+		return -EINVAL;
+	in->loc = operand_loc(c, t, th, &o[1]);
+	if (in->loc < 0)
+		return -EINVAL;
+	in->flags = toupper((unsigned char)op[2]) == 'A'   ? LITMUS_ACQUIRE
+		    : toupper((unsigned char)op[2]) == 'L' ? LITMUS_RELEASE
+							   : 0;
+	if (load) {
+		in->op = LITMUS_LOAD;
+		in->dst = operand_reg(c, t, th, &o[0]);
+		return in->dst < 0 ? -EINVAL : 0;
+	}
+	in->op = LITMUS_STORE;
+	return operand_value(c, t, th, &o[0], &in->src);
+}
+
+/* SWP Ws, Wt, [Xn]: [Xn] gets Ws, Wt gets the old value. */
+static int parse_a64_swap(struct cursor *c, struct litmus_test *t, int th, unsigned flags,
+			  struct litmus_insn *in)
 {
 	struct operand o[3];
 
-	if (strcasecmp(op, "DMB") == 0) {
-		char kind[16];
-		if (skip_space(c, false) || !read_name(c, kind, sizeof(kind)))
-			return FAIL(c, "expected DMB's option (SY, ISH, ISHLD, ISHST, LD, ST)");
-		static const char *const kinds[] = { "SY", "ISH", "ISHLD", "ISHST", "LD", "ST" };
-		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-			if (strcasecmp(kind, kinds[i]) == 0) {
-				in->op = LITMUS_FENCE;
-				snprintf(in->fence, sizeof(in->fence), "DMB %s", kinds[i]);
-				return 0;
-			}
-		return FAIL(c, "DMB %s is not supported", kind);
-	}
+	if (read_operands(c, o, 3) || check_data_reg(c, t, &o[0]) || check_data_reg(c, t, &o[1]))
+		return -EINVAL;
+	in->op = LITMUS_SWAP;
+	in->flags = flags;
+	in->loc = operand_loc(c, t, th, &o[2]);
+	if (in->loc < 0 || operand_value(c, t, th, &o[0], &in->src))
+		return -EINVAL;
+	if (in->src.reg < 0)
+		return FAIL(c, "SWP stores a register, not an immediate");
+	in->dst = operand_reg(c, t, th, &o[1]);
+	return in->dst < 0 ? -EINVAL : 0;
+}
+
+static int parse_aarch64(struct cursor *c, struct litmus_test *t, int th, const char *op,
+			 struct litmus_insn *in)
+{
+	static const struct {
+		const char *name;
+		unsigned flags;
+	} swaps[] = { { "SWP", 0 },
+		      { "SWPA", LITMUS_ACQUIRE },
+		      { "SWPL", LITMUS_RELEASE },
+		      { "SWPAL", LITMUS_ACQUIRE | LITMUS_RELEASE } };
+	struct operand o[2];
+
+	if (strcasecmp(op, "DMB") == 0)
+		return parse_a64_dmb(c, in);
 	if (strcasecmp(op, "MOV") == 0) {
 		if (read_operands(c, o, 2) || check_data_reg(c, t, &o[0]) ||
 		    check_data_reg(c, t, &o[1]))
@@ -511,49 +566,13 @@ static int parse_aarch64(struct cursor *c, struct litmus_test *t, int th, const 
 		in->dst = operand_reg(c, t, th, &o[0]);
 		return in->dst < 0 ? -EINVAL : operand_value(c, t, th, &o[1], &in->src);
 	}
-	bool load = strcasecmp(op, "LDR") == 0 || strcasecmp(op, "LDAR") == 0;
-	bool store = strcasecmp(op, "STR") == 0 || strcasecmp(op, "STLR") == 0;
-	if (load || store) {
-		if (read_operands(c, o, 2) || check_data_reg(c, t, &o[0]))
-			return -EINVAL;
-		in->loc = operand_loc(c, t, th, &o[1]);
-		if (in->loc < 0)
-			return -EINVAL;
-		in->flags = toupper((unsigned char)op[2]) == 'A'   ? LITMUS_ACQUIRE
-			    : toupper((unsigned char)op[2]) == 'L' ? LITMUS_RELEASE
-								   : 0;
-		if (load) {
-			in->op = LITMUS_LOAD;
-			in->dst = operand_reg(c, t, th, &o[0]);
-			return in->dst < 0 ? -EINVAL : 0;
-		}
-		in->op = LITMUS_STORE;
-		return operand_value(c, t, th, &o[0], &in->src);
-	}
-	static const struct {
-		const char *name;
-		unsigned flags;
-	} swaps[] = { { "SWP", 0 },
-		      { "SWPA", LITMUS_ACQUIRE },
-		      { "SWPL", LITMUS_RELEASE },
-		      { "SWPAL", LITMUS_ACQUIRE | LITMUS_RELEASE } };
-	for (size_t i = 0; i < sizeof(swaps) / sizeof(swaps[0]); i++) {
-		if (strcasecmp(op, swaps[i].name))
-			continue;
-		/* SWP Ws, Wt, [Xn]: [Xn] gets Ws, Wt gets the old value */
-		if (read_operands(c, o, 3) || check_data_reg(c, t, &o[0]) ||
-		    check_data_reg(c, t, &o[1]))
-			return -EINVAL;
-		in->op = LITMUS_SWAP;
-		in->flags = swaps[i].flags;
-		in->loc = operand_loc(c, t, th, &o[2]);
-		if (in->loc < 0 || operand_value(c, t, th, &o[0], &in->src))
-			return -EINVAL;
-		if (in->src.reg < 0)
-			return FAIL(c, "SWP stores a register, not an immediate");
-		in->dst = operand_reg(c, t, th, &o[1]);
-		return in->dst < 0 ? -EINVAL : 0;
-	}
+	if (strcasecmp(op, "LDR") == 0 || strcasecmp(op, "LDAR") == 0)
+		return parse_a64_load_store(c, t, th, op, true, in);
+	if (strcasecmp(op, "STR") == 0 || strcasecmp(op, "STLR") == 0)
+		return parse_a64_load_store(c, t, th, op, false, in);
+	for (size_t i = 0; i < sizeof(swaps) / sizeof(swaps[0]); i++)
+		if (strcasecmp(op, swaps[i].name) == 0)
+			return parse_a64_swap(c, t, th, swaps[i].flags, in);
 	return FAIL(c,
 		    "AArch64 instruction '%s' is not supported (MOV, LDR, LDAR, STR, STLR, "
 		    "SWP[A][L], DMB)",
