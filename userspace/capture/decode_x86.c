@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "decode_arch.h"
+#include "userspace/util/array.h"
 
 static int x86_reg_index(x86_reg r, uint8_t *shift)
 {
@@ -337,14 +338,8 @@ static int collect_targets(struct watch_decoder *dec, const uint8_t *code, size_
 		if (!cs_insn_group(dec->cs, ci, CS_GRP_JUMP))
 			continue;
 		if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
-			if (t->len == t->cap) {
-				size_t cap = t->cap ? t->cap * 2 : 32;
-				uint64_t *v = realloc(t->v, cap * sizeof(*v));
-				if (!v)
-					return -ENOMEM;
-				t->v = v;
-				t->cap = cap;
-			}
+			if (array_reserve((void **)&t->v, &t->cap, t->len + 1, sizeof(*t->v), 32))
+				return -ENOMEM;
 			t->v[t->len++] = (uint64_t)x->operands[0].imm;
 		} else {
 			t->indirect = true;

@@ -18,6 +18,7 @@
 #include "usdt_notes.h"
 #define VSC_PROBE_LAYOUT_ONLY
 #include "vsc/probe.h"
+#include "userspace/util/array.h"
 
 /* The log layout is written by probe.h and read by the BPF program through
  * record.h: they must agree byte for byte. */
@@ -116,14 +117,9 @@ static int queue_ack(struct vsc_probe_source *src, uint64_t addr, uint64_t seq)
 				src->acks[i].seq = seq;
 			return 0;
 		}
-	if (src->ack_count == src->ack_cap) {
-		size_t cap = src->ack_cap ? 2 * src->ack_cap : 64;
-		struct ack *a = realloc(src->acks, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		src->acks = a;
-		src->ack_cap = cap;
-	}
+	if (array_reserve((void **)&src->acks, &src->ack_cap, src->ack_count + 1,
+			  sizeof(*src->acks), 64))
+		return -ENOMEM;
 	src->acks[src->ack_count++] = (struct ack){ addr, seq };
 	return 0;
 }

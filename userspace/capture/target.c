@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The recorded process: launch, attach, follow, stop, read (see target.h). */
 #include "target.h"
+#include "userspace/util/array.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -400,15 +401,9 @@ int vsc_target_stop_all(struct vsc_target *t)
 			pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
 			if (tid <= 0 || stopped_has(t, tid))
 				continue;
-			if (t->stopped_count == t->stopped_cap) {
-				size_t cap = t->stopped_cap ? t->stopped_cap * 2 : 16;
-				pid_t *p = realloc(t->stopped, cap * sizeof(*p));
-				if (!p) {
-					closedir(dir);
-					return -ENOMEM;
-				}
-				t->stopped = p;
-				t->stopped_cap = cap;
+			if (ARRAY_RESERVE(t->stopped, t->stopped_cap, t->stopped_count + 1)) {
+				closedir(dir);
+				return -ENOMEM;
 			}
 			found_new = true;
 			int r = stop_thread(t, tid);

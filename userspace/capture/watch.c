@@ -27,6 +27,8 @@
 #include "recorder.h"
 #include "watch.skel.h"
 #include "watch_events.h"
+#include "userspace/util/diag.h"
+#include "userspace/util/array.h"
 
 struct watch_target {
 	char name[128];
@@ -89,13 +91,12 @@ static int parse_request(struct watch_run *run, const char *text, struct watch_t
 		errno = 0;
 		size = strtoull(colon + 1, &end, 0);
 		if (errno || *end || colon[1] == '\0') {
-			fprintf(stderr, "vsc record: --watch %s: bad size '%s'\n", text, colon + 1);
+			diag("record", "--watch %s: bad size '%s'", text, colon + 1);
 			return -EINVAL;
 		}
 	}
 	if (name_len == 0 || name_len >= sizeof(t->name)) {
-		fprintf(stderr, "vsc record: --watch '%s': expected SYMBOL[:SIZE] or ADDR[:SIZE]\n",
-			text);
+		diag("record", "--watch '%s': expected SYMBOL[:SIZE] or ADDR[:SIZE]", text);
 		return -EINVAL;
 	}
 	memcpy(t->name, text, name_len);
@@ -104,47 +105,46 @@ static int parse_request(struct watch_run *run, const char *text, struct watch_t
 		errno = 0;
 		t->addr = strtoull(t->name, &end, 16);
 		if (errno || *end) {
-			fprintf(stderr, "vsc record: --watch %s: bad address\n", text);
+			diag("record", "--watch %s: bad address", text);
 			return -EINVAL;
 		}
 		t->len = size ? (unsigned)size : 8;
 	} else {
 		uint64_t sym_size = 0;
 		if (vsc_symbols_find(run->syms, t->name, &t->addr, &sym_size) < 0) {
-			fprintf(stderr,
-				"vsc record: --watch %s: no global object '%s' in the executable "
-				"or its loaded libraries\n",
-				text, t->name);
+			diag("record",
+			     "--watch %s: no global object '%s' in the executable "
+			     "or its loaded libraries",
+			     text, t->name);
 			return -ENOENT;
 		}
 		if (!size && sym_size > 8) {
-			fprintf(stderr,
-				"vsc record: --watch %s: '%s' is %" PRIu64 " bytes; a watchpoint "
-				"covers 1, 2, 4 or 8: give NAME:SIZE to watch its first bytes\n",
-				text, t->name, sym_size);
+			diag("record",
+			     "--watch %s: '%s' is %" PRIu64 " bytes; a watchpoint "
+			     "covers 1, 2, 4 or 8: give NAME:SIZE to watch its first bytes",
+			     text, t->name, sym_size);
 			return -EINVAL;
 		}
 		t->len = size ? (unsigned)size : (unsigned)sym_size;
 	}
 	if (size > 8 || (t->len != 1 && t->len != 2 && t->len != 4 && t->len != 8)) {
-		fprintf(stderr,
-			"vsc record: --watch %s: length %u: hardware watchpoints cover 1, 2, 4 "
-			"or 8 bytes\n",
-			text, t->len);
+		diag("record",
+		     "--watch %s: length %u: hardware watchpoints cover 1, 2, 4 "
+		     "or 8 bytes",
+		     text, t->len);
 		return -EINVAL;
 	}
 	if (t->addr % t->len) {
-		fprintf(stderr,
-			"vsc record: --watch %s: address 0x%" PRIx64 " is not aligned to its "
-			"length %u, which the hardware requires\n",
-			text, t->addr, t->len);
+		diag("record",
+		     "--watch %s: address 0x%" PRIx64 " is not aligned to its "
+		     "length %u, which the hardware requires",
+		     text, t->addr, t->len);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < run->target_count; i++) {
 		const struct watch_target *o = &run->targets[i];
 		if (t->addr < o->addr + o->len && o->addr < t->addr + t->len) {
-			fprintf(stderr, "vsc record: --watch %s overlaps --watch %s\n", text,
-				o->name);
+			diag("record", "--watch %s overlaps --watch %s", text, o->name);
 			return -EINVAL;
 		}
 	}
@@ -174,14 +174,8 @@ static int open_breakpoint(const struct watch_target *t, pid_t tid)
 
 static int keep_link(struct watch_run *run, struct bpf_link *link)
 {
-	if (run->link_count == run->link_cap) {
-		size_t cap = run->link_cap ? run->link_cap * 2 : 16;
-		struct bpf_link **v = realloc(run->links, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		run->links = v;
-		run->link_cap = cap;
-	}
+	if (ARRAY_RESERVE(run->links, run->link_cap, run->link_count + 1))
+		return -ENOMEM;
 	run->links[run->link_count++] = link;
 	return 0;
 }
@@ -195,23 +189,22 @@ static int attach_thread(struct watch_run *run, pid_t tid)
 			return 0; /* the thread is gone */
 		if (fd < 0) {
 			if (fd == -ENOSPC)
-				fprintf(stderr,
-					"vsc record: no free debug register for --watch %s on "
-					"thread %d: this CPU has %d and something else (a "
-					"debugger, another recorder) holds some\n",
-					t->name, (int)tid, watch_slot_limit());
+				diag("record",
+				     "no free debug register for --watch %s on "
+				     "thread %d: this CPU has %d and something else (a "
+				     "debugger, another recorder) holds some",
+				     t->name, (int)tid, watch_slot_limit());
 			else if (fd == -EINVAL)
-				fprintf(stderr,
-					"vsc record: the kernel refused a %u-byte watchpoint at "
-					"0x%" PRIx64 " (--watch %s)\n",
-					t->len, t->addr, t->name);
+				diag("record",
+				     "the kernel refused a %u-byte watchpoint at "
+				     "0x%" PRIx64 " (--watch %s)",
+				     t->len, t->addr, t->name);
 			else
-				fprintf(stderr,
-					"vsc record: perf_event_open(breakpoint) on thread %d: %s%s\n",
-					(int)tid, strerror(-fd),
-					fd == -EACCES || fd == -EPERM
-						? " (needs root or CAP_PERFMON, and ptrace rights)"
-						: "");
+				diag("record", "perf_event_open(breakpoint) on thread %d: %s%s",
+				     (int)tid, strerror(-fd),
+				     fd == -EACCES || fd == -EPERM
+					     ? " (needs root or CAP_PERFMON, and ptrace rights)"
+					     : "");
 			return fd;
 		}
 		struct bpf_link *link =
@@ -219,10 +212,10 @@ static int attach_thread(struct watch_run *run, pid_t tid)
 		if (!link) {
 			int err = -errno;
 			close(fd);
-			fprintf(stderr,
-				"vsc record: cannot attach the BPF program to a "
-				"breakpoint: %s\n",
-				strerror(-err));
+			diag("record",
+			     "cannot attach the BPF program to a "
+			     "breakpoint: %s",
+			     strerror(-err));
 			return err;
 		}
 		/* the link owns fd: bpf_link__destroy closes it */
@@ -295,7 +288,7 @@ static int load_bpf(struct watch_run *run)
 	run->skel = watch__open();
 	if (!run->skel) {
 		int err = -errno;
-		fprintf(stderr, "vsc record: cannot open the BPF object: %s\n", strerror(-err));
+		diag("record", "cannot open the BPF object: %s", strerror(-err));
 		return err;
 	}
 	for (size_t i = 0; i < run->target_count; i++) {
@@ -307,10 +300,10 @@ static int load_bpf(struct watch_run *run)
 				 (uint32_t)ring_bytes(run->opts->ring_size));
 	if (watch__load(run->skel)) {
 		int err = -errno;
-		fprintf(stderr,
-			"vsc record: cannot load the BPF program (%s): this needs "
-			"root or CAP_BPF+CAP_PERFMON and a kernel with BPF\n",
-			strerror(-err));
+		diag("record",
+		     "cannot load the BPF program (%s): this needs "
+		     "root or CAP_BPF+CAP_PERFMON and a kernel with BPF",
+		     strerror(-err));
 		return err;
 	}
 	watch_events_set_exact_map(run->events, bpf_map__fd(run->skel->maps.exact_ips));
@@ -370,16 +363,15 @@ static int check_slots(const struct watch_run *run)
 #if defined(__aarch64__)
 	limit = arm64_slot_limit(run->target->pid);
 	if (limit < 0) {
-		fprintf(stderr, "vsc record: cannot read the watchpoint count: %s\n",
-			strerror(-limit));
+		diag("record", "cannot read the watchpoint count: %s", strerror(-limit));
 		return limit;
 	}
 #endif
 	if ((int)run->opts->watch_count > limit) {
-		fprintf(stderr,
-			"vsc record: %zu --watch given, but this CPU has %d hardware "
-			"watchpoints\n",
-			run->opts->watch_count, limit);
+		diag("record",
+		     "%zu --watch given, but this CPU has %d hardware "
+		     "watchpoints",
+		     run->opts->watch_count, limit);
 		return -E2BIG;
 	}
 	return 0;
@@ -409,7 +401,7 @@ static int attach(struct capture_source *base, struct recorder *rec)
 #endif
 	if (!run->events) {
 		err = -errno;
-		fprintf(stderr, "vsc record: cannot set up the decoder: %s\n", strerror(-err));
+		diag("record", "cannot set up the decoder: %s", strerror(-err));
 		return err;
 	}
 	err = load_bpf(run);
@@ -424,9 +416,8 @@ static int attach(struct capture_source *base, struct recorder *rec)
 				err = attach_thread(run, run->target->stopped[i]);
 	}
 	if (!err)
-		fprintf(stderr, "vsc record: watching %zu variable%s in process %d\n",
-			run->target_count, run->target_count == 1 ? "" : "s",
-			(int)run->target->pid);
+		diag("record", "watching %zu variable%s in process %d", run->target_count,
+		     run->target_count == 1 ? "" : "s", (int)run->target->pid);
 	return err;
 }
 
@@ -469,18 +460,17 @@ static void report(struct capture_source *base)
 {
 	struct watch_run *run = (struct watch_run *)base;
 	const struct watch_value_stats *st = watch_events_stats(run->events);
-	fprintf(stderr, "vsc record: %" PRIu64 " watchpoint hits\n",
-		watch_events_hits(run->events));
+	diag("record", "%" PRIu64 " watchpoint hits", watch_events_hits(run->events));
 	if (st->unsure)
-		fprintf(stderr,
-			"vsc record: %" PRIu64 " values were read from memory after the "
-			"access (marked 'value unsure'; see docs/watch.md)\n",
-			st->unsure);
+		diag("record",
+		     "%" PRIu64 " values were read from memory after the "
+		     "access (marked 'value unsure'; see docs/watch.md)",
+		     st->unsure);
 	if (st->unknown)
-		fprintf(stderr,
-			"vsc record: %" PRIu64 " accesses whose instruction was not "
-			"decoded (recorded as reads, marked)\n",
-			st->unknown);
+		diag("record",
+		     "%" PRIu64 " accesses whose instruction was not "
+		     "decoded (recorded as reads, marked)",
+		     st->unknown);
 }
 
 static const struct capture_source_ops watch_ops = {
@@ -500,22 +490,21 @@ int watch_record(const struct watch_opts *opts)
 {
 	char how[256];
 	if (!opts->watch_count || (!opts->pid) == (!opts->argv)) {
-		fprintf(stderr,
-			"vsc record --watch: give --watch VAR and one of -p PID or -- CMD\n");
+		diag("record --watch", "give --watch VAR and one of -p PID or -- CMD");
 		return 2;
 	}
 	if (opts->watch_count > WATCH_MAX_REQUESTS || (int)opts->watch_count > watch_slot_limit()) {
-		fprintf(stderr,
-			"vsc record: %zu --watch given, but this CPU has %d hardware "
-			"watchpoints\n",
-			opts->watch_count, watch_slot_limit());
+		diag("record",
+		     "%zu --watch given, but this CPU has %d hardware "
+		     "watchpoints",
+		     opts->watch_count, watch_slot_limit());
 		return 2;
 	}
 	if (!opts->verbose)
 		libbpf_set_print(NULL);
 	struct watch_run *run = calloc(1, sizeof(*run));
 	if (!run) {
-		fprintf(stderr, "vsc record: out of memory\n");
+		diag("record", "out of memory");
 		return 2;
 	}
 	run->base.ops = &watch_ops;
