@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	uint32_t threads = (uint32_t)strtoul(argv[2], NULL, 0);
 	struct bench_thread *th = calloc(threads, sizeof(*th));
 	struct trace_writer *w = NULL;
-	struct trace_writer_opts opts = { .what = "trace writer benchmark" };
+	VSC_OPTS(trace_writer_opts, opts, .what = "trace writer benchmark");
 	if (!threads || !th || trace_writer_open(&w, argv[4], &opts)) {
 		fprintf(stderr, "trace_writer_bench: cannot set up\n");
 		return 1;

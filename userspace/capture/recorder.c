@@ -112,18 +112,14 @@ static int segment_name(void *ctx, uint32_t pid, int64_t id, uint64_t name_addr,
 static int open_output(struct recorder *rec)
 {
 	const struct recorder_opts *o = rec->opts;
-	struct trace_writer_opts wo = {
-		.what = rec->what, /* filled in once the target is known */
-		.how = o->how,
-		.loss_mode = o->loss_mode,
-		.naming = { .var_name = var_name,
-			    .init_value = init_value,
-			    .locate = o->no_locations ? NULL : locate,
-			    .segment_name = segment_name,
-			    .ctx = rec },
-		.no_timestamps = o->no_timestamps,
-		.min_ts = o->min_ts_now ? clock_now_ns() : 0,
-	};
+	/* .what is filled in once the target is known */
+	VSC_OPTS(trace_writer_opts, wo, .what = rec->what, .how = o->how, .loss_mode = o->loss_mode,
+		 .naming = { .var_name = var_name,
+			     .init_value = init_value,
+			     .locate = o->no_locations ? NULL : locate,
+			     .segment_name = segment_name,
+			     .ctx = rec },
+		 .no_timestamps = o->no_timestamps, .min_ts = o->min_ts_now ? clock_now_ns() : 0);
 	const char *out = o->output ? o->output : "-";
 	int err = trace_writer_open(&rec->writer, out, &wo);
 	if (err)

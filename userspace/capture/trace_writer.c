@@ -12,6 +12,7 @@
 #include "trace_map.h"
 #include "trace_text.h"
 #include "userspace/util/array.h"
+#include "userspace/lib/opts.h"
 
 #define NO_PART UINT64_MAX
 #define CLOSED_PART (UINT64_MAX - 1) /* its execution was written before its end */
@@ -468,8 +469,10 @@ static int writer_new(struct trace_writer **out, const struct trace_writer_opts 
 	*out = NULL;
 	if (!w)
 		return -ENOMEM;
-	if (opts)
-		w->opts = *opts;
+	if (OPTS_LOAD(w->opts, opts)) {
+		free(w);
+		return -EINVAL;
+	}
 	w->names.naming = w->opts.naming;
 	w->start_serial = NO_PART;
 	time_t now = time(NULL);

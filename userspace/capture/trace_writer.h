@@ -45,10 +45,14 @@
 
 #include "bpf/vsc_event.h"
 #include "trace_names.h"
+#include "vsc/vsc.h" /* VSC_OPTS */
 
 struct trace_writer;
 
+/* Declared with VSC_OPTS (<vsc/vsc.h>), which sets sz; read by the
+ * library's rule for an options struct's size (userspace/lib/opts.h). */
 struct trace_writer_opts {
+	size_t sz;
 	const char *what;      /* "# what:" e.g. the command line or "pid 42 (name)" */
 	const char *how;       /* "# how:" e.g. "eBPF USDT probes, provider vsc" */
 	const char *when;      /* "# when:"; NULL: the time of trace_writer_open() */

@@ -316,19 +316,15 @@ static struct process *process(struct ctf_conv *conv, uint32_t pid, const bt_eve
 		return NULL;
 	trace_when(event, p->when, sizeof(p->when));
 
-	struct trace_writer_opts wopts = {
-		.what = p->what,
-		.when = p->when[0] ? p->when : NULL,
-		.how = "LTTng-UST tracepoints (provider vsc, context vtid/vpid), "
-		       "converted from CTF with libbabeltrace2",
-		.naming = { .segment_name = segment_name_cb,
-			    .var_name = name_var_cb,
-			    .init_value = conv->opts.elf_init ? init_value_cb : NULL,
-			    .locate = locate_cb,
-			    .ctx = conv },
-		.no_timestamps = conv->opts.no_timestamps,
-		.loss_mode = conv->opts.loss_mode,
-	};
+	VSC_OPTS(trace_writer_opts, wopts, .what = p->what, .when = p->when[0] ? p->when : NULL,
+		 .how = "LTTng-UST tracepoints (provider vsc, context vtid/vpid), "
+			"converted from CTF with libbabeltrace2",
+		 .naming = { .segment_name = segment_name_cb,
+			     .var_name = name_var_cb,
+			     .init_value = conv->opts.elf_init ? init_value_cb : NULL,
+			     .locate = locate_cb,
+			     .ctx = conv },
+		 .no_timestamps = conv->opts.no_timestamps, .loss_mode = conv->opts.loss_mode);
 	/* the destination is chosen after the conversion: lines spill meanwhile */
 	if (trace_writer_open(&p->writer, NULL, &wopts)) {
 		free(p->what);

@@ -64,7 +64,7 @@ static void expect_body(struct trace_writer *w, const char *want)
 static void test_arrival_order(void **state)
 {
 	(void)state;
-	struct trace_writer_opts opts = { .what = "unit test" };
+	VSC_OPTS(trace_writer_opts, opts, .what = "unit test");
 	struct trace_writer *w = open_null(&opts);
 	struct vsc_capture_event evs[] = {
 		tw_event(12, 0, VSC_CAP_STORE, 0x10, 1, 0, 8),
@@ -81,8 +81,8 @@ static void test_arrival_order(void **state)
 static void test_exact_output(void **state)
 {
 	(void)state;
-	struct trace_writer_opts opts = { .naming = { .var_name = name_cb, .init_value = init_cb },
-					  .no_timestamps = true };
+	VSC_OPTS(trace_writer_opts, opts, .naming = { .var_name = name_cb, .init_value = init_cb },
+		 .no_timestamps = true);
 	struct trace_writer *w = open_null(&opts);
 	struct vsc_capture_event evs[] = {
 		tw_event(12, 0, VSC_CAP_STORE, 0x1008, -1, 0, 4),
@@ -122,7 +122,7 @@ static void test_scrambled_within_window(void **state)
 		PER = 4000,
 		BLOCK = 32
 	};
-	struct trace_writer_opts opts = { .no_timestamps = true, .reorder_window = 64 };
+	VSC_OPTS(trace_writer_opts, opts, .no_timestamps = true, .reorder_window = 64);
 	struct trace_writer *w = open_null(&opts);
 	struct vsc_capture_event *evs = calloc(THREADS * PER, sizeof(*evs));
 	size_t next[THREADS] = { 0 }, left = THREADS * PER;
@@ -196,7 +196,7 @@ static void test_lost_and_gaps(void **state)
 static void test_late_and_duplicate(void **state)
 {
 	(void)state;
-	struct trace_writer_opts opts = { .no_timestamps = true, .reorder_window = 4 };
+	VSC_OPTS(trace_writer_opts, opts, .no_timestamps = true, .reorder_window = 4);
 	struct trace_writer *w = open_null(&opts);
 	struct vsc_capture_event evs[] = {
 		tw_event(5, 3, VSC_CAP_STORE, 0x10, 3, 0, 8),
@@ -227,8 +227,8 @@ static void test_late_and_duplicate(void **state)
 static void test_segments(void **state)
 {
 	(void)state;
-	struct trace_writer_opts opts = { .naming = { .init_value = init_cb },
-					  .no_timestamps = true };
+	VSC_OPTS(trace_writer_opts, opts, .naming = { .init_value = init_cb },
+		 .no_timestamps = true);
 	struct trace_writer *w = open_null(&opts);
 	struct vsc_capture_event evs[] = {
 		tw_event(1, 0, VSC_CAP_STORE, 0x1000, 9, 0, 8), /* before any marker */
@@ -286,7 +286,7 @@ static void test_many_segments(void **state)
 	enum {
 		SEGMENTS = 200000
 	};
-	struct trace_writer_opts opts = { .no_timestamps = true };
+	VSC_OPTS(trace_writer_opts, opts, .no_timestamps = true);
 	struct trace_writer *w = open_null(&opts);
 	long done[2] = { 0, 0 };
 	uint32_t seed = 99;
@@ -320,7 +320,7 @@ static void test_logs_one_after_another(void **state)
 	enum {
 		SEGMENTS = 20000
 	};
-	struct trace_writer_opts opts = { .no_timestamps = true };
+	VSC_OPTS(trace_writer_opts, opts, .no_timestamps = true);
 	struct trace_writer *w = open_null(&opts);
 	for (uint32_t t = 1; t <= 2; t++)
 		for (long i = 0; i < SEGMENTS; i++) {
@@ -341,7 +341,7 @@ static void test_logs_one_after_another(void **state)
 static void test_stuck_thread(void **state)
 {
 	(void)state;
-	struct trace_writer_opts opts = { .no_timestamps = true, .held_limit = 4096 };
+	VSC_OPTS(trace_writer_opts, opts, .no_timestamps = true, .held_limit = 4096);
 	struct trace_writer *w = open_null(&opts);
 	uint64_t seq2 = 0;
 	struct vsc_capture_event a[] = {
