@@ -684,6 +684,26 @@ static int new_node(struct cursor *c, struct litmus_test *t, struct litmus_cond 
 
 static int parse_or(struct cursor *c, struct litmus_test *t, int depth);
 
+/* THREAD:REGISTER of a condition atom, thread already read into name (at
+ * line:col), the cursor on ':'. */
+static int read_cond_reg(struct cursor *c, struct litmus_test *t, char *name, unsigned line,
+			 unsigned col, struct litmus_cond *node)
+{
+	char *end, norm[8];
+	long th = strtol(name, &end, 10);
+
+	if (*end || th < 0 || th >= t->thread_count)
+		return fail_at(c, line, col, "'%s' is not a thread of this test", name);
+	advance(c);
+	if (!read_name(c, name, LITMUS_NAME_MAX))
+		return FAIL(c, "expected a register");
+	if (!normalise_reg(t->arch, name, norm) || (node->reg = find_reg(&t->thread[th], norm)) < 0)
+		return fail_at(c, line, col, "thread %ld has no register %s", th, name);
+	node->kind = COND_REG;
+	node->thread = (int)th;
+	return 0;
+}
+
 static int parse_atom(struct cursor *c, struct litmus_test *t, int depth)
 {
 	char name[LITMUS_NAME_MAX];
@@ -717,19 +737,8 @@ static int parse_atom(struct cursor *c, struct litmus_test *t, int depth)
 		return new_node(c, t, node);
 	}
 	if (!bracket && peek(c) == ':') {
-		char *end;
-		long th = strtol(name, &end, 10);
-		if (*end || th < 0 || th >= t->thread_count)
-			return fail_at(c, line, col, "'%s' is not a thread of this test", name);
-		advance(c);
-		if (!read_name(c, name, sizeof(name)))
-			return FAIL(c, "expected a register");
-		char norm[8];
-		if (!normalise_reg(t->arch, name, norm) ||
-		    (node.reg = find_reg(&t->thread[th], norm)) < 0)
-			return fail_at(c, line, col, "thread %ld has no register %s", th, name);
-		node.kind = COND_REG;
-		node.thread = (int)th;
+		if (read_cond_reg(c, t, name, line, col, &node))
+			return -EINVAL;
 	} else {
 		if (bracket && peek(c) != ']')
 			return FAIL(c, "expected ']'");
