@@ -341,10 +341,9 @@ static void emit_copies(const struct litmus_test *t, int th, const struct thread
 	}
 }
 
-static void emit_main(const struct litmus_test *t, const struct thread_plan *plan, FILE *out)
+/* run_TH(): one thread's iterations between barriers, then its log. */
+static void emit_runs(const struct litmus_test *t, const struct thread_plan *plan, FILE *out)
 {
-	int finals = final_count(t);
-
 	for (int th = 0; th < t->thread_count; th++) {
 		fprintf(out,
 			"static void *run_%d(void *arg)\n{\n\tint sense = 0;\n\t(void)arg;\n"
@@ -361,23 +360,13 @@ static void emit_main(const struct litmus_test *t, const struct thread_plan *pla
 			"\t\tbarrier_wait(&sense);\n\t}\n\treturn NULL;\n}\n\n",
 			th);
 	}
-	fprintf(out, "int main(int argc, char **argv)\n{\n"
-		     "\tvoid *(*run[THREADS])(void *) = {");
-	for (int th = 0; th < t->thread_count; th++)
-		fprintf(out, "%s run_%d", th ? "," : "", th);
-	fprintf(out,
-		" };\n\tpthread_t threads[THREADS];\n\tFILE *out;\n\n"
-		"\tif (argc != 2) {\n\t\tfprintf(stderr, \"usage: %%s OUTCOMES_FILE\\n\", argv[0]);\n"
-		"\t\treturn 2;\n\t}\n");
-	for (int th = 0; th < t->thread_count; th++)
-		emit_describe(t, th, &plan[th], out);
-	fprintf(out, "\tfor (long i = 0; i < N; i++) { /* fault the pages in now */\n");
-	for (int l = 0; l < t->loc_count; l++)
-		fprintf(out, "\t\tlit_%s[i] = %" PRId64 ";\n", t->loc[l].name, t->loc[l].init);
-	fprintf(out, "\t\tdone[i] = 0;\n\t}\n"
-		     "\tfor (int t = 0; t < THREADS; t++)\n"
-		     "\t\tif (pthread_create(&threads[t], NULL, run[t], NULL))\n\t\t\treturn 1;\n"
-		     "\tfor (int t = 0; t < THREADS; t++)\n\t\tpthread_join(threads[t], NULL);\n");
+}
+
+/* main()'s end: every iteration's outcome, one line each. */
+static void emit_outcomes(const struct litmus_test *t, const struct thread_plan *plan, FILE *out)
+{
+	int finals = final_count(t);
+
 	fprintf(out, "\tout = fopen(argv[1], \"w\");\n\tif (!out) {\n\t\tperror(argv[1]);\n"
 		     "\t\treturn 1;\n\t}\n\tfor (long i = 0; i < N; i++) {\n"
 		     "\t\tfprintf(out, \"%%ld\", i);\n");
@@ -396,6 +385,29 @@ static void emit_main(const struct litmus_test *t, const struct thread_plan *pla
 			plan[0].final_slot + 1 + k);
 	fprintf(out, "\t\tfprintf(out, \"\\n\");\n\t}\n"
 		     "\treturn fclose(out) ? 1 : 0;\n}\n");
+}
+
+static void emit_main(const struct litmus_test *t, const struct thread_plan *plan, FILE *out)
+{
+	emit_runs(t, plan, out);
+	fprintf(out, "int main(int argc, char **argv)\n{\n"
+		     "\tvoid *(*run[THREADS])(void *) = {");
+	for (int th = 0; th < t->thread_count; th++)
+		fprintf(out, "%s run_%d", th ? "," : "", th);
+	fprintf(out,
+		" };\n\tpthread_t threads[THREADS];\n\tFILE *out;\n\n"
+		"\tif (argc != 2) {\n\t\tfprintf(stderr, \"usage: %%s OUTCOMES_FILE\\n\", argv[0]);\n"
+		"\t\treturn 2;\n\t}\n");
+	for (int th = 0; th < t->thread_count; th++)
+		emit_describe(t, th, &plan[th], out);
+	fprintf(out, "\tfor (long i = 0; i < N; i++) { /* fault the pages in now */\n");
+	for (int l = 0; l < t->loc_count; l++)
+		fprintf(out, "\t\tlit_%s[i] = %" PRId64 ";\n", t->loc[l].name, t->loc[l].init);
+	fprintf(out, "\t\tdone[i] = 0;\n\t}\n"
+		     "\tfor (int t = 0; t < THREADS; t++)\n"
+		     "\t\tif (pthread_create(&threads[t], NULL, run[t], NULL))\n\t\t\treturn 1;\n"
+		     "\tfor (int t = 0; t < THREADS; t++)\n\t\tpthread_join(threads[t], NULL);\n");
+	emit_outcomes(t, plan, out);
 }
 
 int litmus_gen_c(const struct litmus_test *t, long iterations, FILE *out, char *err, size_t err_len)
