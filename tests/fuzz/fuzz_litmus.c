@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../userspace/litmus/litmus.h"
+#include "userspace/litmus/litmus.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -18,7 +18,7 @@
 
 #include <vsc/probe.h>
 
-#include "../../bpf/record.h"
+#include "bpf/record.h"
 
 /* The recorder reads logs with bpf/record.h's layout: both must agree on
  * every architecture we build for. */

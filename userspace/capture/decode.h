@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../bpf/watch.h"
+#include "bpf/watch.h"
 
 enum watch_arch {
 	WATCH_ARCH_X86_64 = 1,

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vsc record --watch (see watch.h): a capture source for the recorder
+ * vsc record --watch (see watch_source.h): a capture source for the recorder
  * (recorder.h). With the target stopped: one breakpoint per variable per
  * thread, each running watch.bpf.c; while it runs: poll the ring buffer,
  * decode each hit (watch_events.c); at the end (every thread stopped):
  * detach, then read what the ring buffer still holds. Target handling,
  * the loop, symbols and the writer are the recorder's.
  */
-#include "watch.h"
+#include "watch_source.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lttng/ctf_convert.h"
-#include "../lttng/ctf_graph.h"
+#include "userspace/lttng/ctf_convert.h"
+#include "userspace/lttng/ctf_graph.h"
 #include "commands.h"
 #include "vsc/vsc.h"
 #include "userspace/util/diag.h"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../litmus/litmus.h"
+#include "userspace/litmus/litmus.h"
 
 struct litmus_opts {
 	long iterations;

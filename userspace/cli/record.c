@@ -19,7 +19,7 @@
 #include "bpf/record.h"
 #include "userspace/capture/probe_source.h"
 #include "userspace/capture/recorder.h"
-#include "userspace/capture/watch.h"
+#include "userspace/capture/watch_source.h"
 #include "commands.h"
 
 #define RESCAN_MS 500 /* look for newly loaded libraries this often */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture/symbols.h"
+#include "userspace/capture/symbols.h"
 #include "ctf_convert.h"
 #include "ctf_fields.h"
 #include "userspace/capture/trace_writer.h"

@@ -14,8 +14,8 @@
  * (vsc_target_launch). The end is cut the same way: all threads stopped,
  * breakpoints removed, ring buffer drained. See docs/watch.md.
  */
-#ifndef VSC_CAPTURE_WATCH_H
-#define VSC_CAPTURE_WATCH_H
+#ifndef VSC_CAPTURE_WATCH_SOURCE_H
+#define VSC_CAPTURE_WATCH_SOURCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,4 +46,4 @@ int watch_record(const struct watch_opts *opts);
  * the kernel on ARM64). */
 int watch_slot_limit(void);
 
-#endif /* VSC_CAPTURE_WATCH_H */
+#endif /* VSC_CAPTURE_WATCH_SOURCE_H */
