@@ -9,14 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "userspace/util/hash.h"
+
 /* The (variable, value) -> pair id map, only alive while building. */
 struct pair_map {
-	uint32_t *slots; /* pair id + 1, 0 empty */
-	uint32_t mask;
+	struct hash_index index; /* pair ids by (var, value) */
 	uint32_t *var;
 	int64_t *value;
 	uint32_t count, cap;
 	int failed; /* out of memory once: the ids are not to be trusted */
+};
+
+struct pair_key {
+	uint32_t var;
+	int64_t value;
 };
 
 static uint64_t pair_hash(uint32_t var, int64_t value)
@@ -26,38 +32,34 @@ static uint64_t pair_hash(uint32_t var, int64_t value)
 	return h ^ (h >> 29);
 }
 
+static bool pair_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct pair_map *m = ctx;
+	const struct pair_key *k = key;
+
+	return m->var[id] == k->var && m->value[id] == k->value;
+}
+
 static int pair_map_grow(struct pair_map *m)
 {
-	uint32_t n = m->slots ? (m->mask + 1) * 2 : 1024;
-	uint32_t *slots = calloc(n, sizeof(*slots));
-	uint32_t *var = realloc(m->var, (n / 2) * sizeof(*var));
+	uint32_t n = m->cap ? m->cap * 2 : 512;
+	uint32_t *var = realloc(m->var, n * sizeof(*var));
 	int64_t *value;
 
 	if (var)
 		m->var = var;
-	value = realloc(m->value, (n / 2) * sizeof(*value));
+	value = realloc(m->value, n * sizeof(*value));
 	if (value)
 		m->value = value;
-	if (!slots || !var || !value || n > (1u << 31)) {
-		free(slots);
+	if (!var || !value || n > (1u << 30) || hash_index_reserve(&m->index, n))
 		return -ENOMEM;
-	}
-	free(m->slots);
-	m->slots = slots;
-	m->mask = n - 1;
-	m->cap = n / 2;
-	for (uint32_t id = 0; id < m->count; id++) {
-		uint32_t i = (uint32_t)pair_hash(m->var[id], m->value[id]) & m->mask;
-		while (m->slots[i])
-			i = (i + 1) & m->mask;
-		m->slots[i] = id + 1;
-	}
+	m->cap = n;
 	return 0;
 }
 
 static void pair_map_free(struct pair_map *m)
 {
-	free(m->slots);
+	hash_index_free(&m->index);
 	free(m->var);
 	free(m->value);
 }
@@ -65,24 +67,20 @@ static void pair_map_free(struct pair_map *m)
 /* The id of (var, value), added when new; PAIR_NONE when out of memory. */
 static uint32_t pair_id(struct pair_map *m, uint32_t var, int64_t value)
 {
-	uint32_t i;
+	struct pair_key key = { var, value };
+	uint64_t hash = pair_hash(var, value);
+	int64_t found = hash_index_find(&m->index, hash, pair_eq, m, &key);
 
+	if (found >= 0)
+		return (uint32_t)found;
 	if (m->count == m->cap && pair_map_grow(m)) {
 		m->failed = 1;
 		return PAIR_NONE;
 	}
-	i = (uint32_t)pair_hash(var, value) & m->mask;
-	for (;; i = (i + 1) & m->mask) {
-		uint32_t ref = m->slots[i];
-		if (ref == 0)
-			break;
-		if (m->var[ref - 1] == var && m->value[ref - 1] == value)
-			return ref - 1;
-	}
 	m->var[m->count] = var;
 	m->value[m->count] = value;
-	m->slots[i] = ++m->count;
-	return m->count - 1;
+	hash_index_add(&m->index, hash, m->count); /* room was reserved by the growth */
+	return m->count++;
 }
 
 void analysis_free(struct analysis *a)

@@ -7,12 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "userspace/util/hash.h"
+
 struct intern {
 	char **names; /* names[i] is the i-th distinct string, NUL-ended */
 	uint32_t count;
 	uint32_t cap;
-	uint32_t *slots; /* open addressing: index + 1, 0 is empty */
-	uint32_t nslots; /* a power of two */
+	struct hash_index index; /* the names by their bytes */
 };
 
 /* Index of s[0..len), adding it when new. Returns the index (>= 0) or

@@ -27,36 +27,30 @@ void state_table_free(struct state_table *t)
 {
 	free(t->words);
 	free(t->records);
-	free(t->slots);
+	hash_index_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
 size_t state_table_bytes(const struct state_table *t)
 {
 	return (size_t)t->cap * (t->width * sizeof(uint32_t) + sizeof(struct state_record)) +
-	       (size_t)t->nslots * sizeof(uint32_t);
+	       hash_index_bytes(&t->index);
 }
 
-static uint32_t find_slot(const struct state_table *t, const uint32_t *key)
+static bool state_eq(const void *ctx, uint32_t index, const void *key)
 {
-	uint32_t mask = t->nslots - 1;
-	uint32_t i = (uint32_t)hash_words(key, t->width) & mask;
+	const struct state_table *t = ctx;
 
-	for (;; i = (i + 1) & mask) {
-		uint32_t ref = t->slots[i];
-		if (ref == 0 || memcmp(state_words(t, ref - 1), key, t->width * sizeof(*key)) == 0)
-			return i;
-	}
+	return memcmp(state_words(t, index), key, t->width * sizeof(uint32_t)) == 0;
 }
 
 static int grow(struct state_table *t)
 {
 	uint32_t cap = t->cap ? t->cap * 2 : 1024;
-	uint32_t nslots = cap * 2;
-	uint32_t *words, *slots;
+	uint32_t *words;
 	struct state_record *records;
 
-	if (t->cap >= UINT32_MAX / 4)
+	if (t->cap >= UINT32_MAX / 4 || hash_index_reserve(&t->index, cap))
 		return -ENOMEM;
 	words = realloc(t->words, (size_t)cap * t->width * sizeof(*words));
 	if (!words)
@@ -66,31 +60,23 @@ static int grow(struct state_table *t)
 	if (!records)
 		return -ENOMEM;
 	t->records = records;
-	slots = calloc(nslots, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = nslots;
 	t->cap = cap;
-	for (uint32_t k = 0; k < t->count; k++)
-		t->slots[find_slot(t, state_words(t, k))] = k + 1;
 	return 0;
 }
 
 int64_t state_table_get(struct state_table *t, const uint32_t *key, int *added)
 {
-	uint32_t slot;
+	uint64_t hash = hash_words(key, t->width);
+	int64_t found = hash_index_find(&t->index, hash, state_eq, t, key);
 
 	*added = 0;
+	if (found >= 0)
+		return found;
 	if (t->count == t->cap && grow(t))
 		return -ENOMEM;
-	slot = find_slot(t, key);
-	if (t->slots[slot])
-		return t->slots[slot] - 1;
 	memcpy(t->words + (size_t)t->count * t->width, key, t->width * sizeof(*key));
 	memset(&t->records[t->count], 0, sizeof(t->records[t->count]));
-	t->slots[slot] = t->count + 1;
+	hash_index_add(&t->index, hash, t->count); /* room was reserved by grow() */
 	*added = 1;
 	return t->count++;
 }

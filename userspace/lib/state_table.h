@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "userspace/util/hash.h"
+
 struct state_record {
 	uint32_t cost;   /* preemptions used to reach the state */
 	uint32_t parent; /* state it was reached from (UINT32_MAX: the start) */
@@ -19,8 +21,7 @@ struct state_table {
 	uint32_t cap;    /* states the arrays can hold */
 	uint32_t *words; /* count * width */
 	struct state_record *records;
-	uint32_t *slots; /* index + 1, 0 empty; nslots a power of two */
-	uint32_t nslots;
+	struct hash_index index; /* the states by their words */
 };
 
 int state_table_init(struct state_table *t, uint32_t width);
