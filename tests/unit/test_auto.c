@@ -54,8 +54,8 @@ static void compare_on(const struct vsc_program *p, const char *solver, long bou
 	vsc_result_free(got);
 }
 
-static void run_family(uint64_t seed, int count, int one_writer, unsigned max_threads,
-		       unsigned max_events)
+static void run_shapes(uint64_t seed, int count, int one_writer, unsigned max_threads,
+		       unsigned max_events, unsigned min_values, unsigned spread)
 {
 	int timestamps = (seed >> 28) & 1; /* half the families have @ts hints */
 
@@ -64,7 +64,7 @@ static void run_family(uint64_t seed, int count, int one_writer, unsigned max_th
 			.threads = 1 + (unsigned)(random_next(&seed) % max_threads),
 			.events = 1 + (unsigned)(random_next(&seed) % max_events),
 			.vars = 1 + (unsigned)(random_next(&seed) % 3),
-			.values = 2 + (unsigned)(random_next(&seed) % 3),
+			.values = min_values + (unsigned)(random_next(&seed) % spread),
 			.one_writer = one_writer,
 			.write_pct = 30 + (unsigned)(random_next(&seed) % 40),
 			.rmw_pct = i % 3 == 0 ? 40 : 0,
@@ -80,6 +80,21 @@ static void run_family(uint64_t seed, int count, int one_writer, unsigned max_th
 		compare_on(p, "auto", 2, 1);
 		vsc_program_free(p);
 	}
+}
+
+static void run_family(uint64_t seed, int count, int one_writer, unsigned max_threads,
+		       unsigned max_events)
+{
+	run_shapes(seed, count, one_writer, max_threads, max_events, 2, 3);
+}
+
+/* Two or three values, longer threads: reads with many writes to choose
+ * from, where the forced orders of one-writer variables do most of the work. */
+static void auto_agrees_on_few_values(void **state)
+{
+	(void)state;
+	run_shapes(0x8888beefULL, 1500, 1, 4, 18, 1, 2);
+	run_shapes(0x9999beefULL, 1000, 0, 3, 16, 1, 2);
 }
 
 static void auto_agrees_on_one_writer(void **state)
@@ -136,6 +151,7 @@ int main(void)
 		cmocka_unit_test(auto_agrees_on_one_writer),
 		cmocka_unit_test(auto_agrees_on_many_writers),
 		cmocka_unit_test(auto_agrees_on_long_threads),
+		cmocka_unit_test(auto_agrees_on_few_values),
 		cmocka_unit_test(sat_agrees_without_preemption),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,81 +8,16 @@
  * each thread must precede it (a vector per event, by a topological pass;
  * a cycle means no SC interleaving at all). Then each read's [lo, hi]
  * shrinks: epochs whose closing write must precede it, or whose opening
- * write it must precede, are out. Repeat until nothing changes. */
-#include "saturate.h"
+ * write it must precede, are out; each new edge's orders are passed on to
+ * the vectors that grow, which may shrink other ranges, until nothing
+ * changes (saturate_fix.c). */
+#include "saturate_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#define MAX_ROUNDS 1000
-#define ROUNDS_SECONDS 3.0                  /* after this, stop: what is found so far is sound */
 #define MAX_VECTOR_WORDS ((size_t)48 << 20) /* events * threads */
-
-struct sat_state {
-	const struct vsc_program *p;
-	const struct analysis *a;
-	uint32_t k, n;
-	uint32_t *base;
-	uint32_t *thread_of;   /* per flat event */
-	uint32_t *xw_off, *xw; /* per one-writer variable: W's indices of its writes */
-	uint32_t *pe_off, *pe; /* per pair: epochs (>= 1) that hold it */
-	uint32_t nreads, *read_flat, *lo, *hi;
-	uint32_t *out_off, *out; /* forced edges, CSR by source */
-	uint32_t *indeg, *queue;
-	uint32_t *vec; /* n * k */
-};
-
-static uint32_t epochs_of(const struct sat_state *s, uint32_t x)
-{
-	return s->xw_off[x + 1] - s->xw_off[x];
-}
-
-static int init_matches(const struct sat_state *s, uint32_t x, uint32_t pair)
-{
-	return s->a->init[x] == pair || s->a->init[x] == VALUE_UNDECIDED;
-}
-
-/* Smallest epoch >= e of variable x holding pair, or UINT32_MAX. */
-static uint32_t next_match(const struct sat_state *s, uint32_t x, uint32_t pair, uint32_t e)
-{
-	uint32_t lo = s->pe_off[pair], hi = s->pe_off[pair + 1];
-	if (e == 0 && init_matches(s, x, pair))
-		return 0;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (s->pe[mid] < e)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->pe_off[pair + 1] ? s->pe[lo] : UINT32_MAX;
-}
-
-/* Largest epoch <= e of variable x holding pair, or UINT32_MAX. */
-static uint32_t prev_match(const struct sat_state *s, uint32_t x, uint32_t pair, uint32_t e)
-{
-	uint32_t lo = s->pe_off[pair], hi = s->pe_off[pair + 1];
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (s->pe[mid] <= e)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > s->pe_off[pair])
-		return s->pe[lo - 1];
-	return init_matches(s, x, pair) ? 0 : UINT32_MAX;
-}
-
-static const struct vsc_event *flat_event(const struct sat_state *s, uint32_t f, uint32_t *t,
-					  uint32_t *i)
-{
-	*t = s->thread_of[f];
-	*i = f - s->base[*t];
-	return &s->p->threads[*t].events[*i];
-}
 
 /* Is the read at flat f one we constrain? */
 static int constrained(const struct sat_state *s, uint32_t t, uint32_t i, uint32_t *x)
@@ -166,12 +101,6 @@ static int collect_reads(struct sat_state *s)
 	return 0;
 }
 
-/* The writer's event (flat) opening epoch e >= 1 of x. */
-static uint32_t opening(const struct sat_state *s, uint32_t x, uint32_t e)
-{
-	return s->base[s->a->writer[x]] + s->xw[s->xw_off[x] + e - 1];
-}
-
 static void add_edge(struct sat_state *s, uint32_t from, uint32_t to, int fill)
 {
 	if (fill)
@@ -242,46 +171,6 @@ static int topological_vectors(struct sat_state *s)
 	return head == s->n;
 }
 
-/* Does the read (thread t, index i) have to come before the write opening
- * epoch e of x? */
-static int read_before_opening(const struct sat_state *s, uint32_t x, uint32_t e, uint32_t t,
-			       uint32_t i)
-{
-	return s->vec[(size_t)opening(s, x, e) * s->k + t] > i;
-}
-
-/* Shrink every [lo, hi]; returns 1 changed, 0 not, -1 an empty range.
- * Bounds only move inwards, so each search starts from the old bound. */
-static int tighten(struct sat_state *s)
-{
-	int changed = 0;
-
-	for (uint32_t r = 0; r < s->nreads; r++) {
-		uint32_t t, i, f = s->read_flat[r];
-		const struct vsc_event *e = flat_event(s, f, &t, &i);
-		uint32_t x = e->var, w = s->a->writer[x], m = epochs_of(s, x);
-		uint32_t pair = s->a->pairs[t][i].read, before = s->vec[(size_t)f * s->k + w];
-		const uint32_t *xw = s->xw + s->xw_off[x];
-		uint32_t lo = s->lo[r], hi = s->hi[r];
-		/* the write closing epoch lo (index lo in xw) precedes the read */
-		while (lo < m && xw[lo] < before) {
-			lo = next_match(s, x, pair, lo + 1);
-			if (lo == UINT32_MAX || lo > hi)
-				return -1;
-		}
-		/* the read precedes the write opening epoch hi */
-		while (hi >= 1 && hi >= lo && read_before_opening(s, x, hi, t, i)) {
-			hi = hi - 1 >= lo ? prev_match(s, x, pair, hi - 1) : UINT32_MAX;
-			if (hi == UINT32_MAX || hi < lo)
-				return -1;
-		}
-		changed |= lo != s->lo[r] || hi != s->hi[r];
-		s->lo[r] = lo;
-		s->hi[r] = hi;
-	}
-	return changed;
-}
-
 static int export(struct sat_state *s, struct forced *f)
 {
 	size_t nn = (size_t)s->n + 1;
@@ -340,6 +229,7 @@ static void state_free(struct sat_state *s)
 	free(s->indeg);
 	free(s->queue);
 	free(s->vec);
+	saturate_fixpoint_free(s);
 }
 
 void forced_free(struct forced *f)
@@ -357,7 +247,6 @@ void forced_free(struct forced *f)
 
 static int saturate(struct sat_state *s, struct forced *f, struct budget *b)
 {
-	struct timespec t0, now;
 	int r = collect_reads(s);
 
 	if (r) {
@@ -371,27 +260,19 @@ static int saturate(struct sat_state *s, struct forced *f, struct budget *b)
 	s->vec = malloc(((size_t)s->n * s->k + 1) * sizeof(uint32_t));
 	if (!s->out_off || !s->out || !s->indeg || !s->queue || !s->vec)
 		return -ENOMEM;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (f->rounds = 1; f->rounds <= MAX_ROUNDS; f->rounds++) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >
-		    ROUNDS_SECONDS)
-			break;
-		if (budget_spend(b, (unsigned long)s->n * s->k + s->nreads))
-			return -ETIME;
-		budget_progress(b, "saturating forced orders, round", f->rounds, MAX_ROUNDS);
-		build_edges(s);
-		if (!topological_vectors(s)) {
-			f->refuted = 1;
-			return 0;
-		}
-		r = tighten(s);
-		if (r < 0) {
-			f->refuted = 1;
-			return 0;
-		}
-		if (!r)
-			break;
+	if (budget_spend(b, (unsigned long)s->n * s->k + s->nreads))
+		return -ETIME;
+	build_edges(s);
+	if (!topological_vectors(s)) {
+		f->refuted = 1;
+		return 0;
+	}
+	r = saturate_fixpoint(s, b);
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		f->refuted = 1;
+		return 0;
 	}
 	return export(s, f);
 }

@@ -25,7 +25,6 @@ struct forced {
 				* many events of that thread must precede it */
 	uint32_t k;
 	int refuted; /* a cycle of forced orders: no SC interleaving */
-	unsigned rounds;
 };
 
 /* Returns 0 and fills f (f->refuted may be set), 1 when there is nothing to
