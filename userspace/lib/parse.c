@@ -17,11 +17,29 @@
 
 #define MAX_TOKENS 7
 #define MAX_NAME 64
+#define NAME_CACHE 256 /* direct-mapped, per kind of name: a power of two */
 
 struct token {
 	const char *s;
 	uint32_t len;
-	uint32_t col; /* 1-based */
+	uint32_t col;   /* 1-based */
+	uint32_t clean; /* every byte is a name character (so check_name passes) */
+	uint32_t hash;  /* name_hash() of the bytes, when clean */
+};
+
+/* Byte classes for the tokenizer's fast path (struct parser.cls). */
+enum {
+	CC_SPACE = 1, /* ' ', '\t': between tokens */
+	CC_TOKEN = 2, /* printable, not '#': continues a token */
+	CC_NAME = 4,  /* [A-Za-z0-9_.:-] */
+};
+
+/* A name seen recently (it points into the buffer being parsed) and its id
+ * in the current program. */
+struct cached_name {
+	const char *s;
+	uint32_t len;
+	int id;
 };
 
 struct global_init {
@@ -44,9 +62,10 @@ struct parser {
 	struct vsc_program *cur;
 	struct global_init *globals;
 	size_t nglobals, globals_cap;
-	/* one-entry caches: consecutive lines often name the same thread/var */
-	struct token last_thread, last_var;
-	int last_thread_id, last_var_id;
+	/* names already interned in the current program, by a hash of their
+	 * bytes: most lines name a thread and a variable seen recently */
+	struct cached_name threads[NAME_CACHE], vars[NAME_CACHE];
+	uint8_t cls[256];         /* CC_* of each byte */
 	struct timespec deadline; /* tv_sec == 0: none */
 };
 
@@ -100,6 +119,8 @@ static int name_char(unsigned char c)
 /* A thread, variable or segment token: 1 to 64 characters of [A-Za-z0-9_.:-]. */
 static int check_name(struct parser *ps, const struct token *t, const char *what)
 {
+	if (t->clean && t->len <= MAX_NAME)
+		return 0;
 	if (t->len > MAX_NAME) {
 		report(ps, t->col, "%s name is %u characters long; at most %d are allowed", what,
 		       t->len, MAX_NAME);
@@ -124,6 +145,25 @@ static int digit_value(unsigned char c, int base)
 	return d < base ? d : -1;
 }
 
+/* [-]digits, at most 18 of them (so no overflow): the common case. Returns
+ * 0, or -1 when the token is anything else. */
+static int short_decimal(const struct token *t, int64_t *out)
+{
+	uint32_t i = t->len > 0 && t->s[0] == '-';
+	int64_t v = 0;
+
+	if (t->len - i == 0 || t->len - i > 18)
+		return -1;
+	for (; i < t->len; i++) {
+		unsigned d = (unsigned)(unsigned char)t->s[i] - '0';
+		if (d > 9)
+			return -1;
+		v = v * 10 + (int64_t)d;
+	}
+	*out = t->s[0] == '-' ? -v : v;
+	return 0;
+}
+
 /* A signed 64-bit value: [-]digits or [-]0xhexdigits, exact, no overflow. */
 static int parse_value(struct parser *ps, const struct token *t, int64_t *out)
 {
@@ -132,6 +172,8 @@ static int parse_value(struct parser *ps, const struct token *t, int64_t *out)
 	int negative = 0, base = 10;
 	uint64_t v = 0, limit;
 
+	if (short_decimal(t, out) == 0)
+		return 0;
 	if (len > 0 && s[0] == '-') {
 		negative = 1;
 		i = 1;
@@ -236,6 +278,12 @@ static int set_init(struct vsc_program *p, const char *name, size_t len, uint8_t
 	return 0;
 }
 
+static void forget_names(struct parser *ps)
+{
+	memset(ps->threads, 0, sizeof(ps->threads));
+	memset(ps->vars, 0, sizeof(ps->vars));
+}
+
 static int start_segment(struct parser *ps, const struct token *name)
 {
 	struct vsc_program *p = vsc_program_new();
@@ -257,7 +305,7 @@ static int start_segment(struct parser *ps, const struct token *name)
 	}
 	ps->cur = p;
 	ps->seen_segment = 1;
-	ps->last_thread.len = ps->last_var.len = 0;
+	forget_names(ps); /* ids are per program */
 	for (size_t i = 0; i < ps->nglobals; i++) {
 		struct global_init *g = &ps->globals[i];
 		int err = set_init(p, g->name, strlen(g->name), g->kind, g->value, 1, g->line);
@@ -320,18 +368,42 @@ static int parse_init(struct parser *ps, const struct token *tok)
 	return set_init(ps->cur, tok[1].s, tok[1].len, kind, value, !ps->seen_segment, ps->line);
 }
 
-static int intern_cached(struct parser *ps, const struct token *t, struct token *cache,
-			 int *cache_id, int is_thread)
+static uint32_t name_hash_step(uint32_t h, unsigned char c)
 {
+	return h * 31 + c;
+}
+
+static uint32_t name_hash(const struct token *t)
+{
+	uint32_t h = 0;
+
+	for (uint32_t i = 0; i < t->len; i++)
+		h = name_hash_step(h, (unsigned char)t->s[i]);
+	return h;
+}
+
+static int same_bytes(const char *a, const char *b, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+/* The id of a thread (is_thread) or variable name in the current program,
+ * added when new; the cache spares most lookups in the program's table. */
+static int intern_cached(struct parser *ps, const struct token *t, int is_thread)
+{
+	struct cached_name *cache = is_thread ? ps->threads : ps->vars;
+	uint32_t h = t->clean ? t->hash : name_hash(t);
 	int id;
 
-	if (cache->len == t->len && memcmp(cache->s, t->s, t->len) == 0)
-		return *cache_id;
+	cache += (h ^ (h >> 8)) & (NAME_CACHE - 1);
+	if (cache->s && cache->len == t->len && same_bytes(cache->s, t->s, t->len))
+		return cache->id;
 	id = is_thread ? program_thread(ps->cur, t->s, t->len) : program_var(ps->cur, t->s, t->len);
-	if (id >= 0) {
-		*cache = *t;
-		*cache_id = id;
-	}
+	if (id >= 0)
+		*cache = (struct cached_name){ t->s, t->len, id };
 	return id;
 }
 
@@ -368,8 +440,8 @@ static int parse_event(struct parser *ps, const struct token *tok, int ntok, int
 		return 0;
 	if (ps->errors)
 		return 0; /* nothing will be decided: save the work */
-	t = intern_cached(ps, &tok[0], &ps->last_thread, &ps->last_thread_id, 1);
-	v = intern_cached(ps, &tok[2], &ps->last_var, &ps->last_var_id, 0);
+	t = intern_cached(ps, &tok[0], 1);
+	v = intern_cached(ps, &tok[2], 0);
 	if (t < 0 || v < 0)
 		return t < 0 ? t : v;
 	ev.var = (uint32_t)v;
@@ -424,17 +496,64 @@ static int tokenize(struct parser *ps, const char *s, const char *end, struct to
 		tok[n].len = (uint32_t)(p - start) > UINT32_MAX / 2 ? UINT32_MAX / 2
 								    : (uint32_t)(p - start);
 		tok[n].col = (uint32_t)(start - s) + 1;
+		tok[n].clean = 0;
+		tok[n].hash = 0;
 		n++;
 	}
 	return n;
 }
 
+/* The tokenizer's fast path, for lines of plain tokens: -1 when the line
+ * has anything else (a comment, a carriage return, a byte that is not
+ * printable ASCII, too many or too long tokens), which tokenize() then
+ * handles and reports. Tokens are as tokenize() would make them. */
+static int quick_tokenize(const struct parser *ps, const char *s, const char *end,
+			  struct token *tok)
+{
+	const char *p = s;
+	int n = 0;
+
+	if (end - s > 65536)
+		return -1;
+	for (;;) {
+		uint8_t c = 0, all = CC_NAME;
+		uint32_t h = 0;
+		while (p < end && ps->cls[(unsigned char)*p] == CC_SPACE)
+			p++;
+		if (p == end)
+			return n;
+		const char *start = p;
+		while (p < end && ((c = ps->cls[(unsigned char)*p]) & CC_TOKEN)) {
+			all &= c;
+			h = name_hash_step(h, (unsigned char)*p);
+			p++;
+		}
+		if (p == start || (p < end && c != CC_SPACE) || n == MAX_TOKENS)
+			return -1;
+		tok[n++] = (struct token){ start, (uint32_t)(p - start), (uint32_t)(start - s) + 1,
+					   all != 0, h };
+	}
+}
+
+static void init_classes(struct parser *ps)
+{
+	for (int c = 0; c < 256; c++)
+		ps->cls[c] = c == ' ' || c == '\t'              ? CC_SPACE
+			     : c > 0x20 && c < 0x7f && c != '#' ? CC_TOKEN
+								: 0;
+	for (int c = 0; c < 256; c++)
+		if (name_char((unsigned char)c))
+			ps->cls[c] |= CC_NAME;
+}
+
 static int parse_line(struct parser *ps, const char *s, const char *end)
 {
 	struct token tok[MAX_TOKENS];
-	int ntok = tokenize(ps, s, end, tok);
+	int ntok = quick_tokenize(ps, s, end, tok);
 	int op;
 
+	if (ntok < 0)
+		ntok = tokenize(ps, s, end, tok);
 	if (ntok <= 0)
 		return 0;
 	op = ntok >= 2 ? op_of(&tok[1]) : -1;
@@ -484,8 +603,6 @@ struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
 		.filename = "<input>",
 		.on_error = drop_message,
 		.max_errors = 20,
-		.last_thread_id = -1,
-		.last_var_id = -1,
 	};
 	struct vsc_parse_opts o;
 	const char *p = buf, *end = buf + len;
@@ -504,6 +621,7 @@ struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
 	if (o.max_errors)
 		ps.max_errors = o.max_errors;
 	ps.deadline = deadline_after(o.timeout_s);
+	init_classes(&ps);
 	ps.trace = calloc(1, sizeof(*ps.trace));
 	ps.cur = vsc_program_new();
 	if (!ps.trace || !ps.cur) {
