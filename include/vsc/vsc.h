@@ -70,6 +70,9 @@ struct vsc_event {
  * form "FILE:LINE:COL: what is wrong" (no newline). */
 typedef void (*vsc_error_fn)(void *ctx, const char *message);
 
+/* Receives a progress line (no newline) during long work. */
+typedef void (*vsc_progress_fn)(void *ctx, const char *line);
+
 struct vsc_parse_opts {
 	size_t sz;
 	const char *filename;  /* used in messages; default "<input>" */
@@ -78,6 +81,11 @@ struct vsc_parse_opts {
 	void *error_ctx;
 	unsigned max_errors; /* stop after this many messages; 0 means 20 */
 	double timeout_s;    /* give up reading and parsing after this (ETIME); 0: none */
+	bool progress;       /* report progress while reading and parsing */
+	/* With progress: called about once a second with a line such as
+	 * "reading big.vsc: 3 s, 2400000 lines, 31 of 140 MB" (no newline). */
+	vsc_progress_fn on_progress;
+	void *progress_ctx;
 };
 
 /* Parse a file ("-" reads standard input). On bad input, reports every
@@ -179,9 +187,6 @@ int vsc_program_append(struct vsc_program *prog, size_t thread, const struct vsc
 int vsc_program_write(const struct vsc_program *prog, FILE *out);
 
 /* ---- checking --------------------------------------------------------- */
-
-/* Receives a progress line (no newline) during long work. */
-typedef void (*vsc_progress_fn)(void *ctx, const char *line);
 
 struct vsc_check_opts {
 	size_t sz;

@@ -207,7 +207,8 @@ static int check_completeness(struct file_report *f, const struct check_args *a)
 int check_load(struct file_report *f, const struct check_args *a)
 {
 	VSC_OPTS(vsc_parse_opts, popts, .filename = shown_path(f), .on_error = diag_parse_error,
-		 .timeout_s = a->opts.timeout_s);
+		 .timeout_s = a->opts.timeout_s, .progress = a->opts.progress,
+		 .on_progress = a->opts.on_progress, .progress_ctx = a->opts.progress_ctx);
 	double started = clock_now_s();
 
 	f->trace = vsc_trace_parse_file(f->path, &popts);

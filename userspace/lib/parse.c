@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "opts.h"
+#include "read_progress.h"
 #include "solver.h"
 #include "trace.h"
 
@@ -596,31 +597,28 @@ static int parse_line(struct parser *ps, const char *s, const char *end)
 	return 0;
 }
 
-struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
-					 const struct vsc_parse_opts *opts)
+/* Parse buf with the loaded options o; rp: progress, started by the caller
+ * (reading came first) or here. */
+static struct vsc_trace *parse_loaded(const char *buf, size_t len, const struct vsc_parse_opts *o,
+				      struct read_progress *rp)
 {
 	struct parser ps = {
 		.filename = "<input>",
 		.on_error = drop_message,
 		.max_errors = 20,
 	};
-	struct vsc_parse_opts o;
 	const char *p = buf, *end = buf + len;
 	int err = 0;
 
-	if (OPTS_LOAD(o, opts)) {
-		errno = EINVAL;
-		return NULL;
+	if (o->filename)
+		ps.filename = o->filename;
+	if (o->on_error) {
+		ps.on_error = o->on_error;
+		ps.error_ctx = o->error_ctx;
 	}
-	if (o.filename)
-		ps.filename = o.filename;
-	if (o.on_error) {
-		ps.on_error = o.on_error;
-		ps.error_ctx = o.error_ctx;
-	}
-	if (o.max_errors)
-		ps.max_errors = o.max_errors;
-	ps.deadline = deadline_after(o.timeout_s);
+	if (o->max_errors)
+		ps.max_errors = o->max_errors;
+	ps.deadline = deadline_after(o->timeout_s);
 	init_classes(&ps);
 	ps.trace = calloc(1, sizeof(*ps.trace));
 	ps.cur = vsc_program_new();
@@ -636,10 +634,12 @@ struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
 			break;
 		}
 		ps.line++;
-		if (ps.line % LINES_PER_CLOCK_LOOK == 0 && ps.deadline.tv_sec &&
-		    seconds_until(&ps.deadline) <= 0) {
-			err = -ETIME;
-			break;
+		if (ps.line % LINES_PER_CLOCK_LOOK == 0) {
+			if (ps.deadline.tv_sec && seconds_until(&ps.deadline) <= 0) {
+				err = -ETIME;
+				break;
+			}
+			read_progress_note(rp, ps.line, (size_t)(p - buf), len);
 		}
 		err = parse_line(&ps, p, line_end);
 		p = nl ? nl + 1 : end;
@@ -660,6 +660,20 @@ out:
 		return NULL;
 	}
 	return ps.trace;
+}
+
+struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
+					 const struct vsc_parse_opts *opts)
+{
+	struct vsc_parse_opts o;
+	struct read_progress rp;
+
+	if (OPTS_LOAD(o, opts)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	read_progress_init(&rp, &o, o.filename ? o.filename : "<input>");
+	return parse_loaded(buf, len, &o, &rp);
 }
 
 /* Double a read buffer; on failure free it and return NULL with ENOMEM. */
@@ -702,10 +716,11 @@ static int wait_readable(int fd, const struct timespec *deadline)
 
 /* The whole of fd. A pipe or FIFO is waited on with poll() so that the
  * deadline bounds an input that never ends (or never starts). */
-static char *read_all(int fd, size_t *len, const struct timespec *deadline)
+static char *read_all(int fd, size_t *len, const struct timespec *deadline,
+		      struct read_progress *rp)
 {
 	struct stat st;
-	size_t cap = 1 << 16, n = 0;
+	size_t cap = 1 << 16, n = 0, total = 0;
 	char *buf;
 
 	if (fstat(fd, &st) == 0) {
@@ -714,7 +729,7 @@ static char *read_all(int fd, size_t *len, const struct timespec *deadline)
 			return NULL;
 		}
 		if (S_ISREG(st.st_mode) && st.st_size > 0)
-			cap = (size_t)st.st_size + 1;
+			cap = total = (size_t)st.st_size + 1;
 	}
 	buf = malloc(cap);
 	if (!buf)
@@ -735,6 +750,7 @@ static char *read_all(int fd, size_t *len, const struct timespec *deadline)
 		if (got == 0)
 			break;
 		n += (size_t)got;
+		read_progress_note(rp, 0, n, total ? total - 1 : 0);
 	}
 	*len = n;
 	return buf;
@@ -745,6 +761,7 @@ static struct vsc_trace *parse_fd(int fd, const char *name, const struct vsc_par
 	struct vsc_parse_opts o;
 	struct vsc_trace *trace;
 	struct timespec deadline;
+	struct read_progress rp;
 	size_t len = 0;
 	char *buf;
 	int saved;
@@ -756,7 +773,8 @@ static struct vsc_trace *parse_fd(int fd, const char *name, const struct vsc_par
 	if (!o.filename)
 		o.filename = name;
 	deadline = deadline_after(o.timeout_s);
-	buf = read_all(fd, &len, &deadline);
+	read_progress_init(&rp, &o, o.filename);
+	buf = read_all(fd, &len, &deadline, &rp);
 	if (!buf)
 		return NULL;
 	if (deadline.tv_sec) {
@@ -767,7 +785,7 @@ static struct vsc_trace *parse_fd(int fd, const char *name, const struct vsc_par
 			return NULL;
 		}
 	}
-	trace = vsc_trace_parse_buffer(buf, len, &o);
+	trace = parse_loaded(buf, len, &o, &rp);
 	saved = errno;
 	free(buf);
 	errno = saved;
