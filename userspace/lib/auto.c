@@ -22,6 +22,7 @@
 #include "engine.h"
 #include "reduce.h"
 #include "serial.h"
+#include "thread_order.h"
 
 struct best {
 	uint32_t *witness;
@@ -141,6 +142,15 @@ static int search_whole(const struct vsc_program *p, const struct query *q, stru
 		return 0;
 	}
 	r = serial_witness(&a, p, &res->witness);
+	if (r == 0) { /* first fit failed: with one writer per variable, exactly */
+		r = thread_order_witness(&a, p, &res->witness);
+		if (r == 0 && q->bound == 0) { /* no order of whole threads */
+			analysis_free(&a);
+			return 0;
+		}
+		least = r == 0 ? 1 : 0;
+		r = r == THREAD_ORDER_NOT_APPLY ? 0 : r;
+	}
 	if (r != 0) { /* threads whole in some order: consistent, least 0 */
 		analysis_free(&a);
 		if (r < 0)
