@@ -20,20 +20,6 @@ static int read_before_opening(const struct sat_state *s, uint32_t x, uint32_t e
 	return s->vec[(size_t)opening(s, x, e) * s->k + t] > i;
 }
 
-/* The first epoch e in [lo, m] that is not closed before the read (by a
- * write of W's index below before): xw is increasing, so a binary search. */
-static uint32_t first_open_epoch(const uint32_t *xw, uint32_t lo, uint32_t m, uint32_t before)
-{
-	while (lo < m) {
-		uint32_t mid = lo + (m - lo) / 2;
-		if (xw[mid] < before)
-			lo = mid + 1;
-		else
-			m = mid;
-	}
-	return lo;
-}
-
 /* An epoch e in [lo, hi] whose opening write the read must precede, given
  * that hi is one: the read precedes every later opening too (W's program
  * order), so any such e cuts the range below it; the binary search finds the
@@ -62,8 +48,9 @@ static int tighten_read(struct sat_state *s, uint32_t r)
 	uint32_t pair = s->a->pairs[t][i].read, before = s->vec[(size_t)f * s->k + w];
 	uint32_t lo = s->lo[r], hi = s->hi[r], out;
 
-	/* epochs whose closing write (index e in xw) precedes the read */
-	out = first_open_epoch(s->xw + s->xw_off[x], lo, m, before);
+	/* epochs whose closing write (W's index xw[e], increasing in e) the
+	 * read follows are out: the first one it does not follow */
+	out = first_at_least(s->xw + s->xw_off[x], lo, m, before);
 	if (out > lo) {
 		lo = next_match(s, x, pair, out);
 		if (lo == UINT32_MAX || lo > hi)

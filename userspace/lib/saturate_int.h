@@ -58,19 +58,27 @@ static inline int init_matches(const struct sat_state *s, uint32_t x, uint32_t p
 	return s->a->init[x] == pair || s->a->init[x] == VALUE_UNDECIDED;
 }
 
-/* Smallest epoch >= e of variable x holding pair, or UINT32_MAX. */
-static inline uint32_t next_match(const struct sat_state *s, uint32_t x, uint32_t pair, uint32_t e)
+/* The first index in [lo, hi) of the increasing array a whose value is at
+ * least v (hi when none). */
+static inline uint32_t first_at_least(const uint32_t *a, uint32_t lo, uint32_t hi, uint32_t v)
 {
-	uint32_t lo = s->pe_off[pair], hi = s->pe_off[pair + 1];
-	if (e == 0 && init_matches(s, x, pair))
-		return 0;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (s->pe[mid] < e)
+		if (a[mid] < v)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* Smallest epoch >= e of variable x holding pair, or UINT32_MAX. */
+static inline uint32_t next_match(const struct sat_state *s, uint32_t x, uint32_t pair, uint32_t e)
+{
+	uint32_t lo;
+	if (e == 0 && init_matches(s, x, pair))
+		return 0;
+	lo = first_at_least(s->pe, s->pe_off[pair], s->pe_off[pair + 1], e);
 	return lo < s->pe_off[pair + 1] ? s->pe[lo] : UINT32_MAX;
 }
 
