@@ -50,6 +50,10 @@ _vsc()
 		-w | --watch)
 		return
 		;;
+	--stop-command)
+		COMPREPLY=($(compgen -W "TERM INT KILL HUP QUIT USR1 USR2" -- "$cur"))
+		return
+		;;
 	--solver)
 		local solvers
 		solvers=$("$vsc" check --help 2>/dev/null | sed -n 's/.*--solver NAME.*one of: *//p')

@@ -105,15 +105,6 @@ extern "C" {
 #define VSC_PROBE_RMW_N(addr, size, old, new) VSC_LTTNG_RMW(addr, size, old, new)
 #define VSC_PROBE_SEGMENT(id, name) VSC_LTTNG_SEGMENT(id, name)
 #define VSC_PROBE_FLUSH() ((void)0)
-#define VSC_PROBE_RMW_BEGIN_(addr, size) ((void)(addr), (void)(size), (struct vsc_probe_entry *)0)
-#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)  \
-	do {                                                           \
-		(void)(entry);                                         \
-		if ((kind) == VSC_PROBE_KIND_RMW)                      \
-			VSC_PROBE_RMW_N(addr, size, value, new_value); \
-		else                                                   \
-			VSC_PROBE_LOAD_N(addr, size, value);           \
-	} while (0)
 /* ---- end of the LTTng-UST backend --------------------------------------- */
 
 /* ======================================================================== */
@@ -124,15 +115,6 @@ extern "C" {
 #define VSC_PROBE_RMW_N(addr, size, old, new) ((void)(addr), (void)(size), (void)(old), (void)(new))
 #define VSC_PROBE_SEGMENT(id, name) ((void)(id), (void)(name))
 #define VSC_PROBE_FLUSH() ((void)0)
-#define VSC_PROBE_RMW_BEGIN_(addr, size) ((void)(addr), (void)(size), (struct vsc_probe_entry *)0)
-#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)  \
-	do {                                                           \
-		(void)(entry);                                         \
-		if ((kind) == VSC_PROBE_KIND_RMW)                      \
-			VSC_PROBE_RMW_N(addr, size, value, new_value); \
-		else                                                   \
-			VSC_PROBE_LOAD_N(addr, size, value);           \
-	} while (0)
 
 /* ======================================================================== */
 #else
@@ -370,6 +352,20 @@ static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, uint16_t kind, 
 /* ---- end of the eBPF backend -------------------------------------------- */
 #endif
 /* ======================================================================== */
+
+#ifndef VSC_PROBE_RMW_BEGIN_
+/* Backends without announced RMWs (LTTng, none): the helpers' RMW is one
+ * event after the atomic instruction. */
+#define VSC_PROBE_RMW_BEGIN_(addr, size) ((void)(addr), (void)(size), (struct vsc_probe_entry *)0)
+#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)  \
+	do {                                                           \
+		(void)(entry);                                         \
+		if ((kind) == VSC_PROBE_KIND_RMW)                      \
+			VSC_PROBE_RMW_N(addr, size, value, new_value); \
+		else                                                   \
+			VSC_PROBE_LOAD_N(addr, size, value);           \
+	} while (0)
+#endif
 
 /* The macros every backend serves. addr is a typed pointer. */
 #define VSC_PROBE_LOAD(addr, value) VSC_PROBE_LOAD_N(addr, sizeof(*(addr)), value)

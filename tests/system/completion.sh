@@ -36,6 +36,8 @@ done
 expect check vsc ch
 expect --witness vsc check --wit
 expect --preemptions vsc check --pre
+expect --stop-command vsc record --stop
+expect TERM vsc record --stop-command ""
 for s in $(vsc check --help | sed -n 's/.*--solver NAME.*one of: *//p'); do
   expect "$s" vsc check --solver ""
 done

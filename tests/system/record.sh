@@ -18,17 +18,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-skip_all() {
-  if [ "${VSC_REQUIRE_ALL:-0}" = 1 ]; then
-    echo "FAIL: record tests cannot run: $1 (VSC_REQUIRE_ALL=1)"
-    exit 1
-  fi
-  echo "SKIP: record tests: $1"
-  exit 0
-}
-[ "$(id -u)" = 0 ] || skip_all "not root (BPF and uprobes need it)"
-[ -d /sys/bus/event_source/devices/uprobe ] || skip_all "kernel without uprobes"
-[ -e /proc/sys/kernel/unprivileged_bpf_disabled ] || skip_all "kernel without BPF"
+. "$(dirname "$0")/probe_env.sh"
+require_probes "record tests"
 
 ok() { pass=$((pass + 1)); echo "ok: $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }

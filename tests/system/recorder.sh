@@ -14,11 +14,8 @@ trap 'rm -rf "$work"' EXIT INT TERM
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok: recorder: $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL: recorder: $1"; }
-if [ "$(id -u)" != 0 ] || [ ! -d /sys/bus/event_source/devices/uprobe ]; then
-  if [ "${VSC_REQUIRE_ALL:-0}" = 1 ]; then echo "FAIL: recorder: needs root and uprobes"; exit 1; fi
-  echo "SKIP: recorder: needs root and uprobes (eBPF)"
-  exit 0
-fi
+. "$(dirname "$0")/probe_env.sh"
+require_probes recorder
 
 # -o that cannot be created: refused before the command runs
 "$vsc" record -o "$work/no/such/dir/t.vsc" -- sh -c "touch '$work/ran'" 2> "$work/err"
@@ -76,6 +73,51 @@ if grep -qx '# events: 2000' "$work/redirected.vsc" &&
 else
   bad "stdout to a file: $(grep '^# events' "$work/redirected.vsc")"
 fi
+
+# -o -: the command's own standard output goes to stderr, not into the
+# trace; the count on stderr is the header's
+"$vsc" record -o - -- "$targets/probe_mp" - 500 --chatty 2> "$work/err" > "$work/chatty.vsc"
+out=$("$vsc" check "$work/chatty.vsc" 2>&1 | head -1)
+if [ "$out" = consistent ] && ! grep -q "chatty line" "$work/chatty.vsc" &&
+   [ "$(grep -c 'chatty line' "$work/err")" = 3 ]; then
+  ok "-o -: the command's stdout went to stderr, the trace is whole ($out)"
+else
+  bad "-o -: check said '$out'; chatty lines in the trace: $(grep -c "chatty line" "$work/chatty.vsc")"
+fi
+n=$(sed -n 's/^# events: //p' "$work/chatty.vsc")
+grep -q "^vsc record: $n events written to stdout, 0 lost" "$work/err" &&
+  ok "the events count on stderr ($n) is the header's" ||
+  bad "stderr count vs header $n: $(grep 'events written' "$work/err")"
+out=$("$vsc" record -o - -- "$targets/probe_mp" - 500 --chatty 2> /dev/null | "$vsc" check - 2>&1 | head -1)
+[ "$out" = consistent ] && ok "record -o - -- CMD (printing) | check -: consistent" ||
+  bad "record -o - -- CMD (printing) | check - said '$out'"
+
+# --duration on -- CMD: without --stop-command the command runs on (and the
+# recorder says so); with it, the command gets the signal and its end is
+# in the header
+"$vsc" record -o "$work/runs-on.vsc" --duration 0.5 -- "$targets/probe_mp" - 0 2> "$work/err"
+pid=$(sed -n 's/^# what: command (pid \([0-9]*\)).*/\1/p' "$work/runs-on.vsc")
+if [ -n "$pid" ] && kill -0 "$pid" 2> /dev/null && grep -q "the command (pid $pid) runs on" "$work/err" &&
+   grep -qx '# command ended: still running' "$work/runs-on.vsc"; then
+  ok "--duration on -- CMD: the command runs on, and stderr says so"
+else
+  bad "--duration on -- CMD: pid '$pid', stderr: $(cat "$work/err")"
+fi
+[ -n "$pid" ] && kill -TERM "$pid" 2> /dev/null
+"$vsc" record -o "$work/stopped.vsc" --duration 0.5 --stop-command TERM -- "$targets/probe_mp" - 0 \
+  2> "$work/err"
+st=$?
+pid=$(sed -n 's/^# what: command (pid \([0-9]*\)).*/\1/p' "$work/stopped.vsc")
+if [ $st = 0 ] && [ -n "$pid" ] && ! kill -0 "$pid" 2> /dev/null &&
+   grep -qx '# command ended: exit status 0' "$work/stopped.vsc" &&
+   [ "$("$vsc" check "$work/stopped.vsc" 2>&1 | head -1)" = consistent ]; then
+  ok "--stop-command TERM: the command ended (exit status 0 in the header), trace consistent"
+else
+  bad "--stop-command TERM: status $st, pid '$pid', $(grep '^# command ended' "$work/stopped.vsc"), $(cat "$work/err")"
+fi
+"$vsc" record -o "$work/x.vsc" --stop-command BOGUS -- "$targets/probe_mp" - 1 2> "$work/err"
+[ $? = 2 ] && grep -q "bad --stop-command 'BOGUS'" "$work/err" && ok "--stop-command BOGUS: refused" ||
+  bad "--stop-command BOGUS: $(cat "$work/err")"
 
 echo "recorder: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -168,7 +168,9 @@ static inline int64_t t_fetch_add(volatile int64_t *p, int64_t v, const char *sy
 static long exp_start(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s EXPECT_FILE|- ITERATIONS [--wait]\n", argv[0]);
+		fprintf(stderr,
+			"usage: %s EXPECT_FILE|- ITERATIONS [--wait] [--chatty] [--pace N]\n",
+			argv[0]);
 		exit(2);
 	}
 	long iterations = strtol(argv[2], NULL, 10);
@@ -183,6 +185,13 @@ static long exp_start(int argc, char **argv)
 	int wait = 0;
 	for (int i = 3; i < argc; i++)
 		wait |= strcmp(argv[i], "--wait") == 0;
+	/* --chatty: lines on standard output, which must not end up in a
+	 * trace written to the recorder's standard output */
+	for (int i = 3; i < argc; i++)
+		if (strcmp(argv[i], "--chatty") == 0)
+			for (int line = 1; line <= 3; line++)
+				printf("%s: chatty line %d\n", argv[0], line);
+	fflush(stdout);
 	if (wait) {
 		sigset_t set;
 		int sig;

@@ -348,20 +348,12 @@ static int attach_files(struct vsc_probe_source *src, const char *extra_path, ch
 static int poll_ring(struct vsc_probe_source *src, int timeout_ms)
 {
 	src->moved = 0;
-	int n = timeout_ms ? ring_buffer__poll(src->ring, timeout_ms) : 0;
-	/* events submitted without a wakeup are there too */
-	if (n >= 0 || n == -EINTR) {
-		int m = ring_buffer__consume(src->ring);
-		if (m < 0)
-			n = m;
-	}
+	int n = recorder_read_ring(src->ring, timeout_ms);
 	if (src->ack_count)
 		write_acks(src);
 	if (src->error)
 		return src->error;
-	if (n < 0 && n != -EINTR)
-		return n;
-	return src->moved;
+	return n < 0 ? n : src->moved;
 }
 
 /* The log of one thread, read from the target's memory; 0, or -1 when it

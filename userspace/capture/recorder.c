@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/libbpf.h>
+
 #include "userspace/util/clock.h"
 #include "userspace/util/diag.h"
 
@@ -63,6 +65,18 @@ struct vsc_symbols *recorder_symbols(struct recorder *rec)
 const struct recorder_opts *recorder_opts(const struct recorder *rec)
 {
 	return rec->opts;
+}
+
+int recorder_read_ring(struct ring_buffer *ring, int timeout_ms)
+{
+	int n = timeout_ms ? ring_buffer__poll(ring, timeout_ms) : 0;
+	if (n == -EINTR)
+		n = 0;
+	if (n < 0)
+		return n;
+	/* records submitted without a wake-up are there too */
+	int m = ring_buffer__consume(ring);
+	return m < 0 ? m : n + m;
 }
 
 /* ---- names for the writer: the source first, then the symbols ---------- */
@@ -155,7 +169,9 @@ static int take_target(struct recorder *rec)
 {
 	const struct recorder_opts *o = rec->opts;
 	struct vsc_target_error terr = { "" };
-	int err = o->argv ? vsc_target_launch(&rec->target, o->argv, &terr)
+	/* the trace on stdout: the command's own output goes to stderr */
+	bool to_stderr = !o->output || !strcmp(o->output, "-");
+	int err = o->argv ? vsc_target_launch(&rec->target, o->argv, to_stderr, &terr)
 			  : vsc_target_attach(&rec->target, o->pid, &terr);
 	if (err) {
 		recorder_say(rec, "%s", terr.message);
@@ -279,6 +295,36 @@ static int finish_recording(struct recorder *rec)
 	return err;
 }
 
+#define STOP_COMMAND_WAIT_MS 5000
+
+/* The recording stopped before a launched command ended: it runs on, not
+ * recorded. Stop it when asked to (--stop-command), and say which. */
+static void command_runs_on(struct recorder *rec)
+{
+	struct vsc_target *t = &rec->target;
+	int sig = rec->opts->stop_signal;
+	if (!t->launched || t->ended || t->at_exit)
+		return;
+	if (!sig) {
+		recorder_say(rec,
+			     "the command (pid %ld) runs on, no longer recorded "
+			     "(--stop-command SIGNAL stops it when the recording stops)",
+			     (long)t->pid);
+		return;
+	}
+	int err = vsc_target_stop_command(t, sig, STOP_COMMAND_WAIT_MS);
+	if (err == -ETIMEDOUT)
+		recorder_say(rec,
+			     "the command (pid %ld) runs on: it did not end within %d s of SIG%s",
+			     (long)t->pid, STOP_COMMAND_WAIT_MS / 1000, sigabbrev_np(sig));
+	else if (err)
+		recorder_say(rec, "cannot stop the command (pid %ld): %s", (long)t->pid,
+			     strerror(-err));
+	else if (rec->opts->verbose)
+		recorder_say(rec, "stopped the command (pid %ld) with SIG%s", (long)t->pid,
+			     sigabbrev_np(sig));
+}
+
 static int write_trace(struct recorder *rec)
 {
 	const char *out = rec->opts->output ? rec->opts->output : "-";
@@ -317,21 +363,12 @@ static int write_trace(struct recorder *rec)
 /* Run the target to its end or to a stop; then the trace. */
 static int record_running(struct recorder *rec)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal }, old_int, old_term, old_pipe;
-	struct sigaction ignore = { .sa_handler = SIG_IGN };
 	int status = FAILED, err;
-	stop_requested = 0;
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&ignore.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGPIPE, &ignore, &old_pipe); /* a closed pipe is an error we report */
 	if (rec->target.launched) {
 		err = vsc_target_start(&rec->target);
 		if (err) {
 			recorder_say(rec, "cannot start the command: %s", strerror(-err));
-			status = refuse(rec, FAILED);
-			goto out;
+			return refuse(rec, FAILED);
 		}
 	} else if (rec->opts->hold_attached) {
 		vsc_target_resume_all(&rec->target);
@@ -341,19 +378,44 @@ static int record_running(struct recorder *rec)
 		recorder_say(rec, "recording %s", rec->what);
 	err = record_loop(rec);
 	int e = finish_recording(rec);
+	command_runs_on(rec);
 	if (!err && !e && !write_trace(rec))
 		status = RECORDED;
-out:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGPIPE, &old_pipe, NULL);
 	return status;
+}
+
+/* SIGINT and SIGTERM only set the flag, from the start: one that comes
+ * while the recorder sets up stops the recording as soon as it runs (it
+ * is not lost, nor does it kill the recorder half-way). */
+struct saved_signals {
+	struct sigaction int_, term, pipe;
+};
+
+static void catch_signals(struct saved_signals *saved)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct sigaction ignore = { .sa_handler = SIG_IGN };
+	stop_requested = 0;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&ignore.sa_mask);
+	sigaction(SIGINT, &sa, &saved->int_);
+	sigaction(SIGTERM, &sa, &saved->term);
+	sigaction(SIGPIPE, &ignore, &saved->pipe); /* a closed pipe is an error we report */
+}
+
+static void restore_signals(const struct saved_signals *saved)
+{
+	sigaction(SIGINT, &saved->int_, NULL);
+	sigaction(SIGTERM, &saved->term, NULL);
+	sigaction(SIGPIPE, &saved->pipe, NULL);
 }
 
 int recorder_run(const struct recorder_opts *opts, struct capture_source *src)
 {
 	struct recorder rec = { .opts = opts, .src = src, .stop_reason = "the process ended" };
+	struct saved_signals saved;
 	int status = REFUSED;
+	catch_signals(&saved);
 	if (open_output(&rec) || take_target(&rec) || src->ops->attach(src, &rec)) {
 		status = refuse(&rec, REFUSED);
 		if (rec.writer)
@@ -364,5 +426,6 @@ int recorder_run(const struct recorder_opts *opts, struct capture_source *src)
 	vsc_symbols_free(rec.symbols);
 	trace_writer_free(rec.writer);
 	vsc_target_release(&rec.target);
+	restore_signals(&saved);
 	return status;
 }

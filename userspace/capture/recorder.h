@@ -6,7 +6,11 @@
  *   let the target run -> poll the source into the trace writer, follow
  *   the target, stop at its end / --duration / SIGINT or SIGTERM ->
  *   stop every thread -> source drain (what is left; detach) -> resume ->
+ *   (a launched command still running: stop it, or say it runs on) ->
  *   header notes, counts, trailer.
+ *
+ * With the trace on standard output, a launched command's standard output
+ * goes to standard error instead.
  *
  * Signals only set a flag. A source (USDT probes: probe_source.c; hardware
  * watchpoints: watch.c) plugs in through struct capture_source_ops. Names,
@@ -31,6 +35,7 @@
 
 struct recorder;
 struct capture_source;
+struct ring_buffer; /* libbpf's */
 
 struct capture_source_ops {
 	/* The target exists (launched and held, or attached): load and attach.
@@ -85,6 +90,10 @@ struct recorder_opts {
 	bool no_timestamps;
 	bool min_ts_now; /* drop events logged before the recording began */
 	int rescan_ms;   /* call ops->rescan this often; 0: never */
+	/* A launched command still running when the recording stops (SIGINT,
+	 * SIGTERM, --duration): send it this signal and wait for its end;
+	 * 0: leave it running (and say so). */
+	int stop_signal;
 	bool verbose;
 };
 
@@ -95,6 +104,11 @@ int recorder_run(const struct recorder_opts *opts, struct capture_source *src);
 struct vsc_target *recorder_target(struct recorder *rec);
 struct vsc_symbols *recorder_symbols(struct recorder *rec);
 const struct recorder_opts *recorder_opts(const struct recorder *rec);
+/* For sources that read a BPF ring buffer (both do): wait up to timeout_ms
+ * (0: not at all) for records, then take in those submitted without a
+ * wake-up too. Records taken (by the ring's callback), or -errno (-EINTR
+ * counts as 0 records). */
+int recorder_read_ring(struct ring_buffer *ring, int timeout_ms);
 /* "vsc WHO: MESSAGE" on stderr. */
 void recorder_say(const struct recorder *rec, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -87,7 +87,8 @@ int vsc_target_attach(struct vsc_target *t, pid_t pid, struct vsc_target_error *
 	return 0;
 }
 
-int vsc_target_launch(struct vsc_target *t, char *const argv[], struct vsc_target_error *err)
+int vsc_target_launch(struct vsc_target *t, char *const argv[], bool stdout_to_stderr,
+		      struct vsc_target_error *err)
 {
 	int go[2], fail[2];
 	memset(t, 0, sizeof(*t));
@@ -107,6 +108,8 @@ int vsc_target_launch(struct vsc_target *t, char *const argv[], struct vsc_targe
 		close(fail[0]);
 		/* wait until the parent has seized us */
 		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(argv[0], argv);
 		int e = errno;
@@ -340,6 +343,28 @@ int vsc_target_finish(struct vsc_target *t)
 		}
 		if (WIFSTOPPED(status))
 			ptrace(PTRACE_DETACH, t->pid, 0, (status >> 16) ? 0 : WSTOPSIG(status));
+	}
+}
+
+int vsc_target_stop_command(struct vsc_target *t, int sig, int timeout_ms)
+{
+	if (!t->launched || t->ended)
+		return 0;
+	if (kill(t->pid, sig))
+		return -errno;
+	for (int waited = 0;; waited += 10) {
+		int status;
+		pid_t got = waitpid(t->pid, &status, WNOHANG | __WALL);
+		if (got < 0 && errno != EINTR)
+			return -errno;
+		if (got > 0 && (WIFEXITED(status) || WIFSIGNALED(status))) {
+			t->ended = true;
+			t->wait_status = status;
+			return 0;
+		}
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		usleep(10000);
 	}
 }
 

@@ -42,8 +42,12 @@ struct vsc_target_error {
 int vsc_target_check_pid(pid_t pid, struct vsc_target_error *err);
 /* Attach to an existing process (fills pid and exe). */
 int vsc_target_attach(struct vsc_target *t, pid_t pid, struct vsc_target_error *err);
-/* Start argv[0] (searched in PATH) stopped right after its exec. */
-int vsc_target_launch(struct vsc_target *t, char *const argv[], struct vsc_target_error *err);
+/* Start argv[0] (searched in PATH) stopped right after its exec. With
+ * stdout_to_stderr its standard output is our standard error (when the
+ * trace goes to our standard output, the program's own output must not
+ * land in it). */
+int vsc_target_launch(struct vsc_target *t, char *const argv[], bool stdout_to_stderr,
+		      struct vsc_target_error *err);
 /* Run a launched command from its exec stop to its entry point (a one-shot
  * breakpoint, then the original instruction back): the loader has mapped
  * every library it needs by then, and none of the program's own code ran.
@@ -59,6 +63,10 @@ int vsc_target_start(struct vsc_target *t);
 int vsc_target_poll(struct vsc_target *t);
 /* After the exit stop: let the launched command finish and reap it. */
 int vsc_target_finish(struct vsc_target *t);
+/* A launched command that runs on after the recording (resumed, no longer
+ * followed): send it sig and reap it, waiting at most timeout_ms. 0 when it
+ * ended (t->ended, wait_status), -ETIMEDOUT when it runs on, -errno. */
+int vsc_target_stop_command(struct vsc_target *t, int sig, int timeout_ms);
 
 /* Stop every thread (ptrace seize + interrupt), taking in threads created
  * meanwhile. Returns 0 or -errno. vsc_target_resume_all detaches them all

@@ -427,9 +427,7 @@ static int poll_source(struct capture_source *base, struct trace_writer *w, int 
 	watch_events_set_writer(run->events, w);
 	/* The BPF side wakes us only when the ring is filling up; the timeout
 	 * is the usual wake-up, then we read whatever is there. */
-	int n = timeout_ms ? ring_buffer__poll(run->rb, timeout_ms) : 0;
-	if (n >= 0)
-		n = ring_buffer__consume(run->rb);
+	int n = recorder_read_ring(run->rb, timeout_ms);
 	if (watch_events_error(run->events))
 		return watch_events_error(run->events);
 	return n;
@@ -524,6 +522,7 @@ int watch_record(const struct watch_opts *opts)
 		.need_symbols = true,
 		.no_locations = opts->no_locations,
 		.no_timestamps = opts->no_timestamps,
+		.stop_signal = opts->stop_signal,
 		.verbose = opts->verbose,
 	};
 	return recorder_run(&ro, &run->base);

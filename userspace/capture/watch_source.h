@@ -33,6 +33,7 @@ struct watch_opts {
 	const char *output; /* path, "-" for stdout; NULL: "-" */
 	double duration_s;  /* stop after this long; 0: no limit */
 	size_t ring_size;   /* bytes; 0: default */
+	int stop_signal;    /* for a command still running at the stop; 0: none */
 	bool no_timestamps;
 	bool no_locations; /* leave out the trailing location comments */
 	bool verbose;      /* libbpf messages */

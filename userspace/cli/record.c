@@ -7,12 +7,13 @@
  * BPF or uprobes, no vsc probes in the program, -o not writable).
  */
 #include <errno.h>
-#include <getopt.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "userspace/capture/probe_source.h"
 #include "userspace/capture/recorder.h"
 #include "userspace/capture/watch_source.h"
+#include "userspace/util/options.h"
 #include "commands.h"
 
 #define RESCAN_MS 500 /* look for newly loaded libraries this often */
@@ -34,36 +36,59 @@ struct record_opts {
 	int no_elf_init;
 	int no_locations;
 	int lossy;                             /* --lossy: drop (and count) what does not fit */
+	int stop_signal;                       /* --stop-command: for -- CMD at the stop */
 	const char *watch[WATCH_MAX_REQUESTS]; /* --watch: hardware watchpoints */
 	size_t watch_count;
 };
 
+#define RECORD_OPTIONS(X)                                                                      \
+	X(OUTPUT, 'o', "output", "FILE",                                                       \
+	  "write the trace to FILE (mode 0600); '-' or none:\n"                                \
+	  "stdout (a launched command's stdout then goes to stderr)")                          \
+	X(PID, 'p', "pid", "PID",                                                              \
+	  "attach to a running process until ^C, --duration\n"                                 \
+	  "or its end")                                                                        \
+	X(DURATION, 'd', "duration", "SEC", "stop after SEC seconds")                          \
+	X(STOP_COMMAND, 0, "stop-command", "SIGNAL",                                           \
+	  "\nwhen the recording stops (^C, SIGTERM, --duration) before\n"                      \
+	  "CMD ends: send CMD SIGNAL (TERM, INT, KILL, ... or a\n"                             \
+	  "number) and wait for its end; without it CMD runs on")                              \
+	X(RING_SIZE, 0, "ring-size", "BYTES",                                                  \
+	  "\nBPF ring buffer size (power of 2 pages, probes: >= 64k)")                         \
+	X(LOSSY, 0, "lossy", NULL,                                                             \
+	  "when the ring buffer is full, drop events (counted in\n"                            \
+	  "the header) instead of making the program wait for room")                           \
+	X(NO_ELF_INIT, 0, "no-elf-init", NULL,                                                 \
+	  "do not take initial values of globals from the ELF file")                           \
+	X(NO_LOCATIONS, 0, "no-locations", NULL, "leave out the '# function+offset' comments") \
+	X(VERBOSE, 'v', "verbose", NULL, "libbpf messages and statistics on stderr")           \
+	X(WATCH, 'w', "watch", "VAR[:SIZE]",                                                   \
+	  "\nno probes needed: record every access to the global VAR\n"                        \
+	  "(or a hex ADDR) with a hardware watchpoint; SIZE 1, 2, 4\n"                         \
+	  "or 8 (default: the symbol's size); at most 4 on x86-64.\n"                          \
+	  "See docs/watch.md")                                                                 \
+	X(HELP, 'h', "help", NULL, "show this help")
+
+enum {
+	RECORD_OPTIONS(OPTION_ID)
+};
+static const struct option_spec record_options[] = { RECORD_OPTIONS(OPTION_SPEC) };
+
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: vsc record [-o FILE|-] [--duration SEC] [--ring-size BYTES] [--lossy]\n"
-		"                  [--no-elf-init] [--no-locations] [-v] (-p PID | -- CMD ARGS...)\n"
+		"usage: vsc record [-o FILE|-] [--duration SEC] [--stop-command SIGNAL]\n"
+		"                  [--ring-size BYTES] [--lossy] [--no-elf-init] [--no-locations]\n"
+		"                  [-v] (-p PID | -- CMD ARGS...)\n"
 		"       vsc record --watch VAR[:SIZE] ... [-o FILE|-] [--duration SEC]\n"
-		"                  [--ring-size BYTES] [--no-locations] (-p PID | -- CMD ARGS...)\n"
+		"                  [--stop-command SIGNAL] [--ring-size BYTES] [--no-locations]\n"
+		"                  (-p PID | -- CMD ARGS...)\n"
 		"\n"
 		"Record the vsc probes (include/vsc/probe.h) of a process with eBPF and write a\n"
-		"trace for `vsc check`.\n"
-		"  -o, --output FILE     write the trace to FILE (mode 0600); '-' or none: stdout\n"
-		"  -p, --pid PID         attach to a running process until ^C, --duration or its end\n"
-		"  -- CMD ARGS...        start CMD stopped, attach, run it to its end\n"
-		"  -d, --duration SEC    stop after SEC seconds\n"
-		"      --ring-size BYTES BPF ring buffer size (power of 2 pages, probes: >= 64k;\n"
-		"                        default %u)\n"
-		"      --lossy           when the ring buffer is full, drop events (counted in the\n"
-		"                        header) instead of making the program wait for room\n"
-		"      --no-elf-init     do not take initial values of globals from the ELF file\n"
-		"      --no-locations    leave out the '# function+offset' comments\n"
-		"  -v, --verbose         libbpf messages and statistics on stderr\n"
-		"  -w, --watch VAR[:SIZE] no probes needed: record every access to the global VAR\n"
-		"                        (or a hex ADDR) with a hardware watchpoint; SIZE 1, 2, 4\n"
-		"                        or 8 (default: the symbol's size); at most 4 on x86-64.\n"
-		"                        See docs/watch.md\n",
+		"trace for `vsc check`. -- CMD ARGS... starts CMD stopped, attaches, and runs\n"
+		"it to its end. Ring buffer default: %u bytes.\n",
 		VSC_RECORD_DEFAULT_RING);
+	options_usage(out, record_options, OPTIONS_COUNT(record_options));
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -83,88 +108,120 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct record_opts *o)
+/* A signal by name (TERM, SIGTERM, term) or number; 0 when it is none. */
+static int parse_signal(const char *s)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "ring-size", required_argument, NULL, 'r' },
-		{ "lossy", no_argument, NULL, 'l' },
-		{ "no-elf-init", no_argument, NULL, 'I' },
-		{ "no-locations", no_argument, NULL, 'L' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "watch", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
 	char *end;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:d:vhw:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'p': {
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || *end || v <= 0 || v > INT_MAX) {
-				fprintf(stderr, "vsc record: bad PID '%s'\n", optarg);
-				return -1;
-			}
-			o->pid = (pid_t)v;
-			break;
-		}
-		case 'd':
-			o->duration_s = strtod(optarg, &end);
-			if (*end || !(o->duration_s > 0)) {
-				fprintf(stderr, "vsc record: bad --duration '%s' (seconds > 0)\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'r':
-			if (parse_size(optarg, &o->ring_size) ||
-			    (o->ring_size & (o->ring_size - 1)) ||
-			    o->ring_size % (size_t)sysconf(_SC_PAGESIZE)) {
-				fprintf(stderr,
-					"vsc record: bad --ring-size '%s' (a power of 2, at least "
-					"one page: %ld)\n",
-					optarg, sysconf(_SC_PAGESIZE));
-				return -1;
-			}
-			break;
-		case 'I':
-			o->no_elf_init = 1;
-			break;
-		case 'L':
-			o->no_locations = 1;
-			break;
-		case 'v':
-			o->verbose = 1;
-			break;
-		case 'l':
-			o->lossy = 1;
-			break;
-		case 'w': /* more than the hardware has: watch_record() says so */
-			if (o->watch_count < WATCH_MAX_REQUESTS)
-				o->watch[o->watch_count] = optarg;
-			o->watch_count++;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			usage(stderr);
+	long n = strtol(s, &end, 10);
+	if (end != s && !*end)
+		return n > 0 && n < NSIG ? (int)n : 0;
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (int sig = 1; sig < NSIG; sig++) {
+		const char *name = sigabbrev_np(sig);
+		if (name && !strcasecmp(name, s))
+			return sig;
+	}
+	return 0;
+}
+
+static int parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v <= 0 || v > INT_MAX) {
+		fprintf(stderr, "vsc record: bad PID '%s'\n", s);
+		return -1;
+	}
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static int parse_ring_size(const char *s, size_t *size)
+{
+	if (parse_size(s, size) || (*size & (*size - 1)) || *size % (size_t)sysconf(_SC_PAGESIZE)) {
+		fprintf(stderr,
+			"vsc record: bad --ring-size '%s' (a power of 2, at least one page: %ld)\n",
+			s, sysconf(_SC_PAGESIZE));
+		return -1;
+	}
+	return 0;
+}
+
+/* One option into o: 0, 1 (help shown: done), -1 (bad, said). */
+static int take_option(int opt, struct record_opts *o)
+{
+	char *end;
+	switch (opt) {
+	case OPT_OUTPUT:
+		o->output = optarg;
+		return 0;
+	case OPT_PID:
+		return parse_pid(optarg, &o->pid);
+	case OPT_DURATION:
+		o->duration_s = strtod(optarg, &end);
+		if (*end || !(o->duration_s > 0)) {
+			fprintf(stderr, "vsc record: bad --duration '%s' (seconds > 0)\n", optarg);
 			return -1;
 		}
+		return 0;
+	case OPT_STOP_COMMAND:
+		if (!(o->stop_signal = parse_signal(optarg))) {
+			fprintf(stderr,
+				"vsc record: bad --stop-command '%s' (a signal: TERM, INT, "
+				"KILL, ... or a number)\n",
+				optarg);
+			return -1;
+		}
+		return 0;
+	case OPT_RING_SIZE:
+		return parse_ring_size(optarg, &o->ring_size);
+	case OPT_NO_ELF_INIT:
+		o->no_elf_init = 1;
+		return 0;
+	case OPT_NO_LOCATIONS:
+		o->no_locations = 1;
+		return 0;
+	case OPT_VERBOSE:
+		o->verbose = 1;
+		return 0;
+	case OPT_LOSSY:
+		o->lossy = 1;
+		return 0;
+	case OPT_WATCH: /* more than the hardware has: watch_record() says so */
+		if (o->watch_count < WATCH_MAX_REQUESTS)
+			o->watch[o->watch_count] = optarg;
+		o->watch_count++;
+		return 0;
+	case OPT_HELP:
+		usage(stdout);
+		return 1;
+	default:
+		usage(stderr);
+		return -1;
 	}
+}
+
+static int parse_args(int argc, char **argv, struct record_opts *o)
+{
+	struct options_parser parser;
+	int opt, r;
+	options_start(&parser, record_options, OPTIONS_COUNT(record_options));
+	options_stop_at_operand(&parser); /* the command's own options are its own */
+	while ((opt = options_next(&parser, argc, argv)) != OPTIONS_END)
+		if ((r = take_option(opt, o)))
+			return r;
 	if (optind < argc)
 		o->argv = argv + optind;
 	if ((o->pid != 0) == (o->argv != NULL)) {
 		fprintf(stderr, "vsc record: give either -p PID or -- CMD ARGS...\n");
 		usage(stderr);
+		return -1;
+	}
+	if (o->stop_signal && !o->argv) {
+		fprintf(stderr, "vsc record: --stop-command is for -- CMD (-p PID: the process "
+				"runs on as before)\n");
 		return -1;
 	}
 	return 0;
@@ -200,6 +257,7 @@ static int record_watch(const struct record_opts *o)
 		.output = o->output,
 		.duration_s = o->duration_s,
 		.ring_size = o->ring_size,
+		.stop_signal = o->stop_signal,
 		.no_locations = o->no_locations,
 		.verbose = o->verbose,
 	};
@@ -247,6 +305,7 @@ int cmd_record(int argc, char **argv)
 		.no_locations = opts.no_locations,
 		.min_ts_now = true,
 		.rescan_ms = RESCAN_MS,
+		.stop_signal = opts.stop_signal,
 		.verbose = opts.verbose,
 	};
 	struct capture_source *src = probe_source_new(opts.ring_size, opts.lossy, opts.verbose);

@@ -28,6 +28,14 @@ void options_start(struct options_parser *p, const struct option_spec *specs, si
 	optind = 1;
 }
 
+void options_stop_at_operand(struct options_parser *p)
+{
+	if (p->shortopts[0] == '+')
+		return;
+	memmove(p->shortopts + 1, p->shortopts, strlen(p->shortopts) + 1);
+	p->shortopts[0] = '+';
+}
+
 int options_next(struct options_parser *p, int argc, char **argv)
 {
 	int c = getopt_long(argc, argv, p->shortopts, p->longopts, NULL);

@@ -44,12 +44,15 @@ struct options_parser {
 	const struct option_spec *specs;
 	size_t count;
 	struct option longopts[OPTIONS_MAX + 1];
-	char shortopts[2 * OPTIONS_MAX + 1];
+	char shortopts[2 * OPTIONS_MAX + 2];
 };
 
 /* Start parsing argv (argv[0] is the subcommand) with count specs (at most
  * OPTIONS_MAX). */
 void options_start(struct options_parser *p, const struct option_spec *specs, size_t count);
+/* Options end at the first operand (getopt's '+'): for a command line that
+ * ends with another program's (vsc record -- CMD ARGS, or without "--"). */
+void options_stop_at_operand(struct options_parser *p);
 /* The next option's id, with its value in optarg; OPTIONS_END when the
  * options are over (optind is then the first operand); OPTIONS_BAD after
  * getopt_long's own message for an unknown option or a missing value. */
