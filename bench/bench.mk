@@ -8,6 +8,13 @@ BENCH_EXTRA += bench-probe
 bench-probe: $(BUILD)/vsc
 	@bench/probe_cost.sh $(BUILD)
 
+# eBPF probe path on stress programs: events/s with 0 lost and with --lossy,
+# recorder CPU per event, peak RSS; then the long stress and fault tests.
+.PHONY: bench-record-stress
+BENCH_EXTRA += bench-record-stress
+bench-record-stress: $(BUILD)/vsc probe-targets $(BUILD)/targets/lab_sb
+	@bench/record_stress.sh $(BUILD)
+
 # Solvers on `vsc gen` families, 10^3 ... 10^7 events (bench/solver.sh);
 # `make bench BENCH_QUICK=1` (or `make bench-solver BENCH_QUICK=1`) keeps
 # to the small sizes. Tables: bench/results/solver*.md, bench/RESULTS.md.

@@ -71,12 +71,24 @@ $(BUILD)/targets/liblib_counter.so: tests/targets/lib_counter.c include/vsc/prob
 $(BUILD)/targets/uses_lib: tests/targets/uses_lib.c $(BUILD)/targets/liblib_counter.so
 	$(CC) $(TARGET_CFLAGS) $< -o $@ -L$(BUILD)/targets -llib_counter -Wl,-rpath,'$$ORIGIN'
 
-.PHONY: check-record probe-targets
-probe-targets: $(PROBE_TARGETS)
+# stress targets: real-shaped programs run long, one set for both paths
+# (tests/system/stress.sh here, tests/system/lttng_stress.sh builds them
+# with -DVSC_PROBE_LTTNG)
+STRESS_TARGET_SRC := $(wildcard tests/targets/stress_*.c)
+STRESS_TARGETS := $(STRESS_TARGET_SRC:tests/targets/%.c=$(BUILD)/targets/%)
+$(BUILD)/targets/stress_%: tests/targets/stress_%.c include/vsc/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) $< -o $@ -lpthread
+
+.PHONY: check-record probe-targets check-stress
+probe-targets: $(PROBE_TARGETS) $(STRESS_TARGETS)
 ALL_EXTRA += probe-targets
 CHECK_EXTRA += check-record
 check-record: $(BUILD)/vsc $(PROBE_TARGETS)
 	@tests/system/record.sh $(BUILD)/vsc $(BUILD)/targets
+CHECK_EXTRA += check-stress
+check-stress: $(BUILD)/vsc $(STRESS_TARGETS) $(BUILD)/targets/lab_sb
+	@tests/system/stress.sh $(BUILD)/vsc $(BUILD)/targets short
 
 # The recorder's output handling: -o first, refusals, write errors, pipes.
 .PHONY: check-recorder

@@ -12,10 +12,12 @@
 # lost, CPU per event (target, vsc convert) and vsc convert's peak RSS,
 # appended to RESULTS_FILE when given.
 #
-# Programs (tests/targets): stress_spinlock (a CAS spinlock around a
-# counter, every store a locked RMW: each increment `u counter K-1 K` once),
-# stress_spsc (a spin-waiting single-producer/single-consumer ring: each item
-# read once), stress_seqlock (a sequence lock: each write `u a K-1 K` once),
+# Programs (tests/targets, the same as the eBPF suite tests/system/stress.sh,
+# checked by the same functions, tests/system/stress_checks.sh):
+# stress_spinlock (a CAS spinlock around a counter, every store a locked
+# RMW: each increment `u counter K-1 K` once), stress_spsc (a spin-waiting
+# single-producer/single-consumer ring: each item put and taken once, in
+# order), stress_seqlock (a sequence lock: each write `u a K-1 K` once),
 # lab_sb (store buffering, one segment per iteration). Skips only without
 # root or LTTng (fails instead with VSC_REQUIRE_ALL=1).
 set -u
@@ -88,46 +90,27 @@ run() {
 echo "lttng-stress ($size): scripts/vsc-lttng with default options"
 : >"$tmp/table"
 
+# The value checks are shared with the eBPF suite (tests/system/stress.sh).
+. "$top/tests/system/stress_checks.sh"
+
 # 1. spinlock counter, every store a locked RMW: consistent, every increment once
-if [ -f "$top/tests/targets/stress_spinlock.c" ] && build_target stress_spinlock; then
-  # shellcheck disable=SC2086
-  set -- $spin
-  n=$(($1 * $2))
-  if run spinlock "$tmp/stress_spinlock" $spin; then
-    awk -v n="$n" '$2 == "u" && $3 == "counter" { if ($5 != $4 + 1 || seen[$5]++) bad++; k++ }
-      END { for (i = 1; i <= n; i++) if (seen[i] != 1) bad++; exit !(k == n && !bad) }' \
-      "$tmp/spinlock.vsc" && ok "spinlock: every increment u counter K-1 K once, K = 1..$n" ||
-      bad "spinlock: the increments are not each present once"
-    "$vsc" check "$tmp/spinlock.vsc" >"$tmp/spinlock.check" 2>&1 &&
-      ok "spinlock: consistent" || bad "spinlock: vsc check: $(head -2 "$tmp/spinlock.check")"
-  fi
-elif [ ! -f "$top/tests/targets/stress_spinlock.c" ]; then
-  # the eBPF path's stress target; this leg runs as soon as it is in the tree
-  echo "  note: spinlock: no tests/targets/stress_spinlock.c in this tree, leg not run"
+# shellcheck disable=SC2086
+set -- $spin
+if build_target stress_spinlock && run spinlock "$tmp/stress_spinlock" $spin; then
+  check_spinlock spinlock "$tmp/spinlock.vsc" $(($1 * $2))
 fi
 
-# 2. SPSC ring with spin-waits: consistent, each item read once
+# 2. SPSC ring with spin-waits (every store an exchange): each item put and
+# taken once, in order; consistent
 if build_target stress_spsc && run spsc "$tmp/stress_spsc" "$spsc"; then
-  awk -v n="$spsc" '$2 == "r" && $3 ~ /^ring(:|$)/ { if (seen[$4]++) bad++; k++ }
-    END { for (i = 1; i <= n; i++) if (seen[i] != 1) bad++; exit !(k == n && !bad) }' \
-    "$tmp/spsc.vsc" && ok "spsc: items 1..$spsc each read once from the ring" ||
-    bad "spsc: the items read are not 1..$spsc once each"
-  "$vsc" check "$tmp/spsc.vsc" >"$tmp/spsc.check" 2>&1 &&
-    ok "spsc: consistent" || bad "spsc: vsc check: $(head -2 "$tmp/spsc.check")"
+  check_spsc spsc "$tmp/spsc.vsc" "$spsc" seqcst
 fi
 
 # 3. seqlock: consistent, each write of a and b once
 # shellcheck disable=SC2086
 set -- $seqlock
 if build_target stress_seqlock && run seqlock "$tmp/stress_seqlock" $seqlock; then
-  awk -v n="$2" '$2 == "u" && ($3 == "a" || $3 == "b") {
-      if ($5 != $4 + 1 || seen[$3, $5]++) bad++; k++ }
-    END { for (i = 1; i <= n; i++) if (seen["a", i] != 1 || seen["b", i] != 1) bad++
-      exit !(k == 2 * n && !bad) }' "$tmp/seqlock.vsc" &&
-    ok "seqlock: every write u a K-1 K and u b K-1 K once, K = 1..$2" ||
-    bad "seqlock: the writes are not each present once"
-  "$vsc" check "$tmp/seqlock.vsc" >"$tmp/seqlock.check" 2>&1 &&
-    ok "seqlock: consistent" || bad "seqlock: vsc check: $(head -2 "$tmp/seqlock.check")"
+  check_seqlock seqlock "$tmp/seqlock.vsc" "$2"
 fi
 
 # 4. lab store buffering: a segment per iteration, inconsistent exactly
@@ -141,16 +124,7 @@ if [ "$size" = short ]; then
 elif cc -std=gnu11 -O2 -g -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -I"$top/include" -pthread \
      "$top/tests/targets/lab_sb.c" -o "$tmp/lab_sb" -L"$build" -lvsc-lttng-ust -llttng-ust \
      -Wl,-rpath,"$build" && run lab_sb "$tmp/lab_sb" "$lab" "$tmp/outcomes"; then
-  weak=$(awk '$2 == 0 && $3 == 0' "$tmp/outcomes" | wc -l)
-  "$vsc" check --summary --json "$tmp/lab_sb.vsc" >"$tmp/lab.json" 2>"$tmp/lab.err"
-  python3 - "$tmp/lab.json" "$lab" "$weak" <<'PY' && ok "lab_sb: $lab segments, $weak inconsistent (r0 = r1 = 0), the rest consistent" ||
-import json, sys
-s = json.load(open(sys.argv[1]))
-assert s["segments_total"] == int(sys.argv[2]), s["segments_total"]
-assert s["segments_inconsistent"] == int(sys.argv[3]), s["segments_inconsistent"]
-assert s["segments_unknown"] == 0 and not s["files_incomplete"]
-PY
-    bad "lab_sb: $(head -c 300 "$tmp/lab.json") $(cat "$tmp/lab.err")"
+  check_lab lab_sb "$tmp/lab_sb.vsc" "$lab" "$tmp/outcomes"
 else
   bad "lab_sb: did not build or run"
 fi

@@ -1,0 +1,239 @@
+#!/bin/sh
+# Stress and fault tests of `vsc record` (eBPF USDT probes), for real, as root.
+#   tests/system/stress.sh VSC TARGETS_DIR [short|long]
+# Stress: real-shaped programs (tests/targets: spinlock counter, SPSC ring
+# with spin-waits, seq_cst and relaxed, seqlock, lab store buffering), 2-4
+# threads, >= 1 M events each, default options: 0 lost, every value
+# accounted for (the checks of stress_checks.sh, shared with the LTTng
+# suite tests/system/lttng_stress.sh), recorder peak RSS <= 256 MB, the
+# right verdict.
+# Faults, each repeated (3 times in short, make check; 20 in long, make
+# bench): the target exits, is killed, execs, forks (-- CMD and -p); the
+# recorder is stopped by SIGINT, SIGTERM or --duration while the target
+# runs; a full disk; an unwritable -o. Each run either loses nothing (no
+# counter increment missing, verdict consistent) or counts the loss, and
+# then vsc check gives no plain verdict (exit 3).
+# Skips only when this kernel or user cannot record at all, and fails
+# instead when VSC_REQUIRE_ALL=1.
+set -u
+usage="usage: stress.sh VSC TARGETS_DIR [short|long]"
+vsc=$(cd "$(dirname "${1:?$usage}")" && pwd)/$(basename "$1")
+targets=$(cd "${2:?$usage}" && pwd)
+size=${3:-short}
+# spinlock: THREADS ITERATIONS (4 events an iteration at least); spsc:
+# ITEMS (6 at least); seqlock: WRITES (4 by the writer alone); lab: ITERATIONS (4)
+case $size in
+  short) repeat=3 spin="4 70000" spsc=170000 seqlock=250000 lab=250000 ;;
+  long) repeat=20 spin="4 250000" spsc=200000 seqlock=500000 lab=300000 ;;
+  *) echo "$usage" >&2; exit 2 ;;
+esac
+. "$(dirname "$0")/stress_checks.sh"
+work=$(mktemp -d /tmp/vsc-stress-test.XXXXXX)
+chmod 755 "$work"
+pass=0 fail=0
+cleanup() {
+  mountpoint -q "$work/full" 2>/dev/null && umount "$work/full"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+. "$(dirname "$0")/probe_env.sh"
+require_probes "stress tests"
+[ -x /usr/bin/time ] || skip_all "stress tests" "no /usr/bin/time to measure the recorder's peak RSS"
+
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+header() { sed -n "s/^# $2: //p" "$1"; }
+
+# Record with default options; $work/rss gets the recorder's peak RSS (kB).
+record() { # TRACE CMD...
+  trace=$1; shift
+  /usr/bin/time -f %M -o "$work/rss" "$vsc" record -o "$trace" -- "$@" 2> "$work/err"
+}
+
+# The common promises of a stress run: status 0, block mode, 0 lost (the
+# trailer agrees), at least 1 M events, peak RSS <= 256 MB.
+stress_common() { # NAME TRACE STATUS
+  name=$1 trace=$2 status=$3
+  [ "$status" = 0 ] || { bad "$name: record exit $status: $(tail -2 "$work/err")"; return 1; }
+  events=$(header "$trace" events) lost=$(header "$trace" 'lost events')
+  rss=$(tail -1 "$work/rss")
+  [ "$(header "$trace" 'loss mode')" = block ] || bad "$name: loss mode '$(header "$trace" 'loss mode')'"
+  [ "$lost" = 0 ] && tail -1 "$trace" | grep -qx "# end of trace: events=$events lost=0 uncertain=0" &&
+    ok "$name: 0 lost (header and trailer)" || bad "$name: lost '$lost', last line: $(tail -1 "$trace")"
+  [ "${events:-0}" -ge 1000000 ] && ok "$name: $events events" || bad "$name: only $events events"
+  [ "${rss:-999999999}" -le 262144 ] && ok "$name: recorder peak RSS $((rss / 1024)) MB" ||
+    bad "$name: recorder peak RSS $((${rss:-0} / 1024)) MB > 256 MB"
+}
+
+# ---- stress: the programs of tests/targets, each >= 1 M events ----------
+# (the value checks are shared with the LTTng suite: stress_checks.sh)
+t=$work/spin.vsc
+record "$t" "$targets/stress_spinlock" $spin; st=$?
+set -- $spin
+stress_common spinlock "$t" $st && check_spinlock spinlock "$t" $(($1 * $2))
+rm -f "$t"
+
+# SPSC ring: at least 6 events per item (1 M), many more with the spin-waits
+for mode in seqcst relaxed; do
+  t=$work/spsc-$mode.vsc
+  record "$t" "$targets/stress_spsc" $spsc $mode; st=$?
+  stress_common "spsc $mode" "$t" $st && check_spsc "spsc $mode" "$t" $spsc $mode
+  rm -f "$t"
+done
+
+# seqlock: the writer alone makes 4 events per write
+t=$work/seqlock.vsc
+record "$t" "$targets/stress_seqlock" 2 $seqlock; st=$?
+stress_common seqlock "$t" $st && check_seqlock seqlock "$t" $seqlock
+rm -f "$t"
+
+# lab store buffering: 4 events and one segment per iteration
+t=$work/lab.vsc
+record "$t" "$targets/lab_sb" $lab "$work/lab.out"; st=$?
+stress_common "lab sb" "$t" $st && check_lab "lab sb" "$t" $lab "$work/lab.out"
+rm -f "$t" "$t.json"
+
+# ---- faults ------------------------------------------------------------------
+# A fault run must end with status 0 and a whole trace (the trailer last),
+# and be right: nothing lost (no counter increment missing, and a
+# consistent verdict: every store of stress_fault is an RMW or to a
+# variable nobody reads) or the loss counted and vsc check unknown (status
+# 3). Never "lost 0" with an increment missing.
+fault_verdict() { # NAME TRACE STATUS [attached]
+  name=$1 trace=$2 status=$3 attached=${4:-}
+  if [ "$status" != 0 ]; then
+    bad "$name: record exit $status: $(tail -2 "$work/err")"
+    return
+  fi
+  if ! tail -1 "$trace" | grep -q '^# end of trace:'; then
+    bad "$name: status 0 but no trailer: $(tail -c 200 "$trace")"
+    return
+  fi
+  lost=$(header "$trace" 'lost events')
+  chain=$(rmw_chain "$trace" counter 1)
+  "$vsc" check "$trace" > "$work/check.out" 2>&1; st=$?
+  if [ "$lost" = 0 ]; then
+    case $chain in bad*) bad "$name: lost 0 but $chain"; return;; esac
+    if [ -n "$attached" ]; then
+      # -p on a running program: its first events straddle the attach
+      # (docs/record.md, "What is and is not faithful"); the verdict is
+      # reported, not asserted
+      ok "$name: 0 lost, ${chain:-0} increments, none missing (verdict: $(head -1 "$work/check.out"))"
+      return
+    fi
+    [ $st = 0 ] && [ "$(head -1 "$work/check.out")" = consistent ] &&
+      ok "$name: 0 lost, ${chain:-0} increments, consistent" ||
+      bad "$name: 0 lost, verdict $(head -1 "$work/check.out") (status $st)"
+  else
+    [ $st = 3 ] && ok "$name: lost $lost, counted; vsc check unknown" ||
+      bad "$name: lost $lost but vsc check status $st"
+  fi
+}
+
+# vsc record under a time limit: a recorder that hangs is killed and the
+# run fails (status 137 from timeout -s KILL).
+rec() { timeout -s KILL 120 "$vsc" record "$@"; }
+# A recorder in the background ($rpid), stopped by a signal: its status,
+# or 137 after killing it when it has not ended 120 s later.
+wait_recorder() { # RPID
+  n=0
+  while kill -0 "$1" 2> /dev/null && [ $n -lt 1200 ]; do
+    sleep 0.1
+    n=$((n + 1))
+  done
+  kill -0 "$1" 2> /dev/null && { kill -KILL "$1"; wait "$1"; return 137; }
+  wait "$1"
+}
+# Wait (at most 30 s) until a recorder run with -v says it records: a
+# signal then stops a running recording, not its set-up.
+wait_recording() { # ERR_FILE
+  n=0
+  while ! grep -q "^vsc record: recording " "$1" 2> /dev/null && [ $n -lt 300 ]; do
+    sleep 0.1
+    n=$((n + 1))
+  done
+}
+
+i=0
+while [ $i -lt $repeat ]; do
+  i=$((i + 1))
+  for end in exit kill exec fork; do
+    t=$work/fault-$end.vsc
+    rec -o "$t" -- "$targets/stress_fault" 4 200 $end 2> "$work/err"
+    fault_verdict "-- CMD, target ${end}s ($i)" "$t" $?
+  done
+  # -p: attach to a running target that then ends by itself
+  for end in exit kill exec; do
+    "$targets/stress_fault" 4 700 $end & pid=$!
+    sleep 0.2
+    t=$work/faultp-$end.vsc
+    rec -p $pid -o "$t" 2> "$work/err"
+    st=$?
+    wait $pid 2> /dev/null
+    fault_verdict "-p, target ${end}s ($i)" "$t" $st attached
+  done
+  # the recorder stops while the target runs on
+  for how in INT TERM duration; do
+    "$targets/stress_fault" 4 0 wait & pid=$!
+    sleep 0.2
+    t=$work/stop-$how.vsc
+    if [ $how = duration ]; then
+      rec -p $pid --duration 0.3 -o "$t" 2> "$work/err"
+      st=$?
+    else
+      "$vsc" record -v -p $pid -o "$t" 2> "$work/err" & rpid=$!
+      wait_recording "$work/err"
+      sleep 0.1
+      kill -$how $rpid
+      wait_recorder $rpid
+      st=$?
+    fi
+    kill -0 $pid 2> /dev/null && ok "-p, recorder stopped by $how ($i): the target runs on" ||
+      bad "-p, recorder stopped by $how ($i): the target is gone"
+    kill -TERM $pid; wait $pid
+    fault_verdict "-p, recorder stopped by $how ($i)" "$t" $st attached
+  done
+  # -- CMD: the recorder gets SIGINT (the command does not: it runs on)
+  t=$work/cmd-int.vsc
+  "$vsc" record -v -o "$t" -- "$targets/stress_fault" 4 0 wait 2> "$work/err" & rpid=$!
+  wait_recording "$work/err"
+  sleep 0.1
+  kill -INT $rpid
+  wait_recorder $rpid
+  st=$?
+  pid=$(sed -n 's/^# what: command (pid \([0-9]*\)).*/\1/p' "$t")
+  [ -n "$pid" ] && kill -TERM "$pid" 2> /dev/null
+  fault_verdict "-- CMD, recorder gets SIGINT ($i)" "$t" $st
+  rm -f "$work"/*.vsc
+done
+
+# a full disk: the recording fails (status 1, no trailer) and says so;
+# vsc check gives no verdict on what is there
+mkdir -p "$work/full"
+if mount -t tmpfs -o size=1m tmpfs "$work/full" 2> /dev/null; then
+  rec -o "$work/full/t.vsc" -- "$targets/stress_spinlock" 2 20000 2> "$work/err"; st=$?
+  [ $st = 1 ] && grep -qi "no space" "$work/err" && ok "disk full: exit 1, says no space" ||
+    bad "disk full: exit $st: $(tail -1 "$work/err")"
+  if tail -1 "$work/full/t.vsc" | grep -q '^# end of trace:'; then
+    bad "disk full: the output has a trailer"
+  else
+    "$vsc" check "$work/full/t.vsc" > /dev/null 2>&1; st=$?
+    [ $st = 2 ] || [ $st = 3 ] && ok "disk full: no trailer, vsc check status $st" ||
+      bad "disk full: no trailer, yet vsc check status $st"
+  fi
+  umount "$work/full"
+else
+  echo "note: cannot mount a tmpfs here; the disk-full test is left out"
+fi
+
+# an unwritable -o: refused, with the file named
+for out in "$work" "$work/no/such/dir/t.vsc"; do
+  "$vsc" record -o "$out" -- "$targets/stress_fault" 1 0 exit 2> "$work/err"; st=$?
+  [ $st = 2 ] && grep -q "$out" "$work/err" && ok "unwritable -o $out: refused (exit 2)" ||
+    bad "unwritable -o $out: exit $st: $(tail -1 "$work/err")"
+done
+
+echo "stress: $pass passed, $fail failed"
+[ $fail = 0 ]
