@@ -92,6 +92,13 @@ out=$("$vsc" record -o - -- "$targets/probe_mp" - 500 --chatty 2> /dev/null | "$
 [ "$out" = consistent ] && ok "record -o - -- CMD (printing) | check -: consistent" ||
   bad "record -o - -- CMD (printing) | check - said '$out'"
 
+# the launched command ignores the signals we ignore, no more (the
+# recorder ignores SIGPIPE itself, after the command is started)
+want=$(sh -c 'grep "^SigIgn:" /proc/self/status')
+got=$("$vsc" record -o "$work/sig.vsc" -- "$targets/probe_mp" - 10 --sigign 2> "$work/err")
+[ "$got" = "$want" ] && ok "the command's ignored signals are ours ($got)" ||
+  bad "the command's ignored signals: '$got', want '$want'"
+
 # --duration on -- CMD: without --stop-command the command runs on (and the
 # recorder says so); with it, the command gets the signal and its end is
 # in the header

@@ -169,7 +169,7 @@ static long exp_start(int argc, char **argv)
 {
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: %s EXPECT_FILE|- ITERATIONS [--wait] [--chatty] [--pace N]\n",
+			"usage: %s EXPECT_FILE|- ITERATIONS [--wait] [--chatty] [--sigign] [--pace N]\n",
 			argv[0]);
 		exit(2);
 	}
@@ -185,6 +185,18 @@ static long exp_start(int argc, char **argv)
 	int wait = 0;
 	for (int i = 3; i < argc; i++)
 		wait |= strcmp(argv[i], "--wait") == 0;
+	/* --sigign: the signals this process ignores (it must inherit them
+	 * from whoever ran the recorder, not from the recorder itself) */
+	for (int i = 3; i < argc; i++)
+		if (strcmp(argv[i], "--sigign") == 0) {
+			char line[256];
+			FILE *status = fopen("/proc/self/status", "re");
+			while (status && fgets(line, sizeof(line), status))
+				if (strncmp(line, "SigIgn:", 7) == 0)
+					fputs(line, stdout);
+			if (status)
+				fclose(status);
+		}
 	/* --chatty: lines on standard output, which must not end up in a
 	 * trace written to the recorder's standard output */
 	for (int i = 3; i < argc; i++)

@@ -384,9 +384,11 @@ static int record_running(struct recorder *rec)
 	return status;
 }
 
-/* SIGINT and SIGTERM only set the flag, from the start: one that comes
- * while the recorder sets up stops the recording as soon as it runs (it
- * is not lost, nor does it kill the recorder half-way). */
+/* SIGINT and SIGTERM only set the flag, from the moment the target is
+ * taken: one that comes while the source attaches stops the recording as
+ * soon as it runs (it is not lost, nor does it kill the recorder half-way).
+ * Not before: a launched command keeps the dispositions we were given
+ * (exec keeps SIG_IGN, so an ignored SIGPIPE would be the command's too). */
 struct saved_signals {
 	struct sigaction int_, term, pipe;
 };
@@ -415,8 +417,9 @@ int recorder_run(const struct recorder_opts *opts, struct capture_source *src)
 	struct recorder rec = { .opts = opts, .src = src, .stop_reason = "the process ended" };
 	struct saved_signals saved;
 	int status = REFUSED;
+	bool taken = !open_output(&rec) && !take_target(&rec);
 	catch_signals(&saved);
-	if (open_output(&rec) || take_target(&rec) || src->ops->attach(src, &rec)) {
+	if (!taken || src->ops->attach(src, &rec)) {
 		status = refuse(&rec, REFUSED);
 		if (rec.writer)
 			trace_writer_discard(rec.writer);
