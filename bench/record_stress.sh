@@ -2,8 +2,9 @@
 # Benchmark of the eBPF probe path on real-shaped programs (make bench):
 # events/s with 0 lost (default, back-pressure) and with --lossy, recorder
 # CPU per event and peak RSS, then the long stress and fault tests.
-#   bench/record_stress.sh BUILD
-# Prints a table and appends it to bench/results/record_stress.md.
+#   bench/record_stress.sh BUILD [rows]
+# Prints a table and appends it to bench/results/record_stress.md; "rows"
+# leaves out the long stress and fault tests.
 set -u
 build=${1:?usage: record_stress.sh BUILD}
 vsc=$build/vsc
@@ -40,4 +41,5 @@ row() { # NAME MODE CMD...
   done
   echo
 } | tee -a "$out"
+[ "${2:-}" = rows ] && exit 0
 tests/system/stress.sh "$vsc" "$targets" long | tail -3 | tee -a "$out"

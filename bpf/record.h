@@ -25,8 +25,9 @@ struct vsc_record_entry { /* struct vsc_probe_entry */
 	__u64 ip;
 	__u16 kind;
 	__u16 size;
-	__u32 reserved;
+	__u32 flags; /* VSC_PROBE_F_* of <vsc/probe.h>: VSC_RECORD_F_AT_START */
 };
+#define VSC_RECORD_F_AT_START 1u /* VSC_PROBE_F_AT_START */
 
 struct vsc_record_log { /* struct vsc_probe_log */
 	__u64 magic;

@@ -29,6 +29,10 @@ enum vsc_capture_flags {
 	VSC_CAP_F_VALUE_UNSURE = 1u << 0,
 	/* Events of this thread were lost just before this one. */
 	VSC_CAP_F_GAP_BEFORE = 1u << 1,
+	/* Performed as the recording began: maybe before it, maybe after. A
+	 * load is left out (either way the rest stays a consistent cut); a
+	 * store or RMW makes the trace uncertain. */
+	VSC_CAP_F_AT_START = 1u << 2,
 };
 
 struct vsc_capture_event {

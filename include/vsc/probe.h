@@ -71,8 +71,13 @@ struct vsc_probe_entry {
 	uint64_t ip;
 	uint16_t kind;
 	uint16_t size;
-	uint32_t reserved;
+	uint32_t flags; /* VSC_PROBE_F_* */
 };
+
+/* The probe was off before the access and on after it: the recording began
+ * around it, so it may have been performed before the recording began (a
+ * thread stopped between the two while the recorder attached). */
+#define VSC_PROBE_F_AT_START 1u
 
 struct vsc_probe_log {
 	uint64_t magic;
@@ -125,12 +130,18 @@ extern "C" {
 #ifndef _SDT_HAS_SEMAPHORES
 #define _SDT_HAS_SEMAPHORES 1
 #endif
+#ifdef __cplusplus
+} /* <sys/sdt.h> brings C++ templates */
+#endif
 #include <sys/sdt.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* The semaphores, one log per thread and one flush function per program:
  * weak definitions, so every file that includes this header shares them.
@@ -295,11 +306,12 @@ static inline void vsc_probe_publish_(void)
 }
 
 static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, uint16_t size,
-				     int64_t value, int64_t new_value, uint64_t ip)
+				     int64_t value, int64_t new_value, uint64_t ip, uint32_t flags)
 {
 	struct vsc_probe_entry *e = vsc_probe_begin_(kind, addr, size, ip);
 	e->value = value;
 	e->new_value = new_value;
+	e->flags = flags;
 	vsc_probe_publish_();
 }
 
@@ -311,16 +323,23 @@ static inline struct vsc_probe_entry *vsc_probe_rmw_begin_(const volatile void *
 	if (__builtin_expect(vsc_batch_semaphore == 0, 1))
 		return 0;
 	struct vsc_probe_entry *e = vsc_probe_begin_(VSC_PROBE_KIND_RMW, addr, size, ip);
+	e->flags = 0;
 	vsc_probe_tls_log.pending = vsc_probe_tls_log.count + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return e;
 }
 
-static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, uint16_t kind, int64_t value,
-				      int64_t new_value)
+static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, const volatile void *addr,
+				      uint16_t size, uint16_t kind, int64_t value,
+				      int64_t new_value, uint64_t ip)
 {
-	if (!e)
+	if (!e) {
+		/* not announced: the probe came on while the RMW was performed */
+		if (__builtin_expect(vsc_batch_semaphore != 0, 0))
+			vsc_probe_append_(kind, addr, size, value, new_value, ip,
+					  VSC_PROBE_F_AT_START);
 		return;
+	}
 	e->kind = kind;
 	e->value = value;
 	e->new_value = new_value;
@@ -328,12 +347,14 @@ static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, uint16_t kind, 
 }
 
 #define VSC_PROBE_ENABLED_() __builtin_expect(vsc_batch_semaphore != 0, 0)
-#define VSC_PROBE_EMIT_(kind, addr, size, value, new_value)                                   \
+#define VSC_PROBE_EMIT_FLAGS_(kind, addr, size, value, new_value, flags)                      \
 	do {                                                                                  \
 		if (VSC_PROBE_ENABLED_())                                                     \
 			vsc_probe_append_((kind), (addr), (uint16_t)(size), (int64_t)(value), \
-					  (int64_t)(new_value), VSC_PROBE_IP_());             \
+					  (int64_t)(new_value), VSC_PROBE_IP_(), (flags));    \
 	} while (0)
+#define VSC_PROBE_EMIT_(kind, addr, size, value, new_value) \
+	VSC_PROBE_EMIT_FLAGS_(kind, addr, size, value, new_value, 0)
 
 #define VSC_PROBE_LOAD_N(addr, size, value) \
 	VSC_PROBE_EMIT_(VSC_PROBE_KIND_LOAD, addr, size, value, 0)
@@ -347,15 +368,45 @@ static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, uint16_t kind, 
 	VSC_PROBE_EMIT_(VSC_PROBE_KIND_SEGMENT, (const void *)(name), 0, (id), 0)
 /* The helpers below announce their RMWs before performing them. */
 #define VSC_PROBE_RMW_BEGIN_(addr, size) vsc_probe_rmw_begin_((addr), (size), VSC_PROBE_IP_())
-#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value) \
-	vsc_probe_rmw_end_((entry), (kind), (int64_t)(value), (int64_t)(new_value))
+#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)         \
+	vsc_probe_rmw_end_((entry), (addr), (size), (kind), (int64_t)(value), \
+			   (int64_t)(new_value), VSC_PROBE_IP_())
+/* The helpers' loads and stores: the probe is looked at before and after
+ * the access, and an access during which it came on is marked
+ * VSC_PROBE_F_AT_START (the recorder makes no verdict depend on its place). */
+#define VSC_PROBE_ON_() VSC_PROBE_ENABLED_()
+#define VSC_PROBE_LOAD_AFTER_(was_on, addr, size, value)                 \
+	VSC_PROBE_EMIT_FLAGS_(VSC_PROBE_KIND_LOAD, addr, size, value, 0, \
+			      (was_on) ? 0u : VSC_PROBE_F_AT_START)
+#define VSC_PROBE_STORE_AROUND_(addr, size, value, store)                                 \
+	do {                                                                              \
+		if (VSC_PROBE_ENABLED_()) {                                               \
+			VSC_PROBE_STORE_N(addr, size, value);                             \
+			store;                                                            \
+		} else {                                                                  \
+			store;                                                            \
+			VSC_PROBE_EMIT_FLAGS_(VSC_PROBE_KIND_STORE, addr, size, value, 0, \
+					      VSC_PROBE_F_AT_START);                      \
+		}                                                                         \
+	} while (0)
 /* ---- end of the eBPF backend -------------------------------------------- */
 #endif
 /* ======================================================================== */
 
 #ifndef VSC_PROBE_RMW_BEGIN_
-/* Backends without announced RMWs (LTTng, none): the helpers' RMW is one
- * event after the atomic instruction. */
+/* Backends without announced RMWs nor a start to straddle (LTTng, none):
+ * the helpers' access is one event, a load or RMW after it, a store before. */
+#define VSC_PROBE_ON_() 1
+#define VSC_PROBE_LOAD_AFTER_(was_on, addr, size, value) \
+	do {                                             \
+		(void)(was_on);                          \
+		VSC_PROBE_LOAD_N(addr, size, value);     \
+	} while (0)
+#define VSC_PROBE_STORE_AROUND_(addr, size, value, store) \
+	do {                                              \
+		VSC_PROBE_STORE_N(addr, size, value);     \
+		store;                                    \
+	} while (0)
 #define VSC_PROBE_RMW_BEGIN_(addr, size) ((void)(addr), (void)(size), (struct vsc_probe_entry *)0)
 #define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)  \
 	do {                                                           \
@@ -377,48 +428,48 @@ static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, uint16_t kind, 
  * holds a read of a value whose write it lacks; an RMW is announced before
  * and published after (the recorder respects the announcement). A failed
  * compare-and-swap is recorded as the read it is. */
-#define VSC_PROBE_DEFINE_WIDTH_(BITS)                                                           \
-	static inline int##BITS##_t vsc_load##BITS(const volatile int##BITS##_t *p)             \
-	{                                                                                       \
-		int##BITS##_t v = __atomic_load_n(p, __ATOMIC_RELAXED);                         \
-		VSC_PROBE_LOAD_N(p, BITS / 8, v);                                               \
-		return v;                                                                       \
-	}                                                                                       \
-	static inline void vsc_store##BITS(volatile int##BITS##_t *p, int##BITS##_t v)          \
-	{                                                                                       \
-		VSC_PROBE_STORE_N(p, BITS / 8, v);                                              \
-		__atomic_store_n(p, v, __ATOMIC_RELAXED);                                       \
-	}                                                                                       \
-	static inline int##BITS##_t vsc_xchg##BITS(volatile int##BITS##_t *p, int##BITS##_t v)  \
-	{                                                                                       \
-		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);                 \
-		int##BITS##_t old = __atomic_exchange_n(p, v, __ATOMIC_RELAXED);                \
-		VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, old, v);                \
-		return old;                                                                     \
-	}                                                                                       \
-	static inline int##BITS##_t vsc_fetch_add##BITS(volatile int##BITS##_t *p,              \
-							int##BITS##_t v)                        \
-	{                                                                                       \
-		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);                 \
-		int##BITS##_t old = __atomic_fetch_add(p, v, __ATOMIC_RELAXED);                 \
-		VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, old,                    \
-				   (int##BITS##_t)(old + v));                                   \
-		return old;                                                                     \
-	}                                                                                       \
+#define VSC_PROBE_DEFINE_WIDTH_(BITS)                                                              \
+	static inline int##BITS##_t vsc_load##BITS(const volatile int##BITS##_t *p)                \
+	{                                                                                          \
+		int was_on_ = VSC_PROBE_ON_();                                                     \
+		int##BITS##_t v = __atomic_load_n(p, __ATOMIC_RELAXED);                            \
+		VSC_PROBE_LOAD_AFTER_(was_on_, p, BITS / 8, v);                                    \
+		return v;                                                                          \
+	}                                                                                          \
+	static inline void vsc_store##BITS(volatile int##BITS##_t *p, int##BITS##_t v)             \
+	{                                                                                          \
+		VSC_PROBE_STORE_AROUND_(p, BITS / 8, v, __atomic_store_n(p, v, __ATOMIC_RELAXED)); \
+	}                                                                                          \
+	static inline int##BITS##_t vsc_xchg##BITS(volatile int##BITS##_t *p, int##BITS##_t v)     \
+	{                                                                                          \
+		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);                    \
+		int##BITS##_t old = __atomic_exchange_n(p, v, __ATOMIC_RELAXED);                   \
+		VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, old, v);                   \
+		return old;                                                                        \
+	}                                                                                          \
+	static inline int##BITS##_t vsc_fetch_add##BITS(volatile int##BITS##_t *p,                 \
+							int##BITS##_t v)                           \
+	{                                                                                          \
+		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);                    \
+		int##BITS##_t old = __atomic_fetch_add(p, v, __ATOMIC_RELAXED);                    \
+		VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, old,                       \
+				   (int##BITS##_t)(old + v));                                      \
+		return old;                                                                        \
+	}                                                                                          \
 	/* Returns 1 when *p held *expected and now holds desired; otherwise    \
-	 * 0, with the value seen in *expected. */               \
-	static inline int vsc_cas##BITS(volatile int##BITS##_t *p, int##BITS##_t *expected,     \
-					int##BITS##_t desired)                                  \
-	{                                                                                       \
-		int##BITS##_t want = *expected;                                                 \
-		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);                 \
-		int ok = __atomic_compare_exchange_n(p, expected, desired, 0, __ATOMIC_RELAXED, \
-						     __ATOMIC_RELAXED);                         \
-		if (ok)                                                                         \
-			VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, want, desired); \
-		else                                                                            \
-			VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_LOAD, p, BITS / 8, *expected, 0); \
-		return ok;                                                                      \
+	 * 0, with the value seen in *expected. */                  \
+	static inline int vsc_cas##BITS(volatile int##BITS##_t *p, int##BITS##_t *expected,        \
+					int##BITS##_t desired)                                     \
+	{                                                                                          \
+		int##BITS##_t want = *expected;                                                    \
+		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);                    \
+		int ok = __atomic_compare_exchange_n(p, expected, desired, 0, __ATOMIC_RELAXED,    \
+						     __ATOMIC_RELAXED);                            \
+		if (ok)                                                                            \
+			VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, want, desired);    \
+		else                                                                               \
+			VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_LOAD, p, BITS / 8, *expected, 0);    \
+		return ok;                                                                         \
 	}
 
 VSC_PROBE_DEFINE_WIDTH_(8)

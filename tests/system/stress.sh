@@ -23,8 +23,8 @@ size=${3:-short}
 # spinlock: THREADS ITERATIONS (4 events an iteration at least); spsc:
 # ITEMS (6 at least); seqlock: WRITES (4 by the writer alone); lab: ITERATIONS (4)
 case $size in
-  short) repeat=3 spin="4 70000" spsc=170000 seqlock=250000 lab=250000 ;;
-  long) repeat=20 spin="4 250000" spsc=200000 seqlock=500000 lab=300000 ;;
+  short) repeat=3 pstart=6 spin="4 70000" spsc=170000 seqlock=250000 lab=250000 ;;
+  long) repeat=20 pstart=60 spin="4 250000" spsc=200000 seqlock=500000 lab=300000 ;;
   *) echo "$usage" >&2; exit 2 ;;
 esac
 . "$(dirname "$0")/stress_checks.sh"
@@ -111,24 +111,22 @@ fault_verdict() { # NAME TRACE STATUS [attached]
     bad "$name: status 0 but no trailer: $(tail -c 200 "$trace")"
     return
   fi
-  lost=$(header "$trace" 'lost events')
+  lost=$(header "$trace" 'lost events') unsure=$(header "$trace" 'uncertain values')
   chain=$(rmw_chain "$trace" counter 1)
   "$vsc" check "$trace" > "$work/check.out" 2>&1; st=$?
-  if [ "$lost" = 0 ]; then
+  if [ "$lost" = 0 ] && [ "$unsure" = 0 ]; then
     case $chain in bad*) bad "$name: lost 0 but $chain"; return;; esac
-    if [ -n "$attached" ]; then
-      # -p on a running program: its first events straddle the attach
-      # (docs/record.md, "What is and is not faithful"); the verdict is
-      # reported, not asserted
-      ok "$name: 0 lost, ${chain:-0} increments, none missing (verdict: $(head -1 "$work/check.out"))"
-      return
-    fi
     [ $st = 0 ] && [ "$(head -1 "$work/check.out")" = consistent ] &&
       ok "$name: 0 lost, ${chain:-0} increments, consistent" ||
       bad "$name: 0 lost, verdict $(head -1 "$work/check.out") (status $st)"
+  elif [ "$lost" = 0 ] && [ -z "$attached" ]; then
+    bad "$name: $unsure uncertain values in a recording of a launched command"
   else
-    [ $st = 3 ] && ok "$name: lost $lost, counted; vsc check unknown" ||
-      bad "$name: lost $lost but vsc check status $st"
+    # -p: an access a thread was in the middle of while the probes came on
+    # may lie before the recording: such stores and RMWs are unsure
+    # (docs/record.md); a loss is counted: either way, no plain verdict
+    [ $st = 3 ] && ok "$name: lost $lost, $unsure unsure, counted; vsc check unknown" ||
+      bad "$name: lost $lost, $unsure unsure, but vsc check status $st"
   fi
 }
 
@@ -207,6 +205,21 @@ while [ $i -lt $repeat ]; do
   [ -n "$pid" ] && kill -TERM "$pid" 2> /dev/null
   fault_verdict "-- CMD, recorder gets SIGINT ($i)" "$t" $st
   rm -f "$work"/*.vsc
+done
+
+# -p: the start of the recording, many times (a wrong verdict there was seen
+# about once in 40 runs before accesses at the start were marked)
+k=0
+while [ $k -lt $pstart ]; do
+  k=$((k + 1))
+  "$targets/stress_fault" 4 0 wait & pid=$!
+  sleep 0.1
+  t=$work/pstart.vsc
+  rec -p $pid --duration 0.1 -o "$t" 2> "$work/err"
+  st=$?
+  kill -TERM $pid; wait $pid
+  fault_verdict "-p, the start of the recording ($k)" "$t" $st attached
+  rm -f "$t"
 done
 
 # a full disk: the recording fails (status 1, no trailer) and says so;

@@ -92,6 +92,7 @@ static struct vsc_capture_event event_of(const struct vsc_record_entry *en, uint
 		.tid = tid,
 		.kind = en->kind,
 		.size = en->size,
+		.flags = en->flags & VSC_RECORD_F_AT_START ? VSC_CAP_F_AT_START : 0,
 	};
 }
 

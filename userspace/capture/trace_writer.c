@@ -73,6 +73,7 @@ struct trace_writer {
 	struct trace_map closed_map; /* segment id -> its place in closed_ids */
 
 	uint64_t lost_reported, lost_gaps, lost_late, lost_closed;
+	uint64_t at_start_loads; /* left out: performed as the recording began */
 	bool lost_inexact;
 	bool finished;
 	int err; /* out of memory where no caller could be told at once */
@@ -332,11 +333,32 @@ static int enter_part(struct trace_writer *w, struct tw_thread *t,
 
 /* ---- events in program order ------------------------------------------- */
 
-static int deliver(struct trace_writer *w, struct tw_thread *t, const struct vsc_capture_event *e)
+/* An access performed as the recording began (VSC_CAP_F_AT_START) may lie
+ * before it or after it. A load is left out: before, it is outside the
+ * recording; after, it is the thread's first access, and leaving out a read
+ * moves that thread's start past it without changing memory, so the rest is
+ * a consistent cut either way. A store or RMW changes memory, so its place
+ * matters: it stays in, marked unsure, and the trace gets no plain verdict. */
+static bool at_start_dropped(struct trace_writer *w, struct vsc_capture_event *e)
+{
+	if (!(e->flags & VSC_CAP_F_AT_START))
+		return false;
+	if (e->kind == VSC_CAP_LOAD) {
+		w->at_start_loads++;
+		return true;
+	}
+	e->flags |= VSC_CAP_F_VALUE_UNSURE;
+	return false;
+}
+
+static int deliver(struct trace_writer *w, struct tw_thread *t, const struct vsc_capture_event *in)
 {
 	char line[TRACE_LINE_MAX];
 	uint32_t var;
 	int err;
+	struct vsc_capture_event copy = *in, *e = &copy;
+	if (at_start_dropped(w, e))
+		return 0;
 	if (e->kind == VSC_CAP_SEGMENT) {
 		err = enter_part(w, t, e);
 		if (!err)
