@@ -453,7 +453,7 @@ static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, const volatile 
 		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(p, BITS / 8);                    \
 		int##BITS##_t old = __atomic_fetch_add(p, v, __ATOMIC_RELAXED);                    \
 		VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_RMW, p, BITS / 8, old,                       \
-				   (int##BITS##_t)(old + v));                                      \
+				   (int##BITS##_t)((uint##BITS##_t)old + (uint##BITS##_t)v));      \
 		return old;                                                                        \
 	}                                                                                          \
 	/* Returns 1 when *p held *expected and now holds desired; otherwise    \
