@@ -14,7 +14,9 @@ ifneq ($(VSC_NO_ASAN),1)
 CHECK_EXTRA += check-asan
 endif
 
-UNIT_HDR  := $(wildcard tests/unit/*.h)
+# the public headers too: test_probe_helpers compiles <vsc/probe.h>'s
+# inline helpers itself, so a change there must rebuild it
+UNIT_HDR  := $(wildcard tests/unit/*.h) $(wildcard include/vsc/*.h)
 
 $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELP) $(UNIT_HDR) $(BUILD)/libvsc.a
 	@mkdir -p $(dir $@)
