@@ -6,6 +6,7 @@
 #define VSC_SATURATE_INT_H
 
 #include "saturate.h"
+#include "userspace/util/sorted.h"
 
 #define NO_READ UINT32_MAX
 
@@ -56,20 +57,6 @@ static inline uint32_t epochs_of(const struct sat_state *s, uint32_t x)
 static inline int init_matches(const struct sat_state *s, uint32_t x, uint32_t pair)
 {
 	return s->a->init[x] == pair || s->a->init[x] == VALUE_UNDECIDED;
-}
-
-/* The first index in [lo, hi) of the increasing array a whose value is at
- * least v (hi when none). */
-static inline uint32_t first_at_least(const uint32_t *a, uint32_t lo, uint32_t hi, uint32_t v)
-{
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (a[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* Smallest epoch >= e of variable x holding pair, or UINT32_MAX. */
