@@ -17,8 +17,12 @@
 #include "coherence.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "userspace/util/hash.h"
+#include "userspace/util/sorted.h"
 
 #define COH_NONE UINT32_MAX       /* rf: the event reads nothing */
 #define COH_INIT (UINT32_MAX - 1) /* rf: it reads the initial value */
@@ -136,61 +140,47 @@ static int ordered(const struct coh *c, uint32_t a, uint32_t b)
 
 /* ---- reads-from: the one write of each read's (variable, value) ---------- */
 
-struct write_index {
-	uint32_t *slots; /* flat + 1 (| SLOT_TWICE), 0: empty */
-	uint32_t mask;
+/* (variable, value) -> the flat number + 1 of its first write, with
+ * SLOT_TWICE once a second write of the pair is seen. The key is zeroed
+ * whole (no padding bytes left unset): the map compares it as bytes. */
+struct pair_key {
+	int64_t value;
+	uint32_t var, zero;
 };
 
-static uint64_t pair_hash(uint32_t var, int64_t value)
+static struct pair_key pair_key(uint32_t var, int64_t value)
 {
-	uint64_t h =
-		(uint64_t)value * 0x9e3779b97f4a7c15ULL ^ (uint64_t)var * 0xff51afd7ed558ccdULL;
-	return h ^ (h >> 31);
+	return (struct pair_key){ .value = value, .var = var };
 }
 
-static uint32_t *slot_of(const struct coh *c, const struct write_index *ix, uint32_t var,
-			 int64_t value)
+static int index_writes(const struct coh *c, struct hash_map *ix)
 {
-	for (uint32_t i = (uint32_t)pair_hash(var, value) & ix->mask;; i = (i + 1) & ix->mask) {
-		uint32_t s = ix->slots[i];
-		if (s == 0)
-			return &ix->slots[i];
-		const struct vsc_event *e = flat_event(c, (s & ~SLOT_TWICE) - 1);
-		if (e->var == var && written(e) == value)
-			return &ix->slots[i];
-	}
-}
-
-static int index_writes(const struct coh *c, struct write_index *ix)
-{
-	size_t nwrites = 0, size = 1024;
-
-	for (uint32_t t = 0; t < c->k; t++)
-		for (uint32_t i = 0; i < c->p->threads[t].length; i++)
-			nwrites += writes(&c->p->threads[t].events[i]);
-	while (size < 2 * nwrites)
-		size *= 2;
-	ix->slots = calloc(size, sizeof(uint32_t));
-	ix->mask = (uint32_t)(size - 1);
-	if (!ix->slots)
-		return -ENOMEM;
+	hash_map_init(ix, sizeof(struct pair_key), sizeof(uint32_t));
 	for (uint32_t t = 0; t < c->k; t++)
 		for (uint32_t i = 0; i < c->p->threads[t].length; i++) {
 			const struct vsc_event *e = &c->p->threads[t].events[i];
+			struct pair_key key = pair_key(e->var, written(e));
+			uint32_t *s;
+			bool added;
+
 			if (!writes(e))
 				continue;
-			uint32_t *s = slot_of(c, ix, e->var, written(e));
-			*s = *s ? *s | SLOT_TWICE : c->base[t] + i + 1;
+			s = hash_map_put(ix, &key, &added);
+			if (!s)
+				return -ENOMEM;
+			*s = added ? c->base[t] + i + 1 : *s | SLOT_TWICE;
 		}
 	return 0;
 }
 
 /* rf of one read of (x, v): COH_NONE when nothing gives v (refuted),
  * SLOT_TWICE when there is a choice. */
-static uint32_t source_of(const struct coh *c, const struct write_index *ix, uint32_t x, int64_t v)
+static uint32_t source_of(const struct coh *c, const struct hash_map *ix, uint32_t x, int64_t v)
 {
 	const struct vsc_var_init *in = &c->p->inits[x];
-	uint32_t s = *slot_of(c, ix, x, v);
+	struct pair_key key = pair_key(x, v);
+	const uint32_t *slot = hash_map_get(ix, &key);
+	uint32_t s = slot ? *slot : 0;
 	int from_init =
 		in->kind == VSC_INIT_UNKNOWN || (in->kind == VSC_INIT_KNOWN && in->value == v);
 
@@ -204,7 +194,7 @@ static uint32_t source_of(const struct coh *c, const struct write_index *ix, uin
 /* Fill c->rf. Returns 0, COHERENCE_NOT_APPLY or -ENOMEM. */
 static int link_reads(struct coh *c)
 {
-	struct write_index ix;
+	struct hash_map ix;
 	uint8_t *seen = calloc((size_t)c->nvars + 1, 1); /* init x ?: a read fixed it */
 	int64_t *init_value = malloc(((size_t)c->nvars + 1) * sizeof(int64_t));
 	int r = index_writes(c, &ix);
@@ -231,7 +221,7 @@ static int link_reads(struct coh *c)
 				init_value[e->var] = e->value;
 			}
 		}
-	free(ix.slots);
+	hash_map_free(&ix);
 	free(seen);
 	free(init_value);
 	return r;
@@ -479,19 +469,10 @@ static int add_edge(struct edge_buf *eb, uint32_t from, uint32_t to)
 	return 0;
 }
 
-/* Index in L[0, m) of the first write not before count events of thread u. */
+/* Index in L[0, m) of the first write not before limit_flat. */
 static uint32_t writes_before(const uint32_t *L, uint32_t m, uint32_t limit_flat)
 {
-	uint32_t lo = 0, hi = m;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (L[mid] < limit_flat)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return first_at_least(L, 0, m, limit_flat);
 }
 
 /* Index of the first write in L that must follow w (w's own thread: the
