@@ -59,6 +59,33 @@ static void test_array_overflow(void **state)
 	free(small);
 }
 
+/* A 32-bit capacity grows the same way and never past UINT32_MAX; arrays
+ * that share one capacity grow to the room array_grown_cap gives. */
+static void test_array_cap32_and_shared(void **state)
+{
+	(void)state;
+	uint8_t *bytes = NULL;
+	uint32_t cap = 0, *from = NULL, *to = NULL;
+	size_t room;
+
+	assert_int_equal(ARRAY_RESERVE_FROM(bytes, cap, 100, 8), 0);
+	assert_int_equal(cap, 128);
+	assert_int_equal(ARRAY_RESERVE(bytes, cap, (size_t)UINT32_MAX + 1), -ENOMEM);
+	assert_int_equal(cap, 128);
+	free(bytes);
+
+	assert_int_equal(array_grown_cap(0, 1, 256, UINT32_MAX), 256);
+	assert_int_equal(array_grown_cap(256, 257, 256, UINT32_MAX), 512);
+	assert_int_equal(array_grown_cap((size_t)1 << 31, ((size_t)1 << 31) + 1, 1, UINT32_MAX), 0);
+	room = array_grown_cap(0, 5, 4, UINT32_MAX);
+	assert_int_equal(ARRAY_RESIZE(from, room), 0);
+	assert_int_equal(ARRAY_RESIZE(to, room), 0);
+	from[room - 1] = to[room - 1] = 7;
+	assert_int_equal(from[room - 1] + to[room - 1], 14);
+	free(from);
+	free(to);
+}
+
 struct pid_tid {
 	uint32_t pid, tid;
 };
@@ -332,11 +359,17 @@ static void test_options_usage(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_array_grows),     cmocka_unit_test(test_array_overflow),
-		cmocka_unit_test(test_clock),           cmocka_unit_test(test_diag),
-		cmocka_unit_test(test_options_parse),   cmocka_unit_test(test_options_bad),
-		cmocka_unit_test(test_options_usage),   cmocka_unit_test(test_hash_map_put_get),
-		cmocka_unit_test(test_hash_map_remove), cmocka_unit_test(test_hash_index),
+		cmocka_unit_test(test_array_grows),
+		cmocka_unit_test(test_array_overflow),
+		cmocka_unit_test(test_array_cap32_and_shared),
+		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_diag),
+		cmocka_unit_test(test_options_parse),
+		cmocka_unit_test(test_options_bad),
+		cmocka_unit_test(test_options_usage),
+		cmocka_unit_test(test_hash_map_put_get),
+		cmocka_unit_test(test_hash_map_remove),
+		cmocka_unit_test(test_hash_index),
 		cmocka_unit_test(test_hash_values),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

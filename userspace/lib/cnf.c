@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "cnf.h"
+#include "userspace/util/array.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -11,15 +12,9 @@ int cnf_new_var(struct cnf *f)
 
 void cnf_add(struct cnf *f, int lit)
 {
-	if (f->count == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 4096;
-		int *lits = realloc(f->lits, cap * sizeof(*lits));
-		if (!lits) {
-			f->failed = 1;
-			return;
-		}
-		f->lits = lits;
-		f->cap = cap;
+	if (ARRAY_RESERVE_FROM(f->lits, f->cap, f->count + 1, 4096)) {
+		f->failed = 1;
+		return;
 	}
 	f->lits[f->count++] = lit;
 	if (lit == 0)

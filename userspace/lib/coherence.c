@@ -23,6 +23,7 @@
 
 #include "userspace/util/hash.h"
 #include "userspace/util/sorted.h"
+#include "userspace/util/array.h"
 
 #define COH_NONE UINT32_MAX       /* rf: the event reads nothing */
 #define COH_INIT (UINT32_MAX - 1) /* rf: it reads the initial value */
@@ -457,14 +458,8 @@ static int add_edge(struct edge_buf *eb, uint32_t from, uint32_t to)
 
 	if (eb->n > 0 && eb->e[eb->n - 1] == v)
 		return 0;
-	if (eb->n == eb->cap) {
-		size_t cap = eb->cap ? eb->cap * 2 : 4096;
-		uint64_t *grown = realloc(eb->e, cap * sizeof(uint64_t));
-		if (!grown)
-			return -ENOMEM;
-		eb->e = grown;
-		eb->cap = cap;
-	}
+	if (ARRAY_RESERVE_FROM(eb->e, eb->cap, eb->n + 1, 4096))
+		return -ENOMEM;
 	eb->e[eb->n++] = v;
 	return 0;
 }

@@ -27,6 +27,7 @@
  * remembered with the largest number of preemptions left that is known not
  * to be enough; a state reached again with no more left is cut. */
 #include "engine.h"
+#include "userspace/util/array.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -286,14 +287,8 @@ static uint32_t candidate(const struct engine *g, uint32_t r, struct engine_fram
 
 static int push_frame(struct engine *g, size_t *top, uint32_t cost, uint32_t state)
 {
-	if (*top == g->frames_cap) {
-		size_t cap = g->frames_cap ? g->frames_cap * 2 : 256;
-		struct engine_frame *f = realloc(g->frames, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		g->frames = f;
-		g->frames_cap = cap;
-	}
+	if (ARRAY_RESERVE_FROM(g->frames, g->frames_cap, *top + 1, 256))
+		return -ENOMEM;
 	g->frames[(*top)++] = (struct engine_frame){ g->depth, g->last, cost, 0, 0, 0, state };
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "intern.h"
+#include "userspace/util/array.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -40,14 +41,8 @@ int intern_get(struct intern *t, const char *s, size_t len, int *added)
 		return found;
 	if (t->count == INT32_MAX)
 		return -ENOMEM;
-	if (t->count == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 16;
-		char **names = realloc(t->names, cap * sizeof(*names));
-		if (!names)
-			return -ENOMEM;
-		t->names = names;
-		t->cap = cap;
-	}
+	if (ARRAY_RESERVE(t->names, t->cap, (size_t)t->count + 1))
+		return -ENOMEM;
 	copy = malloc(len + 1);
 	if (!copy || hash_index_add(&t->index, hash, t->count)) {
 		free(copy);

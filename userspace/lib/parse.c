@@ -15,6 +15,7 @@
 #include "read_progress.h"
 #include "solver.h"
 #include "trace.h"
+#include "userspace/util/array.h"
 
 #define MAX_TOKENS 7
 #define MAX_NAME 64
@@ -254,14 +255,8 @@ static int op_of(const struct token *t)
 
 static int trace_add_program(struct vsc_trace *trace, struct vsc_program *p)
 {
-	if (trace->count == trace->cap) {
-		size_t cap = trace->cap ? trace->cap * 2 : 4;
-		struct vsc_program **grown = realloc(trace->programs, cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		trace->programs = grown;
-		trace->cap = cap;
-	}
+	if (ARRAY_RESERVE_FROM(trace->programs, trace->cap, trace->count + 1, 4))
+		return -ENOMEM;
 	trace->programs[trace->count++] = p;
 	return 0;
 }
@@ -328,14 +323,8 @@ static int remember_global(struct parser *ps, const struct token *var, uint8_t k
 			return 0;
 		}
 	}
-	if (ps->nglobals == ps->globals_cap) {
-		size_t cap = ps->globals_cap ? ps->globals_cap * 2 : 8;
-		g = realloc(ps->globals, cap * sizeof(*g));
-		if (!g)
-			return -ENOMEM;
-		ps->globals = g;
-		ps->globals_cap = cap;
-	}
+	if (ARRAY_RESERVE_FROM(ps->globals, ps->globals_cap, ps->nglobals + 1, 8))
+		return -ENOMEM;
 	g = &ps->globals[ps->nglobals++];
 	memcpy(g->name, var->s, var->len);
 	g->name[var->len] = '\0';
@@ -679,15 +668,12 @@ struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
 /* Double a read buffer; on failure free it and return NULL with ENOMEM. */
 static char *grow_buffer(char *buf, size_t *cap)
 {
-	char *grown = *cap > SIZE_MAX / 2 ? NULL : realloc(buf, *cap * 2);
-
-	if (!grown) {
+	if (ARRAY_RESERVE(buf, *cap, *cap + 1)) {
 		free(buf);
 		errno = ENOMEM;
 		return NULL;
 	}
-	*cap *= 2;
-	return grown;
+	return buf;
 }
 
 /* Wait until fd has something to read (or its end); -1 with ETIME once the

@@ -1,26 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "program.h"
+#include "userspace/util/array.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int grow(void **array, uint32_t *cap, uint32_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	uint64_t n = *cap ? (uint64_t)*cap * 2 : 8;
-	while (n < need)
-		n *= 2;
-	if (n > UINT32_MAX)
-		return -ENOMEM;
-	void *grown = realloc(*array, n * size);
-	if (!grown)
-		return -ENOMEM;
-	*array = grown;
-	*cap = (uint32_t)n;
-	return 0;
-}
 
 struct vsc_program *vsc_program_new(void)
 {
@@ -52,7 +36,7 @@ int program_thread(struct vsc_program *p, const char *name, size_t len)
 	int added, t = intern_get(&p->thread_names, name, len, &added);
 	if (t < 0 || !added)
 		return t;
-	if (grow((void **)&p->threads, &p->threads_cap, (uint32_t)t + 1, sizeof(*p->threads)))
+	if (ARRAY_RESERVE_FROM(p->threads, p->threads_cap, (size_t)t + 1, 8))
 		return -ENOMEM;
 	memset(&p->threads[t], 0, sizeof(p->threads[t]));
 	return t;
@@ -63,7 +47,7 @@ int program_var(struct vsc_program *p, const char *name, size_t len)
 	int added, v = intern_get(&p->var_names, name, len, &added);
 	if (v < 0 || !added)
 		return v;
-	if (grow((void **)&p->inits, &p->inits_cap, (uint32_t)v + 1, sizeof(*p->inits)))
+	if (ARRAY_RESERVE_FROM(p->inits, p->inits_cap, (size_t)v + 1, 8))
 		return -ENOMEM;
 	memset(&p->inits[v], 0, sizeof(p->inits[v]));
 	return v;
@@ -73,18 +57,18 @@ int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_even
 		   uint32_t line)
 {
 	struct vsc_thread *th = &p->threads[thread];
-	uint32_t cap = th->cap;
 
 	if (th->length == UINT32_MAX)
 		return -E2BIG;
 	if (th->length == th->cap) {
-		if (grow((void **)&th->events, &cap, th->length + 1, sizeof(*th->events)))
+		/* events, and timestamps and lines when kept, share one room */
+		size_t cap = array_grown_cap(th->cap, (size_t)th->length + 1, 8, UINT32_MAX);
+
+		if (!cap || ARRAY_RESIZE(th->events, cap) ||
+		    (th->ts && ARRAY_RESIZE(th->ts, cap)) ||
+		    (th->lines && ARRAY_RESIZE(th->lines, cap)))
 			return -ENOMEM;
-		if (th->ts && !(th->ts = realloc(th->ts, cap * sizeof(*th->ts))))
-			return -ENOMEM;
-		if (th->lines && !(th->lines = realloc(th->lines, cap * sizeof(*th->lines))))
-			return -ENOMEM;
-		th->cap = cap;
+		th->cap = (uint32_t)cap;
 	}
 	if (ts && !th->ts) {
 		th->ts = calloc(th->cap, sizeof(*th->ts));

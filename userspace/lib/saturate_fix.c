@@ -5,6 +5,7 @@
  * topological order, and the reads whose vectors (or whose hi epoch's opening
  * write's vector) grew are tightened again, until nothing changes. */
 #include "saturate_int.h"
+#include "userspace/util/array.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -161,14 +162,8 @@ static uint32_t heap_pop(struct heap *h)
  * epoch e. */
 static int link_read(struct sat_state *s, uint32_t *head, uint32_t w, uint32_t r, uint32_t e)
 {
-	if (s->nnodes == s->node_cap) {
-		uint32_t cap = s->node_cap ? s->node_cap * 2 : 1024;
-		struct list_node *nodes = realloc(s->nodes, (size_t)cap * sizeof(*nodes));
-		if (!nodes)
-			return -ENOMEM;
-		s->nodes = nodes;
-		s->node_cap = cap;
-	}
+	if (ARRAY_RESERVE_FROM(s->nodes, s->node_cap, (size_t)s->nnodes + 1, 1024))
+		return -ENOMEM;
 	s->nodes[s->nnodes] = (struct list_node){ r, e, head[w] };
 	head[w] = s->nnodes++;
 	return 0;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "state_table.h"
+#include "userspace/util/array.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -46,21 +47,13 @@ static bool state_eq(const void *ctx, uint32_t index, const void *key)
 
 static int grow(struct state_table *t)
 {
-	uint32_t cap = t->cap ? t->cap * 2 : 1024;
-	uint32_t *words;
-	struct state_record *records;
+	size_t cap = array_grown_cap(t->cap, (size_t)t->cap + 1, 1024, UINT32_MAX / 2);
 
-	if (t->cap >= UINT32_MAX / 4 || hash_index_reserve(&t->index, cap))
+	if (!cap || hash_index_reserve(&t->index, cap) ||
+	    array_resize((void **)&t->words, cap * t->width, sizeof(*t->words)) ||
+	    ARRAY_RESIZE(t->records, cap))
 		return -ENOMEM;
-	words = realloc(t->words, (size_t)cap * t->width * sizeof(*words));
-	if (!words)
-		return -ENOMEM;
-	t->words = words;
-	records = realloc(t->records, (size_t)cap * sizeof(*records));
-	if (!records)
-		return -ENOMEM;
-	t->records = records;
-	t->cap = cap;
+	t->cap = (uint32_t)cap;
 	return 0;
 }
 

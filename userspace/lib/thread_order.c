@@ -9,6 +9,7 @@
  * order is then the witness. docs/solvers.md has the proof, and what an
  * unknown initial value (init x ?) changes. */
 #include "thread_order.h"
+#include "userspace/util/array.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -22,16 +23,11 @@ struct order_graph {
 static int add_order(struct order_graph *g, uint32_t before, uint32_t after)
 {
 	if (g->nedges == g->cap) {
-		uint32_t cap = g->cap ? g->cap * 2 : 256;
-		uint32_t *from = realloc(g->from, (size_t)cap * sizeof(*from));
-		if (!from)
+		size_t cap = array_grown_cap(g->cap, (size_t)g->nedges + 1, 256, UINT32_MAX);
+
+		if (!cap || ARRAY_RESIZE(g->from, cap) || ARRAY_RESIZE(g->to, cap))
 			return -ENOMEM;
-		g->from = from;
-		uint32_t *to = realloc(g->to, (size_t)cap * sizeof(*to));
-		if (!to)
-			return -ENOMEM;
-		g->to = to;
-		g->cap = cap;
+		g->cap = (uint32_t)cap;
 	}
 	g->from[g->nedges] = before;
 	g->to[g->nedges++] = after;
