@@ -23,6 +23,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELP) $(UNIT_HDR) $(BUILD)/libvsc.a
 	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(UNIT_HELP) $(BUILD)/libvsc.a \
 		-lcmocka $(LDLIBS_LIB) $(LDLIBS_LIB_SAT) -lpthread
 
+# test_util compiles the toolkit's sources and headers in itself
+$(BUILD)/tests/test_util: $(wildcard userspace/util/*.c userspace/util/*.h)
+
 check-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 

@@ -297,35 +297,84 @@ enum {
 };
 static const struct option_spec sample[] = { SAMPLE_OPTIONS(OPTION_SPEC) };
 
+/* Where the last usage text went (options_usage is tested on its own). */
+static FILE *usage_went;
+
+static void sample_usage(FILE *out)
+{
+	usage_went = out;
+}
+
+struct sample_args {
+	const char *output;
+	int quiet;
+};
+
+/* --output "no" is a bad value: the handler ends the parse. */
+static int take_sample(void *ctx, int id, const char *value)
+{
+	struct sample_args *a = ctx;
+
+	switch (id) {
+	case OPT_OUTPUT:
+		if (strcmp(value, "no") == 0)
+			return OPTIONS_BAD;
+		a->output = value;
+		break;
+	case OPT_QUIET:
+		assert_null(value);
+		a->quiet++;
+		break;
+	default:
+		fail(); /* --help never reaches the handler */
+	}
+	return OPTIONS_OK;
+}
+
 static void test_options_parse(void **state)
 {
 	(void)state;
-	char *argv[] = { "cmd", "--quiet", "-o", "a.vsc", "--output=b.vsc", "in", "-h", NULL };
-	struct options_parser p;
-	const char *last_output = NULL;
-	int quiet = 0, help = 0, opt;
+	char *argv[] = { "cmd", "--quiet", "-o", "a.vsc", "--output=b.vsc", "in", NULL };
+	const struct options_table table = OPTIONS_TABLE(sample, sample_usage);
+	struct sample_args a = { 0 };
 
-	options_start(&p, sample, OPTIONS_COUNT(sample));
-	while ((opt = options_next(&p, 7, argv)) != OPTIONS_END) {
-		switch (opt) {
-		case OPT_OUTPUT:
-			last_output = optarg;
-			break;
-		case OPT_QUIET:
-			quiet++;
-			break;
-		case OPT_HIDDEN:
-			help++;
-			break;
-		default:
-			fail();
-		}
-	}
-	assert_int_equal(quiet, 1);
-	assert_int_equal(help, 1);
-	assert_string_equal(last_output, "b.vsc");
-	assert_int_equal(optind, 6); /* getopt moved the operand last */
+	assert_int_equal(options_parse(&table, 6, argv, take_sample, &a), OPTIONS_OK);
+	assert_int_equal(a.quiet, 1);
+	assert_string_equal(a.output, "b.vsc");
+	assert_int_equal(optind, 5);
 	assert_string_equal(argv[optind], "in");
+}
+
+/* Options end at the first operand when asked (a command line that ends
+ * with another program's own). */
+static void test_options_stop_at_operand(void **state)
+{
+	(void)state;
+	char *argv[] = { "cmd", "--quiet", "prog", "--quiet", NULL };
+	struct options_table table = OPTIONS_TABLE(sample, sample_usage);
+	struct sample_args a = { 0 };
+
+	table.stop_at_operand = 1;
+	assert_int_equal(options_parse(&table, 4, argv, take_sample, &a), OPTIONS_OK);
+	assert_int_equal(a.quiet, 1);
+	assert_int_equal(optind, 2);
+}
+
+/* --help shows the usage on stdout, and the options after it are not
+ * taken. */
+static void test_options_help(void **state)
+{
+	(void)state;
+	char *argv[] = { "cmd", "--quiet", "-h", "--output", "no", NULL };
+	const struct options_table table = OPTIONS_TABLE(sample, sample_usage);
+	struct sample_args a = { 0 };
+
+	usage_went = NULL;
+	assert_int_equal(options_parse(&table, 5, argv, take_sample, &a), OPTIONS_HELP);
+	assert_ptr_equal(usage_went, stdout);
+	assert_int_equal(a.quiet, 1);
+	assert_null(a.output);
+	assert_int_equal(options_exit_status(OPTIONS_HELP), 0);
 }
 
 static void test_options_bad(void **state)
@@ -333,13 +382,22 @@ static void test_options_bad(void **state)
 	(void)state;
 	char *unknown[] = { "cmd", "--bogus", NULL };
 	char *missing[] = { "cmd", "-o", NULL };
-	struct options_parser p;
+	char *bad_value[] = { "cmd", "-o", "no", "--quiet", NULL };
+	const struct options_table table = OPTIONS_TABLE(sample, sample_usage);
+	struct sample_args a = { 0 };
 
 	opterr = 0;
-	options_start(&p, sample, OPTIONS_COUNT(sample));
-	assert_int_equal(options_next(&p, 2, unknown), OPTIONS_BAD);
-	options_start(&p, sample, OPTIONS_COUNT(sample));
-	assert_int_equal(options_next(&p, 2, missing), OPTIONS_BAD);
+	usage_went = NULL;
+	assert_int_equal(options_parse(&table, 2, unknown, take_sample, &a), OPTIONS_BAD);
+	assert_ptr_equal(usage_went, stderr);
+	usage_went = NULL;
+	assert_int_equal(options_parse(&table, 2, missing, take_sample, &a), OPTIONS_BAD);
+	assert_ptr_equal(usage_went, stderr);
+	usage_went = NULL;
+	assert_int_equal(options_parse(&table, 4, bad_value, take_sample, &a), OPTIONS_BAD);
+	assert_null(usage_went);      /* the handler says what is wrong */
+	assert_int_equal(a.quiet, 0); /* the parse ended at the bad value */
+	assert_int_equal(options_exit_status(OPTIONS_BAD), 2);
 	opterr = 1;
 }
 
@@ -365,6 +423,8 @@ int main(void)
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_diag),
 		cmocka_unit_test(test_options_parse),
+		cmocka_unit_test(test_options_stop_at_operand),
+		cmocka_unit_test(test_options_help),
 		cmocka_unit_test(test_options_bad),
 		cmocka_unit_test(test_options_usage),
 		cmocka_unit_test(test_hash_map_put_get),

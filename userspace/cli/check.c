@@ -165,41 +165,42 @@ static int stdin_twice(int argc, char **argv, int first)
 	return seen > 1;
 }
 
-/* An option with a number: -p, --timeout, --jobs. -1: go on, else the
- * exit status. */
-static int take_number(struct check_args *a, int opt)
+/* An option with a number: -p, --timeout, --jobs. */
+static int take_number(struct check_args *a, int opt, const char *value)
 {
 	unsigned long jobs;
 
 	if (opt == OPT_PREEMPTIONS) {
-		if (parse_count(optarg, &a->opts.preemptions)) {
-			diag("check", "-p needs a number >= 0, not '%s'", optarg);
-			return EXIT_USAGE;
+		if (parse_count(value, &a->opts.preemptions)) {
+			diag("check", "-p needs a number >= 0, not '%s'", value);
+			return OPTIONS_BAD;
 		}
 		a->opts.bounded = true;
 	} else if (opt == OPT_TIMEOUT) {
-		if (parse_seconds(optarg, &a->opts.timeout_s)) {
-			diag("check", "--timeout needs seconds > 0, not '%s'", optarg);
-			return EXIT_USAGE;
+		if (parse_seconds(value, &a->opts.timeout_s)) {
+			diag("check", "--timeout needs seconds > 0, not '%s'", value);
+			return OPTIONS_BAD;
 		}
 	} else {
-		if (parse_count(optarg, &jobs) || jobs < 1 || jobs > 1024) {
+		if (parse_count(value, &jobs) || jobs < 1 || jobs > 1024) {
 			diag("check", "--jobs needs a number from 1 to 1024");
-			return EXIT_USAGE;
+			return OPTIONS_BAD;
 		}
 		a->jobs = (long)jobs;
 	}
-	return -1;
+	return OPTIONS_OK;
 }
 
-/* One option and its value into a. -1: go on, else the exit status. */
-static int take_option(struct check_args *a, int opt)
+/* One option and its value into the check_args at ctx. */
+static int take_option(void *ctx, int opt, const char *value)
 {
+	struct check_args *a = ctx;
+
 	switch (opt) {
 	case OPT_PREEMPTIONS:
 	case OPT_TIMEOUT:
 	case OPT_JOBS:
-		return take_number(a, opt);
+		return take_number(a, opt, value);
 	case OPT_MIN:
 		a->opts.minimize = true;
 		break;
@@ -214,13 +215,13 @@ static int take_option(struct check_args *a, int opt)
 		a->explain = 1;
 		break;
 	case OPT_SVG:
-		a->svg = optarg;
+		a->svg = value;
 		break;
 	case OPT_CORE_OUT:
-		a->core_out = optarg;
+		a->core_out = value;
 		break;
 	case OPT_HTML:
-		a->html = optarg;
+		a->html = value;
 		break;
 	case OPT_SUMMARY:
 		a->summary = 1;
@@ -229,19 +230,13 @@ static int take_option(struct check_args *a, int opt)
 		a->accept_incomplete = 1;
 		break;
 	case OPT_SOLVER:
-		a->opts.solver = optarg;
+		a->opts.solver = value;
 		break;
 	case OPT_PROGRESS:
 		a->opts.progress = true;
 		break;
-	case OPT_HELP:
-		check_usage(stdout);
-		return 0;
-	default:
-		check_usage(stderr);
-		return EXIT_USAGE;
 	}
-	return -1;
+	return OPTIONS_OK;
 }
 
 static bool solver_known(const char *solver)
@@ -256,15 +251,14 @@ static bool solver_known(const char *solver)
  * else the exit status. */
 static int parse_check_args(struct check_args *a, int argc, char **argv)
 {
-	struct options_parser parser;
-	int opt, status;
+	static const struct options_table table = OPTIONS_TABLE(check_options, check_usage);
+	int parsed;
 
 	a->opts.progress = isatty(STDERR_FILENO);
 	a->opts.on_progress = diag_progress;
-	options_start(&parser, check_options, OPTIONS_COUNT(check_options));
-	while ((opt = options_next(&parser, argc, argv)) != OPTIONS_END)
-		if ((status = take_option(a, opt)) >= 0)
-			return status;
+	parsed = options_parse(&table, argc, argv, take_option, a);
+	if (parsed != OPTIONS_OK)
+		return options_exit_status(parsed);
 	if (optind >= argc) {
 		diag("check", "no FILE given");
 		check_usage(stderr);

@@ -55,61 +55,56 @@ struct convert_args {
 	bool list;
 };
 
-/* One option into a: -1 go on, else the exit status. */
-static int take_option(struct convert_args *a, int opt)
+/* One option into the convert_args at ctx. */
+static int take_option(void *ctx, int opt, const char *value)
 {
+	struct convert_args *a = ctx;
 	char *end;
 
 	switch (opt) {
 	case OPT_OUTPUT:
-		a->output = optarg;
-		return -1;
+		a->output = value;
+		return OPTIONS_OK;
 	case OPT_PID:
 		errno = 0;
-		a->copts.pid = strtoll(optarg, &end, 10);
-		if (errno || *end || end == optarg || a->copts.pid < 0 ||
+		a->copts.pid = strtoll(value, &end, 10);
+		if (errno || *end || end == value || a->copts.pid < 0 ||
 		    a->copts.pid > UINT32_MAX) {
-			diag("convert", "bad --pid: %s", optarg);
-			return 2;
+			diag("convert", "bad --pid: %s", value);
+			return OPTIONS_BAD;
 		}
-		return -1;
+		return OPTIONS_OK;
 	case OPT_NO_TIMESTAMPS:
 		a->copts.no_timestamps = true;
-		return -1;
+		return OPTIONS_OK;
 	case OPT_LIST:
 		a->list = true;
-		return -1;
+		return OPTIONS_OK;
 	case OPT_ELF_INIT:
 		a->copts.elf_init = true;
-		return -1;
+		return OPTIONS_OK;
 	case OPT_LOSS_MODE:
-		if (strcmp(optarg, "block") != 0 && strcmp(optarg, "drop") != 0) {
-			diag("convert", "--loss-mode is block or drop, not '%s'", optarg);
-			return 2;
+		if (strcmp(value, "block") != 0 && strcmp(value, "drop") != 0) {
+			diag("convert", "--loss-mode is block or drop, not '%s'", value);
+			return OPTIONS_BAD;
 		}
-		a->copts.loss_mode = optarg;
-		return -1;
-	case OPT_HELP:
-		usage(stdout);
-		return 0;
-	default:
-		usage(stderr);
-		return 2;
+		a->copts.loss_mode = value;
+		return OPTIONS_OK;
 	}
+	return OPTIONS_OK;
 }
 
 int cmd_convert(int argc, char **argv)
 {
 	struct convert_args a = { .output = "-" };
-	struct options_parser parser;
+	static const struct options_table table = OPTIONS_TABLE(convert_options, usage);
 	struct ctf_conv *conv;
-	int opt, err;
+	int err;
 
 	a.copts = (struct ctf_conv_opts){ .sz = sizeof(a.copts), .pid = -1 };
-	options_start(&parser, convert_options, OPTIONS_COUNT(convert_options));
-	while ((opt = options_next(&parser, argc, argv)) != OPTIONS_END)
-		if ((err = take_option(&a, opt)) >= 0)
-			return err;
+	err = options_parse(&table, argc, argv, take_option, &a);
+	if (err != OPTIONS_OK)
+		return options_exit_status(err);
 	if (optind >= argc) {
 		usage(stderr);
 		return 2;

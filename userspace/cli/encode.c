@@ -29,32 +29,30 @@ static void encode_usage(FILE *out)
 	options_usage(out, encode_options, OPTIONS_COUNT(encode_options));
 }
 
+/* One option into the flag at ctx (set by --dimacs). */
+static int take_option(void *ctx, int opt, const char *value)
+{
+	int *dimacs = ctx;
+
+	if (opt == OPT_DIMACS)
+		*dimacs = 1;
+	if (opt == OPT_PREEMPTIONS && strcmp(value, "0") != 0) {
+		diag("encode", "only -p 0 can be encoded");
+		encode_usage(stderr);
+		return OPTIONS_BAD;
+	}
+	return OPTIONS_OK;
+}
+
 int cmd_encode(int argc, char **argv)
 {
-	struct options_parser parser;
+	static const struct options_table table = OPTIONS_TABLE(encode_options, encode_usage);
 	struct vsc_trace *trace;
-	int opt, dimacs = 0, err;
+	int dimacs = 0, err;
 
-	options_start(&parser, encode_options, OPTIONS_COUNT(encode_options));
-	while ((opt = options_next(&parser, argc, argv)) != OPTIONS_END) {
-		switch (opt) {
-		case OPT_DIMACS:
-			dimacs = 1;
-			break;
-		case OPT_PREEMPTIONS:
-			if (strcmp(optarg, "0") == 0)
-				break;
-			diag("encode", "only -p 0 can be encoded");
-			encode_usage(stderr);
-			return EXIT_USAGE;
-		case OPT_HELP:
-			encode_usage(stdout);
-			return 0;
-		default:
-			encode_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	err = options_parse(&table, argc, argv, take_option, &dimacs);
+	if (err != OPTIONS_OK)
+		return options_exit_status(err);
 	if (!dimacs || optind + 1 != argc) {
 		encode_usage(stderr);
 		return EXIT_USAGE;

@@ -68,65 +68,61 @@ static int parse_long(const char *s, long min, long max, long *out)
 	return errno || end == s || *end || *out < min || *out > max ? -1 : 0;
 }
 
-/* One option into o: 0 go on, 1 stop (help given), -1 bad usage. */
-static int take_option(struct litmus_opts *o, int opt)
+/* One option into the litmus_opts at ctx. */
+static int take_option(void *ctx, int opt, const char *value)
 {
+	struct litmus_opts *o = ctx;
+
 	switch (opt) {
 	case OPT_ITERATIONS:
-		if (parse_long(optarg, 1, MAX_ITERATIONS, &o->iterations)) {
-			diag("litmus", "-n wants 1..%ld, not '%s'", MAX_ITERATIONS, optarg);
-			return -1;
+		if (parse_long(value, 1, MAX_ITERATIONS, &o->iterations)) {
+			diag("litmus", "-n wants 1..%ld, not '%s'", MAX_ITERATIONS, value);
+			return OPTIONS_BAD;
 		}
-		return 0;
+		return OPTIONS_OK;
 	case OPT_JOBS:
-		if (parse_long(optarg, 1, 256, &o->jobs)) {
-			diag("litmus", "-j wants 1..256, not '%s'", optarg);
-			return -1;
+		if (parse_long(value, 1, 256, &o->jobs)) {
+			diag("litmus", "-j wants 1..256, not '%s'", value);
+			return OPTIONS_BAD;
 		}
-		return 0;
+		return OPTIONS_OK;
 	case OPT_JSON:
 		o->json = true;
-		return 0;
+		return OPTIONS_OK;
 	case OPT_NO_RECORD:
 		o->record = false;
-		return 0;
+		return OPTIONS_OK;
 	case OPT_KEEP:
-		o->keep_dir = optarg;
-		return 0;
+		o->keep_dir = value;
+		return OPTIONS_OK;
 	case OPT_GENERATE:
 		o->generate = true;
-		return 0;
+		return OPTIONS_OK;
 	case OPT_BUILD_ONLY:
 		o->build_only = true;
-		return 0;
+		return OPTIONS_OK;
 	case OPT_CC:
-		o->cc = optarg;
-		return 0;
+		o->cc = value;
+		return OPTIONS_OK;
 	case OPT_QEMU:
-		o->qemu = optarg;
-		return 0;
+		o->qemu = value;
+		return OPTIONS_OK;
 	case OPT_INCLUDE:
-		o->include_dir = optarg;
-		return 0;
-	case OPT_HELP:
-		usage(stdout);
-		return 1;
-	default:
-		usage(stderr);
-		return -1;
+		o->include_dir = value;
+		return OPTIONS_OK;
 	}
+	return OPTIONS_OK;
 }
 
 static int parse_args(int argc, char **argv, struct litmus_opts *o)
 {
-	struct options_parser parser;
-	int opt, rc;
+	static const struct options_table table = OPTIONS_TABLE(litmus_options, usage);
+	int parsed;
 
 	*o = (struct litmus_opts){ .iterations = 1000, .record = true, .jobs = 1 };
-	options_start(&parser, litmus_options, OPTIONS_COUNT(litmus_options));
-	while ((opt = options_next(&parser, argc, argv)) != OPTIONS_END)
-		if ((rc = take_option(o, opt)) != 0)
-			return rc;
+	parsed = options_parse(&table, argc, argv, take_option, o);
+	if (parsed != OPTIONS_OK)
+		return parsed == OPTIONS_HELP ? 1 : -1;
 	if (optind >= argc) {
 		diag("litmus", "no .litmus file given");
 		usage(stderr);

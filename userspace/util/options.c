@@ -6,7 +6,18 @@
 /* getopt_long returns this plus the id for an option without a letter. */
 #define LONG_ONLY 256
 
-void options_start(struct options_parser *p, const struct option_spec *specs, size_t count)
+/* getopt_long's tables for one table of specs. */
+struct options_parser {
+	const struct option_spec *specs;
+	size_t count;
+	struct option longopts[OPTIONS_MAX + 1];
+	char shortopts[2 * OPTIONS_MAX + 2];
+};
+
+/* What options_next() returns besides an option's id. */
+#define OPTIONS_END (-1)
+
+static void options_start(struct options_parser *p, const struct option_spec *specs, size_t count)
 {
 	size_t s = 0;
 
@@ -25,10 +36,19 @@ void options_start(struct options_parser *p, const struct option_spec *specs, si
 				p->shortopts[s++] = ':';
 		}
 	}
-	optind = 1;
+	/* 0, not 1: glibc then also reads the flags in shortopts (the "+") again */
+	optind = 0;
 }
 
-void options_stop_at_operand(struct options_parser *p)
+static const struct option_spec *spec_of(const struct options_table *t, int id)
+{
+	for (size_t i = 0; i < t->count; i++)
+		if (t->specs[i].id == id)
+			return &t->specs[i];
+	return NULL;
+}
+
+static void options_stop_at_operand(struct options_parser *p)
 {
 	if (p->shortopts[0] == '+')
 		return;
@@ -36,7 +56,10 @@ void options_stop_at_operand(struct options_parser *p)
 	p->shortopts[0] = '+';
 }
 
-int options_next(struct options_parser *p, int argc, char **argv)
+/* The next option's id, with its value in optarg; OPTIONS_END when the
+ * options are over (optind is then the first operand); OPTIONS_BAD after
+ * getopt_long's own message for an unknown option or a missing value. */
+static int options_next(struct options_parser *p, int argc, char **argv)
 {
 	int c = getopt_long(argc, argv, p->shortopts, p->longopts, NULL);
 
@@ -48,6 +71,34 @@ int options_next(struct options_parser *p, int argc, char **argv)
 		if (p->specs[i].short_name && p->specs[i].short_name == c)
 			return p->specs[i].id;
 	return OPTIONS_BAD;
+}
+
+int options_parse(const struct options_table *t, int argc, char **argv, options_handler handler,
+		  void *ctx)
+{
+	struct options_parser p;
+	int id;
+
+	options_start(&p, t->specs, t->count);
+	if (t->stop_at_operand)
+		options_stop_at_operand(&p);
+	while ((id = options_next(&p, argc, argv)) != OPTIONS_END) {
+		const struct option_spec *spec = spec_of(t, id);
+		int r;
+
+		if (!spec) {
+			t->usage(stderr);
+			return OPTIONS_BAD;
+		}
+		if (strcmp(spec->name, "help") == 0) {
+			t->usage(stdout);
+			return OPTIONS_HELP;
+		}
+		r = handler(ctx, id, spec->arg ? optarg : NULL);
+		if (r != OPTIONS_OK)
+			return r;
+	}
+	return OPTIONS_OK;
 }
 
 void options_usage(FILE *out, const struct option_spec *specs, size_t count)

@@ -34,29 +34,50 @@ struct option_spec {
 
 #define OPTIONS_MAX 32
 
-/* What options_next() returns besides an option's id. */
-enum {
-	OPTIONS_END = -1,
-	OPTIONS_BAD = -2
-};
-
-struct options_parser {
+/* A subcommand's options: its table, and its usage text (which lists the
+ * options with options_usage()). */
+struct options_table {
 	const struct option_spec *specs;
 	size_t count;
-	struct option longopts[OPTIONS_MAX + 1];
-	char shortopts[2 * OPTIONS_MAX + 2];
+	void (*usage)(FILE *out);
+	/* Options end at the first operand (getopt's '+'): for a command line
+	 * that ends with another program's (vsc record -- CMD ARGS, or without
+	 * "--"). */
+	int stop_at_operand;
 };
 
-/* Start parsing argv (argv[0] is the subcommand) with count specs (at most
- * OPTIONS_MAX). */
-void options_start(struct options_parser *p, const struct option_spec *specs, size_t count);
-/* Options end at the first operand (getopt's '+'): for a command line that
- * ends with another program's (vsc record -- CMD ARGS, or without "--"). */
-void options_stop_at_operand(struct options_parser *p);
-/* The next option's id, with its value in optarg; OPTIONS_END when the
- * options are over (optind is then the first operand); OPTIONS_BAD after
- * getopt_long's own message for an unknown option or a missing value. */
-int options_next(struct options_parser *p, int argc, char **argv);
+#define OPTIONS_TABLE(specs, usage)                       \
+	{                                                 \
+		(specs), OPTIONS_COUNT(specs), (usage), 0 \
+	}
+
+/* What options_parse() returns; a handler returns OPTIONS_OK or OPTIONS_BAD. */
+enum {
+	OPTIONS_OK = 0,   /* parsed: optind is the first operand */
+	OPTIONS_HELP = 1, /* --help: the usage went to stdout */
+	OPTIONS_BAD = -2  /* bad usage: said on stderr */
+};
+
+/* Take option id, with its value (NULL for an option without one), into
+ * ctx. OPTIONS_OK to go on; any other value (OPTIONS_BAD, once it has said
+ * what is wrong) ends the parse, and options_parse() returns it. */
+typedef int (*options_handler)(void *ctx, int id, const char *value);
+
+/* Parse the options of argv (argv[0] is the subcommand), each through
+ * handler. The option named "help" prints the usage on stdout
+ * (OPTIONS_HELP); an unknown option or a missing value prints getopt's
+ * message and the usage on stderr (OPTIONS_BAD); a handler's OPTIONS_BAD
+ * ends the parse as it is. */
+int options_parse(const struct options_table *t, int argc, char **argv, options_handler handler,
+		  void *ctx);
+
+/* The exit status a command ends with when options_parse() did not return
+ * OPTIONS_OK: 0 after --help, 2 (bad usage) else. */
+static inline int options_exit_status(int parsed)
+{
+	return parsed == OPTIONS_HELP ? 0 : 2;
+}
+
 /* One line (or more) per listed option: "  -o, --output FILE    help". */
 void options_usage(FILE *out, const struct option_spec *specs, size_t count);
 
