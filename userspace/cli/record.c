@@ -149,34 +149,36 @@ static int parse_ring_size(const char *s, size_t *size)
 	return 0;
 }
 
-/* One option into o: 0, 1 (help shown: done), -1 (bad, said). */
-static int take_option(int opt, struct record_opts *o)
+/* One option into the record_opts at ctx. */
+static int take_option(void *ctx, int opt, const char *value)
 {
+	struct record_opts *o = ctx;
 	char *end;
+
 	switch (opt) {
 	case OPT_OUTPUT:
-		o->output = optarg;
+		o->output = value;
 		return 0;
 	case OPT_PID:
-		return parse_pid(optarg, &o->pid);
+		return parse_pid(value, &o->pid);
 	case OPT_DURATION:
-		o->duration_s = strtod(optarg, &end);
+		o->duration_s = strtod(value, &end);
 		if (*end || !(o->duration_s > 0)) {
-			fprintf(stderr, "vsc record: bad --duration '%s' (seconds > 0)\n", optarg);
+			fprintf(stderr, "vsc record: bad --duration '%s' (seconds > 0)\n", value);
 			return -1;
 		}
 		return 0;
 	case OPT_STOP_COMMAND:
-		if (!(o->stop_signal = parse_signal(optarg))) {
+		if (!(o->stop_signal = parse_signal(value))) {
 			fprintf(stderr,
 				"vsc record: bad --stop-command '%s' (a signal: TERM, INT, "
 				"KILL, ... or a number)\n",
-				optarg);
+				value);
 			return -1;
 		}
 		return 0;
 	case OPT_RING_SIZE:
-		return parse_ring_size(optarg, &o->ring_size);
+		return parse_ring_size(value, &o->ring_size);
 	case OPT_NO_ELF_INIT:
 		o->no_elf_init = 1;
 		return 0;
@@ -191,27 +193,22 @@ static int take_option(int opt, struct record_opts *o)
 		return 0;
 	case OPT_WATCH: /* more than the hardware has: watch_record() says so */
 		if (o->watch_count < WATCH_MAX_REQUESTS)
-			o->watch[o->watch_count] = optarg;
+			o->watch[o->watch_count] = value;
 		o->watch_count++;
 		return 0;
-	case OPT_HELP:
-		usage(stdout);
-		return 1;
-	default:
-		usage(stderr);
-		return -1;
 	}
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
-	struct options_parser parser;
-	int opt, r;
-	options_start(&parser, record_options, OPTIONS_COUNT(record_options));
-	options_stop_at_operand(&parser); /* the command's own options are its own */
-	while ((opt = options_next(&parser, argc, argv)) != OPTIONS_END)
-		if ((r = take_option(opt, o)))
-			return r;
+	/* options end at the command: its own options are its own */
+	static const struct options_table table = { record_options, OPTIONS_COUNT(record_options),
+						    usage, 1 };
+	int parsed = options_parse(&table, argc, argv, take_option, o);
+
+	if (parsed != OPTIONS_OK)
+		return parsed == OPTIONS_HELP ? 1 : -1;
 	if (optind < argc)
 		o->argv = argv + optind;
 	if ((o->pid != 0) == (o->argv != NULL)) {
