@@ -20,28 +20,21 @@ static void json_completeness(struct json *j, const struct file_report *f,
 
 	if (!c->recorded && c->state == VSC_TRACE_WHOLE)
 		return;
-	json_key(j, "completeness");
-	json_string(j, completeness_name(c->state));
+	json_key_string(j, "completeness", completeness_name(c->state));
 	if (c->state != VSC_TRACE_WHOLE) {
-		json_key(j, "completeness_reason");
-		json_string(j, c->why);
+		json_key_string(j, "completeness_reason", c->why);
 		if (a->accept_incomplete || f->segmented) { /* else the item said it */
 			json_key(j, "verdict_on_events_present");
 			json_string(j, verdict_name(a->accept_incomplete ? f->status
 									 : f->present_status));
 		}
-		json_key(j, "accepted_incomplete");
-		json_bool(j, a->accept_incomplete);
+		json_key_bool(j, "accepted_incomplete", a->accept_incomplete);
 	}
-	json_key(j, "lost_events");
-	json_uint(j, c->lost);
-	json_key(j, "lost_events_exact");
-	json_bool(j, c->lost_exact);
-	json_key(j, "uncertain_values");
-	json_uint(j, c->uncertain);
+	json_key_uint(j, "lost_events", c->lost);
+	json_key_bool(j, "lost_events_exact", c->lost_exact);
+	json_key_uint(j, "uncertain_values", c->uncertain);
 	if (c->loss_mode) {
-		json_key(j, "loss_mode");
-		json_string(j, c->loss_mode);
+		json_key_string(j, "loss_mode", c->loss_mode);
 	}
 }
 
@@ -55,12 +48,9 @@ static void json_reductions(struct json *j, const struct vsc_result *res)
 		return;
 	json_key(j, "reductions");
 	json_object_begin(j);
-	json_key(j, "spin_reads_collapsed");
-	json_uint(j, red.spins);
-	json_key(j, "events_dropped");
-	json_uint(j, red.dropped);
-	json_key(j, "parts");
-	json_uint(j, red.parts);
+	json_key_uint(j, "spin_reads_collapsed", red.spins);
+	json_key_uint(j, "events_dropped", red.dropped);
+	json_key_uint(j, "parts", red.parts);
 	json_object_end(j);
 }
 
@@ -89,18 +79,13 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 	long lo, hi;
 	const struct vsc_program *prog = it->prog;
 
-	json_key(j, "verdict");
-	json_string(j, verdict_name(it->status));
+	json_key_string(j, "verdict", verdict_name(it->status));
 	if (it->withheld) {
-		json_key(j, "verdict_on_events_present");
-		json_string(j, verdict_name(it->present_status));
+		json_key_string(j, "verdict_on_events_present", verdict_name(it->present_status));
 	}
-	json_key(j, "threads");
-	json_uint(j, vsc_program_thread_count(prog));
-	json_key(j, "events");
-	json_uint(j, vsc_program_event_count(prog));
-	json_key(j, "writers");
-	json_uint(j, vsc_program_writers(prog));
+	json_key_uint(j, "threads", vsc_program_thread_count(prog));
+	json_key_uint(j, "events", vsc_program_event_count(prog));
+	json_key_uint(j, "writers", vsc_program_writers(prog));
 	json_key(j, "preemptions");
 	if (it->res && vsc_result_preemptions(it->res) >= 0)
 		json_int(j, vsc_result_preemptions(it->res));
@@ -119,12 +104,10 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 	if (a->explain && it->status == EXIT_INCONSISTENT)
 		story_json(j, it);
 	if (it->res) {
-		json_key(j, "solver");
-		json_string(j, vsc_result_solver(it->res));
+		json_key_string(j, "solver", vsc_result_solver(it->res));
 		json_reductions(j, it->res);
 	}
-	json_key(j, "time_s");
-	json_double(j, it->res ? vsc_result_time(it->res) : 0.0);
+	json_key_double(j, "time_s", it->res ? vsc_result_time(it->res) : 0.0);
 }
 
 /* A segmented file: its totals over every segment, then each segment. */
@@ -147,23 +130,17 @@ static void json_segmented_keys(struct json *j, const struct file_report *f,
 			max_pre = vsc_result_preemptions(it->res);
 		total += it->res ? vsc_result_time(it->res) : 0;
 	}
-	json_key(j, "verdict");
-	json_string(j, verdict_name(f->status));
-	json_key(j, "threads");
-	json_uint(j, threads);
-	json_key(j, "events");
-	json_uint(j, events);
-	json_key(j, "writers");
-	json_uint(j, writers);
+	json_key_string(j, "verdict", verdict_name(f->status));
+	json_key_uint(j, "threads", threads);
+	json_key_uint(j, "events", events);
+	json_key_uint(j, "writers", writers);
 	json_key(j, "preemptions"); /* the most any segment needed */
 	if (f->status == EXIT_CONSISTENT)
 		json_int(j, max_pre);
 	else
 		json_null(j);
-	json_key(j, "segments_total");
-	json_uint(j, f->count);
-	json_key(j, "segments_inconsistent");
-	json_uint(j, inconsistent);
+	json_key_uint(j, "segments_total", f->count);
+	json_key_uint(j, "segments_inconsistent", inconsistent);
 	json_key(j, "segments");
 	json_array_begin(j);
 	for (size_t i = 0; i < f->count; i++) {
@@ -178,15 +155,13 @@ static void json_segmented_keys(struct json *j, const struct file_report *f,
 		json_object_end(j);
 	}
 	json_array_end(j);
-	json_key(j, "time_s");
-	json_double(j, total);
+	json_key_double(j, "time_s", total);
 }
 
 void check_json_file(struct json *j, const struct file_report *f, const struct check_args *a)
 {
 	json_object_begin(j);
-	json_key(j, "file");
-	json_string(j, f->path);
+	json_key_string(j, "file", f->path);
 	if (f->segmented)
 		json_segmented_keys(j, f, a);
 	else
@@ -199,10 +174,8 @@ void check_json_file(struct json *j, const struct file_report *f, const struct c
 void check_json_unread(struct json *j, const struct file_report *f)
 {
 	json_object_begin(j);
-	json_key(j, "file");
-	json_string(j, f->path);
-	json_key(j, "verdict");
-	json_string(j, "unknown");
+	json_key_string(j, "file", f->path);
+	json_key_string(j, "verdict", "unknown");
 	json_key(j, "stopped");
 	json_string(j,
 		    f->read_stopped[0] == '-' ? "timeout while reading" : "memory while reading");
@@ -214,7 +187,6 @@ void check_json_unread(struct json *j, const struct file_report *f)
 	json_null(j);
 	json_key(j, "preemptions");
 	json_null(j);
-	json_key(j, "time_s");
-	json_double(j, f->read_s);
+	json_key_double(j, "time_s", f->read_s);
 	json_object_end(j);
 }

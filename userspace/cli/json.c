@@ -123,3 +123,33 @@ void json_null(struct json *j)
 	value_start(j);
 	fputs("null", j->out);
 }
+
+void json_key_string(struct json *j, const char *key, const char *s)
+{
+	json_key(j, key);
+	json_string(j, s);
+}
+
+void json_key_int(struct json *j, const char *key, long long v)
+{
+	json_key(j, key);
+	json_int(j, v);
+}
+
+void json_key_uint(struct json *j, const char *key, unsigned long long v)
+{
+	json_key(j, key);
+	json_uint(j, v);
+}
+
+void json_key_double(struct json *j, const char *key, double v)
+{
+	json_key(j, key);
+	json_double(j, v);
+}
+
+void json_key_bool(struct json *j, const char *key, int v)
+{
+	json_key(j, key);
+	json_bool(j, v);
+}

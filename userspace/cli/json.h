@@ -28,4 +28,11 @@ void json_double(struct json *j, double v);
 void json_bool(struct json *j, int v);
 void json_null(struct json *j);
 
+/* In an object: a key and its value, in one call. */
+void json_key_string(struct json *j, const char *key, const char *s);
+void json_key_int(struct json *j, const char *key, long long v);
+void json_key_uint(struct json *j, const char *key, unsigned long long v);
+void json_key_double(struct json *j, const char *key, double v);
+void json_key_bool(struct json *j, const char *key, int v);
+
 #endif

@@ -249,24 +249,18 @@ static void json_outcome(struct json *j, const struct analysis *an, const struct
 		text[0] = '\0';
 	}
 	json_object_begin(j);
-	json_key(j, "outcome");
-	json_string(j, text);
-	json_key(j, "count");
-	json_uint(j, gr->count);
+	json_key_string(j, "outcome", text);
+	json_key_uint(j, "count", gr->count);
 	json_key(j, "sc");
 	if (gr->sc < 0)
 		json_null(j);
 	else
 		json_bool(j, gr->sc);
-	json_key(j, "condition");
-	json_bool(j, gr->matches);
+	json_key_bool(j, "condition", gr->matches);
 	if (an->recorded) {
-		json_key(j, "consistent");
-		json_uint(j, gr->verdict[VSC_CONSISTENT]);
-		json_key(j, "inconsistent");
-		json_uint(j, gr->verdict[VSC_INCONSISTENT]);
-		json_key(j, "unknown");
-		json_uint(j, gr->verdict[VSC_UNKNOWN]);
+		json_key_uint(j, "consistent", gr->verdict[VSC_CONSISTENT]);
+		json_key_uint(j, "inconsistent", gr->verdict[VSC_INCONSISTENT]);
+		json_key_uint(j, "unknown", gr->verdict[VSC_UNKNOWN]);
 	}
 	json_object_end(j);
 }
@@ -274,17 +268,12 @@ static void json_outcome(struct json *j, const struct analysis *an, const struct
 /* The keys of a recorded run: losses and how the verdicts compare. */
 static void json_recorded(struct json *j, const struct analysis *an)
 {
-	json_key(j, "lost_events");
-	json_uint(j, an->lost);
-	json_key(j, "verdicts_agree");
-	json_uint(j, an->agree);
-	json_key(j, "verdicts_disagree");
-	json_uint(j, an->disagree);
-	json_key(j, "verdicts_unknown");
-	json_uint(j, an->unknown);
+	json_key_uint(j, "lost_events", an->lost);
+	json_key_uint(j, "verdicts_agree", an->agree);
+	json_key_uint(j, "verdicts_disagree", an->disagree);
+	json_key_uint(j, "verdicts_unknown", an->unknown);
 	if (an->trouble[0]) {
-		json_key(j, "trouble");
-		json_string(j, an->trouble);
+		json_key_string(j, "trouble", an->trouble);
 	}
 }
 
@@ -295,16 +284,11 @@ static void print_json(const struct analysis *an, const char *path)
 
 	json_init(&j, stdout);
 	json_object_begin(&j);
-	json_key(&j, "test");
-	json_string(&j, an->t->name);
-	json_key(&j, "file");
-	json_string(&j, path);
-	json_key(&j, "arch");
-	json_string(&j, litmus_arch_name(an->t->arch));
-	json_key(&j, "iterations");
-	json_uint(&j, an->n);
-	json_key(&j, "recorded");
-	json_bool(&j, an->recorded);
+	json_key_string(&j, "test", an->t->name);
+	json_key_string(&j, "file", path);
+	json_key_string(&j, "arch", litmus_arch_name(an->t->arch));
+	json_key_uint(&j, "iterations", an->n);
+	json_key_bool(&j, "recorded", an->recorded);
 	json_key(&j, "outcomes");
 	json_array_begin(&j);
 	for (size_t g = 0; g < an->group_count; g++) {
@@ -312,14 +296,10 @@ static void print_json(const struct analysis *an, const char *path)
 		non_sc += an->groups[g].sc == 0 ? an->groups[g].count : 0;
 	}
 	json_array_end(&j);
-	json_key(&j, "condition");
-	json_string(&j, an->t->cond_text);
-	json_key(&j, "positive");
-	json_uint(&j, positives(an));
-	json_key(&j, "observation");
-	json_string(&j, observation(an));
-	json_key(&j, "not_sc");
-	json_uint(&j, non_sc);
+	json_key_string(&j, "condition", an->t->cond_text);
+	json_key_uint(&j, "positive", positives(an));
+	json_key_string(&j, "observation", observation(an));
+	json_key_uint(&j, "not_sc", non_sc);
 	if (an->recorded)
 		json_recorded(&j, an);
 	json_object_end(&j); /* ends the line */

@@ -48,8 +48,7 @@ static void list_json(struct json *j, const struct file_report *files, size_t nf
 			if (files[i].items[s].status != status)
 				continue;
 			json_object_begin(j);
-			json_key(j, "file");
-			json_string(j, files[i].path);
+			json_key_string(j, "file", files[i].path);
 			json_key(j, "segment");
 			if (vsc_program_name(files[i].items[s].prog))
 				json_string(j, vsc_program_name(files[i].items[s].prog));
@@ -72,10 +71,8 @@ static void incomplete_json(struct json *j, const struct file_report *files, siz
 		if (!files[i].trace || files[i].comp.state == VSC_TRACE_WHOLE)
 			continue;
 		json_object_begin(j);
-		json_key(j, "file");
-		json_string(j, files[i].path);
-		json_key(j, "reason");
-		json_string(j, files[i].comp.why);
+		json_key_string(j, "file", files[i].path);
+		json_key_string(j, "reason", files[i].comp.why);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -91,18 +88,12 @@ static void summary_json(const struct file_report *files, size_t nfiles, const s
 		bad += files[i].trace == NULL;
 	json_init(&j, stdout);
 	json_object_begin(&j);
-	json_key(&j, "files");
-	json_uint(&j, nfiles);
-	json_key(&j, "files_unreadable");
-	json_uint(&j, bad);
-	json_key(&j, "segments_total");
-	json_uint(&j, t->total);
-	json_key(&j, "segments_consistent");
-	json_uint(&j, t->by_status[EXIT_CONSISTENT]);
-	json_key(&j, "segments_inconsistent");
-	json_uint(&j, t->by_status[EXIT_INCONSISTENT]);
-	json_key(&j, "segments_unknown");
-	json_uint(&j, t->by_status[EXIT_UNKNOWN]);
+	json_key_uint(&j, "files", nfiles);
+	json_key_uint(&j, "files_unreadable", bad);
+	json_key_uint(&j, "segments_total", t->total);
+	json_key_uint(&j, "segments_consistent", t->by_status[EXIT_CONSISTENT]);
+	json_key_uint(&j, "segments_inconsistent", t->by_status[EXIT_INCONSISTENT]);
+	json_key_uint(&j, "segments_unknown", t->by_status[EXIT_UNKNOWN]);
 	json_key(&j, "preemptions");
 	json_object_begin(&j);
 	for (int k = 0; k <= HISTOGRAM_MAX; k++) {
@@ -124,8 +115,7 @@ static void summary_json(const struct file_report *files, size_t nfiles, const s
 		json_key(&j, "outcomes");
 		outcomes_json(&j, outcomes);
 	}
-	json_key(&j, "time_s");
-	json_double(&j, t->time_s);
+	json_key_double(&j, "time_s", t->time_s);
 	json_object_end(&j);
 }
 

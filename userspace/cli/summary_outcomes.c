@@ -194,23 +194,17 @@ void outcomes_json(struct json *j, const struct outcome_table *tab)
 		for (size_t i = b; i < e; i++)
 			by_status[tab->executions[i].item->status]++;
 		json_object_begin(j);
-		json_key(j, "outcome");
-		json_string(j, tab->executions[b].outcome);
-		json_key(j, "count");
-		json_uint(j, e - b);
-		json_key(j, "consistent");
-		json_uint(j, by_status[EXIT_CONSISTENT]);
-		json_key(j, "inconsistent");
-		json_uint(j, by_status[EXIT_INCONSISTENT]);
-		json_key(j, "unknown");
-		json_uint(j, by_status[EXIT_UNKNOWN]);
+		json_key_string(j, "outcome", tab->executions[b].outcome);
+		json_key_uint(j, "count", e - b);
+		json_key_uint(j, "consistent", by_status[EXIT_CONSISTENT]);
+		json_key_uint(j, "inconsistent", by_status[EXIT_INCONSISTENT]);
+		json_key_uint(j, "unknown", by_status[EXIT_UNKNOWN]);
 		json_key(j, "executions");
 		json_array_begin(j);
 		for (size_t i = b; i < e; i++) {
 			const struct execution *x = &tab->executions[i];
 			json_object_begin(j);
-			json_key(j, "file");
-			json_string(j, x->file->path);
+			json_key_string(j, "file", x->file->path);
 			json_key(j, "segment");
 			if (vsc_program_name(x->item->prog))
 				json_string(j, vsc_program_name(x->item->prog));
