@@ -326,8 +326,7 @@ static void json_orders(struct json *j, const struct item *it, const struct vsc_
 		json_ref(j, it->prog, o[i].before);
 		json_key(j, "after");
 		json_ref(j, it->prog, o[i].after);
-		json_key(j, "order");
-		json_string(j, order_names[o[i].kind]);
+		json_key_string(j, "order", order_names[o[i].kind]);
 		if (o[i].kind != VSC_ORDER_PROGRAM) {
 			json_key(j, "read");
 			json_ref(j, it->prog, o[i].read);
@@ -356,8 +355,7 @@ void story_json(struct json *j, const struct item *it)
 	for (size_t i = 0; i < n; i++)
 		json_ref(j, it->prog, core[i]);
 	json_array_end(j);
-	json_key(j, "core_minimal");
-	json_bool(j, vsc_core_is_minimal(it->core));
+	json_key_bool(j, "core_minimal", vsc_core_is_minimal(it->core));
 	json_key(j, "cycle");
 	json_orders(j, it, cycle, m, 0);
 }
