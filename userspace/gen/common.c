@@ -193,28 +193,15 @@ static void gen_out_maybe_numbered(struct gen_out *out, const char *prefix, uint
 		gen_out_str(out, prefix);
 }
 
-void gen_out_reduction_event(struct gen_out *out, const char *thread, uint64_t ti, char kind,
-			     const char *var, uint64_t vi, int64_t value)
-{
-	gen_out_maybe_numbered(out, thread, ti);
-	gen_out_char(out, ' ');
-	gen_out_char(out, kind);
-	gen_out_char(out, ' ');
-	gen_out_maybe_numbered(out, var, vi);
-	gen_out_char(out, ' ');
-	gen_out_i64(out, value);
-	gen_out_char(out, '\n');
-}
-
 void gen_out_event(struct gen_out *out, const char *thread_prefix, uint64_t thread, char kind,
 		   const char *var_prefix, uint64_t var, int64_t value, int64_t new_value,
 		   int64_t ts)
 {
-	gen_out_name(out, thread_prefix, thread);
+	gen_out_maybe_numbered(out, thread_prefix, thread);
 	gen_out_char(out, ' ');
 	gen_out_char(out, kind);
 	gen_out_char(out, ' ');
-	gen_out_name(out, var_prefix, var);
+	gen_out_maybe_numbered(out, var_prefix, var);
 	gen_out_char(out, ' ');
 	gen_out_i64(out, value);
 	if (kind == 'u') {
@@ -226,6 +213,12 @@ void gen_out_event(struct gen_out *out, const char *thread_prefix, uint64_t thre
 		gen_out_i64(out, ts);
 	}
 	gen_out_char(out, '\n');
+}
+
+void gen_out_reduction_event(struct gen_out *out, const char *thread, uint64_t ti, char kind,
+			     const char *var, uint64_t vi, int64_t value)
+{
+	gen_out_event(out, thread, ti, kind, var, vi, value, 0, -1);
 }
 
 /* ---- options ------------------------------------------------------------- */

@@ -42,15 +42,16 @@ void gen_out_u64(struct gen_out *out, uint64_t v);
 /* "PREFIXN", e.g. "T3" or "x17". */
 void gen_out_name(struct gen_out *out, const char *prefix, uint64_t n);
 
-/* One event line: "THREAD KIND VAR VALUE [NEW] [@TS]\n".
- * kind is 'r', 'w' or 'u'. ts < 0 means no timestamp. */
+/* One event line: "THREAD KIND VAR VALUE [NEW] [@TS]\n", the names
+ * PREFIXN (or PREFIX alone when N is UINT64_MAX). kind is 'r', 'w' or 'u'.
+ * ts < 0 means no timestamp. */
 void gen_out_event(struct gen_out *out, const char *thread_prefix, uint64_t thread, char kind,
 		   const char *var_prefix, uint64_t var, int64_t value, int64_t new_value,
 		   int64_t ts);
 
-/* One event line of the paper's reductions, "THREAD KIND VAR VALUE": the
- * thread and variable names take the number ti / vi unless it is
- * UINT64_MAX (a name of its own, such as Init or s). */
+/* One event line of the paper's reductions, "THREAD KIND VAR VALUE" (no
+ * RMW, no timestamp): the thread and variable names take the number ti /
+ * vi unless it is UINT64_MAX (a name of its own, such as Init or s). */
 void gen_out_reduction_event(struct gen_out *out, const char *thread, uint64_t ti, char kind,
 			     const char *var, uint64_t vi, int64_t value);
 
