@@ -19,6 +19,7 @@
 #define VSC_PROBE_LAYOUT_ONLY
 #include "vsc/probe.h"
 #include "userspace/util/array.h"
+#include "userspace/util/diag.h"
 
 /* The log layout is written by probe.h and read by the BPF program through
  * record.h: they must agree byte for byte. */
@@ -136,10 +137,10 @@ static void stop_blocking(struct vsc_probe_source *src, const char *why)
 	for (size_t i = 0; i < src->block_link_count; i++)
 		bpf_link__destroy(src->block_links[i]);
 	src->block_link_count = 0;
-	fprintf(stderr,
-		"vsc record: WARNING: back-pressure stopped (%s); events that do not fit "
-		"from now on are lost and counted\n",
-		why);
+	diag("record",
+	     "WARNING: back-pressure stopped (%s); events that do not fit "
+	     "from now on are lost and counted",
+	     why);
 }
 
 /* Tell the threads which batches were read (their wait ends). A thread
@@ -201,10 +202,10 @@ static void attach_end_hooks(struct vsc_probe_source *src)
 	for (int i = 0; i < 2; i++) {
 		src->end_links[i] = bpf_program__attach(progs[i]);
 		if (!src->end_links[i])
-			fprintf(stderr,
-				"vsc record: warning: cannot attach %s (%s): logs of threads "
-				"ending that way are counted as lost, not read\n",
-				bpf_program__section_name(progs[i]), strerror(errno));
+			diag("record",
+			     "warning: cannot attach %s (%s): logs of threads "
+			     "ending that way are counted as lost, not read",
+			     bpf_program__section_name(progs[i]), strerror(errno));
 	}
 }
 

@@ -344,12 +344,10 @@ static int write_trace(struct recorder *rec)
 	}
 	uint64_t lost = trace_writer_lost(rec->writer);
 	bool exact = trace_writer_lost_exact(rec->writer);
-	fprintf(stderr, "vsc %s: %" PRIu64 " events written to %s, %s%" PRIu64 " lost",
-		rec->opts->who, trace_writer_events(rec->writer), strcmp(out, "-") ? out : "stdout",
-		exact ? "" : "at least ", lost);
-	if (t->launched)
-		fprintf(stderr, "; command %s", end);
-	fputc('\n', stderr);
+	recorder_say(rec, "%" PRIu64 " events written to %s, %s%" PRIu64 " lost%s%s",
+		     trace_writer_events(rec->writer), strcmp(out, "-") ? out : "stdout",
+		     exact ? "" : "at least ", lost, t->launched ? "; command " : "",
+		     t->launched ? end : "");
 	if (lost || !exact)
 		recorder_say(rec,
 			     "WARNING: %s%" PRIu64 " events were lost (ring buffer full); try "

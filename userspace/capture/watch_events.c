@@ -11,6 +11,7 @@
 
 #include <bpf/bpf.h>
 
+#include "userspace/util/diag.h"
 #include "userspace/util/hash.h"
 
 #include "llsc_guard.h"
@@ -149,16 +150,16 @@ static void report_llsc_livelock(struct watch_events *we, const struct watch_rec
 	char where[320] = "";
 	watch_events_locate(we, rec->ev.pid, insn->addr ? insn->addr : rec->ev.ip, where,
 			    sizeof(where));
-	fprintf(stderr,
-		"vsc record --watch: thread %u is stuck at a load-exclusive on the watched "
-		"address 0x%" PRIx64 " (%s): %u hits in %.1f s, each reading the same value. "
-		"A watchpoint clears the exclusive monitor, so a load/store-exclusive loop "
-		"(atomics built for ARMv8.0) never finishes under it. The recording stops "
-		"here. Record this variable with probes (<vsc/probe.h>), or build the "
-		"program for ARMv8.1 or later (LSE atomics: -march=armv8.1-a); see "
-		"docs/watch.md.\n",
-		(unsigned)rec->ev.tid, (uint64_t)rec->ev.addr, where, g->hits,
-		(double)(rec->ev.ts_ns - g->first_ns) / 1e9);
+	diag("record --watch",
+	     "thread %u is stuck at a load-exclusive on the watched "
+	     "address 0x%" PRIx64 " (%s): %u hits in %.1f s, each reading the same value. "
+	     "A watchpoint clears the exclusive monitor, so a load/store-exclusive loop "
+	     "(atomics built for ARMv8.0) never finishes under it. The recording stops "
+	     "here. Record this variable with probes (<vsc/probe.h>), or build the "
+	     "program for ARMv8.1 or later (LSE atomics: -march=armv8.1-a); see "
+	     "docs/watch.md.",
+	     (unsigned)rec->ev.tid, (uint64_t)rec->ev.addr, where, g->hits,
+	     (double)(rec->ev.ts_ns - g->first_ns) / 1e9);
 }
 
 int watch_events_on_record(void *ctx, void *data, size_t size)

@@ -23,6 +23,7 @@
 #include "userspace/capture/watch_source.h"
 #include "userspace/util/options.h"
 #include "commands.h"
+#include "userspace/util/diag.h"
 
 #define RESCAN_MS 500 /* look for newly loaded libraries this often */
 
@@ -131,7 +132,7 @@ static int parse_pid(const char *s, pid_t *pid)
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	if (errno || *end || v <= 0 || v > INT_MAX) {
-		fprintf(stderr, "vsc record: bad PID '%s'\n", s);
+		diag("record", "bad PID '%s'", s);
 		return -1;
 	}
 	*pid = (pid_t)v;
@@ -141,9 +142,8 @@ static int parse_pid(const char *s, pid_t *pid)
 static int parse_ring_size(const char *s, size_t *size)
 {
 	if (parse_size(s, size) || (*size & (*size - 1)) || *size % (size_t)sysconf(_SC_PAGESIZE)) {
-		fprintf(stderr,
-			"vsc record: bad --ring-size '%s' (a power of 2, at least one page: %ld)\n",
-			s, sysconf(_SC_PAGESIZE));
+		diag("record", "bad --ring-size '%s' (a power of 2, at least one page: %ld)", s,
+		     sysconf(_SC_PAGESIZE));
 		return -1;
 	}
 	return 0;
@@ -164,16 +164,16 @@ static int take_option(void *ctx, int opt, const char *value)
 	case OPT_DURATION:
 		o->duration_s = strtod(value, &end);
 		if (*end || !(o->duration_s > 0)) {
-			fprintf(stderr, "vsc record: bad --duration '%s' (seconds > 0)\n", value);
+			diag("record", "bad --duration '%s' (seconds > 0)", value);
 			return -1;
 		}
 		return 0;
 	case OPT_STOP_COMMAND:
 		if (!(o->stop_signal = parse_signal(value))) {
-			fprintf(stderr,
-				"vsc record: bad --stop-command '%s' (a signal: TERM, INT, "
-				"KILL, ... or a number)\n",
-				value);
+			diag("record",
+			     "bad --stop-command '%s' (a signal: TERM, INT, "
+			     "KILL, ... or a number)",
+			     value);
 			return -1;
 		}
 		return 0;
@@ -212,13 +212,13 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	if (optind < argc)
 		o->argv = argv + optind;
 	if ((o->pid != 0) == (o->argv != NULL)) {
-		fprintf(stderr, "vsc record: give either -p PID or -- CMD ARGS...\n");
+		diag("record", "give either -p PID or -- CMD ARGS...");
 		usage(stderr);
 		return -1;
 	}
 	if (o->stop_signal && !o->argv) {
-		fprintf(stderr, "vsc record: --stop-command is for -- CMD (-p PID: the process "
-				"runs on as before)\n");
+		diag("record", "--stop-command is for -- CMD (-p PID: the process "
+			       "runs on as before)");
 		return -1;
 	}
 	return 0;
@@ -229,14 +229,13 @@ static int check_kernel(void)
 {
 	struct stat st;
 	if (stat("/sys/bus/event_source/devices/uprobe", &st)) {
-		fprintf(stderr,
-			"vsc record: this kernel has no uprobes "
-			"(/sys/bus/event_source/devices/uprobe is missing: CONFIG_UPROBE_EVENTS)\n");
+		diag("record",
+		     "this kernel has no uprobes "
+		     "(/sys/bus/event_source/devices/uprobe is missing: CONFIG_UPROBE_EVENTS)");
 		return -ENOTSUP;
 	}
 	if (stat("/proc/sys/kernel/unprivileged_bpf_disabled", &st) && errno == ENOENT) {
-		fprintf(stderr,
-			"vsc record: this kernel has no BPF system call (CONFIG_BPF_SYSCALL)\n");
+		diag("record", "this kernel has no BPF system call (CONFIG_BPF_SYSCALL)");
 		return -ENOTSUP;
 	}
 	return 0;
@@ -272,10 +271,10 @@ int cmd_record(int argc, char **argv)
 		return record_watch(&opts);
 	/* a probe record holds a whole batch: the ring must take a few */
 	if (opts.ring_size && opts.ring_size < VSC_RECORD_MIN_RING) {
-		fprintf(stderr,
-			"vsc record: bad --ring-size %zu for probes (at least %u: a ring "
-			"record holds a batch of %d events)\n",
-			opts.ring_size, VSC_RECORD_MIN_RING, VSC_RECORD_LOG_CAP);
+		diag("record",
+		     "bad --ring-size %zu for probes (at least %u: a ring "
+		     "record holds a batch of %d events)",
+		     opts.ring_size, VSC_RECORD_MIN_RING, VSC_RECORD_LOG_CAP);
 		return EXIT_USAGE;
 	}
 	if (check_kernel())
@@ -307,7 +306,7 @@ int cmd_record(int argc, char **argv)
 	};
 	struct capture_source *src = probe_source_new(opts.ring_size, opts.lossy, opts.verbose);
 	if (!src) {
-		fprintf(stderr, "vsc record: out of memory\n");
+		diag("record", "out of memory");
 		return EXIT_USAGE;
 	}
 	return recorder_run(&ro, src);
