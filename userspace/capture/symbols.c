@@ -278,27 +278,6 @@ int vsc_symbols_refresh(struct vsc_symbols *s)
 	return err;
 }
 
-struct vsc_symbols *vsc_symbols_new(int pid)
-{
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		errno = ENOTSUP;
-		return NULL;
-	}
-	struct vsc_symbols *s = calloc(1, sizeof(*s));
-	if (!s) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	s->pid = pid;
-	int err = vsc_symbols_refresh(s);
-	if (err) {
-		vsc_symbols_free(s);
-		errno = -err;
-		return NULL;
-	}
-	return s;
-}
-
 struct vsc_symbols *vsc_symbols_new_offline(void)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE) {
@@ -311,6 +290,21 @@ struct vsc_symbols *vsc_symbols_new_offline(void)
 		return NULL;
 	}
 	s->pid = -1; /* paths are opened as they are */
+	return s;
+}
+
+struct vsc_symbols *vsc_symbols_new(int pid)
+{
+	struct vsc_symbols *s = vsc_symbols_new_offline();
+	if (!s)
+		return NULL;
+	s->pid = pid;
+	int err = vsc_symbols_refresh(s);
+	if (err) {
+		vsc_symbols_free(s);
+		errno = -err;
+		return NULL;
+	}
 	return s;
 }
 
