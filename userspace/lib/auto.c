@@ -123,6 +123,117 @@ static int try_coherence(const struct vsc_program *p, const struct query *q, str
 	return r;
 }
 
+/* What the stages of search_whole return besides 0 (decided: res is
+ * filled) and a negative errno: the next stage must decide. */
+#define SEARCH_ON 1
+
+/* Whole threads in some order: first fit, or (one writer per variable,
+ * exactly) an order of the threads. Sets *least to 1 when there is
+ * provably none (0 when it cannot say). */
+static int try_whole_threads(const struct analysis *a, const struct vsc_program *p,
+			     const struct query *q, struct vsc_result *res, long *least)
+{
+	int r = serial_witness(a, p, &res->witness);
+
+	if (r == 0) { /* first fit failed: with one writer per variable, exactly */
+		r = thread_order_witness(a, p, &res->witness);
+		if (r == 0 && q->bound == 0) /* no order of whole threads */
+			return 0;
+		*least = r == 0 ? 1 : 0;
+		r = r == THREAD_ORDER_NOT_APPLY ? 0 : r;
+	}
+	if (r == 0)
+		return SEARCH_ON;
+	if (r < 0)
+		return r;
+	/* threads whole in some order: consistent, least 0 */
+	res->verdict = VSC_CONSISTENT;
+	res->witness_length = p->event_count;
+	res->preemptions = res->lower = 0;
+	return 0;
+}
+
+/* Several writers: SAT decides no preemption when that is the bound, and
+ * first under --min (the search is weakest there on such programs). */
+static int try_sat(const struct vsc_program *p, const struct query *q, struct budget *b,
+		   struct vsc_result *res, long *least)
+{
+	int r;
+
+	if (vsc_program_writers(p) <= 1)
+		return SEARCH_ON;
+	if (q->bound == 0) {
+		r = sat_decide_no_preemption(p, b, res);
+		if (r != -E2BIG)
+			return r;
+		res->verdict = VSC_INCONSISTENT; /* too many threads to encode: search */
+	}
+	if (!q->minimize)
+		return SEARCH_ON;
+	r = sat_decide_no_preemption(p, b, res);
+	if (r == -ENOMEM || (!r && res->verdict != VSC_INCONSISTENT))
+		return r;
+	free(res->witness);
+	res->witness = NULL;
+	res->witness_length = 0;
+	res->preemptions = -1;
+	res->verdict = VSC_INCONSISTENT;
+	if (!r && *least < 1)
+		*least = 1; /* -p 0 fails; r: too many threads to encode, say */
+	return SEARCH_ON;
+}
+
+/* The search's verdict r into res; the best witness goes with it. */
+static void take_verdict(const struct vsc_program *p, const struct query *q, struct vsc_result *res,
+			 struct best *best, int r)
+{
+	res->verdict = (enum vsc_verdict)r;
+	if (r == VSC_CONSISTENT || (r == VSC_UNKNOWN && has_bounds(q, best))) {
+		/* unknown: the best witness is the upper bound (--min) */
+		res->witness = best->witness;
+		res->witness_length = p->event_count;
+		res->preemptions = best->preemptions;
+		res->lower = r == VSC_CONSISTENT ? best->preemptions : best->lower;
+		best->witness = NULL;
+	}
+}
+
+/* The search, with the lower bound the forced orders' vectors give it. */
+static int search_engine(const struct vsc_program *p, struct analysis *a, const struct query *q,
+			 struct budget *b, struct vsc_result *res, struct best *best, long least)
+{
+	struct forced forced;
+	struct engine g;
+	int r = forced_build(&forced, p, a, b, q->bound >= 0 || q->minimize);
+
+	if (r == -ETIME) {
+		res->verdict = VSC_UNKNOWN;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	if (r == 0 && forced.refuted) {
+		forced_free(&forced);
+		return 0;
+	}
+	if ((r = engine_init(&g, p, a, r == 0 ? &forced : NULL, b))) {
+		forced_free(&forced);
+		return r;
+	}
+	r = engine_rank_by_ts(&g);
+	if (!r)
+		r = decide(&g, q, best, least);
+	if (r >= 0) {
+		take_verdict(p, q, res, best, r);
+		r = 0;
+	}
+	res->nodes = g.nodes;
+	res->steps = g.steps;
+	engine_free(&g);
+	forced_free(&forced);
+	return r;
+}
+
 /* Analysis, then the search. best may hold a witness already (its count is
  * an upper bound); least: the least preemptions are known to be at least
  * this. */
@@ -130,98 +241,16 @@ static int search_whole(const struct vsc_program *p, const struct query *q, stru
 			struct vsc_result *res, struct best *best, long least)
 {
 	struct analysis a;
-	struct forced forced;
-	struct engine g;
 	int r;
 
 	if ((r = analysis_build(&a, p)))
 		return r;
 	res->verdict = VSC_INCONSISTENT;
-	if (a.refuted) {
-		analysis_free(&a);
-		return 0;
-	}
-	r = serial_witness(&a, p, &res->witness);
-	if (r == 0) { /* first fit failed: with one writer per variable, exactly */
-		r = thread_order_witness(&a, p, &res->witness);
-		if (r == 0 && q->bound == 0) { /* no order of whole threads */
-			analysis_free(&a);
-			return 0;
-		}
-		least = r == 0 ? 1 : 0;
-		r = r == THREAD_ORDER_NOT_APPLY ? 0 : r;
-	}
-	if (r != 0) { /* threads whole in some order: consistent, least 0 */
-		analysis_free(&a);
-		if (r < 0)
-			return r;
-		res->verdict = VSC_CONSISTENT;
-		res->witness_length = p->event_count;
-		res->preemptions = res->lower = 0;
-		return 0;
-	}
-	if (q->bound == 0 && vsc_program_writers(p) > 1) {
-		r = sat_decide_no_preemption(p, b, res);
-		if (r != -E2BIG) {
-			analysis_free(&a);
-			return r;
-		}
-		res->verdict = VSC_INCONSISTENT; /* too many threads to encode: search */
-	}
-	if (q->minimize && vsc_program_writers(p) > 1) {
-		/* -p 0 by SAT first: the search is weakest there on such programs */
-		r = sat_decide_no_preemption(p, b, res);
-		if (r == -ENOMEM || (!r && res->verdict != VSC_INCONSISTENT)) {
-			analysis_free(&a);
-			return r;
-		}
-		free(res->witness);
-		res->witness = NULL;
-		res->witness_length = 0;
-		res->preemptions = -1;
-		res->verdict = VSC_INCONSISTENT;
-		if (!r && least < 1)
-			least = 1; /* -p 0 fails; r: too many threads to encode, say */
-	}
-	/* vectors give the bounded search its lower bound */
-	r = forced_build(&forced, p, &a, b, q->bound >= 0 || q->minimize);
-	if (r < 0) {
-		analysis_free(&a);
-		if (r == -ETIME) {
-			res->verdict = VSC_UNKNOWN;
-			return 0;
-		}
-		return r;
-	}
-	if (r == 0 && forced.refuted) {
-		forced_free(&forced);
-		analysis_free(&a);
-		return 0;
-	}
-	if ((r = engine_init(&g, p, &a, r == 0 ? &forced : NULL, b))) {
-		forced_free(&forced);
-		analysis_free(&a);
-		return r;
-	}
-	r = engine_rank_by_ts(&g);
-	if (!r)
-		r = decide(&g, q, best, least);
-	if (r >= 0) {
-		res->verdict = (enum vsc_verdict)r;
-		if (r == VSC_CONSISTENT || (r == VSC_UNKNOWN && has_bounds(q, best))) {
-			/* unknown: the best witness is the upper bound (--min) */
-			res->witness = best->witness;
-			res->witness_length = p->event_count;
-			res->preemptions = best->preemptions;
-			res->lower = r == VSC_CONSISTENT ? best->preemptions : best->lower;
-			best->witness = NULL;
-		}
-		r = 0;
-	}
-	res->nodes = g.nodes;
-	res->steps = g.steps;
-	engine_free(&g);
-	forced_free(&forced);
+	r = a.refuted ? 0 : try_whole_threads(&a, p, q, res, &least);
+	if (r == SEARCH_ON)
+		r = try_sat(p, q, b, res, &least);
+	if (r == SEARCH_ON)
+		r = search_engine(p, &a, q, b, res, best, least);
 	analysis_free(&a);
 	return r;
 }
