@@ -230,15 +230,11 @@ static int link_reads(struct coh *c)
 
 /* ---- writes of each variable, grouped by thread ---------------------- */
 
-static int group_writes(struct coh *c)
+/* c->wlist: the flat writes by variable, then thread, in program order.
+ * off (zeroed, nvars + 2) ends with off[x] where variable x's start. */
+static int list_writes(struct coh *c, uint32_t *off)
 {
-	uint32_t *off = calloc((size_t)c->nvars + 2, sizeof(uint32_t));
-	uint32_t nsegs = 0, last_thread;
-	int r = 0;
-
-	if (!off)
-		return -ENOMEM;
-	for (uint32_t t = 0; t < c->k; t++) /* count per variable, and segments */
+	for (uint32_t t = 0; t < c->k; t++) /* count per variable */
 		for (uint32_t i = 0; i < c->p->threads[t].length; i++) {
 			const struct vsc_event *e = &c->p->threads[t].events[i];
 			if (writes(e))
@@ -247,40 +243,54 @@ static int group_writes(struct coh *c)
 	for (uint32_t x = 0; x < c->nvars; x++)
 		off[x + 2] += off[x + 1];
 	c->wlist = malloc(((size_t)off[c->nvars + 1] + 1) * sizeof(uint32_t));
-	if (!c->wlist) {
-		free(off);
+	if (!c->wlist)
 		return -ENOMEM;
-	}
 	for (uint32_t t = 0; t < c->k; t++)
 		for (uint32_t i = 0; i < c->p->threads[t].length; i++) {
 			const struct vsc_event *e = &c->p->threads[t].events[i];
 			if (writes(e))
 				c->wlist[off[e->var + 1]++] = c->base[t] + i;
 		}
-	/* off[x] is now where variable x's writes start; count segments */
-	for (int fill = 0; fill < 2 && !r; fill++) {
-		nsegs = 0;
-		for (uint32_t x = 0; x < c->nvars; x++) {
-			if (fill)
-				c->seg_off[x] = nsegs;
-			last_thread = UINT32_MAX;
-			for (uint32_t j = off[x]; j < off[x + 1]; j++) {
-				uint32_t t = thread_of(c, c->wlist[j]);
-				if (t != last_thread) {
-					if (fill)
-						c->segs[nsegs] = (struct segment){ t, j, j };
-					nsegs++;
-					last_thread = t;
-				}
+	return 0;
+}
+
+/* The segments (runs of one thread's writes) of each variable's list:
+ * counted, and stored in c->segs and c->seg_off when fill. */
+static uint32_t segment_writes(struct coh *c, const uint32_t *off, bool fill)
+{
+	uint32_t nsegs = 0, last_thread;
+
+	for (uint32_t x = 0; x < c->nvars; x++) {
+		if (fill)
+			c->seg_off[x] = nsegs;
+		last_thread = UINT32_MAX;
+		for (uint32_t j = off[x]; j < off[x + 1]; j++) {
+			uint32_t t = thread_of(c, c->wlist[j]);
+			if (t != last_thread) {
 				if (fill)
-					c->segs[nsegs - 1].end = j + 1;
+					c->segs[nsegs] = (struct segment){ t, j, j };
+				nsegs++;
+				last_thread = t;
 			}
+			if (fill)
+				c->segs[nsegs - 1].end = j + 1;
 		}
-		if (!fill && !(c->segs = malloc(((size_t)nsegs + 1) * sizeof(*c->segs))))
+	}
+	return nsegs;
+}
+
+static int group_writes(struct coh *c)
+{
+	uint32_t *off = calloc((size_t)c->nvars + 2, sizeof(uint32_t));
+	int r = off ? list_writes(c, off) : -ENOMEM;
+
+	if (!r) {
+		c->segs = malloc(((size_t)segment_writes(c, off, false) + 1) * sizeof(*c->segs));
+		if (c->segs)
+			c->seg_off[c->nvars] = segment_writes(c, off, true);
+		else
 			r = -ENOMEM;
 	}
-	if (!r)
-		c->seg_off[c->nvars] = nsegs;
 	free(off);
 	return r;
 }
