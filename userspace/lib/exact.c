@@ -123,9 +123,52 @@ static void exact_free(struct exact *x)
 	state_table_free(&x->table);
 }
 
+/* Thread t's events as value ids (read and written); each variable read
+ * gets a slot of the key (words counts them). */
+static int number_thread(struct exact *x, uint32_t t, const struct value_set *sets, uint32_t *words)
+{
+	const struct vsc_thread *th = &x->p->threads[t];
+
+	x->length[t] = th->length;
+	x->read_id[t] = malloc((th->length ? th->length : 1) * sizeof(uint32_t));
+	x->write_id[t] = malloc((th->length ? th->length : 1) * sizeof(uint32_t));
+	if (!x->read_id[t] || !x->write_id[t])
+		return -ENOMEM;
+	for (uint32_t i = 0; i < th->length; i++) {
+		const struct vsc_event *e = &th->events[i];
+		const struct value_set *set = &sets[e->var];
+		x->read_id[t][i] = value_id(set, e->value);
+		x->write_id[t][i] = value_id(set, e->kind == VSC_RMW ? e->new_value : e->value);
+		if (e->kind != VSC_WRITE && x->slot[e->var] < 0)
+			x->slot[e->var] = (int32_t)(*words)++;
+	}
+	return 0;
+}
+
+/* The key of the start state: every slot holds its variable's initial
+ * value; nobody ran last. */
+static int initial_key(struct exact *x, const struct value_set *sets)
+{
+	const struct vsc_program *p = x->p;
+
+	x->key = calloc(x->width, sizeof(*x->key));
+	if (!x->key)
+		return -ENOMEM;
+	for (uint32_t v = 0; v < program_vars(p); v++) {
+		if (x->slot[v] < 0)
+			continue;
+		x->key[x->slot[v]] = p->inits[v].kind == VSC_INIT_KNOWN
+					     ? value_id(&sets[v], p->inits[v].value)
+				     : p->inits[v].kind == VSC_INIT_UNKNOWN ? UNDECIDED
+									    : NO_VALUE;
+	}
+	x->key[x->k] = NOBODY;
+	return 0;
+}
+
 static int exact_init(struct exact *x, const struct vsc_program *p)
 {
-	uint32_t nvars = program_vars(p), k = program_threads(p), words;
+	uint32_t nvars = program_vars(p), k = program_threads(p), words = k + 1;
 	struct value_set *sets = calloc(nvars ? nvars : 1, sizeof(*sets));
 	int err = -ENOMEM;
 
@@ -142,39 +185,13 @@ static int exact_init(struct exact *x, const struct vsc_program *p)
 		goto out;
 	for (uint32_t v = 0; v < nvars; v++)
 		x->slot[v] = -1;
-	words = k + 1;
-	for (uint32_t t = 0; t < k; t++) {
-		const struct vsc_thread *th = &p->threads[t];
-		err = -ENOMEM;
-		x->length[t] = th->length;
-		x->read_id[t] = malloc((th->length ? th->length : 1) * sizeof(uint32_t));
-		x->write_id[t] = malloc((th->length ? th->length : 1) * sizeof(uint32_t));
-		if (!x->read_id[t] || !x->write_id[t])
-			goto out;
-		for (uint32_t i = 0; i < th->length; i++) {
-			const struct vsc_event *e = &th->events[i];
-			const struct value_set *set = &sets[e->var];
-			x->read_id[t][i] = value_id(set, e->value);
-			x->write_id[t][i] =
-				value_id(set, e->kind == VSC_RMW ? e->new_value : e->value);
-			if (e->kind != VSC_WRITE && x->slot[e->var] < 0)
-				x->slot[e->var] = (int32_t)words++;
-		}
-	}
+	for (uint32_t t = 0; t < k && !err; t++)
+		err = number_thread(x, t, sets, &words);
 	x->width = words;
-	x->key = calloc(words, sizeof(*x->key));
-	if (!x->key)
-		goto out;
-	for (uint32_t v = 0; v < nvars; v++) {
-		if (x->slot[v] < 0)
-			continue;
-		x->key[x->slot[v]] = p->inits[v].kind == VSC_INIT_KNOWN
-					     ? value_id(&sets[v], p->inits[v].value)
-				     : p->inits[v].kind == VSC_INIT_UNKNOWN ? UNDECIDED
-									    : NO_VALUE;
-	}
-	x->key[k] = NOBODY;
-	err = state_table_init(&x->table, words);
+	if (!err)
+		err = initial_key(x, sets);
+	if (!err)
+		err = state_table_init(&x->table, words);
 out:
 	for (uint32_t v = 0; sets && v < nvars; v++)
 		free(sets[v].values);
@@ -254,6 +271,49 @@ static uint32_t candidate(const uint32_t *key, uint32_t k, uint32_t i)
 	return i < k ? i : NOBODY;
 }
 
+/* Move thread t at depth: 1 when that reaches a state not seen as cheaply
+ * (its cost goes to cost[depth + 1]), 0 when not (the key is as before),
+ * or a negative errno. */
+static int dfs_enter(struct exact *x, const struct query *q, struct move *moves, uint32_t *cost,
+		     size_t depth, uint32_t t)
+{
+	uint32_t c = cost[depth] + move_cost(x->key, x->k, t);
+	int added;
+	int64_t id;
+
+	if (q->bound < 0)
+		c = 0; /* no bound: any second visit of a state is useless */
+	else if (c > (uint64_t)q->bound)
+		return 0;
+	if (!try_move(x, x->key, t, &moves[depth]))
+		return 0;
+	id = state_table_get(&x->table, x->key, &added);
+	if (id < 0)
+		return (int)id;
+	if (!added && x->table.records[id].cost <= c) {
+		undo_move(x, x->key, &moves[depth]);
+		return 0;
+	}
+	x->table.records[id].cost = c;
+	cost[depth + 1] = c;
+	return 1;
+}
+
+/* The witness: the threads of the moves of a whole interleaving. */
+static int witness_of_moves(const struct exact *x, const struct move *moves, struct vsc_result *res)
+{
+	size_t n = x->p->event_count;
+
+	res->witness = malloc((n ? n : 1) * sizeof(*res->witness));
+	if (!res->witness)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		res->witness[i] = moves[i].thread;
+	res->witness_length = n;
+	res->preemptions = count_preemptions(x->p, res->witness, n);
+	return 0;
+}
+
 static int search_dfs(struct exact *x, const struct query *q, struct budget *b,
 		      struct vsc_result *res)
 {
@@ -293,38 +353,15 @@ static int search_dfs(struct exact *x, const struct query *q, struct budget *b,
 			undo_move(x, x->key, &moves[depth]);
 			continue;
 		}
-		uint32_t c = cost[depth] + move_cost(x->key, x->k, t);
-		if (q->bound < 0)
-			c = 0; /* no bound: any second visit of a state is useless */
-		else if (c > (uint64_t)q->bound)
-			continue;
-		if (!try_move(x, x->key, t, &moves[depth]))
-			continue;
-		id = state_table_get(&x->table, x->key, &added);
-		if (id < 0) {
-			err = (int)id;
+		if ((err = dfs_enter(x, q, moves, cost, depth, t)) < 0)
 			goto out;
+		if (err) {
+			err = 0;
+			next[++depth] = 0;
 		}
-		if (!added && x->table.records[id].cost <= c) {
-			undo_move(x, x->key, &moves[depth]);
-			continue;
-		}
-		x->table.records[id].cost = c;
-		depth++;
-		next[depth] = 0;
-		cost[depth] = c;
 	}
-	if (res->verdict == VSC_CONSISTENT) {
-		res->witness = malloc((n ? n : 1) * sizeof(*res->witness));
-		if (!res->witness) {
-			err = -ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++)
-			res->witness[i] = moves[i].thread;
-		res->witness_length = n;
-		res->preemptions = count_preemptions(x->p, res->witness, n);
-	}
+	if (res->verdict == VSC_CONSISTENT)
+		err = witness_of_moves(x, moves, res);
 out:
 	free(moves);
 	free(next);
@@ -394,6 +431,35 @@ static int witness_from(struct exact *x, uint32_t final, struct vsc_result *res)
 	return 0;
 }
 
+/* Queue each state one move from state s (key, cost c) that this reaches
+ * more cheaply than before; a move without a preemption goes first. */
+static int expand_least(struct exact *x, struct deque *d, uint32_t *key, uint32_t s, uint32_t c)
+{
+	int added, err;
+
+	for (uint32_t t = 0; t < x->k; t++) {
+		struct move m;
+		uint32_t w = move_cost(key, x->k, t);
+		int64_t id;
+
+		if (!try_move(x, key, t, &m))
+			continue;
+		id = state_table_get(&x->table, key, &added);
+		undo_move(x, key, &m);
+		if (id < 0)
+			return (int)id;
+		struct state_record *r = &x->table.records[id];
+		if (!added && r->cost <= c + w)
+			continue;
+		r->cost = c + w;
+		r->parent = s;
+		r->move = t;
+		if ((err = deque_push(d, (uint64_t)(c + w) << 32 | (uint64_t)id, w == 0)))
+			return err;
+	}
+	return 0;
+}
+
 static int search_least(struct exact *x, const struct query *q, struct budget *b,
 			struct vsc_result *res)
 {
@@ -427,26 +493,8 @@ static int search_least(struct exact *x, const struct query *q, struct budget *b
 			res->verdict = VSC_UNKNOWN;
 			goto out;
 		}
-		for (uint32_t t = 0; t < x->k; t++) {
-			struct move m;
-			uint32_t w = move_cost(key, x->k, t);
-			if (!try_move(x, key, t, &m))
-				continue;
-			id = state_table_get(&x->table, key, &added);
-			undo_move(x, key, &m);
-			if (id < 0) {
-				err = (int)id;
-				goto out;
-			}
-			struct state_record *r = &x->table.records[id];
-			if (!added && r->cost <= c + w)
-				continue;
-			r->cost = c + w;
-			r->parent = s;
-			r->move = t;
-			if ((err = deque_push(&d, (uint64_t)(c + w) << 32 | (uint64_t)id, w == 0)))
-				goto out;
-		}
+		if ((err = expand_least(x, &d, key, s, c)))
+			goto out;
 	}
 out:
 	if (id < 0 && !err)
