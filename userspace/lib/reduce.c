@@ -134,26 +134,15 @@ static int link_groups(struct reduction *r, uint32_t k)
 
 /* Parts: threads joined by the variables of their kept events; parts under
  * GROUP_MIN_EVENTS kept events are packed into shared groups. */
-static int group_threads(struct reduction *r, const struct vsc_program *p)
+/* Union-find over the threads: threads that touch a variable in kept
+ * events join; size[root]: the kept events of each part. */
+static void join_parts(const struct reduction *r, const struct vsc_program *p, uint32_t *parent,
+		       uint32_t *size, uint32_t *owner)
 {
-	uint32_t k = program_threads(p), small = PART_NONE, small_size = 0;
-	uint32_t pack = p->event_count >= PACK_FROM_EVENTS ? GROUP_MIN_EVENTS : 1;
-	uint32_t *parent = malloc((k + 1) * sizeof(*parent));
-	uint32_t *size = calloc(k + 1, sizeof(*size)), *gid = malloc((k + 1) * sizeof(*gid));
-	uint32_t *owner = malloc((program_vars(p) + 1) * sizeof(*owner));
-	int err;
+	uint32_t k = program_threads(p);
 
-	if (!parent || !size || !gid || !owner) {
-		free(parent);
-		free(size);
-		free(gid);
-		free(owner);
-		return -ENOMEM;
-	}
-	for (uint32_t t = 0; t < k; t++) {
+	for (uint32_t t = 0; t < k; t++)
 		parent[t] = t;
-		gid[t] = PART_NONE;
-	}
 	for (uint32_t v = 0; v < program_vars(p); v++)
 		owner[v] = PART_NONE;
 	for (uint32_t t = 0; t < k; t++)
@@ -170,6 +159,17 @@ static int group_threads(struct reduction *r, const struct vsc_program *p)
 	for (uint32_t t = 0; t < k; t++)
 		if (size[t] && find(parent, t) != t)
 			size[find(parent, t)] += size[t];
+}
+
+/* r->group of each thread: its part's group; parts under pack events
+ * share groups until those reach pack. */
+static void number_groups(struct reduction *r, uint32_t k, uint32_t *parent, const uint32_t *size,
+			  uint32_t *gid, uint32_t pack)
+{
+	uint32_t small = PART_NONE, small_size = 0;
+
+	for (uint32_t t = 0; t < k; t++)
+		gid[t] = PART_NONE;
 	for (uint32_t t = 0; t < k; t++) {
 		uint32_t c = find(parent, t);
 		if (gid[c] == PART_NONE && size[c]) {
@@ -187,7 +187,22 @@ static int group_threads(struct reduction *r, const struct vsc_program *p)
 		}
 		r->group[t] = size[c] ? gid[c] : PART_NONE;
 	}
-	err = link_groups(r, k);
+}
+
+static int group_threads(struct reduction *r, const struct vsc_program *p)
+{
+	uint32_t k = program_threads(p);
+	uint32_t pack = p->event_count >= PACK_FROM_EVENTS ? GROUP_MIN_EVENTS : 1;
+	uint32_t *parent = malloc((k + 1) * sizeof(*parent));
+	uint32_t *size = calloc(k + 1, sizeof(*size)), *gid = malloc((k + 1) * sizeof(*gid));
+	uint32_t *owner = malloc((program_vars(p) + 1) * sizeof(*owner));
+	int err = -ENOMEM;
+
+	if (parent && size && gid && owner) {
+		join_parts(r, p, parent, size, owner);
+		number_groups(r, k, parent, size, gid, pack);
+		err = link_groups(r, k);
+	}
 	free(parent);
 	free(size);
 	free(gid);
