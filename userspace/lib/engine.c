@@ -397,19 +397,13 @@ void engine_free(struct engine *g)
 	state_table_free(&g->table[1]);
 }
 
-int engine_init(struct engine *g, const struct vsc_program *p, const struct analysis *a,
-		const struct forced *forced, struct budget *b)
+/* The search's own copies of the analysis's counters, and its trail. */
+static int engine_alloc(struct engine *g)
 {
+	const struct analysis *a = g->a;
 	size_t kk = a->k ? a->k : 1, vv = a->nvars ? a->nvars : 1, pp = a->npairs ? a->npairs : 1;
-	size_t nn = p->event_count ? p->event_count : 1;
+	size_t nn = g->n ? g->n : 1;
 
-	memset(g, 0, sizeof(*g));
-	g->p = p;
-	g->a = a;
-	g->budget = b;
-	g->k = a->k;
-	g->n = p->event_count;
-	g->last = ENGINE_NOBODY;
 	g->pos = calloc(kk, sizeof(uint32_t));
 	g->mem = malloc(vv * sizeof(uint32_t));
 	g->pending_reads = malloc(pp * sizeof(uint32_t));
@@ -421,26 +415,37 @@ int engine_init(struct engine *g, const struct vsc_program *p, const struct anal
 	g->key_vars = malloc(vv * sizeof(uint32_t));
 	if (!g->pos || !g->mem || !g->pending_reads || !g->pending_writes ||
 	    !g->var_pending_reads || !g->var_pending_writes || !g->trail || !g->trail_old ||
-	    !g->key_vars) {
-		engine_free(g);
+	    !g->key_vars)
 		return -ENOMEM;
-	}
-	if (forced) {
-		g->forced = forced;
-		g->must_wait = malloc(nn * sizeof(uint32_t));
-		g->open_reads = malloc(pp * sizeof(uint32_t));
-		if (!g->must_wait || !g->open_reads) {
-			engine_free(g);
-			return -ENOMEM;
-		}
-		memcpy(g->must_wait, forced->must_wait, g->n * sizeof(uint32_t));
-		memcpy(g->open_reads, forced->open_at_start, a->npairs * sizeof(uint32_t));
-	}
 	memcpy(g->mem, a->init, a->nvars * sizeof(uint32_t));
 	memcpy(g->pending_reads, a->reads_of, a->npairs * sizeof(uint32_t));
 	memcpy(g->pending_writes, a->writes_of, a->npairs * sizeof(uint32_t));
 	memcpy(g->var_pending_reads, a->var_reads, a->nvars * sizeof(uint32_t));
 	memcpy(g->var_pending_writes, a->var_writes, a->nvars * sizeof(uint32_t));
+	return 0;
+}
+
+/* The forced orders: which events must wait, which reads are open. */
+static int engine_take_forced(struct engine *g, const struct forced *forced)
+{
+	size_t nn = g->n ? g->n : 1, pp = g->a->npairs ? g->a->npairs : 1;
+
+	g->forced = forced;
+	g->must_wait = malloc(nn * sizeof(uint32_t));
+	g->open_reads = malloc(pp * sizeof(uint32_t));
+	if (!g->must_wait || !g->open_reads)
+		return -ENOMEM;
+	memcpy(g->must_wait, forced->must_wait, g->n * sizeof(uint32_t));
+	memcpy(g->open_reads, forced->open_at_start, g->a->npairs * sizeof(uint32_t));
+	return 0;
+}
+
+/* The state key: the positions, the last thread, and the variables whose
+ * value the positions do not give. */
+static int engine_key(struct engine *g)
+{
+	const struct analysis *a = g->a;
+
 	/* With one writer thread, a variable's value follows from that thread's
 	 * position, except for an unknown initial value, which a read decides. */
 	for (uint32_t v = 0; v < a->nvars; v++)
@@ -448,11 +453,31 @@ int engine_init(struct engine *g, const struct vsc_program *p, const struct anal
 			g->key_vars[g->nkey_vars++] = v;
 	g->key = malloc((g->k + 1 + g->nkey_vars) * sizeof(uint32_t));
 	if (!g->key || state_table_init(&g->table[0], g->k + 1 + g->nkey_vars) ||
-	    state_table_init(&g->table[1], g->k + 1 + g->nkey_vars)) {
-		engine_free(g);
+	    state_table_init(&g->table[1], g->k + 1 + g->nkey_vars))
 		return -ENOMEM;
-	}
 	return 0;
+}
+
+int engine_init(struct engine *g, const struct vsc_program *p, const struct analysis *a,
+		const struct forced *forced, struct budget *b)
+{
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	g->p = p;
+	g->a = a;
+	g->budget = b;
+	g->k = a->k;
+	g->n = p->event_count;
+	g->last = ENGINE_NOBODY;
+	err = engine_alloc(g);
+	if (!err && forced)
+		err = engine_take_forced(g, forced);
+	if (!err)
+		err = engine_key(g);
+	if (err)
+		engine_free(g);
+	return err;
 }
 
 int engine_rank_by_ts(struct engine *g)
