@@ -55,66 +55,85 @@ static void transitivity(struct cnf *f, const struct order_encoding *o)
 			}
 }
 
+/* The walk of collect(): per variable, what the current thread did. */
+struct collector {
+	uint32_t *stamp; /* thread + 1 seen */
+	uint8_t *state;  /* 1: read outside, 2: own write */
+	int64_t *value;
+	size_t *entry; /* its write in writes */
+	struct access *reads, *writes;
+	size_t nreads, nwrites;
+	int unsat;
+};
+
+/* Event e of thread i (in encoding order). */
+static void collect_event(struct collector *c, uint32_t i, const struct vsc_event *e)
+{
+	uint32_t x = e->var;
+
+	if (c->stamp[x] != i + 1) {
+		c->stamp[x] = i + 1;
+		c->state[x] = 0;
+	}
+	if (e->kind != VSC_WRITE) {
+		if (c->state[x] == 0)
+			c->reads[c->nreads++] = (struct access){ x, i, e->value, 0 };
+		else if (c->value[x] != e->value)
+			c->unsat = 1;
+		if (c->state[x] == 0)
+			c->state[x] = 1;
+		c->value[x] = e->value;
+	}
+	if (e->kind != VSC_READ) {
+		if (c->state[x] != 2) {
+			c->entry[x] = c->nwrites;
+			c->writes[c->nwrites++] = (struct access){ x, i, 0, 0 };
+		}
+		c->state[x] = 2;
+		c->value[x] = e->kind == VSC_RMW ? e->new_value : e->value;
+		c->writes[c->entry[x]].value = c->value[x];
+	}
+}
+
 /* Outside reads and last writes of each thread; 0, or -errno. *unsat is
  * set when a thread's own accesses already contradict each other. */
 static int collect(const struct vsc_program *p, const struct order_encoding *o,
 		   struct access **reads, size_t *nreads, struct access **writes, size_t *nwrites,
 		   int *unsat)
 {
-	uint32_t nv = program_vars(p);
-	uint32_t *stamp = calloc(nv ? nv : 1, sizeof(*stamp)); /* thread + 1 seen */
-	uint8_t *state = calloc(nv ? nv : 1, 1);               /* 1: read outside, 2: own write */
-	int64_t *value = calloc(nv ? nv : 1, sizeof(*value));
-	size_t *entry = calloc(nv ? nv : 1, sizeof(*entry)); /* its write in writes */
+	size_t nv = program_vars(p) ? program_vars(p) : 1;
 	size_t n = p->event_count ? p->event_count : 1;
+	struct collector c = {
+		.stamp = calloc(nv, sizeof(*c.stamp)),
+		.state = calloc(nv, 1),
+		.value = calloc(nv, sizeof(*c.value)),
+		.entry = calloc(nv, sizeof(*c.entry)),
+		.reads = malloc(n * sizeof(*c.reads)),
+		.writes = malloc(n * sizeof(*c.writes)),
+	};
+	int err = -ENOMEM;
 
-	*reads = malloc(n * sizeof(**reads));
-	*writes = malloc(n * sizeof(**writes));
-	*nreads = *nwrites = 0;
-	if (!stamp || !state || !value || !entry || !*reads || !*writes) {
-		free(stamp);
-		free(state);
-		free(value);
-		free(entry);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < o->count; i++) {
-		const struct vsc_thread *th = &p->threads[o->threads[i]];
-		for (uint32_t j = 0; j < th->length; j++) {
-			const struct vsc_event *e = &th->events[j];
-			uint32_t x = e->var;
-			if (stamp[x] != i + 1) {
-				stamp[x] = i + 1;
-				state[x] = 0;
-			}
-			if (e->kind != VSC_WRITE) {
-				if (state[x] == 0)
-					(*reads)[(*nreads)++] =
-						(struct access){ x, i, e->value, 0 };
-				else if (value[x] != e->value)
-					*unsat = 1;
-				if (state[x] == 0)
-					state[x] = 1;
-				value[x] = e->value;
-			}
-			if (e->kind != VSC_READ) {
-				if (state[x] != 2) {
-					entry[x] = *nwrites;
-					(*writes)[(*nwrites)++] = (struct access){ x, i, 0, 0 };
-				}
-				state[x] = 2;
-				value[x] = e->kind == VSC_RMW ? e->new_value : e->value;
-				(*writes)[entry[x]].value = value[x];
-			}
+	if (c.stamp && c.state && c.value && c.entry && c.reads && c.writes) {
+		for (uint32_t i = 0; i < o->count; i++) {
+			const struct vsc_thread *th = &p->threads[o->threads[i]];
+			for (uint32_t j = 0; j < th->length; j++)
+				collect_event(&c, i, &th->events[j]);
 		}
+		qsort(c.reads, c.nreads, sizeof(*c.reads), compare_access);
+		qsort(c.writes, c.nwrites, sizeof(*c.writes), compare_access);
+		err = 0;
 	}
-	free(stamp);
-	free(state);
-	free(value);
-	free(entry);
-	qsort(*reads, *nreads, sizeof(**reads), compare_access);
-	qsort(*writes, *nwrites, sizeof(**writes), compare_access);
-	return 0;
+	free(c.stamp);
+	free(c.state);
+	free(c.value);
+	free(c.entry);
+	*reads = c.reads;
+	*writes = c.writes;
+	*nreads = c.nreads;
+	*nwrites = c.nwrites;
+	if (c.unsat)
+		*unsat = 1;
+	return err;
 }
 
 /* The writers of variable x: [*first, *last) in writes (sorted by var). */
