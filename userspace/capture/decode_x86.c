@@ -12,101 +12,44 @@
 #include "decode_arch.h"
 #include "userspace/util/array.h"
 
+/* The registers of a watchpoint record by every name Capstone gives their
+ * parts; ah, bh, ch and dh are the second byte (shift 8). */
+static const struct x86_reg_names {
+	int index;
+	x86_reg r64, r32, r16, r8, high8;
+} x86_regs[] = {
+	{ X_RAX, X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH },
+	{ X_RBX, X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH },
+	{ X_RCX, X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH },
+	{ X_RDX, X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH },
+	{ X_RSI, X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, X86_REG_INVALID },
+	{ X_RDI, X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, X86_REG_INVALID },
+	{ X_RBP, X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL, X86_REG_INVALID },
+	{ X_RSP, X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL, X86_REG_INVALID },
+	{ X_R8, X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, X86_REG_INVALID },
+	{ X_R9, X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, X86_REG_INVALID },
+	{ X_R10, X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, X86_REG_INVALID },
+	{ X_R11, X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, X86_REG_INVALID },
+	{ X_R12, X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, X86_REG_INVALID },
+	{ X_R13, X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, X86_REG_INVALID },
+	{ X_R14, X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, X86_REG_INVALID },
+	{ X_R15, X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, X86_REG_INVALID },
+};
+
 static int x86_reg_index(x86_reg r, uint8_t *shift)
 {
 	*shift = 0;
-	switch (r) {
-	case X86_REG_AH:
-		*shift = 8; /* fall through */
-	case X86_REG_AL:
-	case X86_REG_AX:
-	case X86_REG_EAX:
-	case X86_REG_RAX:
-		return X_RAX;
-	case X86_REG_BH:
-		*shift = 8; /* fall through */
-	case X86_REG_BL:
-	case X86_REG_BX:
-	case X86_REG_EBX:
-	case X86_REG_RBX:
-		return X_RBX;
-	case X86_REG_CH:
-		*shift = 8; /* fall through */
-	case X86_REG_CL:
-	case X86_REG_CX:
-	case X86_REG_ECX:
-	case X86_REG_RCX:
-		return X_RCX;
-	case X86_REG_DH:
-		*shift = 8; /* fall through */
-	case X86_REG_DL:
-	case X86_REG_DX:
-	case X86_REG_EDX:
-	case X86_REG_RDX:
-		return X_RDX;
-	case X86_REG_SIL:
-	case X86_REG_SI:
-	case X86_REG_ESI:
-	case X86_REG_RSI:
-		return X_RSI;
-	case X86_REG_DIL:
-	case X86_REG_DI:
-	case X86_REG_EDI:
-	case X86_REG_RDI:
-		return X_RDI;
-	case X86_REG_BPL:
-	case X86_REG_BP:
-	case X86_REG_EBP:
-	case X86_REG_RBP:
-		return X_RBP;
-	case X86_REG_SPL:
-	case X86_REG_SP:
-	case X86_REG_ESP:
-	case X86_REG_RSP:
-		return X_RSP;
-	case X86_REG_R8B:
-	case X86_REG_R8W:
-	case X86_REG_R8D:
-	case X86_REG_R8:
-		return X_R8;
-	case X86_REG_R9B:
-	case X86_REG_R9W:
-	case X86_REG_R9D:
-	case X86_REG_R9:
-		return X_R9;
-	case X86_REG_R10B:
-	case X86_REG_R10W:
-	case X86_REG_R10D:
-	case X86_REG_R10:
-		return X_R10;
-	case X86_REG_R11B:
-	case X86_REG_R11W:
-	case X86_REG_R11D:
-	case X86_REG_R11:
-		return X_R11;
-	case X86_REG_R12B:
-	case X86_REG_R12W:
-	case X86_REG_R12D:
-	case X86_REG_R12:
-		return X_R12;
-	case X86_REG_R13B:
-	case X86_REG_R13W:
-	case X86_REG_R13D:
-	case X86_REG_R13:
-		return X_R13;
-	case X86_REG_R14B:
-	case X86_REG_R14W:
-	case X86_REG_R14D:
-	case X86_REG_R14:
-		return X_R14;
-	case X86_REG_R15B:
-	case X86_REG_R15W:
-	case X86_REG_R15D:
-	case X86_REG_R15:
-		return X_R15;
-	default:
+	if (r == X86_REG_INVALID)
 		return -1;
+	for (size_t i = 0; i < sizeof(x86_regs) / sizeof(x86_regs[0]); i++) {
+		const struct x86_reg_names *n = &x86_regs[i];
+
+		if (r == n->high8)
+			*shift = 8;
+		if (r == n->high8 || r == n->r64 || r == n->r32 || r == n->r16 || r == n->r8)
+			return n->index;
 	}
+	return -1;
 }
 
 /* ---- x86-64 ------------------------------------------------------------ */
