@@ -120,22 +120,11 @@ static enum watch_op x86_arith_op(unsigned id)
 	}
 }
 
-static void x86_classify(const cs_insn *ci, struct watch_insn *out)
+/* The kind of access to mem, and the op that rebuilds its values. */
+static void x86_access_kind(unsigned id, const cs_x86 *x, const cs_x86_op *mem,
+			    struct watch_insn *out)
 {
-	const cs_x86 *x = &ci->detail->x86;
-	const cs_x86_op *mem = x86_mem_operand(x);
-	const cs_x86_op *other = x86_other_operand(x);
 	bool locked = x->prefix[0] == X86_PREFIX_LOCK;
-	unsigned id = ci->id;
-
-	out->reg = -1;
-	out->reg2 = -1;
-	if (!mem || id == X86_INS_LEA || id == X86_INS_NOP) {
-		out->access = WATCH_ACCESS_UNKNOWN;
-		return;
-	}
-	out->mem_size = mem->size;
-	out->op = WATCH_OP_NONE;
 
 	/* xchg with memory is atomic without a lock prefix. */
 	if (id == X86_INS_XCHG || (locked && x86_arith_op(id) != WATCH_OP_NONE)) {
@@ -165,7 +154,12 @@ static void x86_classify(const cs_insn *ci, struct watch_insn *out)
 		if (out->access == WATCH_ACCESS_LOAD_STORE)
 			out->op = x86_arith_op(id);
 	}
+}
 
+/* Where the op's source value is: the other operand (a register or an
+ * immediate), the accumulator for cmpxchg, 1 for inc/dec. */
+static void x86_source(unsigned id, const cs_x86_op *other, struct watch_insn *out)
+{
 	switch (out->op) {
 	case WATCH_OP_MOV_LOAD:
 	case WATCH_OP_MOV_STORE:
@@ -192,6 +186,24 @@ static void x86_classify(const cs_insn *ci, struct watch_insn *out)
 		out->has_imm = true;
 		out->imm = 1;
 	}
+}
+
+static void x86_classify(const cs_insn *ci, struct watch_insn *out)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *mem = x86_mem_operand(x);
+	unsigned id = ci->id;
+
+	out->reg = -1;
+	out->reg2 = -1;
+	if (!mem || id == X86_INS_LEA || id == X86_INS_NOP) {
+		out->access = WATCH_ACCESS_UNKNOWN;
+		return;
+	}
+	out->mem_size = mem->size;
+	out->op = WATCH_OP_NONE;
+	x86_access_kind(id, x, mem, out);
+	x86_source(id, x86_other_operand(x), out);
 	/* A register we cannot read (xmm...) leaves only the memory value. */
 	if ((out->op == WATCH_OP_MOV_LOAD || out->op == WATCH_OP_MOV_STORE) && out->reg < 0 &&
 	    !out->has_imm)
@@ -323,53 +335,64 @@ static void x86_pre_value(const struct x86_step *steps, size_t n, uint64_t rmw_a
 	}
 }
 
-int decode_find_x86(struct watch_decoder *dec, const uint8_t *code, size_t len, size_t fn_len,
-		    uint64_t code_addr, uint64_t ip, bool from_start, struct watch_insn *out)
+/* The instruction at ip, found by the linear sweep: classified, and for
+ * xchg/xadd, the value its source held (from the steps before it). */
+static int take_found(struct watch_decoder *dec, const struct x86_step *steps, size_t nsteps,
+		      const uint8_t *code, size_t fn_len, uint64_t code_addr,
+		      struct watch_insn *out)
 {
+	out->addr = dec->insn->address;
+	out->len = (uint8_t)dec->insn->size;
+	decode_insn_text(out, dec->insn);
+	x86_classify(dec->insn, out);
+	if (out->op == WATCH_OP_XCHG || out->op == WATCH_OP_XADD) {
+		struct x86_targets t = { 0 };
+		if (collect_targets(dec, code, fn_len, code_addr, &t) == 0)
+			x86_pre_value(steps, nsteps, out->addr, &t, out);
+		free(t.v);
+	}
+	return out->access == WATCH_ACCESS_UNKNOWN ? -ENOENT : 0;
+}
+
+/* From the function's start: compilers put no data inside x86-64
+ * functions, so a linear sweep meets every instruction. */
+static int find_by_sweep(struct watch_decoder *dec, const uint8_t *code, size_t fn_len,
+			 uint64_t code_addr, uint64_t ip, struct watch_insn *out)
+{
+	struct x86_step steps[X86_LOOKBACK];
+	size_t nsteps = 0, left = ip - code_addr;
 	const uint8_t *p = code;
-	size_t left = len;
 	uint64_t addr = code_addr;
 
-	if (from_start && ip > code_addr && ip - code_addr <= len) {
-		/* Linear sweep: compilers put no data inside x86-64 functions. */
-		struct x86_step steps[X86_LOOKBACK];
-		size_t nsteps = 0;
-
-		left = ip - code_addr;
-		while (left && cs_disasm_iter(dec->cs, &p, &left, &addr, dec->insn)) {
-			if (addr == ip) {
-				out->addr = dec->insn->address;
-				out->len = (uint8_t)dec->insn->size;
-				decode_insn_text(out, dec->insn);
-				x86_classify(dec->insn, out);
-				if (out->op == WATCH_OP_XCHG || out->op == WATCH_OP_XADD) {
-					struct x86_targets t = { 0 };
-					if (collect_targets(dec, code, fn_len, code_addr, &t) == 0)
-						x86_pre_value(steps, nsteps, out->addr, &t, out);
-					free(t.v);
-				}
-				return out->access == WATCH_ACCESS_UNKNOWN ? -ENOENT : 0;
-			}
-			if (nsteps == X86_LOOKBACK) {
-				memmove(steps, steps + 1, sizeof(steps) - sizeof(steps[0]));
-				nsteps--;
-			}
-			x86_step_info(dec->cs, dec->insn, &steps[nsteps++]);
+	while (left && cs_disasm_iter(dec->cs, &p, &left, &addr, dec->insn)) {
+		if (addr == ip)
+			return take_found(dec, steps, nsteps, code, fn_len, code_addr, out);
+		if (nsteps == X86_LOOKBACK) {
+			memmove(steps, steps + 1, sizeof(steps) - sizeof(steps[0]));
+			nsteps--;
 		}
-		/* ip is not an instruction boundary of this function: the
-		 * symbol is wrong or the code holds data. Do not guess. */
-		out->access = WATCH_ACCESS_UNKNOWN;
-		snprintf(out->text, sizeof(out->text), "no instruction of the function ends at ip");
-		return -ENOENT;
+		x86_step_info(dec->cs, dec->insn, &steps[nsteps++]);
 	}
-	/* No symbol: the instruction that ends at ip and touches memory, if
-	 * exactly one length fits. */
+	/* ip is not an instruction boundary of this function: the symbol is
+	 * wrong or the code holds data. Do not guess. */
+	out->access = WATCH_ACCESS_UNKNOWN;
+	snprintf(out->text, sizeof(out->text), "no instruction of the function ends at ip");
+	return -ENOENT;
+}
+
+/* No symbol: the instruction that ends at ip and touches memory, if
+ * exactly one length fits. */
+static int find_by_length(struct watch_decoder *dec, const uint8_t *code, size_t len,
+			  uint64_t code_addr, uint64_t ip, struct watch_insn *out)
+{
 	int found = 0;
 	struct watch_insn cand = { 0 };
+
 	for (unsigned k = 1; k <= 15 && k <= ip - code_addr && ip - code_addr <= len; k++) {
-		p = code + (ip - code_addr - k);
-		left = k;
-		addr = ip - k;
+		const uint8_t *p = code + (ip - code_addr - k);
+		size_t left = k;
+		uint64_t addr = ip - k;
+
 		if (!cs_disasm_iter(dec->cs, &p, &left, &addr, dec->insn) || left)
 			continue;
 		struct watch_insn w = { .addr = ip - k, .len = (uint8_t)k };
@@ -388,4 +411,12 @@ int decode_find_x86(struct watch_decoder *dec, const uint8_t *code, size_t len, 
 	snprintf(out->text, sizeof(out->text), "%s",
 		 found ? "ambiguous instruction before ip" : "no instruction ends at ip");
 	return -ENOENT;
+}
+
+int decode_find_x86(struct watch_decoder *dec, const uint8_t *code, size_t len, size_t fn_len,
+		    uint64_t code_addr, uint64_t ip, bool from_start, struct watch_insn *out)
+{
+	if (from_start && ip > code_addr && ip - code_addr <= len)
+		return find_by_sweep(dec, code, fn_len, code_addr, ip, out);
+	return find_by_length(dec, code, len, code_addr, ip, out);
 }
