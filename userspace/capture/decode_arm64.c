@@ -86,6 +86,23 @@ static bool a64_load_exclusive(unsigned id)
 	}
 }
 
+/* Access width from the mnemonic suffix and the register width (wzr is a
+ * W register: `str wzr` stores 4 zero bytes; ldrsw loads a word into an X
+ * register). */
+static uint8_t a64_access_width(const char *m, arm64_reg r0)
+{
+	size_t n = strlen(m);
+
+	if (m[n - 1] == 'b')
+		return 1;
+	if (m[n - 1] == 'h')
+		return 2;
+	if ((r0 >= ARM64_REG_W0 && r0 <= ARM64_REG_W30) || r0 == ARM64_REG_WZR ||
+	    (n >= 2 && strcmp(m + n - 2, "sw") == 0))
+		return 4;
+	return 8;
+}
+
 static void a64_classify(const cs_insn *ci, struct watch_insn *out)
 {
 	const cs_arm64 *a = &ci->detail->arm64;
@@ -130,20 +147,7 @@ static void a64_classify(const cs_insn *ci, struct watch_insn *out)
 	}
 	if (a64_load_exclusive(id))
 		out->access = WATCH_ACCESS_LOAD_EXCL; /* ldxp/ldaxp: which of the pair unknown */
-	/* Access width from the mnemonic suffix and the register width
-	 * (wzr is a W register: `str wzr` stores 4 zero bytes; ldrsw loads a
-	 * word into an X register). */
-	size_t n = strlen(m);
-	arm64_reg r0 = a->operands[0].reg;
-	if (m[n - 1] == 'b')
-		out->mem_size = 1;
-	else if (m[n - 1] == 'h')
-		out->mem_size = 2;
-	else if ((r0 >= ARM64_REG_W0 && r0 <= ARM64_REG_W30) || r0 == ARM64_REG_WZR ||
-		 (n >= 2 && strcmp(m + n - 2, "sw") == 0))
-		out->mem_size = 4;
-	else
-		out->mem_size = 8;
+	out->mem_size = a64_access_width(m, a->operands[0].reg);
 	out->sign_extend = strncmp(m, "ldrs", 4) == 0 || strncmp(m, "ldurs", 5) == 0;
 }
 
