@@ -79,29 +79,32 @@ static int push_sym(struct elf_sym **arr, size_t *count, size_t *cap, struct elf
 	return 0;
 }
 
-/* Read sections, loadable segments and the symbol table (.symtab, else
- * .dynsym) of an open ELF file. */
-static int elf_file_read(struct elf_file *f, Elf *elf)
+static void read_loads(struct elf_file *f, Elf *elf, size_t phnum)
 {
-	size_t shstrndx, phnum, ocap = 0, fcap = 0;
-	Elf_Scn *scn = NULL, *symscn = NULL;
-	GElf_Shdr shdr;
-	int err = 0;
-
-	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) ||
-	    elf_getphdrnum(elf, &phnum))
-		return -ENOEXEC;
-	f->loads = calloc(phnum ? phnum : 1, sizeof(*f->loads));
-	size_t shnum = 0;
-	elf_getshdrnum(elf, &shnum);
-	f->sections = calloc(shnum ? shnum : 1, sizeof(*f->sections));
-	if (!f->loads || !f->sections)
-		return -ENOMEM;
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
 			f->loads[f->load_count++] = (struct elf_load){ ph.p_vaddr, ph.p_memsz };
 	}
+}
+
+/* Initial values only from plain .data/.bss: .data.rel* holds pointers
+ * that the loader relocates, .tdata/.tbss is per thread. */
+static bool gives_initial_values(const char *name, uint64_t flags)
+{
+	return !(flags & SHF_TLS) &&
+	       (strcmp(name, ".data") == 0 || strcmp(name, ".bss") == 0 ||
+		strncmp(name, ".bss.", 5) == 0 ||
+		(strncmp(name, ".data.", 6) == 0 && strncmp(name, ".data.rel", 9) != 0));
+}
+
+/* The allocated sections; returns the symbol table's (.symtab, else
+ * .dynsym), or NULL. */
+static Elf_Scn *read_sections(struct elf_file *f, Elf *elf, size_t shstrndx)
+{
+	Elf_Scn *scn = NULL, *symscn = NULL;
+	GElf_Shdr shdr;
+
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &shdr))
 			continue;
@@ -112,40 +115,40 @@ static int elf_file_read(struct elf_file *f, Elf *elf)
 			symscn = scn;
 		if (!(shdr.sh_flags & SHF_ALLOC) || !name)
 			continue;
-		/* Initial values only from plain .data/.bss: .data.rel* holds
-		 * pointers that the loader relocates, .tdata/.tbss is per thread. */
-		bool initial =
-			!(shdr.sh_flags & SHF_TLS) &&
-			(strcmp(name, ".data") == 0 || strcmp(name, ".bss") == 0 ||
-			 strncmp(name, ".bss.", 5) == 0 ||
-			 (strncmp(name, ".data.", 6) == 0 && strncmp(name, ".data.rel", 9) != 0));
-		f->sections[f->section_count++] =
-			(struct elf_section){ .addr = shdr.sh_addr,
-					      .size = shdr.sh_size,
-					      .offset = shdr.sh_offset,
-					      .nobits = shdr.sh_type == SHT_NOBITS,
-					      .initial = initial };
+		f->sections[f->section_count++] = (struct elf_section){
+			.addr = shdr.sh_addr,
+			.size = shdr.sh_size,
+			.offset = shdr.sh_offset,
+			.nobits = shdr.sh_type == SHT_NOBITS,
+			.initial = gives_initial_values(name, shdr.sh_flags),
+		};
 	}
-	if (!symscn || !gelf_getshdr(symscn, &shdr))
-		return 0; /* stripped: addresses stay hex */
-	Elf_Data *data = elf_getdata(symscn, NULL);
-	if (!data)
+	return symscn;
+}
+
+/* The object and function symbols of symscn, sorted by address; their
+ * names in one pool (counted, then copied), so the ELF handle can be
+ * closed. */
+static int read_symbols(struct elf_file *f, Elf *elf, Elf_Scn *symscn)
+{
+	size_t ocap = 0, fcap = 0, pool_len = 0, count;
+	Elf_Data *data;
+	GElf_Shdr shdr;
+	int err = 0;
+
+	if (!gelf_getshdr(symscn, &shdr) || !(data = elf_getdata(symscn, NULL)))
 		return 0;
-	size_t count = shdr.sh_entsize ? shdr.sh_size / shdr.sh_entsize : 0;
-	/* one pool for the names we keep, so the ELF handle can be closed */
-	size_t pool_len = 0;
+	count = shdr.sh_entsize ? shdr.sh_size / shdr.sh_entsize : 0;
 	for (int pass = 0; pass < 2 && !err; pass++) {
 		size_t used = 0;
-		for (size_t i = 0; i < count; i++) {
+		for (size_t i = 0; i < count && !err; i++) {
 			GElf_Sym sym;
 			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
 			    sym.st_value == 0)
 				continue;
 			int type = GELF_ST_TYPE(sym.st_info);
-			if (type != STT_OBJECT && type != STT_FUNC)
-				continue;
 			const char *name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-			if (!name || !name[0])
+			if ((type != STT_OBJECT && type != STT_FUNC) || !name || !name[0])
 				continue;
 			size_t n = strlen(name) + 1;
 			if (pass == 0) {
@@ -157,8 +160,6 @@ static int elf_file_read(struct elf_file *f, Elf *elf)
 			used += n;
 			err = type == STT_OBJECT ? push_sym(&f->objects, &f->object_count, &ocap, s)
 						 : push_sym(&f->funcs, &f->func_count, &fcap, s);
-			if (err)
-				break;
 		}
 		if (pass == 0 && !(f->names = malloc(pool_len ? pool_len : 1)))
 			err = -ENOMEM;
@@ -166,6 +167,26 @@ static int elf_file_read(struct elf_file *f, Elf *elf)
 	qsort(f->objects, f->object_count, sizeof(*f->objects), compare_sym);
 	qsort(f->funcs, f->func_count, sizeof(*f->funcs), compare_sym);
 	return err;
+}
+
+/* Read sections, loadable segments and the symbol table (.symtab, else
+ * .dynsym) of an open ELF file. */
+static int elf_file_read(struct elf_file *f, Elf *elf)
+{
+	size_t shstrndx, phnum, shnum = 0;
+	Elf_Scn *symscn;
+
+	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) ||
+	    elf_getphdrnum(elf, &phnum))
+		return -ENOEXEC;
+	f->loads = calloc(phnum ? phnum : 1, sizeof(*f->loads));
+	elf_getshdrnum(elf, &shnum);
+	f->sections = calloc(shnum ? shnum : 1, sizeof(*f->sections));
+	if (!f->loads || !f->sections)
+		return -ENOMEM;
+	read_loads(f, elf, phnum);
+	symscn = read_sections(f, elf, shstrndx);
+	return symscn ? read_symbols(f, elf, symscn) : 0; /* stripped: addresses stay hex */
 }
 
 static int open_in_process(int pid, const char *path)
