@@ -80,27 +80,14 @@ static int arm64_slot_limit(pid_t tid)
 
 /* ---- requests: SYMBOL[:SIZE] | ADDR[:SIZE] ---------------------------- */
 
-static int parse_request(struct watch_run *run, const char *text, struct watch_target *t)
+/* Where a named target is: a hex address, or a global object's symbol
+ * (its size when no SIZE was given). */
+static int locate_request(struct watch_run *run, const char *text, uint64_t size,
+			  struct watch_target *t)
 {
-	const char *colon = strrchr(text, ':');
-	size_t name_len = colon ? (size_t)(colon - text) : strlen(text);
-	uint64_t size = 0;
+	uint64_t sym_size = 0;
 	char *end;
 
-	if (colon) {
-		errno = 0;
-		size = strtoull(colon + 1, &end, 0);
-		if (errno || *end || colon[1] == '\0') {
-			diag("record", "--watch %s: bad size '%s'", text, colon + 1);
-			return -EINVAL;
-		}
-	}
-	if (name_len == 0 || name_len >= sizeof(t->name)) {
-		diag("record", "--watch '%s': expected SYMBOL[:SIZE] or ADDR[:SIZE]", text);
-		return -EINVAL;
-	}
-	memcpy(t->name, text, name_len);
-	t->name[name_len] = '\0';
 	if (strncmp(t->name, "0x", 2) == 0) {
 		errno = 0;
 		t->addr = strtoull(t->name, &end, 16);
@@ -109,24 +96,31 @@ static int parse_request(struct watch_run *run, const char *text, struct watch_t
 			return -EINVAL;
 		}
 		t->len = size ? (unsigned)size : 8;
-	} else {
-		uint64_t sym_size = 0;
-		if (vsc_symbols_find(run->syms, t->name, &t->addr, &sym_size) < 0) {
-			diag("record",
-			     "--watch %s: no global object '%s' in the executable "
-			     "or its loaded libraries",
-			     text, t->name);
-			return -ENOENT;
-		}
-		if (!size && sym_size > 8) {
-			diag("record",
-			     "--watch %s: '%s' is %" PRIu64 " bytes; a watchpoint "
-			     "covers 1, 2, 4 or 8: give NAME:SIZE to watch its first bytes",
-			     text, t->name, sym_size);
-			return -EINVAL;
-		}
-		t->len = size ? (unsigned)size : (unsigned)sym_size;
+		return 0;
 	}
+	if (vsc_symbols_find(run->syms, t->name, &t->addr, &sym_size) < 0) {
+		diag("record",
+		     "--watch %s: no global object '%s' in the executable "
+		     "or its loaded libraries",
+		     text, t->name);
+		return -ENOENT;
+	}
+	if (!size && sym_size > 8) {
+		diag("record",
+		     "--watch %s: '%s' is %" PRIu64 " bytes; a watchpoint "
+		     "covers 1, 2, 4 or 8: give NAME:SIZE to watch its first bytes",
+		     text, t->name, sym_size);
+		return -EINVAL;
+	}
+	t->len = size ? (unsigned)size : (unsigned)sym_size;
+	return 0;
+}
+
+/* What the hardware can watch: 1, 2, 4 or 8 aligned bytes, no two
+ * watchpoints over the same byte. */
+static int check_request(const struct watch_run *run, const char *text, uint64_t size,
+			 const struct watch_target *t)
+{
 	if (size > 8 || (t->len != 1 && t->len != 2 && t->len != 4 && t->len != 8)) {
 		diag("record",
 		     "--watch %s: length %u: hardware watchpoints cover 1, 2, 4 "
@@ -149,6 +143,33 @@ static int parse_request(struct watch_run *run, const char *text, struct watch_t
 		}
 	}
 	return 0;
+}
+
+static int parse_request(struct watch_run *run, const char *text, struct watch_target *t)
+{
+	const char *colon = strrchr(text, ':');
+	size_t name_len = colon ? (size_t)(colon - text) : strlen(text);
+	uint64_t size = 0;
+	char *end;
+	int err;
+
+	if (colon) {
+		errno = 0;
+		size = strtoull(colon + 1, &end, 0);
+		if (errno || *end || colon[1] == '\0') {
+			diag("record", "--watch %s: bad size '%s'", text, colon + 1);
+			return -EINVAL;
+		}
+	}
+	if (name_len == 0 || name_len >= sizeof(t->name)) {
+		diag("record", "--watch '%s': expected SYMBOL[:SIZE] or ADDR[:SIZE]", text);
+		return -EINVAL;
+	}
+	memcpy(t->name, text, name_len);
+	t->name[name_len] = '\0';
+	if ((err = locate_request(run, text, size, t)))
+		return err;
+	return check_request(run, text, size, t);
 }
 
 /* ---- breakpoints -------------------------------------------------------- */
