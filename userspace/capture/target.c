@@ -87,6 +87,51 @@ int vsc_target_attach(struct vsc_target *t, pid_t pid, struct vsc_target_error *
 	return 0;
 }
 
+/* The child: wait until the parent has seized it, then exec; an exec
+ * that fails sends its errno through fail. */
+static void __attribute__((noreturn))
+launch_child(const int go[2], const int fail[2], char *const argv[], bool stdout_to_stderr)
+{
+	char c;
+
+	close(go[1]);
+	close(fail[0]);
+	if (read(go[0], &c, 1) != 1)
+		_exit(127);
+	if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(127);
+	execvp(argv[0], argv);
+	int e = errno;
+	if (write(fail[1], &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* Wait for the exec stop: the new program is mapped, nothing of it ran
+ * yet. */
+static int wait_exec_stop(struct vsc_target *t, const char *name, struct vsc_target_error *err)
+{
+	for (;;) {
+		int status;
+		if (waitpid(t->pid, &status, __WALL) < 0) {
+			int e = errno;
+			set_message(err, "cannot follow %s: %s", name, strerror(e));
+			return -e;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			t->ended = true;
+			t->wait_status = status;
+			set_message(err, "%s ended before it ran", name);
+			return -ECHILD;
+		}
+		if (WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_EXEC)
+			return 0;
+		/* anything else before the exec: pass a signal on */
+		int sig = WIFSTOPPED(status) && (status >> 16) == 0 ? WSTOPSIG(status) : 0;
+		ptrace(PTRACE_CONT, t->pid, 0, sig);
+	}
+}
+
 int vsc_target_launch(struct vsc_target *t, char *const argv[], bool stdout_to_stderr,
 		      struct vsc_target_error *err)
 {
@@ -102,21 +147,8 @@ int vsc_target_launch(struct vsc_target *t, char *const argv[], bool stdout_to_s
 		set_message(err, "cannot fork: %s", strerror(e));
 		return -e;
 	}
-	if (pid == 0) {
-		char c;
-		close(go[1]);
-		close(fail[0]);
-		/* wait until the parent has seized us */
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-			_exit(127);
-		execvp(argv[0], argv);
-		int e = errno;
-		if (write(fail[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
+	if (pid == 0)
+		launch_child(go, fail, argv, stdout_to_stderr);
 	close(go[0]);
 	close(fail[1]);
 	t->pid = pid;
@@ -139,26 +171,8 @@ int vsc_target_launch(struct vsc_target *t, char *const argv[], bool stdout_to_s
 		t->ended = true;
 		return -e;
 	}
-	/* the exec stop: the new program is mapped, nothing of it ran yet */
-	for (;;) {
-		int status;
-		if (waitpid(pid, &status, __WALL) < 0) {
-			e = errno;
-			set_message(err, "cannot follow %s: %s", argv[0], strerror(e));
-			return -e;
-		}
-		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			t->ended = true;
-			t->wait_status = status;
-			set_message(err, "%s ended before it ran", argv[0]);
-			return -ECHILD;
-		}
-		if (WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_EXEC)
-			break;
-		/* anything else before the exec: pass a signal on */
-		int sig = WIFSTOPPED(status) && (status >> 16) == 0 ? WSTOPSIG(status) : 0;
-		ptrace(PTRACE_CONT, pid, 0, sig);
-	}
+	if ((e = wait_exec_stop(t, argv[0], err)))
+		return e;
 	read_exe(t);
 	return 0;
 }
