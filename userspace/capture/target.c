@@ -210,26 +210,11 @@ static int set_regs(pid_t pid, struct user_regs_struct *regs)
 	return ptrace(PTRACE_SETREGSET, pid, (void *)NT_PRSTATUS, &iov) ? -errno : 0;
 }
 
-int vsc_target_run_to_entry(struct vsc_target *t)
-{
 #if defined(__x86_64__) || defined(__aarch64__)
-	uint64_t entry = 0;
-	int err = read_entry(t->pid, &entry);
-	if (err)
-		return err;
-	errno = 0;
-	long word = ptrace(PTRACE_PEEKTEXT, t->pid, (void *)entry, 0);
-	if (errno)
-		return -errno;
-#if defined(__x86_64__)
-	long trap = (word & ~0xffL) | 0xcc; /* int3 */
-#else
-	long trap = (word & ~0xffffffffL) | 0xd4200000L; /* brk #0 */
-#endif
-	if (ptrace(PTRACE_POKETEXT, t->pid, (void *)entry, (void *)trap))
-		return -errno;
-	if (ptrace(PTRACE_CONT, t->pid, 0, 0))
-		return -errno;
+/* Run until the trap at entry (whose first word was word): the word goes
+ * back, and the program counter to entry. */
+static int wait_entry_trap(struct vsc_target *t, uint64_t entry, long word)
+{
 	for (;;) {
 		int status;
 		if (waitpid(t->pid, &status, __WALL) < 0)
@@ -262,6 +247,30 @@ int vsc_target_run_to_entry(struct vsc_target *t)
 		}
 		ptrace(PTRACE_CONT, t->pid, 0, event ? 0 : sig);
 	}
+}
+#endif
+
+int vsc_target_run_to_entry(struct vsc_target *t)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	uint64_t entry = 0;
+	int err = read_entry(t->pid, &entry);
+	if (err)
+		return err;
+	errno = 0;
+	long word = ptrace(PTRACE_PEEKTEXT, t->pid, (void *)entry, 0);
+	if (errno)
+		return -errno;
+#if defined(__x86_64__)
+	long trap = (word & ~0xffL) | 0xcc; /* int3 */
+#else
+	long trap = (word & ~0xffffffffL) | 0xd4200000L; /* brk #0 */
+#endif
+	if (ptrace(PTRACE_POKETEXT, t->pid, (void *)entry, (void *)trap))
+		return -errno;
+	if (ptrace(PTRACE_CONT, t->pid, 0, 0))
+		return -errno;
+	return wait_entry_trap(t, entry, word);
 #else
 	(void)t;
 	return -ENOTSUP; /* probes in libraries loaded later attach at the rescan */
@@ -280,31 +289,38 @@ static bool is_stop_signal(int sig)
 
 static void reap_traced_zombies(const struct vsc_target *t);
 
+/* A process we do not trace: 1 (and t->ended) once it is gone or a
+ * zombie (a zombie is gone for us too), else 0. */
+static int untraced_ended(struct vsc_target *t)
+{
+	char path[64], state = 0;
+	FILE *f;
+
+	if (kill(t->pid, 0) && errno == ESRCH) {
+		t->ended = true;
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)t->pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+			state = 0;
+		fclose(f);
+	}
+	if (!f || state == 'Z' || state == 'X') {
+		t->ended = true;
+		return 1;
+	}
+	return 0;
+}
+
 int vsc_target_poll(struct vsc_target *t)
 {
 	if (t->ended || t->at_exit)
 		return 0;
 	reap_traced_zombies(t);
-	if (!t->launched || t->launched_detached) {
-		if (kill(t->pid, 0) && errno == ESRCH) {
-			t->ended = true;
-			return 1;
-		}
-		/* a zombie is gone for us too */
-		char path[64], state = 0;
-		snprintf(path, sizeof(path), "/proc/%ld/stat", (long)t->pid);
-		FILE *f = fopen(path, "re");
-		if (f) {
-			if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-				state = 0;
-			fclose(f);
-		}
-		if (!f || state == 'Z' || state == 'X') {
-			t->ended = true;
-			return 1;
-		}
-		return 0;
-	}
+	if (!t->launched || t->launched_detached)
+		return untraced_ended(t);
 	for (;;) {
 		int status;
 		pid_t got = waitpid(t->pid, &status, WNOHANG | __WALL);
