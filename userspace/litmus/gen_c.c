@@ -56,6 +56,39 @@ static bool writes_reg(const struct litmus_insn *in, int reg)
 	       in->dst == reg;
 }
 
+/* Instruction k of thr: the slots it logs, what its registers then hold. */
+static int plan_insn(const struct litmus_test *t, const struct litmus_thread *thr, int k,
+		     struct symbol src, struct symbol *reg, struct thread_plan *p, char *err,
+		     size_t len)
+{
+	const struct litmus_insn *in = &thr->insn[k];
+
+	switch (in->op) {
+	case LITMUS_LOAD:
+	case LITMUS_SWAP:
+		for (int later = k + 1; later < thr->insn_count; later++)
+			if (writes_reg(&thr->insn[later], in->dst))
+				return gen_error(err, len, &thr->insn[later],
+						 "register %s is written after a load filled it: "
+						 "not supported",
+						 thr->reg[in->dst].name);
+		reg[in->dst] = (struct symbol){ .slot = p->slots, .value = 0 };
+		p->slots += in->op == LITMUS_SWAP ? 2 : 1;
+		break;
+	case LITMUS_STORE:
+		if (t->arch == LITMUS_AARCH64 && in->src.reg < 0)
+			return gen_error(err, len, in, "AArch64 stores a register");
+		p->slots++;
+		break;
+	case LITMUS_MOVE:
+		reg[in->dst] = src;
+		break;
+	case LITMUS_FENCE:
+		break;
+	}
+	return 0;
+}
+
 /* Slots, the value of every store, and the limits of what can be logged
  * after the block: a register a read fills keeps that value to the end. */
 static int plan_thread(const struct litmus_test *t, int th, bool finals, struct thread_plan *p,
@@ -78,30 +111,9 @@ static int plan_thread(const struct litmus_test *t, int th, bool finals, struct 
 			p->data_reg[in->dst] = true;
 		p->slot_of[k] = p->slots;
 		p->stored[k] = src;
-		switch (in->op) {
-		case LITMUS_LOAD:
-		case LITMUS_SWAP:
-			for (int later = k + 1; later < thr->insn_count; later++)
-				if (writes_reg(&thr->insn[later], in->dst))
-					return gen_error(
-						err, len, &thr->insn[later],
-						"register %s is written after a load filled it: "
-						"not supported",
-						thr->reg[in->dst].name);
-			reg[in->dst] = (struct symbol){ .slot = p->slots, .value = 0 };
-			p->slots += in->op == LITMUS_SWAP ? 2 : 1;
-			break;
-		case LITMUS_STORE:
-			if (t->arch == LITMUS_AARCH64 && in->src.reg < 0)
-				return gen_error(err, len, in, "AArch64 stores a register");
-			p->slots++;
-			break;
-		case LITMUS_MOVE:
-			reg[in->dst] = src;
-			break;
-		case LITMUS_FENCE:
-			break;
-		}
+		int bad = plan_insn(t, thr, k, src, reg, p, err, len);
+		if (bad)
+			return bad;
 	}
 	for (int r = 0; r < thr->reg_count; r++)
 		if (p->data_reg[r] && thr->reg[r].init_loc >= 0)
@@ -155,6 +167,57 @@ static void emit_prologue(const struct litmus_test *t, long iterations, FILE *ou
 		     "\t\t\tsched_setaffinity(0, sizeof(one), &one);\n\t\t\treturn;\n\t\t}\n}\n\n");
 }
 
+static void emit_x86_insn(const struct litmus_insn *in, const char *src, FILE *out)
+{
+	switch (in->op) {
+	case LITMUS_LOAD:
+		fprintf(out, "movl %%[m%d], %%k[r%d]", in->loc, in->dst);
+		break;
+	case LITMUS_STORE:
+		fprintf(out, "movl %s, %%[m%d]", src, in->loc);
+		break;
+	case LITMUS_SWAP:
+		fprintf(out, "xchgl %%k[r%d], %%[m%d]", in->dst, in->loc);
+		break;
+	case LITMUS_MOVE:
+		fprintf(out, "movl %s, %%k[r%d]", src, in->dst);
+		break;
+	case LITMUS_FENCE:
+		fprintf(out, "mfence");
+		break;
+	}
+}
+
+/* AArch64 addresses its location through the register that holds it. */
+static void emit_a64_insn(const struct litmus_thread *thr, const struct litmus_insn *in,
+			  const char *src, FILE *out)
+{
+	const char *acq = in->flags & LITMUS_ACQUIRE ? "a" : "";
+	const char *rel = in->flags & LITMUS_RELEASE ? "l" : "";
+	int addr = -1;
+
+	for (int r = 0; r < thr->reg_count; r++)
+		if (thr->reg[r].init_loc == in->loc)
+			addr = r;
+	switch (in->op) {
+	case LITMUS_LOAD:
+		fprintf(out, "ld%sr %%w[r%d], [%%[a%d]]", *acq ? "a" : "", in->dst, addr);
+		break;
+	case LITMUS_STORE:
+		fprintf(out, "st%sr %s, [%%[a%d]]", *rel ? "l" : "", src, addr);
+		break;
+	case LITMUS_SWAP:
+		fprintf(out, "swp%s%s %s, %%w[r%d], [%%[a%d]]", acq, rel, src, in->dst, addr);
+		break;
+	case LITMUS_MOVE:
+		fprintf(out, "mov %%w[r%d], %s", in->dst, src);
+		break;
+	case LITMUS_FENCE:
+		fprintf(out, "dmb %s", in->fence + 4);
+		break;
+	}
+}
+
 /* One instruction of the block. */
 static void emit_insn(const struct litmus_test *t, const struct litmus_thread *thr,
 		      const struct litmus_insn *in, FILE *out)
@@ -166,50 +229,10 @@ static void emit_insn(const struct litmus_test *t, const struct litmus_thread *t
 	else
 		snprintf(src, sizeof(src), x86 ? "$%" PRId64 : "#%" PRId64, in->src.imm);
 	fprintf(out, "\t\t\"");
-	if (x86) {
-		switch (in->op) {
-		case LITMUS_LOAD:
-			fprintf(out, "movl %%[m%d], %%k[r%d]", in->loc, in->dst);
-			break;
-		case LITMUS_STORE:
-			fprintf(out, "movl %s, %%[m%d]", src, in->loc);
-			break;
-		case LITMUS_SWAP:
-			fprintf(out, "xchgl %%k[r%d], %%[m%d]", in->dst, in->loc);
-			break;
-		case LITMUS_MOVE:
-			fprintf(out, "movl %s, %%k[r%d]", src, in->dst);
-			break;
-		case LITMUS_FENCE:
-			fprintf(out, "mfence");
-			break;
-		}
-	} else {
-		int addr = -1;
-		for (int r = 0; r < thr->reg_count; r++)
-			if (thr->reg[r].init_loc == in->loc)
-				addr = r;
-		const char *acq = in->flags & LITMUS_ACQUIRE ? "a" : "";
-		const char *rel = in->flags & LITMUS_RELEASE ? "l" : "";
-		switch (in->op) {
-		case LITMUS_LOAD:
-			fprintf(out, "ld%sr %%w[r%d], [%%[a%d]]", *acq ? "a" : "", in->dst, addr);
-			break;
-		case LITMUS_STORE:
-			fprintf(out, "st%sr %s, [%%[a%d]]", *rel ? "l" : "", src, addr);
-			break;
-		case LITMUS_SWAP:
-			fprintf(out, "swp%s%s %s, %%w[r%d], [%%[a%d]]", acq, rel, src, in->dst,
-				addr);
-			break;
-		case LITMUS_MOVE:
-			fprintf(out, "mov %%w[r%d], %s", in->dst, src);
-			break;
-		case LITMUS_FENCE:
-			fprintf(out, "dmb %s", in->fence + 4);
-			break;
-		}
-	}
+	if (x86)
+		emit_x86_insn(in, src, out);
+	else
+		emit_a64_insn(thr, in, src, out);
 	fprintf(out, "\\n\\t\" /* %d:%u */\n", (int)(thr - t->thread), in->line);
 }
 
