@@ -156,20 +156,33 @@ assert 2 <= len(o["core"]) <= 12 and o["core_minimal"] and o["cycle"], o
 PY
 "$vsc" check "$tmp/bigcore.vsc" | head -n 1 | grep -qx inconsistent || bad "10^5 core file"
 
-# A violation no cycle of forced orders shows in the whole trace (two RMWs
-# read the same write: a lost update, injected into a generated 10^5-event
-# trace): the whole execution is cut down by variables and chunks, and the
-# core is small (the three events here; a trial that runs out of its time
-# under a heavy load may leave another 1-minimal one) and 1-minimal.
+# Two RMWs read the same write (a lost update, injected into a generated
+# 10^5-event trace): atomicity orders each before the other, so the core is
+# found around that cycle: the two RMWs and their source (here a plain write).
 "$vsc" gen sc --total 100000 --rmw 0.3 --seed 3 -o "$tmp/rmw.vsc"
 python3 "$dir/lost_update.py" "$tmp/rmw.vsc"
 "$vsc" check --explain --json --core-out "$tmp/rmwcore.vsc" "$tmp/rmw.vsc" > "$tmp/rmw.json"
-python3 - "$tmp/rmw.json" <<'PY' || bad "lost update in 10^5 events: not a small 1-minimal core"
+python3 - "$tmp/rmw.json" <<'PY' || bad "lost update in 10^5 events: not the 3-event core"
 import json, sys
 o = json.loads(open(sys.argv[1]).read())
-assert 3 <= len(o["core"]) <= 12 and o["core_minimal"], o
+assert len(o["core"]) == 3 and o["core_minimal"] and len(o["cycle"]) == 2, o
 PY
 "$vsc" check "$tmp/rmwcore.vsc" | head -n 1 | grep -qx inconsistent || bad "lost update core file"
+
+# A violation no cycle of forced orders shows (the bound: the execution
+# needs 4 preemptions, -p 3 is asked): the whole execution is cut down by
+# variables and chunks, and the core is small (a trial that runs out of
+# its time under a heavy load may leave another 1-minimal one) and 1-minimal.
+"$vsc" gen sc --total 100000 --threads 4 --vars 8 -p 4 --seed 3 -o "$tmp/bound.vsc"
+"$vsc" check -p 3 --explain --json --core-out "$tmp/boundcore.vsc" "$tmp/bound.vsc" \
+  > "$tmp/bound.json"
+python3 - "$tmp/bound.json" <<'PY' || bad "-p 3 on 10^5 events: not a small 1-minimal core"
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert 3 <= len(o["core"]) <= 16 and o["core_minimal"] and not o["cycle"], o
+PY
+"$vsc" check -p 3 "$tmp/boundcore.vsc" | head -n 1 | grep -qx inconsistent || bad "-p 3 core file"
+"$vsc" check "$tmp/boundcore.vsc" | head -n 1 | grep -qx consistent || bad "-p 3 core: not the bound"
 
 # --timeout stops the shrinking: the core is then said not to be minimal
 # (text, JSON and the core file), and is still inconsistent. A counter

@@ -10,7 +10,10 @@
  *    so it cannot fall between the source and the read); a read that must
  *    see the initial value comes before the first write of each thread;
  *  - coherence: the last write of the variable by the read's own thread
- *    before the read (if it is not the source) comes before the source.
+ *    before the read (if it is not the source) comes before the source;
+ *  - atomicity: an RMW that reads the same only write is a write that comes
+ *    after that source, so every other read of it comes before the RMW (two
+ *    RMWs that read one write, a lost update, are then a cycle of two).
  * `init x ?` gets the value of a read that nothing else can explain.
  * With program order these orders form a graph; a cycle in it refutes the
  * program. The cycle with the fewest orders that are not program order is
@@ -24,8 +27,9 @@
 #include "explain.h"
 
 #define NONE UINT32_MAX
-#define INIT_READ_FANOUT 16 /* writer threads a must-read-initial read is ordered against */
-#define CYCLE_TRIES 8       /* components/edges tried for a short cycle */
+#define INIT_READ_FANOUT 16    /* writer threads a must-read-initial read is ordered against */
+#define CYCLE_TRIES 8          /* components/edges tried for a short cycle */
+#define SOURCE_CHAIN_LIMIT 256 /* sources added so that every read keeps one */
 
 struct net {
 	const struct vsc_program *p;
@@ -33,6 +37,7 @@ struct net {
 	uint32_t n, k;
 	uint32_t *base;                   /* per thread + 1: flat number of event 0 */
 	uint32_t *only_write;             /* per pair: its one write, or NONE */
+	uint32_t *rmw_readers;            /* per pair: the first two RMWs reading it, or NONE */
 	uint32_t *init_pair;              /* per var: the pair the initial value is, or VALUE_* */
 	uint32_t *init_reader;            /* per var with init ?: the read that fixes it, or NONE */
 	uint32_t *next_write;             /* per event: next write of its var by its thread */
@@ -127,7 +132,19 @@ static void fix_initial_values(struct net *g)
 	}
 }
 
-/* next_write, only_write and the first write of each variable per thread. */
+/* Keep the first two RMWs that read pair pr (none when pr is PAIR_NONE). */
+static void note_rmw_reader(struct net *g, uint32_t pr, uint32_t f)
+{
+	uint32_t *slot = pr == PAIR_NONE ? NULL : &g->rmw_readers[2 * (size_t)pr];
+
+	if (slot && slot[0] == NONE)
+		slot[0] = f;
+	else if (slot && slot[1] == NONE)
+		slot[1] = f;
+}
+
+/* next_write, only_write, the RMWs reading each pair and the first write of
+ * each variable per thread. */
 static int index_writes(struct net *g)
 {
 	const struct analysis *a = g->a;
@@ -139,6 +156,7 @@ static int index_writes(struct net *g)
 			uint32_t f = g->base[t] + i;
 			if (pw == PAIR_NONE)
 				continue;
+			note_rmw_reader(g, pairs_of(g, t, i)->read, f);
 			if (a->writes_of[pw] == 1)
 				g->only_write[pw] = f;
 			if (g->stamp[v] == t + 1) {
@@ -202,6 +220,11 @@ static int read_edges(struct net *g, uint32_t t, uint32_t i, uint32_t lw)
 		err = add_edge(g, f, w2, VSC_ORDER_READ_FIRST, f);
 	if (!err && lw != NONE && lw != w)
 		err = add_edge(g, lw, w, VSC_ORDER_WRITE_FIRST, f);
+	for (int j = 0; j < 2 && !err; j++) { /* atomicity: see the top of the file */
+		uint32_t u = g->rmw_readers[2 * (size_t)pr + j];
+		if (u != NONE && u != f && u != w && u != w2)
+			err = add_edge(g, f, u, VSC_ORDER_READ_FIRST, f);
+	}
 	return err;
 }
 
@@ -451,6 +474,41 @@ static int justify(const struct net *g, uint32_t e, uint32_t from, struct vsc_ev
 	return err;
 }
 
+/* The only write a read can see, when there is one: NONE for a read the
+ * initial value may serve, or one with a choice of writes. */
+static uint32_t only_source(const struct net *g, struct vsc_event_ref r)
+{
+	uint32_t pr = pairs_of(g, r.thread, r.index)->read;
+	uint32_t v = g->p->threads[r.thread].events[r.index].var;
+
+	if (pr == PAIR_NONE || g->init_pair[v] == pr || g->init_pair[v] == VALUE_UNDECIDED ||
+	    g->a->writes_of[pr] != 1)
+		return NONE;
+	return g->only_write[pr];
+}
+
+/* Every read of the set keeps its source: an RMW's only source is added,
+ * and that one's if it is an RMW too, back to a plain write (a chain of
+ * increments, say), up to SOURCE_CHAIN_LIMIT events; beyond, the set is
+ * left as it is (explain.c then finds it lacking and shrinks the whole). */
+static int add_sources(const struct net *g, struct vsc_event_ref **out, size_t *count, size_t *cap)
+{
+	size_t added = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < *count && !err && added < SOURCE_CHAIN_LIMIT; i++) {
+		uint32_t w = only_source(g, (*out)[i]);
+		bool have = w == NONE;
+		for (size_t j = 0; j < *count && !have; j++) /* sets are small here */
+			have = g->base[(*out)[j].thread] + (*out)[j].index == w;
+		if (!have) {
+			err = add_ref(out, count, cap, ref_of(g, w));
+			added++;
+		}
+	}
+	return err;
+}
+
 static uint32_t edge_source(const struct net *g, uint32_t e)
 {
 	uint32_t lo = 0, hi = g->n; /* the u with off[u] <= e < off[u + 1] */
@@ -493,6 +551,8 @@ static int find_cycle_events(struct net *g, struct vsc_event_ref **out, size_t *
 	err = 0;
 	for (size_t i = 0; found && i < best.count && !err; i++)
 		err = justify(g, best.edges[i], edge_source(g, best.edges[i]), out, count, &cap);
+	if (!err && found)
+		err = add_sources(g, out, count, &cap);
 	if (!err && !found)
 		err = 1;
 out:
@@ -510,6 +570,7 @@ static void net_free(struct net *g)
 {
 	free(g->base);
 	free(g->only_write);
+	free(g->rmw_readers);
 	free(g->init_pair);
 	free(g->init_reader);
 	free(g->next_write);
@@ -542,6 +603,7 @@ int localize_refutation(const struct vsc_program *p, const struct analysis *a,
 	g.n = (uint32_t)p->event_count;
 	g.base = malloc(((size_t)g.k + 1) * sizeof(uint32_t));
 	g.only_write = malloc(np * sizeof(uint32_t));
+	g.rmw_readers = malloc(2 * np * sizeof(uint32_t));
 	g.init_pair = malloc(nv * sizeof(uint32_t));
 	g.init_reader = malloc(nv * sizeof(uint32_t));
 	g.next_write = malloc(g.n * sizeof(uint32_t));
@@ -549,8 +611,8 @@ int localize_refutation(const struct vsc_program *p, const struct analysis *a,
 	g.first_off = calloc(nv + 1, sizeof(uint32_t));
 	g.stamp = calloc(nv, sizeof(uint32_t));
 	g.last = malloc(nv * sizeof(uint32_t));
-	if (!g.base || !g.only_write || !g.init_pair || !g.init_reader || !g.next_write ||
-	    !g.ends_thread || !g.first_off || !g.stamp || !g.last)
+	if (!g.base || !g.only_write || !g.rmw_readers || !g.init_pair || !g.init_reader ||
+	    !g.next_write || !g.ends_thread || !g.first_off || !g.stamp || !g.last)
 		goto out;
 	g.base[0] = 0;
 	for (uint32_t t = 0; t < g.k; t++) {
@@ -559,6 +621,7 @@ int localize_refutation(const struct vsc_program *p, const struct analysis *a,
 			g.ends_thread[g.base[t + 1] - 1] = 1;
 	}
 	memset(g.only_write, 0xff, np * sizeof(uint32_t));
+	memset(g.rmw_readers, 0xff, 2 * np * sizeof(uint32_t));
 	memset(g.next_write, 0xff, g.n * sizeof(uint32_t));
 	fix_initial_values(&g);
 	if (g.nrefuting) {
