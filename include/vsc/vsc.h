@@ -202,6 +202,10 @@ struct vsc_check_opts {
 	 * "12s, 409600 steps" (no newline); NULL: progress goes nowhere. */
 	vsc_progress_fn on_progress;
 	void *progress_ctx;
+	/* Keep, in an inconsistent result, what the verdict learnt about prog
+	 * (its analysis: memory in proportion to prog), so that
+	 * vsc_explain_result() does not make it again. */
+	bool keep_for_explain;
 };
 
 /* Decide prog. Returns 0 and a result (verdict may be VSC_UNKNOWN: the
@@ -287,6 +291,15 @@ struct vsc_core;
  * shrinking, the core is still inconsistent but may not be minimal. */
 int vsc_explain(const struct vsc_program *prog, const struct vsc_check_opts *opts,
 		struct vsc_core **core);
+/* vsc_explain() for the inconsistent result of vsc_check(prog, opts) with
+ * keep_for_explain set: what the verdict kept is used instead of a second
+ * pass over prog (at 10^7 events, seconds), then freed (result keeps its
+ * verdict, witness and counts). The same answers as vsc_explain(); without
+ * anything kept (keep_for_explain unset, another prog, or a verdict that
+ * needed no analysis) it is vsc_explain(). -EINVAL when result is not
+ * inconsistent. */
+int vsc_explain_result(const struct vsc_program *prog, struct vsc_result *result,
+		       const struct vsc_check_opts *opts, struct vsc_core **core);
 /* The core's events, sorted by thread and index (of prog). */
 size_t vsc_core_events(const struct vsc_core *core, const struct vsc_event_ref **events);
 /* The same events as vsc_core_events (kept for older callers: the core

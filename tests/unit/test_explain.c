@@ -16,6 +16,7 @@
 #include "brute.h"
 #include "explain.h" /* localize_refutation: the internal step tested below */
 #include "random_program.h"
+#include "solver.h" /* struct vsc_result: whether the verdict kept its analysis */
 #include "vsc/vsc.h"
 
 static uint64_t rng_next(uint64_t *s)
@@ -123,6 +124,7 @@ static int keeps_sources(const struct vsc_program *p, const struct vsc_event_ref
 }
 
 static int with_cycle; /* cores whose reason is a cycle of forced orders */
+static int reused;     /* cores explained from the analysis the verdict kept */
 
 /* The brute-force enumerator of brute.c (shares no code with libvsc's
  * solvers): is there an SC interleaving within the bound? */
@@ -132,6 +134,32 @@ static int brute_allows(const struct vsc_program *p, long bound)
 
 	assert_int_equal(brute_solve(p, 50000000ULL, &ans), 0);
 	return ans.consistent && (bound < 0 || ans.least <= bound);
+}
+
+/* vsc_explain_result on the verdict of vsc_check (keep_for_explain) gives
+ * the core vsc_explain gives, and leaves the result's verdict alone. */
+static void same_core_from_result(const struct vsc_program *p, const struct vsc_check_opts *opts,
+				  const struct vsc_core *c)
+{
+	struct vsc_check_opts keep = *opts;
+	const struct vsc_event_ref *want, *got;
+	struct vsc_result *res;
+	struct vsc_core *again;
+	size_t n;
+
+	keep.keep_for_explain = true;
+	assert_int_equal(vsc_check(p, &keep, &res), 0);
+	assert_int_equal(vsc_result_verdict(res), VSC_INCONSISTENT);
+	reused += res->analysis != NULL && res->analysis_of == p;
+	assert_int_equal(vsc_explain_result(p, res, opts, &again), 0);
+	assert_int_equal(vsc_result_verdict(res), VSC_INCONSISTENT);
+	assert_null(res->analysis); /* freed once used */
+	n = vsc_core_events(c, &want);
+	assert_int_equal(vsc_core_events(again, &got), n);
+	assert_memory_equal(want, got, n * sizeof(*got));
+	assert_int_equal(vsc_core_cycle(again, NULL), vsc_core_cycle(c, NULL));
+	vsc_core_free(again);
+	vsc_result_free(res);
 }
 
 /* The core is inconsistent (exact solver), keeps every read's source, and
@@ -170,6 +198,7 @@ static size_t check_core(const struct vsc_program *p, long bound)
 		vsc_program_free(sub);
 	}
 	check_cycle(p, c);
+	same_core_from_result(p, &opts, c);
 	with_cycle += vsc_core_cycle(c, NULL) > 0;
 	vsc_core_free(c);
 	return n;
@@ -234,9 +263,11 @@ static void test_generated_cores(void **state)
 		}
 		vsc_program_free(p);
 	}
-	print_message("checked %d generated cores, largest %zu events, %d told as a cycle\n",
-		      checked, largest, with_cycle);
+	print_message("checked %d generated cores, largest %zu events, %d told as a cycle, "
+		      "%d from the verdict's analysis\n",
+		      checked, largest, with_cycle, reused);
 	assert_true(checked > 500);
+	assert_true(reused > 100);
 }
 
 /* The localized set is sound: whenever localize_refutation answers, the
@@ -277,11 +308,17 @@ static void test_consistent_has_no_core(void **state)
 	struct vsc_trace *t = vsc_trace_parse_buffer(text, sizeof(text) - 1, NULL);
 	VSC_OPTS(vsc_check_opts, opts);
 	struct vsc_core *c = NULL;
+	struct vsc_result *res;
 
 	(void)state;
 	assert_non_null(t);
 	assert_int_equal(vsc_explain(vsc_trace_program(t, 0), &opts, &c), -EINVAL);
 	assert_null(c);
+	opts.keep_for_explain = true;
+	assert_int_equal(vsc_check(vsc_trace_program(t, 0), &opts, &res), 0);
+	assert_int_equal(vsc_explain_result(vsc_trace_program(t, 0), res, &opts, &c), -EINVAL);
+	assert_null(c);
+	vsc_result_free(res);
 	vsc_trace_free(t);
 }
 

@@ -116,6 +116,7 @@ static void decide(struct item *it, const struct check_args *a, double deadline,
 	if (deadline > 0)
 		opts.timeout_s = fmax(deadline - clock_now_s(), 1e-9);
 	opts.want_witness = opts.want_witness || a->svg || a->html;
+	opts.keep_for_explain = check_wants_core(a); /* no second analysis pass */
 	err = vsc_check(it->prog, &opts, &it->res);
 	if (err && refusal(opts.solver, err)) {
 		diag(NULL, "%s: the %s solver does not apply: %s", path, opts.solver,
@@ -136,7 +137,7 @@ static void decide(struct item *it, const struct check_args *a, double deadline,
 								       : EXIT_UNKNOWN;
 	if (it->status == EXIT_INCONSISTENT && check_wants_core(a)) {
 		opts = a->opts; /* the explanation gets a --timeout of its own */
-		it->core_err = vsc_explain(it->prog, &opts, &it->core);
+		it->core_err = vsc_explain_result(it->prog, it->res, &opts, &it->core);
 	}
 }
 

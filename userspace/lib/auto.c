@@ -234,6 +234,21 @@ static int search_engine(const struct vsc_program *p, struct analysis *a, const 
 	return r;
 }
 
+/* Done with the analysis of p: freed, or, for an inconsistent verdict on
+ * the program vsc_check() was given with keep_for_explain, kept in res so
+ * that the explanation (explain.c) does not make it again. */
+static void analysis_done(struct analysis *a, const struct vsc_program *p, const struct query *q,
+			  struct vsc_result *res)
+{
+	if (q->keep_analysis_of == p && res->verdict == VSC_INCONSISTENT && !res->analysis &&
+	    (res->analysis = malloc(sizeof(*a)))) {
+		*res->analysis = *a;
+		res->analysis_of = p;
+		return;
+	}
+	analysis_free(a);
+}
+
 /* Analysis, then the search. best may hold a witness already (its count is
  * an upper bound); least: the least preemptions are known to be at least
  * this. */
@@ -251,7 +266,7 @@ static int search_whole(const struct vsc_program *p, const struct query *q, stru
 		r = try_sat(p, q, b, res, &least);
 	if (r == SEARCH_ON)
 		r = search_engine(p, &a, q, b, res, best, least);
-	analysis_free(&a);
+	analysis_done(&a, p, q, res);
 	return r;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "opts.h"
 #include "solver.h"
 #include "userspace/util/clock.h"
@@ -58,6 +59,7 @@ int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	q.bound = o.bounded ? (long)o.preemptions : -1;
 	q.minimize = o.minimize;
 	q.want_witness = o.want_witness || o.minimize;
+	q.keep_analysis_of = o.keep_for_explain ? p : NULL;
 	budget_init(&b, &o);
 	res->preemptions = -1;
 	res->lower = -1;
@@ -139,5 +141,15 @@ void vsc_result_free(struct vsc_result *res)
 	if (!res)
 		return;
 	free(res->witness);
+	result_drop_analysis(res);
 	free(res);
+}
+
+void result_drop_analysis(struct vsc_result *res)
+{
+	if (res->analysis)
+		analysis_free(res->analysis);
+	free(res->analysis);
+	res->analysis = NULL;
+	res->analysis_of = NULL;
 }

@@ -137,10 +137,11 @@ static int choose_start(struct shrink *s, struct vsc_core *core)
 	return shrink_groups(s);
 }
 
-int vsc_explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
-		struct vsc_core **out)
+/* The core of p, with the analysis a of p (made here when a is NULL). */
+static int explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
+		   const struct analysis *given, struct vsc_core **out)
 {
-	struct shrink s = { .p = p };
+	struct shrink s = { .p = p, .a = given };
 	struct analysis a;
 	struct vsc_core *core = NULL;
 	int err;
@@ -150,10 +151,13 @@ int vsc_explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	*out = NULL;
 	if (OPTS_LOAD(s.opts, opts))
 		return -EINVAL;
+	s.opts.keep_for_explain = false; /* the shrinking's checks keep nothing */
 	s.deadline = deadline_after(s.opts.timeout_s);
-	if ((err = analysis_build(&a, p)))
-		return err;
-	s.a = &a;
+	if (!given) {
+		if ((err = analysis_build(&a, p)))
+			return err;
+		s.a = &a;
+	}
 	core = calloc(1, sizeof(*core));
 	err = -ENOMEM;
 	if (!core)
@@ -170,7 +174,8 @@ int vsc_explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	core->minimal = !s.gave_up;
 	err = core->count <= CYCLE_SEARCH_LIMIT ? core_find_cycle(p, core) : 0;
 out:
-	analysis_free(&a);
+	if (!given)
+		analysis_free(&a);
 	shrink_release(&s);
 	if (err) {
 		vsc_core_free(core);
@@ -178,6 +183,26 @@ out:
 	}
 	*out = core;
 	return 0;
+}
+
+int vsc_explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
+		struct vsc_core **out)
+{
+	return explain(p, opts, NULL, out);
+}
+
+int vsc_explain_result(const struct vsc_program *p, struct vsc_result *res,
+		       const struct vsc_check_opts *opts, struct vsc_core **out)
+{
+	int err;
+
+	if (out)
+		*out = NULL;
+	if (!res || res->verdict != VSC_INCONSISTENT)
+		return -EINVAL;
+	err = explain(p, opts, res->analysis_of == p ? res->analysis : NULL, out);
+	result_drop_analysis(res);
+	return err;
 }
 
 size_t vsc_core_events(const struct vsc_core *core, const struct vsc_event_ref **events)

@@ -8,6 +8,8 @@
 
 #include "program.h"
 
+struct analysis;
+
 struct vsc_result {
 	enum vsc_verdict verdict;
 	long preemptions;  /* -1 when there is no witness */
@@ -18,6 +20,10 @@ struct vsc_result {
 	double time_s;
 	uint64_t nodes, steps;          /* the search's own counts, 0 when not kept */
 	uint64_t spins, dropped, parts; /* what the reductions removed (reduce.h) */
+	/* keep_for_explain: the analysis of analysis_of that an inconsistent
+	 * verdict made (auto.c), for vsc_explain_result(); NULL when none */
+	struct analysis *analysis;
+	const struct vsc_program *analysis_of;
 };
 
 /* Limits checked inside search loops: a deadline and a memory budget. */
@@ -52,6 +58,7 @@ struct query {
 	long bound;   /* -1: no bound */
 	int minimize; /* least number of preemptions (within bound) */
 	int want_witness;
+	const struct vsc_program *keep_analysis_of; /* keep_for_explain: the top program */
 };
 
 struct solver {
@@ -70,6 +77,9 @@ extern const struct solver coherence_solver; /* values identify writes: saturati
 /* -p 0 through SAT (sat.c); fills res, VSC_UNKNOWN when b stops it. */
 int sat_decide_no_preemption(const struct vsc_program *p, struct budget *b,
 			     struct vsc_result *res); /* the seed paper's 1-Writer algorithm */
+
+/* Free what keep_for_explain kept in res (check.c). */
+void result_drop_analysis(struct vsc_result *res);
 
 /* Preemptions of an interleaving given as threads per step; assumes it is
  * a valid interleaving of p. */
