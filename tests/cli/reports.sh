@@ -169,6 +169,24 @@ assert len(o["core"]) == 3 and o["core_minimal"] and len(o["cycle"]) == 2, o
 PY
 "$vsc" check "$tmp/rmwcore.vsc" | head -n 1 | grep -qx inconsistent || bad "lost update core file"
 
+# The comments of the core's lines are read in blocks of 1 MiB: the
+# message-passing core of explain_locations.vsc after 1 MiB of padding
+# less a few bytes, so that one of its lines straddles the two blocks (and
+# the file's last line has no newline).
+python3 - "$tmp/straddle.vsc" <<'PY'
+import sys
+head = "init flag 0\ninit data 0\n"
+pad = "T3 w z 1\n"
+out = head + pad * ((1048576 - len(head) - 12) // len(pad))
+out += "T1 w data 7      # producer+0x12 mp.c:10\nT1 w flag 1      # producer+0x1c mp.c:11\n"
+out += "T2 r flag 1      # consumer+0x08 mp.c:20\nT2 r data 0      # consumer+0x10 mp.c:21"
+open(sys.argv[1], "w").write(out)
+PY
+"$vsc" check --explain "$tmp/straddle.vsc" > "$tmp/straddle.out"
+for where in producer+0x12 producer+0x1c consumer+0x08 consumer+0x10; do
+  grep -q "$where mp.c" "$tmp/straddle.out" || bad "comment across 1 MiB blocks: $where missing"
+done
+
 # A violation no cycle of forced orders shows (the bound: the execution
 # needs 4 preemptions, -p 3 is asked): the whole execution is cut down by
 # variables and chunks, and the core is small (a trial that runs out of

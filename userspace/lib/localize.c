@@ -44,13 +44,10 @@ struct net {
 	uint8_t *ends_thread;             /* per event: the last of its thread */
 	uint32_t *first_off, *first_list; /* per var: first write of each thread */
 	uint32_t *stamp, *last;           /* per var: scratch for the thread passes */
-	/* non-program-order edges, sorted by source (CSR) */
-	uint32_t *efrom, *eto, *ewhy;
-	uint8_t *ekind;
-	size_t ecount, ecap;
+	/* non-program-order edges, by source (CSR): made by two passes over
+	 * the reads, the first counting (to NULL), the second filling */
 	uint32_t *off;
-	uint32_t *to, *why;
-	uint8_t *kind;
+	uint32_t *to, *why;   /* why: the read whose value forces the order */
 	uint32_t refuting[2]; /* a static refutation: the reads that show it */
 	size_t nrefuting;
 };
@@ -74,32 +71,17 @@ static const struct event_pairs *pairs_of(const struct net *g, uint32_t t, uint3
 	return &g->a->pairs[t][i];
 }
 
-static int add_edge(struct net *g, uint32_t from, uint32_t to, unsigned kind, uint32_t why)
+static void add_edge(struct net *g, uint32_t from, uint32_t to, uint32_t why)
 {
-	if (g->ecount == g->ecap) {
-		size_t cap = g->ecap ? g->ecap * 2 : 1024;
-		uint32_t *f = realloc(g->efrom, cap * sizeof(*f));
-		if (f)
-			g->efrom = f;
-		uint32_t *t = realloc(g->eto, cap * sizeof(*t));
-		if (t)
-			g->eto = t;
-		uint32_t *w = realloc(g->ewhy, cap * sizeof(*w));
-		if (w)
-			g->ewhy = w;
-		uint8_t *k = realloc(g->ekind, cap);
-		if (k)
-			g->ekind = k;
-		if (!f || !t || !w || !k)
-			return -ENOMEM;
-		g->ecap = cap;
+	uint32_t at;
+
+	if (!g->to) {
+		g->off[from + 2]++;
+		return;
 	}
-	g->efrom[g->ecount] = from;
-	g->eto[g->ecount] = to;
-	g->ewhy[g->ecount] = why;
-	g->ekind[g->ecount] = (uint8_t)kind;
-	g->ecount++;
-	return 0;
+	at = g->off[from + 1]++;
+	g->to[at] = to;
+	g->why[at] = why;
 }
 
 /* init x ? takes the value of a read that no write explains; two such reads
@@ -190,80 +172,81 @@ static int index_writes(struct net *g)
 	return 0;
 }
 
-/* The orders a read r (flat f, thread t) forces; lw: the last write of its
- * variable by t before it, or NONE. */
-static int read_edges(struct net *g, uint32_t t, uint32_t i, uint32_t lw)
+/* The orders a read r (flat f, thread t) forces, each with its kind; lw:
+ * the last write of its variable by t before it, or NONE. */
+static void read_edges(struct net *g, uint32_t t, uint32_t i, uint32_t lw)
 {
 	const struct analysis *a = g->a;
 	uint32_t pr = pairs_of(g, t, i)->read, v = g->p->threads[t].events[i].var;
 	uint32_t f = g->base[t] + i, w, w2;
-	int err = 0;
 
 	if (g->init_pair[v] == pr) {
 		if (a->writes_of[pr])
-			return 0; /* the initial value or a write: no order is forced */
+			return; /* the initial value or a write: no order is forced */
 		if (g->first_off[v + 1] - g->first_off[v] > INIT_READ_FANOUT)
-			return 0;
-		for (uint32_t j = g->first_off[v]; j < g->first_off[v + 1] && !err; j++)
+			return;
+		for (uint32_t j = g->first_off[v]; j < g->first_off[v + 1]; j++)
 			if (g->first_list[j] != f)
-				err = add_edge(g, f, g->first_list[j], VSC_ORDER_READ_FIRST, f);
-		return err;
+				add_edge(g, f, g->first_list[j], f); /* from-read */
+		return;
 	}
 	if (g->init_pair[v] == VALUE_UNDECIDED || a->writes_of[pr] != 1)
-		return 0;
+		return;
 	w = g->only_write[pr];
 	if (w == f)
-		return 0;
-	err = add_edge(g, w, f, VSC_ORDER_READS_FROM, f);
+		return;
+	add_edge(g, w, f, f); /* reads-from */
 	w2 = g->next_write[w];
-	if (!err && w2 != NONE && w2 != f)
-		err = add_edge(g, f, w2, VSC_ORDER_READ_FIRST, f);
-	if (!err && lw != NONE && lw != w)
-		err = add_edge(g, lw, w, VSC_ORDER_WRITE_FIRST, f);
-	for (int j = 0; j < 2 && !err; j++) { /* atomicity: see the top of the file */
+	if (w2 != NONE && w2 != f)
+		add_edge(g, f, w2, f); /* from-read */
+	if (lw != NONE && lw != w)
+		add_edge(g, lw, w, f); /* coherence */
+	for (int j = 0; j < 2; j++) {  /* atomicity: see the top of the file */
 		uint32_t u = g->rmw_readers[2 * (size_t)pr + j];
 		if (u != NONE && u != f && u != w && u != w2)
-			err = add_edge(g, f, u, VSC_ORDER_READ_FIRST, f);
+			add_edge(g, f, u, f);
 	}
-	return err;
 }
 
-static int build_edges(struct net *g)
+/* One pass over the reads: counting the edges of each source (g->to NULL)
+ * or putting them in place. */
+static void edge_pass(struct net *g)
 {
-	uint32_t *off;
-	int err = 0;
-
 	memset(g->stamp, 0, g->a->nvars * sizeof(uint32_t));
-	for (uint32_t t = 0; t < g->k && !err; t++) {
-		for (uint32_t i = 0; i < g->p->threads[t].length && !err; i++) {
+	for (uint32_t t = 0; t < g->k; t++) {
+		for (uint32_t i = 0; i < g->p->threads[t].length; i++) {
 			const struct event_pairs *ep = pairs_of(g, t, i);
 			uint32_t v = g->p->threads[t].events[i].var;
 			if (ep->read != PAIR_NONE)
-				err = read_edges(g, t, i, g->stamp[v] == t + 1 ? g->last[v] : NONE);
+				read_edges(g, t, i, g->stamp[v] == t + 1 ? g->last[v] : NONE);
 			if (ep->write != PAIR_NONE) {
 				g->stamp[v] = t + 1;
 				g->last[v] = g->base[t] + i;
 			}
 		}
 	}
-	if (err)
-		return err;
-	off = g->off = calloc((size_t)g->n + 2, sizeof(uint32_t));
-	g->to = malloc((g->ecount ? g->ecount : 1) * sizeof(uint32_t));
-	g->why = malloc((g->ecount ? g->ecount : 1) * sizeof(uint32_t));
-	g->kind = malloc(g->ecount ? g->ecount : 1);
-	if (!off || !g->to || !g->why || !g->kind)
+}
+
+/* The edges in CSR: 0, 1 when there are too many to number, or -ENOMEM. */
+static int build_edges(struct net *g)
+{
+	uint64_t total = 0;
+
+	g->off = calloc((size_t)g->n + 2, sizeof(uint32_t));
+	if (!g->off)
 		return -ENOMEM;
-	for (size_t e = 0; e < g->ecount; e++)
-		off[g->efrom[e] + 2]++;
-	for (uint32_t u = 0; u < g->n; u++)
-		off[u + 2] += off[u + 1];
-	for (size_t e = 0; e < g->ecount; e++) {
-		uint32_t at = off[g->efrom[e] + 1]++;
-		g->to[at] = g->eto[e];
-		g->why[at] = g->ewhy[e];
-		g->kind[at] = g->ekind[e];
+	edge_pass(g);
+	for (uint32_t u = 0; u < g->n; u++) {
+		total += g->off[u + 2];
+		if (total >= NONE)
+			return 1;
+		g->off[u + 2] = (uint32_t)total;
 	}
+	g->to = malloc((total ? total : 1) * sizeof(uint32_t));
+	g->why = malloc((total ? total : 1) * sizeof(uint32_t));
+	if (!g->to || !g->why)
+		return -ENOMEM;
+	edge_pass(g); /* each source's edges go to off[u + 1]..., which ends at off[u + 2] */
 	return 0;
 }
 
@@ -274,6 +257,8 @@ static uint32_t has_po_next(const struct net *g, uint32_t u)
 }
 
 /* ---- strongly connected components (Tarjan, without recursion) --------- */
+
+#define ON_CYCLE 2 /* onstack, once done: in a component of more than one node */
 
 struct scc {
 	uint32_t *idx, *low, *stack, *frames, *next_edge;
@@ -308,19 +293,22 @@ static void tarjan(const struct net *g, struct scc *s)
 					s->onstack[v] = 1;
 					s->frames[fp++] = v;
 					s->next_edge[v] = 0;
-				} else if (s->onstack[v] && s->idx[v] < s->low[u]) {
+				} else if (s->onstack[v] == 1 && s->idx[v] < s->low[u]) {
 					s->low[u] = s->idx[v];
 				}
 				continue;
 			}
 			fp--;
 			if (s->low[u] == s->idx[u]) { /* u roots a component: low = its id */
-				uint32_t x;
+				uint32_t x, size = 0;
 				do {
 					x = s->stack[--sp];
 					s->onstack[x] = 0;
 					s->low[x] = s->idx[u];
+					size++;
 				} while (x != u);
+				for (uint32_t j = sp; size > 1 && j < sp + size; j++)
+					s->onstack[s->stack[j]] = ON_CYCLE;
 			}
 			if (fp && s->low[u] < s->low[s->frames[fp - 1]])
 				s->low[s->frames[fp - 1]] = s->low[u];
@@ -381,8 +369,8 @@ struct cycle_edges {
 	size_t count;
 };
 
-static int best_cycle(const struct net *g, const uint32_t *comp, uint32_t *scratch[4],
-		      struct cycle_edges *best)
+static int best_cycle(const struct net *g, const uint32_t *comp, const uint8_t *on_cycle,
+		      uint32_t *scratch[4], struct cycle_edges *best)
 {
 	uint32_t *dist = scratch[0], *parent = scratch[1], *pedge = scratch[2], *order = scratch[3];
 	uint32_t best_cost = NONE, tried_comp[CYCLE_TRIES];
@@ -391,6 +379,8 @@ static int best_cycle(const struct net *g, const uint32_t *comp, uint32_t *scrat
 	for (uint32_t i = 0; i < g->n; i++)
 		dist[i] = NONE;
 	for (uint32_t u = 0; u < g->n && tries < CYCLE_TRIES; u++) {
+		if (on_cycle[u] != ON_CYCLE)
+			continue;
 		for (uint32_t e = g->off[u]; e < g->off[u + 1] && tries < CYCLE_TRIES; e++) {
 			uint32_t v = g->to[e], cost;
 			size_t seen = 0;
@@ -547,7 +537,7 @@ static int find_cycle_events(struct net *g, struct vsc_event_ref **out, size_t *
 	scratch[1] = s.stack;
 	scratch[2] = s.frames;
 	scratch[3] = s.next_edge;
-	found = best_cycle(g, s.low, scratch, &best);
+	found = best_cycle(g, s.low, s.onstack, scratch, &best);
 	err = 0;
 	for (size_t i = 0; found && i < best.count && !err; i++)
 		err = justify(g, best.edges[i], edge_source(g, best.edges[i]), out, count, &cap);
@@ -579,14 +569,9 @@ static void net_free(struct net *g)
 	free(g->first_list);
 	free(g->stamp);
 	free(g->last);
-	free(g->efrom);
-	free(g->eto);
-	free(g->ewhy);
-	free(g->ekind);
 	free(g->off);
 	free(g->to);
 	free(g->why);
-	free(g->kind);
 }
 
 int localize_refutation(const struct vsc_program *p, const struct analysis *a,
