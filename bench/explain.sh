@@ -1,8 +1,8 @@
 #!/bin/sh
 # Explanation benchmark: how long `vsc check --explain` takes next to the
 # plain verdict, and how big the core is, on generated traces with one
-# injected violation (10^5 ... 10^7 events: a stale read, which a cycle of
-# forced orders shows, and a lost update, which none does), on the relaxed
+# injected violation (10^5 ... 10^7 events: a stale read, a store-buffering
+# pair, and a lost update), on the relaxed
 # SPSC ring recorded with vsc record (as root), and on lab files of many
 # segments (--summary --explain against --summary). Each core is also
 # written with --core-out and decided again: it must be inconsistent.
@@ -71,6 +71,7 @@ measure() {
 	cp "$tmp/out" "$tmp/ex.json"
 	facts=$(core_facts "$tmp/ex.json")
 	core_verdict=$("$vsc" check "$tmp/core.vsc" 2>/dev/null | head -n 1)
+	[ "$fam" != sb-pair ] || core_verdict="$core_verdict, $(grep -c '^T[01] [wr] sb[xy] ' "$tmp/core.vsc") of 4 injected"
 	ratio=$(echo "$explain_cpu $verdict_cpu" | awk '$1 ~ /^[0-9.]+$/ && $2 > 0 {printf "%.1f", $1 / $2; exit} {print "-"}')
 	echo "| $fam | $n | $verdict | $verdict_s | $verdict_cpu | $explain_s | $explain_cpu | $ratio | $facts | $core_verdict |" | tee -a "$tmp/table"
 }
@@ -80,6 +81,33 @@ row() { # family gen-options check-options
 		# shellcheck disable=SC2086
 		"$vsc" gen sc --total "$n" $2 --stale 1 --seed 7 -o "$tmp/t.vsc" || continue
 		measure "$1" "$n" "$3"
+	done
+}
+
+# A store-buffering pair injected in the middle of T0 and T1 of a 1-Writer
+# trace that is SC otherwise: T0 writes sbx then reads sby = 0, T1 writes
+# sby then reads sbx = 0 (two variables of their own, initially 0).
+sb_inject() {
+	python3 - "$1" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+first = next(i for i, l in enumerate(lines) if l[:1] == "T")
+def middle(t):
+    own = [i for i, l in enumerate(lines) if l.split(" ", 1)[0] == t]
+    return own[len(own) // 2]
+a, b = middle("T0"), middle("T1")
+for at, ops in sorted([(a, ["T0 w sbx 1", "T0 r sby 0"]), (b, ["T1 w sby 1", "T1 r sbx 0"])], reverse=True):
+    lines[at:at] = ops
+lines[first:first] = ["init sbx 0", "init sby 0"]
+open(sys.argv[1], "w").write("\n".join(lines))
+PY
+}
+
+sb_row() {
+	for n in $sizes; do
+		"$vsc" gen sc --total "$n" --threads 8 --vars 64 --writers 1 -p 3 --seed 5 -o "$tmp/t.vsc" || continue
+		sb_inject "$tmp/t.vsc"
+		measure sb-pair "$n" ""
 	done
 }
 
@@ -115,7 +143,7 @@ lab_file() { # SEGMENTS FILE: store buffering, every 7th iteration the TSO outco
 	echo "- machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -m)"
 	echo "- commit: $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d)"
 	echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine inflate wall times)"
-	echo "- generated: \`vsc gen sc --total N ... --stale 1 --seed 7\`; lost-update: \`vsc gen sc --total N --rmw 0.3 --seed 3\` with a second RMW of one value injected (no cycle of forced orders: the large steps of docs/explain.md); recorded-ring: tests/targets/explain_ring.c recorded with \`vsc record\`"
+	echo "- generated: \`vsc gen sc --total N ... --stale 1 --seed 7\`; sb-pair: \`vsc gen sc --total N --threads 8 --vars 64 --writers 1 -p 3 --seed 5\` with a store-buffering pair injected in the middle of T0 and T1 (two variables of its own); lost-update: \`vsc gen sc --total N --rmw 0.3 --seed 3\` with a second RMW of one value injected (two RMWs read one write); recorded-ring: tests/targets/explain_ring.c recorded with \`vsc record\`"
 	echo "- \`verdict\`: \`vsc check\`; \`explain\`: \`vsc check --explain --json --core-out\` (the whole run: parse, verdict, explanation); s: wall, cpu: user + system seconds; explain/verdict: of the cpu times; \`core check\`: \`vsc check\` on the core file"
 	echo
 	echo "| family | events | verdict | verdict s | verdict cpu | explain s | explain cpu | explain/verdict | core events | cycle steps | 1-minimal | core check |"
@@ -126,6 +154,7 @@ cat "$tmp/head"
 row sc1w "--threads 8 --vars 64 --writers 1 -p 3" "-p 3"
 row sc1w-nobound "--threads 8 --vars 64 --writers 1 -p 3" ""
 row sc1w-2threads "--threads 2 --vars 4 --writers 1 -p 3" ""
+sb_row
 lost_update_row
 ring_row
 {
