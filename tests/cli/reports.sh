@@ -281,19 +281,66 @@ grep -q '"w z 5",[0-9]*,"setup+0x4 (t.c:3)",0' "$tmp/noted.html" ||
   bad "html: the core's neighbour lacks its source line"
 [ "$(grep -o '"right+0xc (t.c:21)"' "$tmp/noted.html" | wc -l)" -eq 2 ] ||
   bad "html: the witness's events lack their source lines"
+# The violating prefix (the page's second view of an inconsistent
+# execution): replayed here, apart from vsc, on a 300-event trace whose
+# prefix fits the page's window: every step is the thread's next event and
+# every read sees the last write (or the initial value); after it, the next
+# event of each unfinished thread, one of them within the core's events.
+"$vsc" gen sc --total 300 --threads 3 --vars 4 --writers 1 -p 2 --stale 1 --seed 7 \
+  -o "$tmp/small.vsc"
+"$vsc" check --html "$tmp/small.html" "$tmp/small.vsc" > /dev/null
+python3 - "$tmp/small.vsc" "$tmp/small.html" <<'PY' || bad "html: the violating prefix does not replay"
+import json, re, sys
+init, threads = {}, {}
+for line in open(sys.argv[1]):
+    f = line.split("#")[0].split()
+    if f[:1] == ["init"]:
+        init[f[1]] = int(f[2])
+    elif f and f[0][0] == "T":
+        threads.setdefault(int(f[0][1:]), []).append(f[1:])
+page = open(sys.argv[2]).read()
+data = json.loads(re.search(r'id="vsc-data">(.*?)</script>', page, re.S).group(1))
+x = [e for e in data["executions"] if e["mode"] == "prefix"][0]
+steps = [e for e in x["ev"] if not e[6]]
+stops = [e for e in x["ev"] if e[6]]
+n = int(re.search(r"of (\d+) of 300 events", x["note"]).group(1))
+assert len(steps) == n and 100 < n < 300, (n, len(steps))
+mem, nxt = dict(init), {t: 0 for t in threads}
+for t, i, *_ in steps:
+    assert i == nxt[t], (t, i)
+    op = threads[t][i]
+    if op[0] in ("r", "u"):
+        assert mem.get(op[1]) == int(op[2]), (t, i, op, mem.get(op[1]))
+    if op[0] in ("w", "u"):
+        mem[op[1]] = int(op[-1])
+    nxt[t] += 1
+assert sorted((e[0], e[1]) for e in stops) == \
+    sorted((t, nxt[t]) for t in threads if nxt[t] < len(threads[t])), stops
+core = [(e[0], e[1]) for e in data["executions"][0]["ev"] if e[5]]
+assert any(min(i for t, i in core if t == e[0]) <= e[1] <= max(i for t, i in core if t == e[0])
+           for e in stops if e[0] in {t for t, _ in core}), ("not stopped in the core", stops, core)
+PY
+
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$chromium" ]; then
-  for page in sb stale; do
+  # NAME:PAGE; stale.html#1 opens the stale trace's second view, its prefix
+  for view in sb:sb.html stale:stale.html prefix:stale.html#1; do
+    page=${view%%:*} url=file://$tmp/${view#*:}
     profile=$(mktemp -d)
     set -- --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
       --disable-background-networking --disable-component-update --disable-sync \
       --user-data-dir="$profile"
-    timeout 60 "$chromium" "$@" --dump-dom "file://$tmp/$page.html" > "$tmp/$page.dom" 2> /dev/null
+    timeout 60 "$chromium" "$@" --dump-dom "$url" > "$tmp/$page.dom" 2> /dev/null
     timeout 60 "$chromium" "$@" --screenshot="$tmp/$page.png" --window-size=1200,700 \
-      "file://$tmp/$page.html" > /dev/null 2>&1
+      "$url" > /dev/null 2>&1
     rm -rf "$profile"
     [ -s "$tmp/$page.png" ] || bad "no screenshot of the $page page"
   done
+  grep -q 'class="stop"' "$tmp/prefix.dom" && grep -q 'class="ev next"' "$tmp/prefix.dom" &&
+    grep -q 'where the prefix stops' "$tmp/prefix.dom" ||
+    bad "html: the violating prefix (where it stops) is not drawn"
+  [ "$(grep -o 'class="ev"' "$tmp/prefix.dom" | wc -l)" -ge 100 ] ||
+    bad "html: the violating prefix's steps are not drawn"
   [ "$(grep -o 'class="ev core"' "$tmp/sb.dom" | wc -l)" -eq 4 ] || bad "html: not 4 core boxes"
   [ "$(grep -o 'class="step ' "$tmp/sb.dom" | wc -l)" -eq 4 ] || bad "html: not 4 cycle arrows"
   grep -q "T2\[1\] r x 0" "$tmp/sb.dom" || bad "html: the core list lacks T2[1]"

@@ -319,6 +319,7 @@ static void free_files(struct file_report *files, size_t nfiles)
 		for (size_t s = 0; s < files[i].count; s++) {
 			vsc_result_free(files[i].items[s].res);
 			vsc_core_free(files[i].items[s].core);
+			prefix_free(files[i].items[s].prefix);
 		}
 		free(files[i].items);
 		notes_free(files[i].notes);

@@ -138,6 +138,8 @@ static void decide(struct item *it, const struct check_args *a, double deadline,
 	if (it->status == EXIT_INCONSISTENT && check_wants_core(a)) {
 		opts = a->opts; /* the explanation gets a --timeout of its own */
 		it->core_err = vsc_explain_result(it->prog, it->res, &opts, &it->core);
+		if (a->html && it->core) /* none when it fails: no prefix view then */
+			(void)prefix_find(it, &it->prefix);
 	}
 }
 

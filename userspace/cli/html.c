@@ -16,6 +16,7 @@
 #define HTML_AROUND 6            /* events shown on each side of a core event */
 #define HTML_WITNESS_WINDOW 2000 /* witness steps shown */
 #define HTML_MAX_EXECUTIONS 50   /* executions on one page */
+#define HTML_PREFIX_WINDOW 200   /* last steps of a violating prefix shown */
 
 extern const char html_page_head[], html_page_tail[];
 
@@ -38,6 +39,7 @@ static void put_string(FILE *out, const char *s)
 struct shown {
 	struct vsc_event_ref *ev;
 	size_t count;
+	size_t stop; /* a prefix: ev[stop..] are where it stops, each thread's next */
 };
 
 /* The core's events and their neighbours in their threads, sorted. */
@@ -65,12 +67,46 @@ static int witness_window(const struct item *it, struct shown *s)
 	return 0;
 }
 
+/* The last HTML_PREFIX_WINDOW steps of the violating prefix, in its
+ * order, then the next event of each thread that it stops before. */
+static int prefix_window(const struct item *it, struct shown *s)
+{
+	const struct html_prefix *pre = it->prefix;
+	size_t k = vsc_program_thread_count(it->prog), from = 0;
+	size_t *next = calloc(k + 1, sizeof(*next));
+
+	if (pre->steps > HTML_PREFIX_WINDOW)
+		from = pre->steps - HTML_PREFIX_WINDOW;
+	s->ev = malloc((pre->steps - from + k + 1) * sizeof(*s->ev));
+	if (!next || !s->ev) {
+		free(next);
+		return -1;
+	}
+	s->count = 0;
+	for (size_t i = 0; i < pre->steps; i++) {
+		uint32_t t = pre->witness[i];
+		if (i >= from)
+			s->ev[s->count++] = (struct vsc_event_ref){ t, (uint32_t)next[t] };
+		next[t]++;
+	}
+	s->stop = s->count;
+	for (size_t t = 0; t < k; t++)
+		if (pre->cut[t] < vsc_program_thread_length(it->prog, t))
+			s->ev[s->count++] = (struct vsc_event_ref){ (uint32_t)t, pre->cut[t] };
+	free(next);
+	return 0;
+}
+
 /* What the page shows of an execution: a window of its witness, or its
- * core's neighbourhood (none when it has neither). */
-static int shown_of(const struct item *it, struct shown *s)
+ * core's neighbourhood (none when it has neither); with prefix, the
+ * window of its violating prefix instead. */
+static int shown_of(const struct item *it, struct shown *s, bool prefix)
 {
 	s->ev = NULL;
 	s->count = 0;
+	s->stop = SIZE_MAX;
+	if (prefix)
+		return it->prefix ? prefix_window(it, s) : 0;
 	if (it->status == EXIT_CONSISTENT && it->res)
 		return witness_window(it, s);
 	return it->core ? around_core(it, s) : 0;
@@ -78,12 +114,27 @@ static int shown_of(const struct item *it, struct shown *s)
 
 int html_shown_events(const struct item *it, struct vsc_event_ref **events, size_t *count)
 {
-	struct shown s;
-	int err = shown_of(it, &s);
+	struct shown s, pre = { 0 };
+	int err = shown_of(it, &s, false);
+	struct vsc_event_ref *both;
+
+	if (!err)
+		err = shown_of(it, &pre, true);
 
 	*events = s.ev;
 	*count = s.count;
-	return err;
+	if (err || !pre.count) {
+		free(pre.ev);
+		return err ? -1 : 0;
+	}
+	both = realloc(s.ev, (s.count + pre.count) * sizeof(*both));
+	if (both) {
+		memcpy(both + s.count, pre.ev, pre.count * sizeof(*both));
+		*events = both;
+		*count = s.count + pre.count;
+	}
+	free(pre.ev);
+	return both ? 0 : -1;
 }
 
 static size_t find_shown(const struct shown *s, struct vsc_event_ref r)
@@ -114,7 +165,7 @@ static void put_events(FILE *out, const struct file_report *f, const struct item
 		put_string(out, strchr(label, ' ') + 1);
 		fprintf(out, ",%u,", line);
 		put_string(out, notes_find(f->notes, line));
-		fprintf(out, ",%d]", in_core(it, r));
+		fprintf(out, ",%d,%d]", in_core(it, r), i >= s->stop);
 	}
 	fputc(']', out);
 }
@@ -171,19 +222,35 @@ static void put_cycle(FILE *out, const struct item *it, const struct shown *s)
 	fputc(']', out);
 }
 
-static int put_execution(FILE *out, const struct file_report *f, const struct item *it, int first)
+/* What the page says of the violating prefix. */
+static void prefix_note(const struct item *it, const struct shown *s, char *note, size_t len)
+{
+	const struct html_prefix *pre = it->prefix;
+
+	snprintf(note, len,
+		 "violating prefix: an SC interleaving (verified) of %zu of %zu events, as far "
+		 "as a greedy schedule gets (reads when memory holds their value, writes when "
+		 "no read still needs the value they hide); its last %zu steps, then where it "
+		 "stops: the next event of each unfinished thread",
+		 pre->steps, vsc_program_event_count(it->prog), s->stop);
+}
+
+static int put_execution(FILE *out, const struct file_report *f, const struct item *it, int first,
+			 bool prefix)
 {
 	const char *name = vsc_program_name(it->prog);
 	size_t total = vsc_program_event_count(it->prog), k = vsc_program_thread_count(it->prog);
 	int witness = it->status == EXIT_CONSISTENT && it->res;
 	struct shown s = { 0 };
-	char title[1024], note[256];
+	char title[1024], note[512];
 
-	if (shown_of(it, &s))
+	if (shown_of(it, &s, prefix))
 		return -1;
-	snprintf(title, sizeof(title), "%s%s%s: %s", f->path, name ? " segment " : "",
-		 name ? name : "", verdict_name(it->status));
-	if (witness)
+	snprintf(title, sizeof(title), "%s%s%s: %s%s", f->path, name ? " segment " : "",
+		 name ? name : "", verdict_name(it->status), prefix ? ", violating prefix" : "");
+	if (prefix)
+		prefix_note(it, &s, note, sizeof(note));
+	else if (witness)
 		snprintf(note, sizeof(note), "witness: steps 0 to %zu of %zu",
 			 s.count ? s.count - 1 : 0, total);
 	else if (it->core)
@@ -199,14 +266,20 @@ static int put_execution(FILE *out, const struct file_report *f, const struct it
 	put_string(out, title);
 	fputs(",\"note\":", out);
 	put_string(out, note);
-	fprintf(out, ",\"mode\":\"%s\",\"threads\":[", witness ? "witness" : "core");
+	fprintf(out, ",\"mode\":\"%s\",\"threads\":[",
+		prefix    ? "prefix"
+		: witness ? "witness"
+			  : "core");
 	for (size_t t = 0; t < k; t++) {
 		fputs(t ? "," : "", out);
 		put_string(out, vsc_program_thread_name(it->prog, t));
 	}
 	fputc(']', out);
 	put_events(out, f, it, &s);
-	put_cycle(out, it, &s);
+	if (prefix)
+		fputs(",\"cycle\":[]", out);
+	else
+		put_cycle(out, it, &s);
 	fputc('}', out);
 	free(s.ev);
 	return 0;
@@ -227,7 +300,9 @@ static int put_executions(FILE *out, const struct file_report *files, size_t nfi
 				total++;
 				if (put == HTML_MAX_EXECUTIONS)
 					continue;
-				if (put_execution(out, &files[i], it, put == 0))
+				if (put_execution(out, &files[i], it, put == 0, false))
+					return -1;
+				if (it->prefix && put_execution(out, &files[i], it, 0, true))
 					return -1;
 				put++;
 			}

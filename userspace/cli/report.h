@@ -8,14 +8,24 @@
 #include "vsc/vsc.h"
 
 /* One execution (a file, or one segment of it) and what became of it. */
+/* The longest SC prefix found of an inconsistent execution (prefix.c): the
+ * first cut[t] events of each thread t, and their interleaving (the thread
+ * of each step, verified). */
+struct html_prefix {
+	uint32_t *cut;
+	uint32_t *witness;
+	size_t steps;
+};
+
 struct item {
 	const struct vsc_program *prog;
-	struct vsc_result *res; /* NULL when deciding failed */
-	struct vsc_core *core;  /* with --explain/--svg, for inconsistent ones */
-	int core_err;           /* why there is no core (negative errno) */
-	int status;             /* exit status of this execution */
-	int present_status;     /* with withheld: what the events present gave */
-	bool withheld;          /* the trace is incomplete: status is unknown */
+	struct vsc_result *res;     /* NULL when deciding failed */
+	struct vsc_core *core;      /* with --explain/--svg, for inconsistent ones */
+	int core_err;               /* why there is no core (negative errno) */
+	int status;                 /* exit status of this execution */
+	int present_status;         /* with withheld: what the events present gave */
+	bool withheld;              /* the trace is incomplete: status is unknown */
+	struct html_prefix *prefix; /* with --html, inconsistent: its violating prefix */
 };
 
 struct line_notes; /* trailing comments of the lines explanations name */
@@ -105,6 +115,9 @@ int core_out_write(const char *path, const struct file_report *files, size_t nfi
 int html_write(const char *path, const struct file_report *files, size_t nfiles);
 /* the events the page shows of it, in a new array (NULL when none); 0 or -1 */
 int html_shown_events(const struct item *it, struct vsc_event_ref **events, size_t *count);
+/* the violating prefix of an item with a core (prefix.c); 0 or -errno */
+int prefix_find(const struct item *it, struct html_prefix **out);
+void prefix_free(struct html_prefix *pre);
 
 /* one SVG picture of an item: witness lanes, or the core with its orders */
 int svg_write(const char *path, const struct item *it, const char *title);
