@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "userspace/util/hash.h"
 
 enum cell {
 	CELL_EMPTY,
@@ -32,54 +33,41 @@ struct memory {
 	uint8_t *state; /* enum cell */
 };
 
-/* Reads still to run, per (variable, value): open addressing. */
-struct pending {
-	struct slot {
-		uint32_t var, used;
-		int64_t value;
-		size_t reads;
-	} * slot;
-	size_t mask;
+/* Reads still to run, per (variable, value): size_t values of a hash map. */
+struct read_key {
+	uint64_t var;
+	int64_t value;
 };
 
-static struct slot *pending_at(struct pending *pd, uint32_t var, int64_t value)
+static size_t *pending_of(struct hash_map *pd, uint32_t var, int64_t value)
 {
-	uint64_t h = ((uint64_t)value * 0x9e3779b97f4a7c15ULL) ^ (var * 0xc2b2ae3d27d4eb4fULL);
+	struct read_key key = { var, value };
 
-	for (size_t i = (size_t)(h >> 17) & pd->mask;; i = (i + 1) & pd->mask) {
-		struct slot *sl = &pd->slot[i];
-		if (!sl->used || (sl->var == var && sl->value == value)) {
-			sl->used = 1;
-			sl->var = var;
-			sl->value = value;
-			return sl;
-		}
-	}
+	return hash_map_get(pd, &key);
 }
 
 /* Count every read (an RMW's old value too). */
-static int pending_fill(struct pending *pd, const struct vsc_program *p)
+static int pending_fill(struct hash_map *pd, const struct vsc_program *p)
 {
-	size_t n = vsc_program_event_count(p), cap = 16;
-
-	while (cap < 2 * n + 16)
-		cap *= 2;
-	pd->slot = calloc(cap, sizeof(*pd->slot));
-	pd->mask = cap - 1;
-	if (!pd->slot)
-		return -ENOMEM;
+	hash_map_init(pd, sizeof(struct read_key), sizeof(size_t));
 	for (size_t t = 0; t < vsc_program_thread_count(p); t++) {
 		const struct vsc_event *ev = vsc_program_events(p, t);
-		for (size_t i = 0; i < vsc_program_thread_length(p, t); i++)
-			if (ev[i].kind != VSC_WRITE)
-				pending_at(pd, ev[i].var, ev[i].value)->reads++;
+		for (size_t i = 0; i < vsc_program_thread_length(p, t); i++) {
+			struct read_key key = { ev[i].var, ev[i].value };
+			size_t *reads =
+				ev[i].kind == VSC_WRITE ? NULL : hash_map_put(pd, &key, NULL);
+			if (ev[i].kind != VSC_WRITE && !reads)
+				return -ENOMEM;
+			if (reads)
+				++*reads;
+		}
 	}
 	return 0;
 }
 
 struct schedule {
 	const struct vsc_program *p;
-	struct pending pd;
+	struct hash_map pd;
 	size_t k;
 	uint32_t *next; /* per thread: its next event */
 	struct memory mem;
@@ -108,9 +96,11 @@ static bool serves(const struct memory *m, const struct vsc_event *e)
 static bool hides_a_value(struct schedule *s, const struct vsc_event *e)
 {
 	size_t own = e->kind == VSC_RMW;
+	size_t *reads = s->mem.state[e->var] == CELL_KNOWN
+				? pending_of(&s->pd, e->var, s->mem.value[e->var])
+				: NULL;
 
-	return s->mem.state[e->var] == CELL_KNOWN &&
-	       pending_at(&s->pd, e->var, s->mem.value[e->var])->reads > own;
+	return reads && *reads > own;
 }
 
 /* Run thread t's next event if the rule lets it; whether it ran. */
@@ -123,8 +113,8 @@ static bool step(struct schedule *s, size_t t)
 	    (e->kind != VSC_READ && hides_a_value(s, e)))
 		return false;
 	if (e->kind != VSC_WRITE)
-		pending_at(&s->pd, e->var, e->value)->reads--;
-	m->state[e->var] = CELL_KNOWN; /* a read of init x ? fixes it */
+		--*pending_of(&s->pd, e->var, e->value); /* counted by pending_fill */
+	m->state[e->var] = CELL_KNOWN;                   /* a read of init x ? fixes it */
 	m->value[e->var] = e->kind == VSC_RMW ? e->new_value : e->value;
 	s->steps[s->nsteps++] = (uint32_t)t;
 	s->next[t]++;
@@ -217,7 +207,7 @@ int prefix_find(const struct item *it, struct html_prefix **out)
 	}
 	free(s.mem.value);
 	free(s.mem.state);
-	free(s.pd.slot);
+	hash_map_free(&s.pd);
 	return err;
 }
 
