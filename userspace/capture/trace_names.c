@@ -49,6 +49,9 @@ void trace_names_free(struct trace_names *n)
 	for (size_t i = 0; i < n->var_count; i++)
 		free(n->vars[i].name);
 	free(n->vars);
+	free(n->free_vars);
+	free(n->seen_bits);
+	trace_map_free(&n->seen_map);
 	for (size_t i = 0; i < n->loc_count; i++)
 		free(n->locs[i]);
 	free(n->locs);
@@ -86,36 +89,115 @@ static void choose_name(struct trace_names *n, const struct vsc_capture_event *e
 		snprintf(buf, len, "pid%" PRIu32 ":0x%" PRIx64, ev->pid, (uint64_t)ev->addr);
 }
 
+/* ---- forgotten variables that were seen ---------------------------------- */
+
+/* Bytes of forgotten variables, as one bit per byte in 64-byte chunks: exact,
+ * found in one lookup, and an array walked by a lab run (fresh variables
+ * side by side) takes a few bits per variable. */
+#define CHUNK_SHIFT 6
+
+static bool seen_has(const struct trace_names *n, uint32_t pid, uint64_t addr)
+{
+	uint32_t at;
+	return trace_map_get(&n->seen_map, pid, addr >> CHUNK_SHIFT, &at) &&
+	       (n->seen_bits[at] >> (addr & 63) & 1);
+}
+
+static int seen_add(struct trace_names *n, uint32_t pid, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t addr = lo; addr < hi; addr++) {
+		uint32_t at;
+		if (!trace_map_get(&n->seen_map, pid, addr >> CHUNK_SHIFT, &at)) {
+			if (n->seen_count >= UINT32_MAX ||
+			    ARRAY_RESERVE(n->seen_bits, n->seen_cap, n->seen_count + 1) ||
+			    trace_map_put(&n->seen_map, pid, addr >> CHUNK_SHIFT,
+					  (uint32_t)n->seen_count))
+				return -ENOMEM;
+			at = (uint32_t)n->seen_count++;
+			n->seen_bits[at] = 0;
+		}
+		n->seen_bits[at] |= 1ull << (addr & 63);
+	}
+	return 0;
+}
+
+/* ---- variables -------------------------------------------------------- */
+
+/* A slot for a new variable: a forgotten one, or one more. */
+static int new_slot(struct trace_names *n, uint32_t *index)
+{
+	if (n->free_count) {
+		*index = n->free_vars[--n->free_count];
+		return 0;
+	}
+	if (n->var_count >= UINT32_MAX || ARRAY_RESERVE(n->vars, n->var_cap, n->var_count + 1))
+		return -ENOMEM;
+	*index = (uint32_t)n->var_count++;
+	n->vars[*index].name = NULL;
+	return 0;
+}
+
+static void drop_slot(struct trace_names *n, uint32_t index)
+{
+	free(n->vars[index].name);
+	n->vars[index].name = NULL;
+	n->free_vars[n->free_count++] = index; /* room made by the caller */
+}
+
 int trace_names_var(struct trace_names *n, const struct vsc_capture_event *ev, uint32_t *index)
 {
 	char buf[NAME_MAX_LEN];
 	int64_t init = 0;
+	uint32_t slot;
 	if (trace_map_get(&n->var_map, ev->pid, ev->addr, index))
 		return 0;
-	if (ARRAY_RESERVE(n->vars, n->var_cap, n->var_count + 1))
+	if (ARRAY_RESERVE(n->free_vars, n->free_cap, n->var_count + 1) || new_slot(n, &slot))
 		return -ENOMEM;
 	choose_name(n, ev, buf, sizeof(buf));
-	struct trace_var *v = &n->vars[n->var_count];
+	struct trace_var *v = &n->vars[slot];
 	memset(v, 0, sizeof(*v));
+	v->pid = ev->pid;
+	v->addr = ev->addr;
+	v->size = ev->size;
 	v->name = strdup(buf);
-	if (!v->name)
-		return -ENOMEM;
 	v->name_len = strlen(buf);
 	if (n->naming.init_value &&
 	    n->naming.init_value(n->naming.ctx, ev->pid, ev->addr, ev->size, &init) == 1) {
 		v->init_known = true;
 		v->init_value = trace_sign_extend(init, ev->size);
+		v->seen_before = seen_has(n, ev->pid, ev->addr);
 	}
-	int err = trace_map_put(&n->var_map, ev->pid, ev->addr, (uint32_t)n->var_count);
+	int err = v->name ? trace_map_put(&n->var_map, ev->pid, ev->addr, slot) : -ENOMEM;
 	if (!err)
-		err = trace_map_put(&n->name_map, 0, trace_map_hash_string(buf),
-				    (uint32_t)n->var_count);
+		err = trace_map_put(&n->name_map, 0, trace_map_hash_string(buf), slot);
 	if (err) {
-		free(v->name);
+		trace_map_remove(&n->var_map, ev->pid, ev->addr);
+		drop_slot(n, slot);
 		return err;
 	}
-	*index = (uint32_t)n->var_count++;
+	*index = slot;
 	return 0;
+}
+
+int trace_names_forget(struct trace_names *n, uint32_t index)
+{
+	struct trace_var *v = &n->vars[index];
+	uint32_t named;
+	/* a later variable is looked up by its address: one that starts inside
+	 * this one's bytes gets `?` too, which is right (they were accessed) */
+	if (v->init_known && v->seen_before && seen_add(n, v->pid, v->addr, v->addr + v->size))
+		return -ENOMEM;
+	uint64_t hash = trace_map_hash_string(v->name);
+	if (trace_map_get(&n->name_map, 0, hash, &named) && named == index)
+		trace_map_remove(&n->name_map, 0, hash);
+	trace_map_remove(&n->var_map, v->pid, v->addr);
+	drop_slot(n, index);
+	return 0;
+}
+
+size_t trace_names_live(const struct trace_names *n)
+{
+	return n->var_count - n->free_count;
 }
 
 const char *trace_names_location(struct trace_names *n, uint32_t pid, uint64_t ip)

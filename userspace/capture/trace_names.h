@@ -13,6 +13,16 @@
  *   reads as a hex address, gets the hex address instead (with the pid when
  *   even that clashes across processes).
  * - Values are sign-extended from the access size.
+ *
+ * Memory: a variable no open execution uses any more is forgotten
+ * (trace_names_forget), so the table holds the variables of the open
+ * executions, not of the whole recording (a lab run uses fresh variables
+ * in every iteration). What must outlive it is kept compactly: the
+ * bytes of forgotten variables whose initial value is known, one bit each
+ * (about 44 bytes per 64-byte chunk of memory touched: bounded by the data
+ * of the program's files), so one used again later is "seen before" and gets
+ * `init VAR ?` instead of its value from the file. Its name is found
+ * again the same way (an independent execution may reuse a name).
  */
 #ifndef VSC_CAPTURE_TRACE_NAMES_H
 #define VSC_CAPTURE_TRACE_NAMES_H
@@ -45,6 +55,9 @@ struct trace_var {
 	int64_t init_value; /* sign-extended */
 	bool init_known;
 	bool seen_before;   /* listed in an execution written earlier */
+	uint32_t pid, size; /* size: of its first access */
+	uint64_t addr;
+	uint64_t last_mark; /* 1 + the latest serial of an execution that uses it */
 	uint64_t head_mark; /* 1 + serial of the written execution that lists it */
 	bool head_init;     /* that execution has an init line for it */
 	uint64_t held_mark; /* 1 + serial of the held execution that listed it last */
@@ -53,8 +66,14 @@ struct trace_var {
 
 struct trace_names {
 	struct trace_naming naming;
-	struct trace_var *vars;
+	struct trace_var *vars; /* slots; a forgotten one has name NULL */
 	size_t var_count, var_cap;
+	uint32_t *free_vars; /* forgotten slots, for reuse */
+	size_t free_count, free_cap;
+	/* bytes of forgotten known-init variables: (pid, addr / 64) -> bits */
+	struct trace_map seen_map;
+	uint64_t *seen_bits;
+	size_t seen_count, seen_cap;
 	struct trace_map var_map;  /* (pid, addr) -> var */
 	struct trace_map name_map; /* hash of a name -> var */
 	struct trace_map loc_map;  /* (pid, ip) -> loc */
@@ -65,6 +84,11 @@ struct trace_names {
 void trace_names_free(struct trace_names *n);
 /* The variable an event accesses, named on first sight. 0 or -ENOMEM. */
 int trace_names_var(struct trace_names *n, const struct vsc_capture_event *ev, uint32_t *index);
+/* Variable index is used by no open execution any more: free its slot.
+ * 0 or -ENOMEM (then it stays). */
+int trace_names_forget(struct trace_names *n, uint32_t index);
+/* Variables held now (not forgotten). */
+size_t trace_names_live(const struct trace_names *n);
 /* The trailing location comment for ip, or NULL. */
 const char *trace_names_location(struct trace_names *n, uint32_t pid, uint64_t ip);
 /* The token of a segment marker's name into buf (len >= 66). */

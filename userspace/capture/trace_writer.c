@@ -22,6 +22,10 @@
  * this memory close the oldest execution all the same: the events of it
  * that come later are counted as lost. Memory stays bounded. */
 #define HELD_CAP (96u << 20)
+/* What a variable of the names table takes (its entry, name and two hash
+ * map slots; about 230 bytes measured with a lab run): counted with the
+ * held executions, whose variables they are. */
+#define VAR_MEMORY 256u
 /* Segment ids recently written, so a late thread's marker for one is seen. */
 #define CLOSED_IDS 65536
 
@@ -66,6 +70,8 @@ struct trace_writer {
 	uint64_t start_serial;        /* the open part before markers, or NO_PART */
 	struct trace_map segment_map; /* segment id -> serial of its open part */
 	size_t held_bytes;
+	uint32_t *head_vars; /* variables the head execution uses, each once */
+	size_t head_var_count, head_var_cap;
 
 	uint64_t events, uncertain;
 	int64_t *closed_ids; /* ring of the last CLOSED_IDS segment ids written */
@@ -178,13 +184,25 @@ static struct tw_part *new_part(struct trace_writer *w, bool is_start, int64_t i
 	return p;
 }
 
+static void used_by(struct trace_var *v, const struct tw_part *p)
+{
+	if (v->last_mark < p->serial + 1)
+		v->last_mark = p->serial + 1;
+}
+
 /* A variable used in the head execution: its init line the first time
  * (the ELF value in the first execution that uses it, `?` where it is read
- * later), written before or after its first use: both are valid. */
-static void list_in_head(struct trace_writer *w, struct tw_part *head, uint32_t var, bool read)
+ * later), written before or after its first use: both are valid. Listed in
+ * head_vars, to be forgotten with the head if no later execution uses it.
+ * 0 or -ENOMEM. */
+static int list_in_head(struct trace_writer *w, struct tw_part *head, uint32_t var, bool read)
 {
 	struct trace_var *v = &w->names.vars[var];
 	if (v->head_mark != head->serial + 1) {
+		if (ARRAY_RESERVE(w->head_vars, w->head_var_cap, w->head_var_count + 1))
+			return -ENOMEM;
+		w->head_vars[w->head_var_count++] = var;
+		used_by(v, head);
 		v->head_mark = head->serial + 1;
 		v->head_init = false;
 		if (v->init_known && !v->seen_before) {
@@ -197,6 +215,7 @@ static void list_in_head(struct trace_writer *w, struct tw_part *head, uint32_t 
 		put_init(w, v, false);
 		v->head_init = true;
 	}
+	return 0;
 }
 
 /* A variable used by a held line: listed once per run of uses (a variable
@@ -212,6 +231,7 @@ static int list_in_held(struct trace_writer *w, struct tw_part *p, uint32_t var,
 	if (array_reserve((void **)&p->vars, &p->var_cap, p->var_count + 1, sizeof(*p->vars), 4))
 		return -ENOMEM;
 	w->held_bytes += part_memory(p) - before;
+	used_by(v, p);
 	v->held_mark = p->serial + 1;
 	v->held_pos = p->var_count;
 	p->vars[p->var_count++] = var << 1 | read;
@@ -245,9 +265,23 @@ static void orphan_threads(struct trace_writer *w, const struct tw_part *p)
 			w->threads[i].part = CLOSED_PART;
 }
 
+/* The head execution is written: the variables only it used are forgotten
+ * (the names table holds the open executions' variables, not all). */
+static void forget_head_vars(struct trace_writer *w, const struct tw_part *head)
+{
+	for (size_t i = 0; i < w->head_var_count; i++) {
+		uint32_t var = w->head_vars[i];
+		if (w->names.vars[var].last_mark <= head->serial + 1 &&
+		    trace_names_forget(&w->names, var))
+			w->err = -ENOMEM;
+	}
+	w->head_var_count = 0;
+}
+
 static void close_head(struct trace_writer *w)
 {
 	struct tw_part *p = head_part(w);
+	forget_head_vars(w, p);
 	if (!p->is_start) {
 		trace_map_remove(&w->segment_map, 0, (uint64_t)p->id);
 		if (remember_closed(w, p->id))
@@ -267,7 +301,8 @@ static void close_head(struct trace_writer *w)
 	size_t first = end ? (size_t)(end - next->text) + 1 : next->text_len;
 	put(w, next->text, first);
 	for (size_t i = 0; i < next->var_count; i++)
-		list_in_head(w, next, next->vars[i] >> 1, next->vars[i] & 1);
+		if (list_in_head(w, next, next->vars[i] >> 1, next->vars[i] & 1))
+			w->err = -ENOMEM;
 	put(w, next->text + first, next->text_len - first);
 	w->events += next->events;
 	w->uncertain += next->uncertain;
@@ -290,7 +325,8 @@ static void close_finished(struct trace_writer *w, bool at_end)
 		if (!head || open < 2)
 			return;
 		size_t cap = w->opts.held_limit ? w->opts.held_limit : HELD_CAP;
-		if (!at_end && w->held_bytes <= cap)
+		size_t held = w->held_bytes + trace_names_live(&w->names) * VAR_MEMORY;
+		if (!at_end && held <= cap)
 			return;
 		close_head(w);
 	}
@@ -380,7 +416,8 @@ static int deliver(struct trace_writer *w, struct tw_thread *t, const struct vsc
 	bool unsure = e->flags & VSC_CAP_F_VALUE_UNSURE;
 	struct tw_part *p = part_at(w, t->part);
 	if (p == head_part(w)) {
-		list_in_head(w, p, var, is_read(e));
+		if ((err = list_in_head(w, p, var, is_read(e))))
+			return err;
 		put(w, line, len);
 		w->events++;
 		w->uncertain += unsure;
@@ -552,6 +589,7 @@ void trace_writer_free(struct trace_writer *w)
 		part_free(w->parts[i]);
 	free(w->parts);
 	trace_map_free(&w->segment_map);
+	free(w->head_vars);
 	free(w->closed_ids);
 	trace_map_free(&w->closed_map);
 	free(w);

@@ -25,12 +25,15 @@
  *   segments are held in memory, compactly (their lines, as text), and
  *   written in order at the end. Events before a thread's first marker
  *   belong to the execution before the first `segment` line, written as
- *   they come. When held segments pass `held_limit` (96 MiB) the oldest is
- *   written all the same: its events that come later, and events for a
- *   recently written segment id, are counted as lost (never put into
- *   another execution).
+ *   they come. When held segments and the names of their variables pass
+ *   `held_limit` (96 MiB) the oldest is written all the same: its events
+ *   that come later, and events for a recently written segment id, are
+ *   counted as lost (never put into another execution).
  * - Names, initial values and locations are found once per address
  *   (trace_names.h); event lines are written as they come (trace_text.h).
+ *   A variable that no open execution uses any more is forgotten when its
+ *   last one is written, so a lab run with fresh variables in every
+ *   iteration does not grow the names table with its length.
  *
  * Lost events: the larger of what the capture reported (add_lost) and the
  * holes in the sequence numbers, plus events that came too late to place.
@@ -61,7 +64,7 @@ struct trace_writer_opts {
 	bool no_timestamps;    /* leave out the @TS hints */
 	uint64_t min_ts;       /* drop events with ts_ns < min_ts (stale batches) */
 	size_t reorder_window; /* early events held per thread; 0: the default */
-	size_t held_limit;     /* bytes of held segments; 0: the default */
+	size_t held_limit;     /* bytes of held segments and their names; 0: the default */
 };
 
 #define TRACE_WRITER_DEFAULT_WINDOW 65536

@@ -379,6 +379,67 @@ static void test_stuck_thread(void **state)
 	free(text);
 }
 
+/* Addresses from 0x100000 have a known initial value, 5 (as globals of
+ * the executable have). */
+static int init_five(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, int64_t *value)
+{
+	(void)ctx, (void)pid, (void)size;
+	*value = 5;
+	return addr >= 0x100000;
+}
+
+/* A lab run with fresh variables in every execution: the writer forgets
+ * the variables of written executions, yet each still gets its initial
+ * value where it is first used, and one used again after it was forgotten
+ * gets `?` (memory may hold anything by then), never the file's value. */
+static void test_forgotten_variables(void **state)
+{
+	(void)state;
+	enum {
+		SEGMENTS = 5000
+	};
+	VSC_OPTS(trace_writer_opts, opts, .no_timestamps = true, .held_limit = 16384,
+		 .naming = { .init_value = init_five });
+	struct trace_writer *w = open_null(&opts);
+	uint64_t seq[3] = { 0, 0, 0 };
+	for (long i = 0; i < SEGMENTS; i++)
+		for (uint32_t t = 1; t <= 2; t++) {
+			uint64_t mine = 0x100000 + (uint64_t)i * 16 + (t - 1) * 8;
+			uint64_t other = 0x100000 + (uint64_t)i * 16 + (2 - t) * 8;
+			struct vsc_capture_event evs[] = {
+				tw_event(t, seq[t]++, VSC_CAP_SEGMENT, 0, i, 0, 0),
+				tw_event(t, seq[t]++, VSC_CAP_STORE, mine, 1, 0, 8),
+				tw_event(t, seq[t]++, VSC_CAP_LOAD, other, 5, 0, 8),
+			};
+			add_all(w, evs, 3);
+		}
+	struct vsc_capture_event again[] = {
+		tw_event(1, seq[1]++, VSC_CAP_SEGMENT, 0, SEGMENTS, 0, 0),
+		tw_event(1, seq[1]++, VSC_CAP_LOAD, 0x100000, 1, 0, 8), /* segment 0's x */
+		tw_event(1, seq[1]++, VSC_CAP_LOAD, 0x100004, 1, 0, 4), /* inside it */
+		tw_event(1, seq[1]++, VSC_CAP_LOAD, 0x180000, 5, 0, 8), /* never used */
+	};
+	add_all(w, again, 4);
+	char *text = tw_finish_text(w);
+	assert_int_equal(tw_header(text, "lost events"), 0);
+	assert_int_equal(tw_header(text, "events"), 4 * SEGMENTS + 3);
+	size_t known = 0, unknown = 0;
+	for (const char *p = strstr(text, "\ninit "); p; p = strstr(p + 1, "\ninit ")) {
+		const char *end = strchr(p + 1, '\n');
+		known += end[-2] == ' ' && end[-1] == '5';
+		unknown += end[-2] == ' ' && end[-1] == '?';
+	}
+	assert_int_equal(known, 2 * SEGMENTS + 1);
+	assert_int_equal(unknown, 2);
+	assert_non_null(strstr(text, "\nsegment 0\n"));
+	const char *last = strstr(text, "\nsegment 5000\n");
+	assert_non_null(last);
+	assert_non_null(strstr(last, "\ninit 0x100000 ?\n"));
+	assert_non_null(strstr(last, "\ninit 0x100004 ?\n"));
+	assert_non_null(strstr(last, "\ninit 0x180000 5\n"));
+	free(text);
+}
+
 static void test_uncertain_counted(void **state)
 {
 	(void)state;
@@ -423,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_many_segments),
 		cmocka_unit_test(test_logs_one_after_another),
 		cmocka_unit_test(test_stuck_thread),
+		cmocka_unit_test(test_forgotten_variables),
 		cmocka_unit_test(test_uncertain_counted),
 		cmocka_unit_test(test_lost_inexact),
 	};
