@@ -38,6 +38,7 @@ row() { # NAME MODE CMD...
     row "spsc relaxed 200000" $mode "$targets/stress_spsc" 200000 relaxed
     row "seqlock 2 readers, 500000 writes" $mode "$targets/stress_seqlock" 2 500000
     row "lab sb 300000" $mode "$targets/lab_sb" 300000 "$work/lab.out"
+    row "lab sb 1000000" $mode "$targets/lab_sb" 1000000 "$work/lab.out"
   done
   echo
 } | tee -a "$out"

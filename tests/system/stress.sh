@@ -21,10 +21,11 @@ vsc=$(cd "$(dirname "${1:?$usage}")" && pwd)/$(basename "$1")
 targets=$(cd "${2:?$usage}" && pwd)
 size=${3:-short}
 # spinlock: THREADS ITERATIONS (4 events an iteration at least); spsc:
-# ITEMS (6 at least); seqlock: WRITES (4 by the writer alone); lab: ITERATIONS (4)
+# ITEMS (6 at least); seqlock: WRITES (4 by the writer alone); lab: ITERATIONS (4),
+# and lab_small ITERATIONS for the memory-growth check (RSS at lab_small vs lab)
 case $size in
-  short) repeat=3 pstart=6 spin="4 70000" spsc=170000 seqlock=250000 lab=250000 ;;
-  long) repeat=20 pstart=60 spin="4 250000" spsc=200000 seqlock=500000 lab=300000 ;;
+  short) repeat=3 pstart=6 spin="4 70000" spsc=170000 seqlock=250000 lab=300000 lab_small=100000 ;;
+  long) repeat=20 pstart=60 spin="4 250000" spsc=200000 seqlock=500000 lab=1000000 lab_small=300000 ;;
   *) echo "$usage" >&2; exit 2 ;;
 esac
 . "$(dirname "$0")/stress_checks.sh"
@@ -89,10 +90,22 @@ record "$t" "$targets/stress_seqlock" 2 $seqlock; st=$?
 stress_common seqlock "$t" $st && check_seqlock seqlock "$t" $seqlock
 rm -f "$t"
 
-# lab store buffering: 4 events and one segment per iteration
+# lab store buffering: 4 events and one segment per iteration, two fresh
+# variables per iteration. The recorder's memory must not grow with the
+# length: peak RSS at $lab_small and at $lab iterations within 32 MB (the
+# segments held for late threads are capped, and the names of written ones
+# are forgotten; before that it grew by 250 bytes per variable).
 t=$work/lab.vsc
+record "$t" "$targets/lab_sb" $lab_small "$work/lab.out"; st=$?
+rss_small=$(tail -1 "$work/rss")
+[ "$st" = 0 ] && [ "$(header "$t" 'lost events')" = 0 ] ||
+  bad "lab sb $lab_small: record exit $st, lost '$(header "$t" 'lost events')'"
 record "$t" "$targets/lab_sb" $lab "$work/lab.out"; st=$?
 stress_common "lab sb" "$t" $st && check_lab "lab sb" "$t" $lab "$work/lab.out"
+rss=$(tail -1 "$work/rss")
+[ $((${rss:-999999999} - ${rss_small:-0})) -le 32768 ] &&
+  ok "lab sb: recorder peak RSS $((rss_small / 1024)) MB at $lab_small iterations, $((rss / 1024)) MB at $lab" ||
+  bad "lab sb: recorder peak RSS grows with the length: $((${rss_small:-0} / 1024)) MB at $lab_small iterations, $((${rss:-0} / 1024)) MB at $lab"
 rm -f "$t" "$t.json"
 
 # ---- faults ------------------------------------------------------------------
