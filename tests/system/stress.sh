@@ -175,14 +175,21 @@ while [ $i -lt $repeat ]; do
     rec -o "$t" -- "$targets/stress_fault" 4 200 $end 2> "$work/err"
     fault_verdict "-- CMD, target ${end}s ($i)" "$t" $?
   done
-  # -p: attach to a running target that then ends by itself
+  # -p: attach to a running target that then ends by itself. Under heavy
+  # load the recorder can take longer to start than the target lives: a
+  # target gone before the attach (refused, "no such process") is tried
+  # again once with a longer life, as that is no fault of the recording.
   for end in exit kill exec; do
-    "$targets/stress_fault" 4 700 $end & pid=$!
-    sleep 0.2
-    t=$work/faultp-$end.vsc
-    rec -p $pid -o "$t" 2> "$work/err"
-    st=$?
-    wait $pid 2> /dev/null
+    for life in 700 3000; do
+      "$targets/stress_fault" 4 $life $end & pid=$!
+      sleep 0.2
+      t=$work/faultp-$end.vsc
+      rec -p $pid -o "$t" 2> "$work/err"
+      st=$?
+      wait $pid 2> /dev/null
+      [ $st = 2 ] && grep -qi "no such process" "$work/err" || break
+      echo "note: -p, target ${end}s ($i): it ended before the attach ($life ms); once more, longer"
+    done
     fault_verdict "-p, target ${end}s ($i)" "$t" $st attached
   done
   # the recorder stops while the target runs on
