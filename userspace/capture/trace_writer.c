@@ -466,6 +466,15 @@ static int hold_early(struct trace_writer *w, struct tw_thread *t,
 	}
 	if (lo < t->len && t->early[lo].seq == e->seq)
 		return 0; /* the same event twice */
+	if (t->head > 0 && t->head >= t->len - t->head) {
+		/* delivered from the front but never empty (a hole after hole, as
+		 * drop mode makes them): move the rest down, or the array would
+		 * grow with every event that ever waited */
+		memmove(t->early, t->early + t->head, (t->len - t->head) * sizeof(*t->early));
+		t->len -= t->head;
+		lo -= t->head;
+		t->head = 0;
+	}
 	if (ARRAY_RESERVE(t->early, t->cap, t->len + 1))
 		return -ENOMEM;
 	memmove(t->early + lo + 1, t->early + lo, (t->len - lo) * sizeof(*t->early));
