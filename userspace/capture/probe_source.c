@@ -63,6 +63,9 @@ struct vsc_probe_source {
 	uint64_t drained;          /* events read from logs at the end */
 	int error;                 /* first failure inside the ring callback */
 	int moved;
+	pid_t *exact_start; /* -p: threads stepped past a look at the probe */
+	size_t exact_count, exact_cap;
+	size_t start_threads; /* -p: threads stopped at the start */
 };
 
 static int print_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -97,12 +100,25 @@ static struct vsc_capture_event event_of(const struct vsc_record_entry *en, uint
 	};
 }
 
+static bool start_is_exact(const struct vsc_probe_source *src, uint32_t tid)
+{
+	for (size_t i = 0; i < src->exact_count; i++)
+		if ((uint32_t)src->exact_start[i] == tid)
+			return true;
+	return false;
+}
+
 /* Entries [from, log->count) of a thread's log into the writer. */
 static int add_entries(struct vsc_probe_source *src, const struct vsc_record_log *log,
 		       uint32_t from, uint32_t pid, uint32_t tid)
 {
 	for (uint32_t i = from; i < log->count; i++) {
 		struct vsc_capture_event e = event_of(&log->entries[i], log->seq + i, pid, tid);
+		/* the thread was stepped past a look at the probe before it came
+		 * on: its first look that saw it off came before the start and
+		 * the access after it lies after the start (see exact_start) */
+		if ((e.flags & VSC_CAP_F_AT_START) && start_is_exact(src, tid))
+			e.flags &= ~(uint32_t)VSC_CAP_F_AT_START;
 		int err = trace_writer_add(src->writer, &e);
 		if (err == -ENOMEM)
 			return err;
@@ -478,12 +494,49 @@ static void close_source(struct capture_source *base)
 	free(src->links);
 	free(src->block_links);
 	free(src->acks);
+	free(src->exact_start);
 	for (size_t i = 0; i < src->attached_count; i++)
 		free(src->attached[i]);
 	free(src->attached);
 	ring_buffer__free(src->ring);
 	record__destroy(src->skel);
 	free(src);
+}
+
+/* -p: every thread is stopped and the probes are still off. A thread may
+ * be stopped inside a helper's access, between its look at the probe (off)
+ * and its second look: that access would then be marked as straddling the
+ * start, its place unknown. Run each thread, one instruction at a time, to
+ * just after its next look at the probe (a hardware data breakpoint on
+ * vsc_batch_semaphore): an access whose second look is still to come is
+ * performed before the start (and not logged), and an access marked later
+ * comes after the thread's last look that saw the probe off, which was
+ * before the start: after it. A thread that makes no look within the steps
+ * (in a system call, a signal, code without probes) keeps the sound marking
+ * (it can only matter if it was inside a helper after all). */
+#define START_STEPS 4096
+
+static void exact_start(struct vsc_probe_source *src, struct recorder *rec)
+{
+	uint64_t addr, size;
+	struct vsc_target *t = src->target;
+	struct vsc_symbols *syms = recorder_symbols(rec);
+	if (t->launched || !t->stopped_count || !syms ||
+	    vsc_symbols_find(syms, "vsc_batch_semaphore", &addr, &size) || size != 2)
+		return;
+	for (size_t i = 0; i < t->stopped_count; i++) {
+		pid_t tid = t->stopped[i];
+		if (tid <= 0)
+			continue;
+		src->start_threads++;
+		int r = vsc_target_step_to_read(t, tid, addr, 2, START_STEPS);
+		if (r == 1 &&
+		    !ARRAY_RESERVE(src->exact_start, src->exact_cap, src->exact_count + 1))
+			src->exact_start[src->exact_count++] = tid;
+		if (r < 0 && r != -ESRCH && src->verbose)
+			recorder_say(rec, "thread %ld: cannot step it to the probe: %s", (long)tid,
+				     strerror(-r));
+	}
 }
 
 /* ---- the recorder's interface (recorder.h) ----------------------------- */
@@ -495,6 +548,8 @@ static int attach(struct capture_source *base, struct recorder *rec)
 	src->rec = rec;
 	src->target = recorder_target(rec);
 	int r = probe_source_open(src, why, sizeof(why));
+	if (!r)
+		exact_start(src, rec);
 	if (!r)
 		r = attach_files(src, src->target->exe[0] ? src->target->exe : NULL, why,
 				 sizeof(why));
@@ -569,6 +624,13 @@ static void notes(struct capture_source *base, struct trace_writer *w)
 	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
 	if (src->no_block_why[0])
 		trace_writer_note(w, "back-pressure stopped", src->no_block_why);
+	if (src->start_threads) {
+		char text[160];
+		snprintf(text, sizeof(text),
+			 "%zu threads stopped, %zu of them stepped past a look at the probe",
+			 src->start_threads, src->exact_count);
+		trace_writer_note(w, "start of recording", text);
+	}
 }
 
 static const struct capture_source_ops probe_ops = {

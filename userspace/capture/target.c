@@ -526,6 +526,118 @@ int vsc_target_step(struct vsc_target *t, pid_t tid)
 	}
 }
 
+#if defined(__x86_64__)
+#include <stddef.h>
+
+static int poke_debugreg(pid_t tid, int n, unsigned long value)
+{
+	return ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[n]), value) ? -errno
+											 : 0;
+}
+
+/* The next stop of a thread that was let run. 0, or -errno (-ESRCH: gone). */
+static int wait_stop(pid_t tid, int *status)
+{
+	for (;;) {
+		if (waitpid(tid, status, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (WIFEXITED(*status) || WIFSIGNALED(*status))
+			return -ESRCH;
+		if (WIFSTOPPED(*status))
+			return 0;
+	}
+}
+
+/* One instruction with the data breakpoint armed: 1 when it read the
+ * watched bytes, 0 when not, 2 when a signal came (delivered as it would
+ * be without us: the handler's first instruction is where it stops). */
+static int step_watched(pid_t tid)
+{
+	int status, sig = 0, err;
+	bool signalled = false;
+	if ((err = poke_debugreg(tid, 6, 0)))
+		return err;
+	for (;;) {
+		if (ptrace(PTRACE_SINGLESTEP, tid, 0, sig))
+			return -errno;
+		if ((err = wait_stop(tid, &status)))
+			return err;
+		if ((status >> 16) == 0 && WSTOPSIG(status) == SIGTRAP)
+			break;
+		sig = (status >> 16) == 0 ? WSTOPSIG(status) : 0;
+		signalled = true;
+	}
+	if (signalled)
+		return 2;
+	errno = 0;
+	long dr6 = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user, u_debugreg[6]), 0);
+	if (errno)
+		return -errno;
+	return dr6 & 1 ? 1 : 0;
+}
+
+/* Is the next instruction a system call (which may block for ever)? */
+static int at_syscall(pid_t tid, bool *yes)
+{
+	struct user_regs_struct regs;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &regs))
+		return -errno;
+	/* stopped inside one (a restart would re-enter it) */
+	if ((long)regs.orig_rax >= 0) {
+		*yes = true;
+		return 0;
+	}
+	errno = 0;
+	long word = ptrace(PTRACE_PEEKTEXT, tid, regs.rip, 0);
+	if (errno)
+		return -errno;
+	unsigned op = (unsigned)word & 0xffff;               /* little-endian: byte 0 low */
+	*yes = op == 0x050f || op == 0x340f || op == 0x80cd; /* syscall, sysenter, int 0x80 */
+	return 0;
+}
+
+int vsc_target_step_to_read(struct vsc_target *t, pid_t tid, uint64_t addr, unsigned size,
+			    unsigned max_steps)
+{
+	/* DR7: breakpoint 0 enabled (L0), on data reads and writes (RW0 = 11),
+	 * of 1, 2, 4 or 8 bytes (LEN0 = 00, 01, 11, 10) */
+	static const unsigned long len_bits[9] = { [1] = 0, [2] = 1, [4] = 3, [8] = 2 };
+	if (!stopped_has(t, tid))
+		return -ESRCH;
+	if (size > 8 || (size & (size - 1)) || !size || addr % size)
+		return -EINVAL;
+	int err = poke_debugreg(tid, 0, (unsigned long)addr);
+	if (!err)
+		err = poke_debugreg(tid, 7, 1ul | 3ul << 16 | len_bits[size] << 18);
+	int found = 0;
+	for (unsigned step = 0; !err && !found && step < max_steps; step++) {
+		bool syscall = false;
+		if ((err = at_syscall(tid, &syscall)) || syscall)
+			break;
+		int r = step_watched(tid);
+		if (r < 0)
+			err = r;
+		else if (r == 2)
+			break; /* a signal handler now runs: no claim */
+		else
+			found = r;
+	}
+	poke_debugreg(tid, 7, 0);
+	poke_debugreg(tid, 0, 0);
+	return err ? err : found;
+}
+#else
+int vsc_target_step_to_read(struct vsc_target *t, pid_t tid, uint64_t addr, unsigned size,
+			    unsigned max_steps)
+{
+	(void)t, (void)tid, (void)addr, (void)size, (void)max_steps;
+	return -ENOTSUP;
+}
+#endif
+
 ssize_t vsc_target_read(const struct vsc_target *t, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };

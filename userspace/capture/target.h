@@ -79,6 +79,15 @@ void vsc_target_resume_all(struct vsc_target *t);
  * stop again). 0 or -errno. */
 int vsc_target_step(struct vsc_target *t, pid_t tid);
 
+/* Run one stopped thread an instruction at a time, at most max_steps,
+ * until it has executed an instruction that reads (or writes) the size
+ * bytes at addr (a hardware data breakpoint: x86-64). Stops early without
+ * a claim before a system call instruction, inside one, or when a signal
+ * comes. 1: it has just read them (and stays stopped there); 0: no such
+ * read seen; -ENOTSUP on other architectures, or -errno. */
+int vsc_target_step_to_read(struct vsc_target *t, pid_t tid, uint64_t addr, unsigned size,
+			    unsigned max_steps);
+
 /* Read target memory. Returns bytes read or -errno. */
 ssize_t vsc_target_read(const struct vsc_target *t, uint64_t addr, void *buf, size_t len);
 /* Describe how a launched command ended: "exit status 0", "killed by signal 9". */
