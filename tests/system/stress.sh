@@ -210,7 +210,7 @@ while [ $i -lt $repeat ]; do
     fi
     kill -0 $pid 2> /dev/null && ok "-p, recorder stopped by $how ($i): the target runs on" ||
       bad "-p, recorder stopped by $how ($i): the target is gone"
-    kill -TERM $pid; wait $pid
+    kill -TERM $pid; wait $pid 2> /dev/null
     fault_verdict "-p, recorder stopped by $how ($i)" "$t" $st attached
   done
   # -- CMD: the recorder gets SIGINT (the command does not: it runs on)
@@ -243,7 +243,7 @@ for prog in "stress_fault 4 0 wait" "stress_spinlock 4 1000000000" "stress_spsc 
     t=$work/pstart.vsc
     rec -p $pid --duration 0.1 -o "$t" 2> "$work/err"
     st=$?
-    kill -TERM $pid; wait $pid
+    kill -TERM $pid; wait $pid 2> /dev/null
     fault_verdict "-p, the start of the recording, ${prog%% *} ($k)" "$t" $st attached
     [ $st = 0 ] && [ "$(header "$t" 'lost events')" = 0 ] &&
       [ "$(header "$t" 'uncertain values')" = 0 ] && plain=$((plain + 1))
