@@ -464,6 +464,93 @@ static void test_segments(void **state)
 	check_error("segment a\nT1 w x 1\nsegment b\nT1 w x\n", "t.vsc:4:7: ", "variable");
 }
 
+/* Each line once with single spaces (the parser's fast path for plain event
+ * lines) and once with tabs (the general tokenizer): the same program, or
+ * the same first message. */
+static void same_as_tokenized(const char *line)
+{
+	char spaced[256], tabbed[256];
+	struct messages ms, mt;
+	struct vsc_trace *a, *b;
+
+	snprintf(spaced, sizeof(spaced), "A w y 1\n%s\nA r y 1\n", line);
+	strcpy(tabbed, spaced);
+	for (char *c = tabbed; *c; c++)
+		if (*c == ' ')
+			*c = '\t';
+	a = parse_text(spaced, &ms);
+	b = parse_text(tabbed, &mt);
+	if (!a || !b) {
+		if (a || b || ms.count != mt.count || strcmp(ms.text[0], mt.text[0]) != 0) {
+			fprintf(stderr, "line '%s': %s vs %s\n", line, ms.count ? ms.text[0] : "ok",
+				mt.count ? mt.text[0] : "ok");
+			fail();
+		}
+		return;
+	}
+	const struct vsc_program *p = only_program(a), *q = only_program(b);
+	assert_int_equal(vsc_program_thread_count(p), vsc_program_thread_count(q));
+	assert_int_equal(vsc_program_var_count(p), vsc_program_var_count(q));
+	for (size_t v = 0; v < vsc_program_var_count(p); v++)
+		assert_string_equal(vsc_program_var_name(p, v), vsc_program_var_name(q, v));
+	for (size_t t = 0; t < vsc_program_thread_count(p); t++) {
+		const struct vsc_event *e = vsc_program_events(p, t), *f = vsc_program_events(q, t);
+		assert_string_equal(vsc_program_thread_name(p, t), vsc_program_thread_name(q, t));
+		assert_int_equal(vsc_program_thread_length(p, t), vsc_program_thread_length(q, t));
+		for (size_t i = 0; i < vsc_program_thread_length(p, t); i++) {
+			assert_int_equal(e[i].kind, f[i].kind);
+			assert_int_equal(e[i].var, f[i].var);
+			assert_int_equal(e[i].value, f[i].value);
+			assert_int_equal(e[i].new_value, f[i].new_value);
+			assert_int_equal(vsc_program_event_line(p, t, i),
+					 vsc_program_event_line(q, t, i));
+		}
+	}
+	vsc_trace_free(a);
+	vsc_trace_free(b);
+}
+
+static void test_fast_path_same(void **state)
+{
+	static const char *const lines[] = {
+		"T r x 5",
+		"T w x -5",
+		"T u x 1 2",
+		"T u x -1 -2",
+		"t.1:a-b_c r x.y 0",
+		"T r x 007",
+		"T r x -0",
+		"T r x 999999999999999999",
+		"T r x 9999999999999999999",
+		"T r x -9223372036854775808",
+		"T r x 9223372036854775808",
+		"T r x 0x1f",
+		"T r x -",
+		"T r x 5 ",
+		"T r x 5 6",
+		"T u x 5",
+		"T u x 5 ",
+		"T r x 5x",
+		"T r x @5",
+		"T r x 5 @12",
+		"T x x 5",
+		"T rr x 5",
+		"T r x",
+		"T r",
+		"T",
+		"T r x$ 5",
+		"T$ r x 5",
+		"r r r 1",
+		"init r 1",
+		"T r 0123456789012345678901234567890123456789012345678901234567890123 1",
+		"T r 01234567890123456789012345678901234567890123456789012345678901234 1",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		same_as_tokenized(lines[i]);
+}
+
 static void test_huge_tokens(void **state)
 {
 	(void)state;
@@ -675,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_init_lines),
 		cmocka_unit_test(test_keyword_threads),
 		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_fast_path_same),
 		cmocka_unit_test(test_huge_tokens),
 		cmocka_unit_test(test_many_errors),
 		cmocka_unit_test(test_long_filename),

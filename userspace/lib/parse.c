@@ -442,6 +442,85 @@ static int parse_event(struct parser *ps, const struct token *tok, int ntok, int
 	return program_append(ps->cur, (uint32_t)t, &ev, ts, ps->line);
 }
 
+/* A name token of the fast path: 1 to MAX_NAME name bytes, then one space.
+ * Returns the byte after the space, or NULL when the line is anything
+ * else (parse_line() then takes it). */
+static const char *plain_name(const struct parser *ps, const char *p, const char *end,
+			      struct token *t)
+{
+	const char *start = p;
+	uint32_t h = 0;
+
+	while (p < end && (ps->cls[(unsigned char)*p] & CC_NAME)) {
+		h = name_hash_step(h, (unsigned char)*p);
+		p++;
+	}
+	if (p == start || p - start > MAX_NAME || p == end || *p != ' ')
+		return NULL;
+	*t = (struct token){ start, (uint32_t)(p - start), 0, 1, h };
+	return p + 1;
+}
+
+/* [-]digits, at most 18 (no overflow), ending at end or at a space (*p then
+ * the space). Returns the byte after the digits, or NULL. */
+static const char *plain_decimal(const char *p, const char *end, int64_t *out)
+{
+	int negative = p < end && *p == '-';
+	const char *start = p += negative;
+	int64_t v = 0;
+
+	while (p < end && (unsigned)(unsigned char)*p - '0' <= 9)
+		v = v * 10 + (*p++ - '0');
+	if (p == start || p - start > 18 || (p < end && *p != ' '))
+		return NULL;
+	*out = negative ? -v : v;
+	return p;
+}
+
+/* The event lines a recorder or generator writes, "T r x 5" (single
+ * spaces, a decimal value, no timestamp, comment or carriage return), parsed
+ * without tokens: 1 when the line was one (and appended), 0 when it is
+ * anything else, or a negative errno. Same result as parse_line(). */
+static int parse_plain_event(struct parser *ps, const char *p, const char *end)
+{
+	struct token thread, var;
+	struct vsc_event ev = { 0 };
+	int t, v;
+
+	if (ps->errors || !(p = plain_name(ps, p, end, &thread)) || end - p < 2 || p[1] != ' ')
+		return 0;
+	switch (*p) {
+	case 'r':
+		ev.kind = VSC_READ;
+		break;
+	case 'w':
+		ev.kind = VSC_WRITE;
+		break;
+	case 'u':
+		ev.kind = VSC_RMW;
+		break;
+	default:
+		return 0;
+	}
+	if (!(p = plain_name(ps, p + 2, end, &var)) || !(p = plain_decimal(p, end, &ev.value)))
+		return 0;
+	if (ev.kind == VSC_RMW && (p == end || !(p = plain_decimal(p + 1, end, &ev.new_value))))
+		return 0;
+	if (p != end)
+		return 0;
+	t = intern_cached(ps, &thread, 1);
+	v = intern_cached(ps, &var, 0);
+	if (t < 0 || v < 0)
+		return t < 0 ? t : v;
+	if (ps->cur->threads[t].length == UINT32_MAX)
+		return 0; /* parse_line() reports it */
+	ev.var = (uint32_t)v;
+	ps->seen_item = 1;
+	ps->trace->comp.last_item_line = ps->line;
+	t = program_append(ps->cur, (uint32_t)t, &ev, 0, ps->line);
+	return t < 0 ? t : 1;
+}
+
 /* Split one line into tokens. Returns the count, or -1 after reporting. */
 static int tokenize(struct parser *ps, const char *s, const char *end, struct token *tok)
 {
@@ -630,7 +709,11 @@ static struct vsc_trace *parse_loaded(const char *buf, size_t len, const struct 
 			}
 			read_progress_note(rp, ps.line, (size_t)(p - buf), len);
 		}
-		err = parse_line(&ps, p, line_end);
+		err = parse_plain_event(&ps, p, line_end);
+		if (err == 0)
+			err = parse_line(&ps, p, line_end);
+		else if (err > 0)
+			err = 0;
 		p = nl ? nl + 1 : end;
 	}
 	if (!err && !ps.errors) {
