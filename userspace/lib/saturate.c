@@ -40,10 +40,38 @@ static int worth_it(const struct sat_state *s)
 	return 0;
 }
 
+/* Is thread t's event i a write of a one-writer variable (so it opens an
+ * epoch)? */
+static int opens_epoch(const struct sat_state *s, uint32_t t, uint32_t i)
+{
+	uint32_t x = s->p->threads[t].events[i].var;
+
+	return s->a->writers[x] == 1 && s->a->writer[x] == t &&
+	       s->a->pairs[t][i].write != PAIR_NONE;
+}
+
+/* Turn counts at off[1..n] into starts at off[0..n-1] (off[n]: the total). */
+static void counts_to_starts(uint32_t *off, uint32_t n)
+{
+	for (uint32_t q = 0; q < n; q++)
+		off[q + 1] += off[q];
+}
+
+/* A fill that advanced each start to the next one: move them back. */
+static void starts_back(uint32_t *off, uint32_t n)
+{
+	for (uint32_t q = n; q > 0; q--)
+		off[q] = off[q - 1];
+	off[0] = 0;
+}
+
+/* xw: each one-writer variable's writes, in its writer's order; pe: each
+ * pair's epochs. One pass over the events to count, one to fill (a pass
+ * per variable would cost variables x events). */
 static int index_writes(struct sat_state *s)
 {
 	const struct analysis *a = s->a;
-	uint32_t nv = a->nvars, np = a->npairs, w = 0;
+	uint32_t nv = a->nvars, np = a->npairs;
 
 	s->xw_off = calloc((size_t)nv + 1, sizeof(uint32_t));
 	s->pe_off = calloc((size_t)np + 1, sizeof(uint32_t));
@@ -51,21 +79,19 @@ static int index_writes(struct sat_state *s)
 	s->pe = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
 	if (!s->xw_off || !s->pe_off || !s->xw || !s->pe)
 		return -ENOMEM;
-	for (uint32_t x = 0; x < nv; x++) {
-		uint32_t t = a->writer[x];
-		s->xw_off[x] = w;
-		if (a->writers[x] != 1)
-			continue;
+	for (uint32_t t = 0; t < s->k; t++)
 		for (uint32_t i = 0; i < s->p->threads[t].length; i++)
-			if (s->p->threads[t].events[i].var == x &&
-			    a->pairs[t][i].write != PAIR_NONE) {
-				s->xw[w++] = i;
+			if (opens_epoch(s, t, i)) {
+				s->xw_off[s->p->threads[t].events[i].var + 1]++;
 				s->pe_off[a->pairs[t][i].write + 1]++;
 			}
-	}
-	s->xw_off[nv] = w;
-	for (uint32_t q = 0; q < np; q++)
-		s->pe_off[q + 1] += s->pe_off[q];
+	counts_to_starts(s->xw_off, nv);
+	counts_to_starts(s->pe_off, np);
+	for (uint32_t t = 0; t < s->k; t++)
+		for (uint32_t i = 0; i < s->p->threads[t].length; i++)
+			if (opens_epoch(s, t, i))
+				s->xw[s->xw_off[s->p->threads[t].events[i].var]++] = i;
+	starts_back(s->xw_off, nv);
 	for (uint32_t x = 0; x < nv; x++) {
 		uint32_t t = a->writer[x];
 		for (uint32_t e = 1; e <= epochs_of(s, x); e++) {
@@ -73,9 +99,7 @@ static int index_writes(struct sat_state *s)
 			s->pe[s->pe_off[pair]++] = e;
 		}
 	}
-	for (uint32_t q = np; q > 0; q--) /* the fill moved each start to the next */
-		s->pe_off[q] = s->pe_off[q - 1];
-	s->pe_off[0] = 0;
+	starts_back(s->pe_off, np);
 	return 0;
 }
 
@@ -122,12 +146,9 @@ static void build_edges(struct sat_state *s)
 				add_edge(s, f, opening(s, x, s->hi[r] + 1), fill);
 		}
 		if (!fill)
-			for (uint32_t f = 0; f < s->n; f++)
-				s->out_off[f + 1] += s->out_off[f];
+			counts_to_starts(s->out_off, s->n);
 	}
-	for (uint32_t f = s->n; f > 0; f--)
-		s->out_off[f] = s->out_off[f - 1];
-	s->out_off[0] = 0;
+	starts_back(s->out_off, s->n);
 }
 
 static void raise_to(uint32_t *dst, const uint32_t *src, uint32_t k)
@@ -153,7 +174,6 @@ static int topological_vectors(struct sat_state *s)
 {
 	uint32_t head = 0, tail = 0;
 
-	memset(s->vec, 0, (size_t)s->n * s->k * sizeof(uint32_t));
 	for (uint32_t f = 0; f < s->n; f++)
 		s->indeg[f] = f != s->base[s->thread_of[f]];
 	for (uint32_t e = 0; e < s->out_off[s->n]; e++)
@@ -205,12 +225,9 @@ static int export(struct sat_state *s, struct forced *f)
 			}
 		}
 		if (!fill)
-			for (uint32_t q = 0; q < s->n; q++)
-				f->opens_off[q + 1] += f->opens_off[q];
+			counts_to_starts(f->opens_off, s->n);
 	}
-	for (uint32_t q = s->n; q > 0; q--)
-		f->opens_off[q] = f->opens_off[q - 1];
-	f->opens_off[0] = 0;
+	starts_back(f->opens_off, s->n);
 	return 0;
 }
 
@@ -257,7 +274,7 @@ static int saturate(struct sat_state *s, struct forced *f, struct budget *b)
 	s->out = malloc(((size_t)2 * s->nreads + 1) * sizeof(uint32_t));
 	s->indeg = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
 	s->queue = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
-	s->vec = malloc(((size_t)s->n * s->k + 1) * sizeof(uint32_t));
+	s->vec = calloc((size_t)s->n * s->k + 1, sizeof(uint32_t)); /* zero: fresh pages */
 	if (!s->out_off || !s->out || !s->indeg || !s->queue || !s->vec)
 		return -ENOMEM;
 	if (budget_spend(b, (unsigned long)s->n * s->k + s->nreads))
