@@ -464,16 +464,16 @@ static void test_segments(void **state)
 	check_error("segment a\nT1 w x 1\nsegment b\nT1 w x\n", "t.vsc:4:7: ", "variable");
 }
 
-/* Each line once with single spaces (the parser's fast path for plain event
- * lines) and once with tabs (the general tokenizer): the same program, or
- * the same first message. */
-static void same_as_tokenized(const char *line)
+/* A trace made of format and line, once with single spaces (the parser's
+ * fast path for plain event lines) and once with tabs (the general
+ * tokenizer): the same program, or the same first message. */
+static void same_as_tokenized(const char *format, const char *line)
 {
 	char spaced[256], tabbed[256];
 	struct messages ms, mt;
 	struct vsc_trace *a, *b;
 
-	snprintf(spaced, sizeof(spaced), "A w y 1\n%s\nA r y 1\n", line);
+	snprintf(spaced, sizeof(spaced), format, line);
 	strcpy(tabbed, spaced);
 	for (char *c = tabbed; *c; c++)
 		if (*c == ' ')
@@ -530,6 +530,9 @@ static void test_fast_path_same(void **state)
 		"T r x 5 6",
 		"T u x 5",
 		"T u x 5 ",
+		"T u x 5 6 ",
+		"T u x 5 -",
+		"T r x -5-",
 		"T r x 5x",
 		"T r x @5",
 		"T r x 5 @12",
@@ -547,8 +550,11 @@ static void test_fast_path_same(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-		same_as_tokenized(lines[i]);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		same_as_tokenized("A w y 1\n%s\nA r y 1\n", lines[i]);
+		same_as_tokenized("A w y 1\n%s", lines[i]); /* no newline at the end */
+		same_as_tokenized("A w y 1\n%s\r\nA r y 1\n", lines[i]);
+	}
 }
 
 static void test_huge_tokens(void **state)

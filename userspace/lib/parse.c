@@ -19,7 +19,8 @@
 
 #define MAX_TOKENS 7
 #define MAX_NAME 64
-#define NAME_CACHE 256 /* direct-mapped, per kind of name: a power of two */
+#define NAME_CACHE_BITS 8
+#define NAME_CACHE (1 << NAME_CACHE_BITS) /* direct-mapped, per kind of name */
 
 struct token {
 	const char *s;
@@ -41,6 +42,12 @@ enum {
 struct cached_name {
 	const char *s;
 	uint32_t len;
+	int id;
+};
+
+/* A name of at most 8 bytes, as one number (0: empty), and its id. */
+struct packed_name {
+	uint64_t bytes;
 	int id;
 };
 
@@ -67,8 +74,9 @@ struct parser {
 	/* names already interned in the current program, by a hash of their
 	 * bytes: most lines name a thread and a variable seen recently */
 	struct cached_name threads[NAME_CACHE], vars[NAME_CACHE];
-	uint8_t cls[256];         /* CC_* of each byte */
-	struct timespec deadline; /* tv_sec == 0: none */
+	struct packed_name threads8[NAME_CACHE], vars8[NAME_CACHE]; /* the fast path's */
+	uint8_t cls[256];                                           /* CC_* of each byte */
+	struct timespec deadline;                                   /* tv_sec == 0: none */
 };
 
 #define LINES_PER_CLOCK_LOOK 65536
@@ -278,6 +286,8 @@ static void forget_names(struct parser *ps)
 {
 	memset(ps->threads, 0, sizeof(ps->threads));
 	memset(ps->vars, 0, sizeof(ps->vars));
+	memset(ps->threads8, 0, sizeof(ps->threads8));
+	memset(ps->vars8, 0, sizeof(ps->vars8));
 }
 
 static int start_segment(struct parser *ps, const struct token *name)
@@ -442,53 +452,91 @@ static int parse_event(struct parser *ps, const struct token *tok, int ntok, int
 	return program_append(ps->cur, (uint32_t)t, &ev, ts, ps->line);
 }
 
-/* A name token of the fast path: 1 to MAX_NAME name bytes, then one space.
- * Returns the byte after the space, or NULL when the line is anything
- * else (parse_line() then takes it). */
+/* A name token of the fast path: 1 to MAX_NAME name bytes, then one space;
+ * *packed: its bytes as a number when there are at most 8 (a name has no
+ * zero byte, so the number tells the names apart). Returns the byte after
+ * the space, or NULL when the line is anything else (parse_line() then
+ * takes it). */
 static const char *plain_name(const struct parser *ps, const char *p, const char *end,
-			      struct token *t)
+			      struct token *t, uint64_t *packed)
 {
 	const char *start = p;
-	uint32_t h = 0;
+	uint64_t bytes = 0;
 
-	while (p < end && (ps->cls[(unsigned char)*p] & CC_NAME)) {
-		h = name_hash_step(h, (unsigned char)*p);
-		p++;
-	}
+	while (p < end && (ps->cls[(unsigned char)*p] & CC_NAME))
+		bytes = bytes << 8 | (unsigned char)*p++;
 	if (p == start || p - start > MAX_NAME || p == end || *p != ' ')
 		return NULL;
-	*t = (struct token){ start, (uint32_t)(p - start), 0, 1, h };
+	*t = (struct token){ start, (uint32_t)(p - start), 0, 0, 0 };
+	*packed = bytes;
 	return p + 1;
 }
 
-/* [-]digits, at most 18 (no overflow), ending at end or at a space (*p then
- * the space). Returns the byte after the digits, or NULL. */
+/* [-]digits, at most 18 (no overflow), ending at end, a space or a newline
+ * (*p then). Returns the byte after the digits, or NULL. */
 static const char *plain_decimal(const char *p, const char *end, int64_t *out)
 {
 	int negative = p < end && *p == '-';
 	const char *start = p += negative;
 	int64_t v = 0;
 
-	while (p < end && (unsigned)(unsigned char)*p - '0' <= 9)
+	while (p < end && (unsigned)(unsigned char)*p - '0' <= 9 && p - start < 18)
 		v = v * 10 + (*p++ - '0');
-	if (p == start || p - start > 18 || (p < end && *p != ' '))
-		return NULL;
+	if (p == start || (p < end && *p != ' ' && *p != '\n'))
+		return NULL; /* a 19th digit too: parse_value() takes it */
 	*out = negative ? -v : v;
 	return p;
 }
 
+/* intern_cached() behind a cache of names of at most 8 bytes by their
+ * bytes as one number: one comparison on a hit. */
+static int intern_packed(struct parser *ps, const struct token *t, uint64_t packed, int is_thread)
+{
+	struct packed_name *cache = is_thread ? ps->threads8 : ps->vars8;
+	int id;
+
+	if (t->len > 8)
+		return intern_cached(ps, t, is_thread);
+	cache += (packed * 0x9e3779b97f4a7c15ULL) >> (64 - NAME_CACHE_BITS);
+	if (cache->bytes == packed)
+		return cache->id;
+	id = intern_cached(ps, t, is_thread);
+	if (id >= 0)
+		*cache = (struct packed_name){ packed, id };
+	return id;
+}
+
+/* program_append() without its checks when the thread has room, line
+ * numbers and no timestamps (the common case). */
+static int append_plain(struct parser *ps, uint32_t t, const struct vsc_event *ev)
+{
+	struct vsc_thread *th = &ps->cur->threads[t];
+
+	if (th->length < th->cap && th->lines && !th->ts) {
+		th->events[th->length] = *ev;
+		th->lines[th->length++] = ps->line;
+		ps->cur->event_count++;
+		return 0;
+	}
+	return program_append(ps->cur, t, ev, 0, ps->line);
+}
+
 /* The event lines a recorder or generator writes, "T r x 5" (single
- * spaces, a decimal value, no timestamp, comment or carriage return), parsed
- * without tokens: 1 when the line was one (and appended), 0 when it is
- * anything else, or a negative errno. Same result as parse_line(). */
-static int parse_plain_event(struct parser *ps, const char *p, const char *end)
+ * spaces, decimal values, no timestamp, comment or carriage return), parsed
+ * without tokens, from p (a line start) up to its newline or end. Returns
+ * the next line's start when the line was one (and is appended), else NULL
+ * with *err 0 (parse_line() takes the line: same result) or a negative
+ * errno. */
+static const char *parse_plain_event(struct parser *ps, const char *p, const char *end, int *err)
 {
 	struct token thread, var;
 	struct vsc_event ev = { 0 };
+	uint64_t thread_bytes, var_bytes;
 	int t, v;
 
-	if (ps->errors || !(p = plain_name(ps, p, end, &thread)) || end - p < 2 || p[1] != ' ')
-		return 0;
+	if (ps->errors || !(p = plain_name(ps, p, end, &thread, &thread_bytes)) || end - p < 2 ||
+	    p[1] != ' ')
+		return NULL;
 	switch (*p) {
 	case 'r':
 		ev.kind = VSC_READ;
@@ -500,25 +548,29 @@ static int parse_plain_event(struct parser *ps, const char *p, const char *end)
 		ev.kind = VSC_RMW;
 		break;
 	default:
-		return 0;
+		return NULL;
 	}
-	if (!(p = plain_name(ps, p + 2, end, &var)) || !(p = plain_decimal(p, end, &ev.value)))
-		return 0;
-	if (ev.kind == VSC_RMW && (p == end || !(p = plain_decimal(p + 1, end, &ev.new_value))))
-		return 0;
-	if (p != end)
-		return 0;
-	t = intern_cached(ps, &thread, 1);
-	v = intern_cached(ps, &var, 0);
-	if (t < 0 || v < 0)
-		return t < 0 ? t : v;
+	if (!(p = plain_name(ps, p + 2, end, &var, &var_bytes)) ||
+	    !(p = plain_decimal(p, end, &ev.value)))
+		return NULL;
+	if (ev.kind == VSC_RMW &&
+	    (p == end || *p != ' ' || !(p = plain_decimal(p + 1, end, &ev.new_value))))
+		return NULL;
+	if (p != end && *p != '\n')
+		return NULL;
+	t = intern_packed(ps, &thread, thread_bytes, 1);
+	v = intern_packed(ps, &var, var_bytes, 0);
+	if (t < 0 || v < 0) {
+		*err = t < 0 ? t : v;
+		return NULL;
+	}
 	if (ps->cur->threads[t].length == UINT32_MAX)
-		return 0; /* parse_line() reports it */
+		return NULL; /* parse_line() reports it */
 	ev.var = (uint32_t)v;
 	ps->seen_item = 1;
 	ps->trace->comp.last_item_line = ps->line;
-	t = program_append(ps->cur, (uint32_t)t, &ev, 0, ps->line);
-	return t < 0 ? t : 1;
+	*err = append_plain(ps, (uint32_t)t, &ev);
+	return *err ? NULL : p + (p != end);
 }
 
 /* Split one line into tokens. Returns the count, or -1 after reporting. */
@@ -695,8 +747,7 @@ static struct vsc_trace *parse_loaded(const char *buf, size_t len, const struct 
 		goto out;
 	}
 	while (p < end && !err && ps.errors < ps.max_errors) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *line_end = nl ? nl : end;
+		const char *nl, *next;
 		if (ps.line == UINT32_MAX) {
 			report(&ps, 1, "too many lines");
 			break;
@@ -709,11 +760,15 @@ static struct vsc_trace *parse_loaded(const char *buf, size_t len, const struct 
 			}
 			read_progress_note(rp, ps.line, (size_t)(p - buf), len);
 		}
-		err = parse_plain_event(&ps, p, line_end);
-		if (err == 0)
-			err = parse_line(&ps, p, line_end);
-		else if (err > 0)
-			err = 0;
+		next = parse_plain_event(&ps, p, end, &err);
+		if (next) {
+			p = next;
+			continue;
+		}
+		if (err)
+			break;
+		nl = memchr(p, '\n', (size_t)(end - p));
+		err = parse_line(&ps, p, nl ? nl : end);
 		p = nl ? nl + 1 : end;
 	}
 	if (!err && !ps.errors) {
