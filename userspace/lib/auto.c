@@ -2,10 +2,14 @@
 /* The default solver: analysis, then the engine.
  *
  *  1. analysis (analysis.c): pair ids, writer counts, static refutations;
- *  2. the search with no bound (every thread runs its safe events at once,
- *     which is fast): inconsistent there is inconsistent for every bound,
- *     and its witness is an upper bound on the preemptions needed;
- *  3. with -p N and a witness above N: the bounded search;
+ *  2. with -p N (no --min): the bounded search alone (a search with no bound
+ *     first would find a witness that rarely fits the bound: measured on
+ *     the 1-Writer, 4-value and independent-set families, it only doubled
+ *     the steps);
+ *  3. with --min or no bound: the search with no bound (every thread runs
+ *     its safe events at once, which is fast): inconsistent there is
+ *     inconsistent for every bound, and its witness is an upper bound on
+ *     the preemptions needed;
  *  4. with -p 0 and several writers on a variable (where the search can be
  *     exponential: the paper's NP-hardness reductions are such programs):
  *     the SAT encoding of sat.c instead of steps 2 and 3;
@@ -88,6 +92,8 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 	int r;
 
 	best->lower = least;
+	if (!best->witness && !q->minimize && q->bound >= 0)
+		return probe(g, q->bound, best); /* the bound's answer is all we need */
 	if (!best->witness) { /* else: a witness (from saturation) is the upper bound */
 		r = probe(g, ENGINE_UNBOUNDED, best);
 		if (r != VSC_CONSISTENT)
