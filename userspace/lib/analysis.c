@@ -98,8 +98,22 @@ void analysis_free(struct analysis *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static int assign_pairs(struct analysis *a, const struct vsc_program *p, struct pair_map *m)
+#define EVENTS_PER_LOOK 65536
+
+/* Every EVENTS_PER_LOOK events: a progress line, and is the time up? */
+static int look_up(struct budget *b, uint64_t done, uint64_t total)
 {
+	if (!b)
+		return 0;
+	budget_progress(b, "analysis: events", done, total);
+	return budget_spend(b, EVENTS_PER_LOOK) ? -ETIME : 0;
+}
+
+static int assign_pairs(struct analysis *a, const struct vsc_program *p, struct pair_map *m,
+			struct budget *b)
+{
+	uint64_t done = 0;
+
 	for (uint32_t v = 0; v < a->nvars; v++) {
 		uint8_t kind = p->inits[v].kind;
 		a->init[v] = kind == VSC_INIT_KNOWN     ? pair_id(m, v, p->inits[v].value)
@@ -114,6 +128,8 @@ static int assign_pairs(struct analysis *a, const struct vsc_program *p, struct 
 		for (uint32_t i = 0; i < th->length; i++) {
 			const struct vsc_event *e = &th->events[i];
 			struct event_pairs *ep = &a->pairs[t][i];
+			if (++done % EVENTS_PER_LOOK == 0 && look_up(b, done, p->event_count))
+				return -ETIME;
 			ep->read = e->kind == VSC_WRITE ? PAIR_NONE : pair_id(m, e->var, e->value);
 			ep->write = e->kind == VSC_READ
 					    ? PAIR_NONE
@@ -190,6 +206,11 @@ static int static_refutation(struct analysis *a, const struct vsc_program *p)
 
 int analysis_build(struct analysis *a, const struct vsc_program *p)
 {
+	return analysis_build_within(a, p, NULL);
+}
+
+int analysis_build_within(struct analysis *a, const struct vsc_program *p, struct budget *b)
+{
 	uint32_t k = program_threads(p), nv = program_vars(p);
 	size_t kk = k ? k : 1, vv = nv ? nv : 1;
 	struct pair_map m;
@@ -208,7 +229,7 @@ int analysis_build(struct analysis *a, const struct vsc_program *p)
 	if (!a->pairs || !a->var_reads || !a->var_writes || !a->writers || !a->writer || !a->init)
 		err = -ENOMEM;
 	if (!err)
-		err = assign_pairs(a, p, &m);
+		err = assign_pairs(a, p, &m, b);
 	if (!err && m.failed)
 		err = -ENOMEM;
 	a->npairs = m.count;

@@ -7,6 +7,7 @@
 #define VSC_ANALYSIS_H
 
 #include "program.h"
+#include "solver.h"
 
 #define PAIR_NONE UINT32_MAX             /* the event does not read (or write) */
 #define VALUE_NONE UINT32_MAX            /* memory: no initial value, never written */
@@ -31,6 +32,9 @@ struct analysis {
 };
 
 int analysis_build(struct analysis *a, const struct vsc_program *p);
+/* The same within budget b (NULL: none), which it reports progress to:
+ * -ETIME when b's deadline passed. */
+int analysis_build_within(struct analysis *a, const struct vsc_program *p, struct budget *b);
 void analysis_free(struct analysis *a);
 
 #endif

@@ -120,7 +120,10 @@ static int has_bounds(const struct query *q, const struct best *best)
 static int try_coherence(const struct vsc_program *p, const struct query *q, struct budget *b,
 			 struct vsc_result *res, struct coherence_open *open)
 {
-	int r = coherence_solve(p, q, b, res, open);
+	int r;
+
+	budget_phase(b, "coherence saturation");
+	r = coherence_solve(p, q, b, res, open);
 
 	if (r == -ETIME) {
 		res->verdict = VSC_UNKNOWN;
@@ -210,7 +213,10 @@ static int search_engine(const struct vsc_program *p, struct analysis *a, const 
 {
 	struct forced forced;
 	struct engine g;
-	int r = forced_build(&forced, p, a, b, q->bound >= 0 || q->minimize);
+	int r;
+
+	budget_phase(b, "forced orders");
+	r = forced_build(&forced, p, a, b, q->bound >= 0 || q->minimize);
 
 	if (r == -ETIME) {
 		res->verdict = VSC_UNKNOWN;
@@ -226,6 +232,7 @@ static int search_engine(const struct vsc_program *p, struct analysis *a, const 
 		forced_free(&forced);
 		return r;
 	}
+	budget_phase(b, "search");
 	r = engine_rank_by_ts(&g);
 	if (!r)
 		r = decide(&g, q, best, least);
@@ -264,10 +271,17 @@ static int search_whole(const struct vsc_program *p, const struct query *q, stru
 	struct analysis a;
 	int r;
 
-	if ((r = analysis_build(&a, p)))
-		return r;
+	budget_phase(b, "analysis");
+	if ((r = analysis_build_within(&a, p, b))) {
+		if (r != -ETIME)
+			return r;
+		res->verdict = VSC_UNKNOWN;
+		return 0;
+	}
 	res->verdict = VSC_INCONSISTENT;
+	budget_phase(b, "whole-thread orders");
 	r = a.refuted ? 0 : try_whole_threads(&a, p, q, res, &least);
+	budget_phase(b, "SAT");
 	if (r == SEARCH_ON)
 		r = try_sat(p, q, b, res, &least);
 	if (r == SEARCH_ON)
@@ -392,7 +406,10 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 		      struct vsc_result *res)
 {
 	struct reduction rd;
-	int r = reduce_plan(&rd, p);
+	int r;
+
+	budget_phase(b, "reductions");
+	r = reduce_plan(&rd, p);
 
 	if (r)
 		return r;

@@ -90,9 +90,15 @@ int budget_spend(struct budget *b, unsigned long work)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (b->progress && seconds_between(&b->last_progress, &now) >= 1.0) {
 		b->last_progress = now;
-		report(b, "%.0fs, %lu steps", seconds_between(&b->started, &now), b->steps);
+		report(b, "%.0fs, %s%s%lu steps", seconds_between(&b->started, &now),
+		       b->phase ? b->phase : "", b->phase ? ": " : "", b->steps);
 	}
 	return b->deadline.tv_sec != 0 && seconds_between(&b->deadline, &now) >= 0;
+}
+
+void budget_phase(struct budget *b, const char *phase)
+{
+	b->phase = phase;
 }
 
 void budget_progress(struct budget *b, const char *what, unsigned long long done,

@@ -36,6 +36,7 @@ struct budget {
 	vsc_progress_fn on_progress;
 	void *progress_ctx;
 	struct timespec started, last_progress;
+	const char *phase; /* what runs now, named in progress lines (NULL: none) */
 };
 
 void budget_init(struct budget *b, const struct vsc_check_opts *opts);
@@ -52,6 +53,8 @@ int budget_expired(struct budget *b);
 int budget_spend(struct budget *b, unsigned long work);
 void budget_progress(struct budget *b, const char *what, unsigned long long done,
 		     unsigned long long total);
+/* Name what runs from now on (a string that outlives the budget). */
+void budget_phase(struct budget *b, const char *phase);
 
 /* The question a solver answers, from the options. */
 struct query {
