@@ -36,7 +36,7 @@
 	  "present (a warning says so); default: unknown / error")                           \
 	X(JOBS, 'j', "jobs", "N", "decide N files/segments at once (same output)")           \
 	X(SOLVER, 0, "solver", "NAME", "auto (the default) or one of the solvers below")     \
-	X(PROGRESS, 0, "progress", NULL, "progress lines on stderr (reading, searching)")    \
+	X(PROGRESS, 0, "progress", NULL, "progress lines on stderr (reading, each step)")    \
 	X(HELP, 'h', "help", NULL, "this text")
 
 enum {
