@@ -24,6 +24,14 @@ BENCH_EXTRA += bench-solver
 bench-solver: $(BUILD)/vsc
 	@BENCH_QUICK=$(BENCH_QUICK) bench/solver.sh $(BUILD)
 
+# Memory (peak RSS per event) and time beside `wc -l` at 10^7 events for
+# every family `vsc gen` makes at that size (bench/solver_memory.sh,
+# bench/results/solver-memory.md).
+.PHONY: bench-solver-memory
+BENCH_EXTRA += bench-solver-memory
+bench-solver-memory: $(BUILD)/vsc
+	@bench/solver_memory.sh $(BUILD)
+
 # Peers on multi-writer traces: Z3 on the SMT encoding a user would write
 # (bench/sc_smt.awk; z3 comes from scripts/deps.sh) beside vsc at
 # 10^3-10^4 events, and vsc on the peer axe's class at 10^6
