@@ -16,9 +16,9 @@
 #                                  BENCH_OUT=NAME    table into bench/results/NAME.md
 #                                                    (for a subset beside the full table)
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-$top/build}" && pwd)
-vsc=$build/vsc
+# shellcheck source=bench/time_cmd.sh
+. "$(dirname "$0")/time_cmd.sh"
+bench_start solver.sh "${1:-}"
 quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] || [ "$quick" = 1 ] || quick=1
 if [ "$quick" = 1 ]; then
@@ -32,31 +32,7 @@ fi
 alt_max=${BENCH_ALT_MAX:-10000}
 mem_mb=${BENCH_MEM_MB:-4096} # address-space cap per command: the machine is shared
 families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale scmw scmw-stale ring sat3 sat2 indset"}
-[ -x "$vsc" ] || { echo "bench/solver.sh: build $vsc first (make)" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "bench/solver.sh: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
 skip_exact=0
-tmp=$(mktemp -d /tmp/vsc-bench.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-mkdir -p "$top/bench/results"
-
-# time_cmd OUTFILE LIMIT CMD...: run (killed after LIMIT s), set $secs
-# (wall, from date, ms resolution), $rss_kb (peak RSS of the command, from
-# /usr/bin/time, which sees it through timeout's wait), $cpu_s (user + system
-# CPU s, which the machine's load inflates far less than wall time) and $rc
-# (137: killed)
-time_cmd() {
-	o=$1 lim=$2; shift 2
-	t0=$(date +%s%N)
-	/usr/bin/time -f "%e %M %U %S" -o "$tmp/time" timeout -s KILL "$lim" \
-		sh -c 'ulimit -v "$0" && exec "$@"' $((mem_mb * 1024)) "$@" > "$o" 2> "$tmp/stderr"
-	rc=$?
-	t1=$(date +%s%N)
-	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-	rss_kb=$(tail -1 "$tmp/time" | cut -d' ' -f2)
-	case $rss_kb in ''|*[!0-9]*) rss_kb=0 ;; esac
-	cpu_s=$(tail -1 "$tmp/time" | awk 'NF == 4 { printf "%.2f", $3 + $4; next } { print "?" }')
-}
 
 # check_row FAMILY SIZE-LABEL FILE EXPECT ALT CHECK-OPTIONS...
 check_row() {

@@ -12,35 +12,14 @@
 #                                    BENCH_MEM_MB=M     address-space cap (default 4096)
 #                                    BENCH_FAMILIES="sc1w ..."  a subset
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-$top/build}" && pwd)
-vsc=$build/vsc
+# shellcheck source=bench/time_cmd.sh
+. "$(dirname "$0")/time_cmd.sh"
+bench_start solver_memory.sh "${1:-}"
 n=${BENCH_EVENTS:-10000000}
 timeout=${BENCH_TIMEOUT:-120}
 mem_mb=${BENCH_MEM_MB:-4096}
 families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale scmw scmw-stale axe ring2 ring64 threads10k"}
 out=$top/bench/results/solver-memory.md
-[ -x "$vsc" ] || { echo "bench/solver_memory.sh: build $vsc first (make)" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "bench/solver_memory.sh: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
-tmp=$(mktemp -d /tmp/vsc-bench-mem.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-mkdir -p "$top/bench/results"
-
-# measure OUT LIMIT CMD...: run under the memory cap, killed after LIMIT s;
-# sets $wall (s), $cpu (user + system s), $rss_kb and $rc
-measure() {
-	o=$1 lim=$2; shift 2
-	t0=$(date +%s%N)
-	/usr/bin/time -f "%M %U %S" -o "$tmp/time" timeout -s KILL "$lim" \
-		sh -c 'ulimit -v "$0" && exec "$@"' $((mem_mb * 1024)) "$@" > "$o" 2> "$tmp/stderr"
-	rc=$?
-	t1=$(date +%s%N)
-	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
-	rss_kb=$(tail -1 "$tmp/time" | cut -d' ' -f1)
-	case $rss_kb in ''|*[!0-9]*) rss_kb=0 ;; esac
-	cpu=$(tail -1 "$tmp/time" | awk 'NF == 3 { printf "%.2f", $2 + $3; next } { print "?" }')
-}
 
 times_of() { # times_of A B: A / B as "Nx", or "-" when B is 0
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0fx", a / b; else print "-" }'
@@ -93,18 +72,18 @@ for fam in $families; do
 	events=$(grep -c '^[^#iv]' "$tmp/t.vsc")
 	mb=$(wc -c < "$tmp/t.vsc" | awk '{ printf "%.0f", $1 / 1048576 }')
 	# wc -l ten times over (one run is below the timer's 10 ms resolution)
-	measure /dev/null 600 sh -c 'for i in 0 1 2 3 4 5 6 7 8 9; do wc -l "$0"; done' "$tmp/t.vsc"
-	wc_wall=$(awk -v a="$wall" 'BEGIN { printf "%.3f", a / 10 }')
-	wc_cpu=$(awk -v a="$cpu" 'BEGIN { printf "%.3f", a / 10 }')
+	time_cmd /dev/null 600 sh -c 'for i in 0 1 2 3 4 5 6 7 8 9; do wc -l "$0"; done' "$tmp/t.vsc"
+	wc_wall=$(awk -v a="$secs" 'BEGIN { printf "%.3f", a / 10 }')
+	wc_cpu=$(awk -v a="$cpu_s" 'BEGIN { printf "%.3f", a / 10 }')
 	# shellcheck disable=SC2086
-	measure "$tmp/check" $((timeout * 2 + 30)) "$vsc" check --timeout "$timeout" $check "$tmp/t.vsc"
+	time_cmd "$tmp/check" $((timeout * 2 + 30)) "$vsc" check --timeout "$timeout" $check "$tmp/t.vsc"
 	verdict=$(head -1 "$tmp/check")
 	[ -n "$verdict" ] || verdict="error($rc)"
 	[ $rc = 137 ] && verdict="killed (ignored --timeout)"
 	bpe=$(awk -v k="$rss_kb" -v e="$events" 'BEGIN { printf "%.0f", k * 1024 / e }')
-	ratio="$(times_of "$wall" "$wc_wall") / $(times_of "$cpu" "$wc_cpu")"
+	ratio="$(times_of "$secs" "$wc_wall") / $(times_of "$cpu_s" "$wc_cpu")"
 	printf '| %s | `%s` | `%s` | %s | %s / %s | %s / %s | %s | %.0f | %s | %s |\n' \
-		"$fam" "$gen" "${check:-(none)}" "$mb" "$wc_wall" "$wc_cpu" "$wall" "$cpu" "$ratio" \
+		"$fam" "$gen" "${check:-(none)}" "$mb" "$wc_wall" "$wc_cpu" "$secs" "$cpu_s" "$ratio" \
 		"$(awk -v k="$rss_kb" 'BEGIN { print k / 1024 }')" "$bpe" "$verdict ($events events)" |
 		tee -a "$tmp/table"
 	rm -f "$tmp/t.vsc"
