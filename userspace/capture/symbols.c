@@ -407,11 +407,25 @@ const char *vsc_symbols_file_of(const struct vsc_symbols *s, uint64_t addr)
 	return f ? f->path : NULL;
 }
 
+/* The object (or, with funcs, the function) that covers addr, and its
+ * file; *v: addr in the file's own addresses. */
+static const struct elf_sym *symbol_at(const struct vsc_symbols *s, uint64_t addr, bool funcs,
+				       const struct elf_file **file, uint64_t *v)
+{
+	const struct elf_file *f = file_of(s, addr, v);
+
+	*file = f;
+	if (!f)
+		return NULL;
+	return funcs ? sym_covering(f->funcs, f->func_count, *v)
+		     : sym_covering(f->objects, f->object_count, *v);
+}
+
 int vsc_symbols_name(const struct vsc_symbols *s, uint64_t addr, char *buf, size_t len)
 {
+	const struct elf_file *f;
 	uint64_t v;
-	const struct elf_file *f = file_of(s, addr, &v);
-	const struct elf_sym *sym = f ? sym_covering(f->objects, f->object_count, v) : NULL;
+	const struct elf_sym *sym = symbol_at(s, addr, false, &f, &v);
 	if (!sym)
 		return -ENOENT;
 	if (v == sym->value)
@@ -471,9 +485,9 @@ int vsc_symbols_init_value(const struct vsc_symbols *s, uint64_t addr, uint32_t 
 
 int vsc_symbols_locate(const struct vsc_symbols *s, uint64_t ip, char *buf, size_t len)
 {
+	const struct elf_file *f;
 	uint64_t v;
-	const struct elf_file *f = file_of(s, ip, &v);
-	const struct elf_sym *sym = f ? sym_covering(f->funcs, f->func_count, v) : NULL;
+	const struct elf_sym *sym = symbol_at(s, ip, true, &f, &v);
 	if (!sym)
 		return -ENOENT;
 	const char *base = strrchr(f->path, '/');
