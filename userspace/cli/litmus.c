@@ -269,40 +269,22 @@ out:
 
 /* Up to o->jobs tests at once, each in a child printing into a file of its
  * own; the reports come out in the order of the files. */
-static int run_parallel(char **files, int count, const struct litmus_opts *o)
+/* Test i in a child of its own, its report into a temporary file. */
+static void start_test(char **files, int i, const struct litmus_opts *o, FILE **out, pid_t *pid)
 {
-	FILE **out = calloc((size_t)count, sizeof(*out));
-	pid_t *pid = calloc((size_t)count, sizeof(*pid));
-	int worst = 0, running = 0, next = 0, done = 0;
+	out[i] = tmpfile();
+	fflush(stdout);
+	pid[i] = out[i] ? fork() : -1;
+	if (pid[i] == 0) {
+		dup2(fileno(out[i]), STDOUT_FILENO);
+		_exit(run_test(files[i], o));
+	}
+}
 
-	if (!out || !pid) {
-		free(out);
-		free(pid);
-		return EXIT_USAGE;
-	}
-	while (done < count) {
-		while (running < o->jobs && next < count) {
-			out[next] = tmpfile();
-			fflush(stdout);
-			pid[next] = out[next] ? fork() : -1;
-			if (pid[next] == 0) {
-				dup2(fileno(out[next]), STDOUT_FILENO);
-				_exit(run_test(files[next], o));
-			}
-			running += pid[next] > 0;
-			next++;
-		}
-		int status;
-		pid_t who = wait(&status);
-		if (who < 0)
-			break;
-		running--;
-		done++;
-		int code = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_USAGE;
-		worst = code > worst ? code : worst;
-		/* print every finished report that is next in order */
-		(void)who;
-	}
+/* The reports in the order of the files; a test that did not start makes
+ * the status a usage error. */
+static int print_reports(char **files, int count, FILE **out, const pid_t *pid, int worst)
+{
 	for (int i = 0; i < count; i++) {
 		if (pid[i] <= 0) {
 			diag("litmus", "%s: could not start: %s", files[i], strerror(errno));
@@ -317,6 +299,35 @@ static int run_parallel(char **files, int count, const struct litmus_opts *o)
 			fwrite(buf, 1, n, stdout);
 		fclose(out[i]);
 	}
+	return worst;
+}
+
+static int run_parallel(char **files, int count, const struct litmus_opts *o)
+{
+	FILE **out = calloc((size_t)count, sizeof(*out));
+	pid_t *pid = calloc((size_t)count, sizeof(*pid));
+	int worst = 0, running = 0, next = 0, done = 0;
+
+	if (!out || !pid) {
+		free(out);
+		free(pid);
+		return EXIT_USAGE;
+	}
+	while (done < count) {
+		while (running < o->jobs && next < count) {
+			start_test(files, next, o, out, pid);
+			running += pid[next] > 0;
+			next++;
+		}
+		int status;
+		if (wait(&status) < 0)
+			break;
+		running--;
+		done++;
+		int code = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_USAGE;
+		worst = code > worst ? code : worst;
+	}
+	worst = print_reports(files, count, out, pid, worst);
 	free(out);
 	free(pid);
 	return worst;

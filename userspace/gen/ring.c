@@ -91,6 +91,25 @@ static const char ring_usage[] =
 	"  -o FILE\n"
 	"least preemptions = M - K + 1\n";
 
+/* Every round, in the order of the interleaving or thread by thread (then
+ * with the timestamps of the interleaving). */
+static void ring_rounds(struct gen_out *out, const struct ring_params *p)
+{
+	if (p->interleaved) {
+		int64_t ts = p->timestamps ? 0 : -1;
+		for (uint64_t i = 0; i <= p->passes; i++)
+			ring_round(out, p, i, &ts);
+		return;
+	}
+	for (uint64_t t = 0; t < p->threads; t++)
+		for (uint64_t i = t; i <= p->passes; i += p->threads) {
+			/* the timestamp of round i in the interleaving */
+			uint64_t before = i ? i * (p->local + 2) - 1 : 0;
+			int64_t ts = p->timestamps ? (int64_t)(1000 * before) : -1;
+			ring_round(out, p, i, &ts);
+		}
+}
+
 int gen_ring(int argc, char **argv)
 {
 	struct ring_params p = { .threads = 2, .passes = 100 };
@@ -127,18 +146,6 @@ int gen_ring(int argc, char **argv)
 	gen_out_str(out, "# least preemptions: ");
 	gen_out_u64(out, p.passes - p.threads + 1);
 	gen_out_str(out, " (passes - threads + 1)\n");
-	if (p.interleaved) {
-		int64_t ts = p.timestamps ? 0 : -1;
-		for (uint64_t i = 0; i <= p.passes; i++)
-			ring_round(out, &p, i, &ts);
-	} else {
-		for (uint64_t t = 0; t < p.threads; t++)
-			for (uint64_t i = t; i <= p.passes; i += p.threads) {
-				/* the timestamp of round i in the interleaving */
-				uint64_t before = i ? i * (p.local + 2) - 1 : 0;
-				int64_t ts = p.timestamps ? (int64_t)(1000 * before) : -1;
-				ring_round(out, &p, i, &ts);
-			}
-	}
+	ring_rounds(out, &p);
 	return gen_out_end(out);
 }
