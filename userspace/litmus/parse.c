@@ -258,9 +258,31 @@ static int parse_header(struct cursor *c, struct litmus_test *t)
 
 /* `T:REG=V`, `T:REG=loc` (AArch64 address), `x=V`, `[x]=V`, with an
  * optional C type before it. */
+/* THREAD:REGISTER = a value, or a location's name (the register then
+ * holds its address). */
+static int parse_reg_init(struct cursor *c, struct litmus_test *t, int thread, const char *reg)
+{
+	char rhs[LITMUS_NAME_MAX];
+	int r, l;
+
+	if (thread >= t->thread_count)
+		t->thread_count = thread + 1;
+	r = thread_reg(c, t, thread, reg);
+	if (r < 0)
+		return r;
+	if (!isalpha(peek(c)) && peek(c) != '_')
+		return read_int(c, &t->thread[thread].reg[r].init);
+	read_name(c, rhs, sizeof(rhs));
+	l = add_loc(c, t, rhs);
+	if (l < 0)
+		return l;
+	t->thread[thread].reg[r].init_loc = l;
+	return 0;
+}
+
 static int parse_init_item(struct cursor *c, struct litmus_test *t)
 {
-	char lhs[LITMUS_NAME_MAX], rhs[LITMUS_NAME_MAX];
+	char lhs[LITMUS_NAME_MAX];
 	unsigned line = c->line, col = c->col;
 	bool bracket = false;
 	int64_t thread = -1;
@@ -290,22 +312,8 @@ static int parse_init_item(struct cursor *c, struct litmus_test *t)
 		advance(c);
 	if (expect_char(c, '=') || skip_space(c, false))
 		return -EINVAL;
-	if (thread >= 0) {
-		if (thread >= t->thread_count)
-			t->thread_count = (int)thread + 1;
-		int r = thread_reg(c, t, (int)thread, lhs);
-		if (r < 0)
-			return r;
-		if (isalpha(peek(c)) || peek(c) == '_') {
-			read_name(c, rhs, sizeof(rhs));
-			int l = add_loc(c, t, rhs);
-			if (l < 0)
-				return l;
-			t->thread[thread].reg[r].init_loc = l;
-			return 0;
-		}
-		return read_int(c, &t->thread[thread].reg[r].init);
-	}
+	if (thread >= 0)
+		return parse_reg_init(c, t, (int)thread, lhs);
 	int l = add_loc(c, t, lhs);
 	if (l < 0)
 		return l;
