@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "userspace/util/array.h"
 
 #define JUSTIFY_DEPTH 3 /* justifications of justifications, at most */
 
@@ -224,26 +225,12 @@ static int pool_push(struct pool *pl, const struct dense *g, size_t a, size_t b,
 	size_t i = c->pool_length, n = g->n;
 
 	if (i == pl->cap) {
-		size_t cap = pl->cap ? pl->cap * 2 : 32;
-		struct vsc_order *o = realloc(c->pool, cap * sizeof(*o));
-		if (o)
-			c->pool = o;
-		size_t *wf = realloc(c->why_first, cap * sizeof(*wf));
-		if (wf)
-			c->why_first = wf;
-		size_t *wc = realloc(c->why_count, cap * sizeof(*wc));
-		if (wc)
-			c->why_count = wc;
-		uint32_t *na = realloc(pl->a, cap * sizeof(*na));
-		if (na)
-			pl->a = na;
-		uint32_t *nb = realloc(pl->b, cap * sizeof(*nb));
-		if (nb)
-			pl->b = nb;
-		unsigned char *d = realloc(pl->depth, cap);
-		if (d)
-			pl->depth = d;
-		if (!o || !wf || !wc || !na || !nb || !d)
+		/* six arrays, one room */
+		size_t cap = array_grown_cap(pl->cap, i + 1, 32, SIZE_MAX);
+
+		if (!cap || ARRAY_RESIZE(c->pool, cap) || ARRAY_RESIZE(c->why_first, cap) ||
+		    ARRAY_RESIZE(c->why_count, cap) || ARRAY_RESIZE(pl->a, cap) ||
+		    ARRAY_RESIZE(pl->b, cap) || ARRAY_RESIZE(pl->depth, cap))
 			return -ENOMEM;
 		pl->cap = cap;
 	}

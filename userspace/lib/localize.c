@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "userspace/util/array.h"
 
 #define NONE UINT32_MAX
 #define INIT_READ_FANOUT 16    /* writer threads a must-read-initial read is ordered against */
@@ -412,14 +413,8 @@ static int best_cycle(const struct net *g, const uint32_t *comp, const uint8_t *
 
 static int add_ref(struct vsc_event_ref **out, size_t *count, size_t *cap, struct vsc_event_ref r)
 {
-	if (*count == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct vsc_event_ref *grown = realloc(*out, c * sizeof(**out));
-		if (!grown)
-			return -ENOMEM;
-		*out = grown;
-		*cap = c;
-	}
+	if (ARRAY_RESERVE(*out, *cap, *count + 1))
+		return -ENOMEM;
 	(*out)[(*count)++] = r;
 	return 0;
 }
