@@ -46,13 +46,13 @@ struct vsc_probe_source {
 	struct trace_writer *writer; /* while polling or draining */
 	struct vsc_target *target;
 	struct bpf_link **links;
-	size_t link_count;
+	size_t link_count, link_cap;
 	char **attached; /* paths looked at (with or without probes) */
-	size_t attached_count;
+	size_t attached_count, attached_cap;
 	int files;                     /* files with vsc probes, attached */
 	struct bpf_link *end_links[2]; /* sys_enter, signal_deliver */
 	struct bpf_link **block_links; /* vsc:block, one per file */
-	size_t block_link_count;
+	size_t block_link_count, block_link_cap;
 	struct ack *acks; /* to write into the target after a poll */
 	size_t ack_count, ack_cap;
 	bool block;                /* threads wait for acknowledgements */
@@ -295,10 +295,10 @@ static int attach_file(struct vsc_probe_source *src, const char *path, char *why
 	for (int i = src->block ? 0 : 1; i < 3; i++) {
 		struct bpf_link ***set = i == 0 ? &src->block_links : &src->links;
 		size_t *count = i == 0 ? &src->block_link_count : &src->link_count;
-		struct bpf_link **links = realloc(*set, (*count + 1) * sizeof(*links));
-		if (!links)
+		size_t *cap = i == 0 ? &src->block_link_cap : &src->link_cap;
+		if (array_reserve((void **)set, cap, *count + 1, sizeof(**set), 4))
 			return -ENOMEM;
-		*set = links;
+		struct bpf_link **links = *set;
 		struct bpf_link *link = bpf_program__attach_usdt(progs[i], src->target->pid, path,
 								 "vsc", names[i], NULL);
 		if (!link) {
@@ -315,10 +315,8 @@ static int attach_file(struct vsc_probe_source *src, const char *path, char *why
 
 static int remember_path(struct vsc_probe_source *src, const char *path)
 {
-	char **attached = realloc(src->attached, (src->attached_count + 1) * sizeof(*attached));
-	if (!attached)
+	if (ARRAY_RESERVE(src->attached, src->attached_cap, src->attached_count + 1))
 		return -ENOMEM;
-	src->attached = attached;
 	src->attached[src->attached_count] = strdup(path);
 	if (!src->attached[src->attached_count])
 		return -ENOMEM;

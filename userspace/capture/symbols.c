@@ -47,7 +47,7 @@ struct elf_file {
 struct vsc_symbols {
 	int pid;
 	struct elf_file *files;
-	size_t file_count;
+	size_t file_count, file_cap;
 };
 
 static int compare_sym(const void *a, const void *b)
@@ -206,11 +206,9 @@ static struct elf_file *file_for_path(struct vsc_symbols *s, const char *path, b
 	for (size_t i = 0; i < s->file_count; i++)
 		if (strcmp(s->files[i].path, path) == 0)
 			return &s->files[i];
-	struct elf_file *files = realloc(s->files, (s->file_count + 1) * sizeof(*files));
-	if (!files)
+	if (ARRAY_RESERVE(s->files, s->file_cap, s->file_count + 1))
 		return NULL;
-	s->files = files;
-	struct elf_file *f = &files[s->file_count];
+	struct elf_file *f = &s->files[s->file_count];
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	f->path = strdup(path);
