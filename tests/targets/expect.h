@@ -178,15 +178,9 @@ static long exp_start(int argc, char **argv)
 	for (int i = 3; i + 1 < argc; i++)
 		if (strcmp(argv[i], "--pace") == 0)
 			exp_pace_every = strtol(argv[i + 1], NULL, 10);
-	struct sigaction sa = { .sa_handler = exp_on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	int wait = 0;
-	for (int i = 3; i < argc; i++)
-		wait |= strcmp(argv[i], "--wait") == 0;
 	/* --sigign: the signals this process ignores (it must inherit them
-	 * from whoever ran the recorder, not from the recorder itself) */
+	 * from whoever ran the recorder, not from the recorder itself), read
+	 * before our own handlers replace an inherited SIG_IGN of SIGINT */
 	for (int i = 3; i < argc; i++)
 		if (strcmp(argv[i], "--sigign") == 0) {
 			char line[256];
@@ -197,6 +191,13 @@ static long exp_start(int argc, char **argv)
 			if (status)
 				fclose(status);
 		}
+	struct sigaction sa = { .sa_handler = exp_on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	int wait = 0;
+	for (int i = 3; i < argc; i++)
+		wait |= strcmp(argv[i], "--wait") == 0;
 	/* --chatty: lines on standard output, which must not end up in a
 	 * trace written to the recorder's standard output */
 	for (int i = 3; i < argc; i++)
