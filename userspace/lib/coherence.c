@@ -69,16 +69,7 @@ struct coh {
 
 static uint32_t thread_of(const struct coh *c, uint32_t flat)
 {
-	uint32_t lo = 0, hi = c->k; /* base[lo] <= flat < base[hi] */
-
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (c->base[mid] <= flat)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return last_at_most(c->base, 0, c->k, flat);
 }
 
 static const struct vsc_event *flat_event(const struct coh *c, uint32_t flat)

@@ -26,6 +26,7 @@
 
 #include "explain.h"
 #include "userspace/util/array.h"
+#include "userspace/util/sorted.h"
 
 #define NONE UINT32_MAX
 #define INIT_READ_FANOUT 16    /* writer threads a must-read-initial read is ordered against */
@@ -55,16 +56,8 @@ struct net {
 
 static struct vsc_event_ref ref_of(const struct net *g, uint32_t f)
 {
-	uint32_t lo = 0, hi = g->k; /* the last thread whose base <= f */
-
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (g->base[mid] <= f)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (struct vsc_event_ref){ lo, f - g->base[lo] };
+	uint32_t t = last_at_most(g->base, 0, g->k, f); /* the last thread whose base <= f */
+	return (struct vsc_event_ref){ t, f - g->base[t] };
 }
 
 static const struct event_pairs *pairs_of(const struct net *g, uint32_t t, uint32_t i)
@@ -496,16 +489,7 @@ static int add_sources(const struct net *g, struct vsc_event_ref **out, size_t *
 
 static uint32_t edge_source(const struct net *g, uint32_t e)
 {
-	uint32_t lo = 0, hi = g->n; /* the u with off[u] <= e < off[u + 1] */
-
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (g->off[mid] <= e)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return last_at_most(g->off, 0, g->n, e); /* the u with off[u] <= e < off[u + 1] */
 }
 
 static int find_cycle_events(struct net *g, struct vsc_event_ref **out, size_t *count)
