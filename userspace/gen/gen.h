@@ -131,8 +131,6 @@ int gen_graph(int argc, char **argv);
 int gen_indset(int argc, char **argv);
 int gen_ring(int argc, char **argv);
 
-#endif
-
 /* ---- shared by the random-program families -------------------------------- */
 
 enum gen_init {
@@ -181,3 +179,5 @@ static inline uint64_t gen_writers_count(const struct gen_writers *gw, uint64_t 
 
 /* Write "# vsc gen ARGS..." so a file says how it was made. */
 void gen_out_command(struct gen_out *out, const char *family, int argc, char **argv);
+
+#endif

@@ -4,14 +4,17 @@
  * preemptions by construction. We draw a schedule (runs of consecutive
  * events of one thread, exactly P of them cut short), run it against a
  * simulated memory, and write each event with the value it actually read.
- * Memory use is O(threads + vars + P), whatever the number of events: the
- * output is streamed, and per-thread order is obtained by replaying the
- * (deterministic) simulation once per thread.
+ * Memory use is O(threads + vars + P) plus at most 64 MiB of events,
+ * whatever the number of events: per-thread order is obtained by replaying
+ * the (deterministic) simulation once per batch of threads whose events fit
+ * in those 64 MiB (a thread with more is written as it is replayed), so
+ * 10^4 threads of 10^7 events in all take 5 replays, not 10^4.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "userspace/gen/gen.h"
+#include "userspace/gen/run_pool.h"
 #include "userspace/util/diag.h"
 
 struct sc_params {
@@ -182,25 +185,26 @@ static uint64_t layout_pick(const struct sc_state *st, struct gen_rng *rng, cons
 
 /* Order the runs: random, each thread's runs in program order, no two
  * neighbours from one thread, so exactly (runs - threads) preemptions.
+ * The first run is drawn by a pass over the threads (it has a condition of
+ * its own), the others from the pool, which draws the same thread.
  * 0; 1: no order found (the caller draws again); -1: out of memory. */
 static int sc_layout(struct sc_state *st, struct gen_rng *rng, const uint64_t *nruns,
 		     uint64_t **len_of)
 {
-	uint64_t k = st->p->threads, total = 0, prev = UINT64_MAX;
+	uint64_t k = st->p->threads, prev = UINT64_MAX;
+	struct run_pool pool;
 	int err = -1;
-	uint64_t *left = malloc(k * sizeof(*left));
 	uint64_t *next = calloc(k, sizeof(*next));
 	uint64_t *cand = malloc(k * sizeof(*cand));
-	if (!left || !next || !cand)
+	if (run_pool_init(&pool, nruns, k) || !next || !cand)
 		goto nomem;
-	for (uint64_t t = 0; t < k; t++)
-		total += left[t] = nruns[t];
-	st->nruns = total;
-	st->runs = malloc(total * sizeof(*st->runs));
+	st->nruns = pool.sum;
+	st->runs = malloc(pool.sum * sizeof(*st->runs));
 	if (!st->runs)
 		goto nomem;
-	for (uint64_t i = 0; i < total; i++) {
-		uint64_t t = layout_pick(st, rng, left, cand, i, total, prev);
+	for (uint64_t i = 0; i < st->nruns; i++) {
+		uint64_t t = i ? run_pool_pick(&pool, rng, prev)
+			       : layout_pick(st, rng, pool.left, cand, 0, st->nruns, prev);
 
 		if (t == UINT64_MAX) { /* the caller draws again */
 			free(st->runs);
@@ -210,7 +214,7 @@ static int sc_layout(struct sc_state *st, struct gen_rng *rng, const uint64_t *n
 		}
 		st->runs[i].thread = (uint32_t)t;
 		st->runs[i].len = len_of[t][next[t]++];
-		left[t]--;
+		run_pool_take(&pool, t);
 		prev = t;
 	}
 	err = 0;
@@ -218,7 +222,7 @@ static int sc_layout(struct sc_state *st, struct gen_rng *rng, const uint64_t *n
 nomem:
 	diag("gen sc", "out of memory");
 fail:
-	free(left);
+	run_pool_free(&pool);
 	free(next);
 	free(cand);
 	return err;
@@ -481,9 +485,33 @@ static void sc_write_inits(struct sc_state *st, struct gen_out *out)
 	}
 }
 
-/* Replay the schedule; write the events of thread `only` (all if
- * UINT64_MAX). Returns the number of stale reads injected. */
-static uint64_t sc_replay(struct sc_state *st, struct gen_out *out, uint64_t only)
+/* The threads whose events a replay writes, [first, end): at once in
+ * schedule order (buf NULL), or kept in buf, each thread's events from its
+ * slot on, to be written in thread order after the replay. */
+struct sc_sink {
+	uint64_t first, end;
+	struct sc_kept *buf;
+	uint64_t *slot; /* per thread of the sink: its next index in buf */
+};
+
+/* An event kept by a replay; pos is its place in the schedule. */
+struct sc_kept {
+	int64_t value, new_value;
+	uint64_t pos;
+	uint32_t var;
+	char kind;
+};
+
+static void sc_emit(struct sc_state *st, struct gen_out *out, uint64_t t, const struct sc_event *ev,
+		    uint64_t pos)
+{
+	gen_out_event(out, "T", t, ev->kind, "x", ev->var, ev->value, ev->new_value,
+		      st->p->timestamps ? (int64_t)(1000 * (pos + 1)) : -1);
+}
+
+/* Replay the schedule; the events of the sink's threads go to it.
+ * Returns the number of stale reads injected. */
+static uint64_t sc_replay(struct sc_state *st, struct gen_out *out, struct sc_sink *sink)
 {
 	const struct sc_params *p = st->p;
 	struct gen_rng rng;
@@ -507,10 +535,15 @@ static uint64_t sc_replay(struct sc_state *st, struct gen_out *out, uint64_t onl
 					st->mem.seen[t * p->vars + ev.var] = ev.value;
 				}
 			}
-			if (only != UINT64_MAX && only != t)
+			if (t < sink->first || t >= sink->end)
 				continue;
-			gen_out_event(out, "T", t, ev.kind, "x", ev.var, ev.value, ev.new_value,
-				      p->timestamps ? (int64_t)(1000 * (pos + 1)) : -1);
+			if (!sink->buf) {
+				sc_emit(st, out, t, &ev, pos);
+				continue;
+			}
+			sink->buf[sink->slot[t - sink->first]++] =
+				(struct sc_kept){ ev.value, ev.new_value, pos, (uint32_t)ev.var,
+						  ev.kind };
 		}
 	}
 	return injected;
@@ -580,7 +613,7 @@ static int sc_parse_args(struct sc_params *p, int argc, char **argv)
 		return 2;
 	}
 	p->interleaved = strcmp(order, "interleaved") == 0;
-	if (!p->threads || !p->vars || p->threads > UINT32_MAX ||
+	if (!p->threads || !p->vars || p->threads > UINT32_MAX || p->vars > UINT32_MAX ||
 	    (p->total_given && p->total < p->threads)) {
 		diag("gen sc", "need threads >= 1, vars >= 1 and at least one event per thread");
 		return 2;
@@ -588,24 +621,104 @@ static int sc_parse_args(struct sc_params *p, int argc, char **argv)
 	return -1;
 }
 
-/* The trace of a drawn schedule: header, initial values, the events. */
-static void sc_write(struct sc_state *st, struct gen_out *out, uint64_t preemptions, int argc,
-		     char **argv)
+/* Events kept per replay in thread order: 64 MiB of them. Threads are
+ * written in batches that fit, one replay per batch, so memory stays
+ * bounded and 10^4 threads do not mean 10^4 replays. */
+#define SC_KEPT_MAX ((uint64_t)1 << 21)
+
+/* Events per thread in the schedule, into events[] (threads entries). */
+static void sc_events_per_thread(const struct sc_state *st, uint64_t *events)
 {
-	uint64_t injected = 0;
+	memset(events, 0, st->p->threads * sizeof(*events));
+	for (uint64_t i = 0; i < st->nruns; i++)
+		events[st->runs[i].thread] += st->runs[i].len;
+}
+
+/* The events of threads [first, end), n in all, by one replay: a single
+ * thread is written as it is replayed, several are kept and written after.
+ * Returns the stale reads injected. */
+static uint64_t sc_write_batch(struct sc_state *st, struct gen_out *out, const uint64_t *events,
+			       uint64_t first, uint64_t end, uint64_t n, struct sc_kept *buf,
+			       uint64_t *slot)
+{
+	struct sc_sink sink = { first, end, end - first > 1 ? buf : NULL, slot };
+	uint64_t injected, at = 0, t = first;
+
+	for (t = first; t < end; t++) {
+		slot[t - first] = at;
+		at += events[t];
+	}
+	injected = sc_replay(st, out, &sink);
+	t = first;
+	for (uint64_t i = 0; sink.buf && i < n; i++) {
+		const struct sc_kept *k = &buf[i];
+		struct sc_event ev = { k->kind, k->var, k->value, k->new_value };
+
+		while (slot[t - first] <= i) /* the slots now mark where threads end */
+			t++;
+		sc_emit(st, out, t, &ev, k->pos);
+	}
+	return injected;
+}
+
+/* All events, thread by thread: threads batched so a batch keeps at most
+ * SC_KEPT_MAX events. Returns the stale reads injected; -1: out of memory. */
+static int64_t sc_write_threads(struct sc_state *st, struct gen_out *out)
+{
+	uint64_t k = st->p->threads, total = 0, injected = 0;
+	uint64_t *events = malloc(k * sizeof(*events));
+	uint64_t *slot = malloc(k * sizeof(*slot));
+	struct sc_kept *buf = NULL;
+
+	if (events && slot) {
+		sc_events_per_thread(st, events);
+		for (uint64_t t = 0; t < k; t++)
+			total += events[t];
+		buf = malloc((total < SC_KEPT_MAX ? total : SC_KEPT_MAX) * sizeof(*buf));
+	}
+	if (!events || !slot || !buf) {
+		free(events);
+		free(slot);
+		return -1;
+	}
+	for (uint64_t first = 0, end; first < k; first = end) {
+		uint64_t n = events[first];
+
+		for (end = first + 1; end < k && n + events[end] <= SC_KEPT_MAX; end++)
+			n += events[end];
+		injected = sc_write_batch(st, out, events, first, end, n, buf, slot);
+	}
+	free(events);
+	free(slot);
+	free(buf);
+	return (int64_t)injected;
+}
+
+/* The trace of a drawn schedule: header, initial values, the events.
+ * 0, or -1 when out of memory (said why). */
+static int sc_write(struct sc_state *st, struct gen_out *out, uint64_t preemptions, int argc,
+		    char **argv)
+{
+	int64_t injected = 0;
 
 	sc_write_header(st, out, preemptions, argc, argv);
 	sc_write_inits(st, out);
-	if (st->p->interleaved)
-		injected = sc_replay(st, out, UINT64_MAX);
-	else
-		for (uint64_t t = 0; t < st->p->threads; t++)
-			injected = sc_replay(st, out, t);
+	if (st->p->interleaved) {
+		struct sc_sink all = { 0, st->p->threads, NULL, NULL };
+		injected = (int64_t)sc_replay(st, out, &all);
+	} else {
+		injected = sc_write_threads(st, out);
+	}
+	if (injected < 0) {
+		diag("gen sc", "out of memory");
+		return -1;
+	}
 	if (st->p->stale) {
 		gen_out_str(out, "# stale reads injected: ");
-		gen_out_u64(out, injected);
+		gen_out_u64(out, (uint64_t)injected);
 		gen_out_str(out, injected ? "\n" : " (so: consistent)\n");
 	}
+	return 0;
 }
 
 int gen_sc(int argc, char **argv)
@@ -616,6 +729,7 @@ int gen_sc(int argc, char **argv)
 	struct sc_state st = { .p = &p };
 	struct gen_out *out = NULL;
 	uint64_t preemptions = 0;
+	bool written = false;
 	int status = sc_parse_args(&p, argc, argv);
 
 	if (status >= 0)
@@ -631,11 +745,12 @@ int gen_sc(int argc, char **argv)
 	sc_memory_reset(&st);
 	if (sc_schedule(&st, &preemptions) || !(out = gen_out_start(p.outpath)))
 		goto done;
-	sc_write(&st, out, preemptions, argc, argv);
+	written = sc_write(&st, out, preemptions, argc, argv) == 0;
 done:
 	sc_memory_free(&st.mem);
 	gen_writers_free(&st.gw);
 	free(st.runs);
 	free(st.stale_at);
-	return gen_out_end(out);
+	status = gen_out_end(out);
+	return written ? status : 2;
 }
