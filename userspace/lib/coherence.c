@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "userspace/util/hash.h"
+#include "pair_table.h"
 #include "userspace/util/sorted.h"
 #include "userspace/util/array.h"
 
@@ -62,6 +62,7 @@ struct coh {
 	uint32_t nsync;
 	uint32_t *run;  /* per thread: the vector of its last placed event (k x k) */
 	uint32_t *pos;  /* per thread: events placed */
+	uint64_t *done; /* bit per flat event: placed (by the pass or the run under way) */
 	size_t *cursor; /* per thread: first edge into its next event */
 	uint64_t steps; /* events placed by every pass and run: the work done */
 	int refuted;
@@ -70,13 +71,6 @@ struct coh {
 static uint32_t thread_of(const struct coh *c, uint32_t flat)
 {
 	return last_at_most(c->base, 0, c->k, flat);
-}
-
-static const struct vsc_event *flat_event(const struct coh *c, uint32_t flat)
-{
-	uint32_t t = thread_of(c, flat);
-
-	return &c->p->threads[t].events[flat - c->base[t]];
 }
 
 static int writes(const struct vsc_event *e)
@@ -133,31 +127,25 @@ static int ordered(const struct coh *c, uint32_t a, uint32_t b)
 /* ---- reads-from: the one write of each read's (variable, value) ---------- */
 
 /* (variable, value) -> the flat number + 1 of its first write, with
- * SLOT_TWICE once a second write of the pair is seen. The key is zeroed
- * whole (no padding bytes left unset): the map compares it as bytes. */
-struct pair_key {
-	int64_t value;
-	uint32_t var, zero;
-};
-
-static struct pair_key pair_key(uint32_t var, int64_t value)
+ * SLOT_TWICE once a second write of the pair is seen. */
+static int index_writes(const struct coh *c, struct pair_table *ix)
 {
-	return (struct pair_key){ .value = value, .var = var };
-}
+	size_t nwrites = 0;
 
-static int index_writes(const struct coh *c, struct hash_map *ix)
-{
-	hash_map_init(ix, sizeof(struct pair_key), sizeof(uint32_t));
+	for (uint32_t t = 0; t < c->k; t++)
+		for (uint32_t i = 0; i < c->p->threads[t].length; i++)
+			nwrites += writes(&c->p->threads[t].events[i]);
+	if (pair_table_init(ix, nwrites))
+		return -ENOMEM;
 	for (uint32_t t = 0; t < c->k; t++)
 		for (uint32_t i = 0; i < c->p->threads[t].length; i++) {
 			const struct vsc_event *e = &c->p->threads[t].events[i];
-			struct pair_key key = pair_key(e->var, written(e));
 			uint32_t *s;
 			bool added;
 
 			if (!writes(e))
 				continue;
-			s = hash_map_put(ix, &key, &added);
+			s = pair_table_put(ix, e->var, written(e), &added);
 			if (!s)
 				return -ENOMEM;
 			*s = added ? c->base[t] + i + 1 : *s | SLOT_TWICE;
@@ -167,11 +155,10 @@ static int index_writes(const struct coh *c, struct hash_map *ix)
 
 /* rf of one read of (x, v): COH_NONE when nothing gives v (refuted),
  * SLOT_TWICE when there is a choice. */
-static uint32_t source_of(const struct coh *c, const struct hash_map *ix, uint32_t x, int64_t v)
+static uint32_t source_of(const struct coh *c, const struct pair_table *ix, uint32_t x, int64_t v)
 {
 	const struct vsc_var_init *in = &c->p->inits[x];
-	struct pair_key key = pair_key(x, v);
-	const uint32_t *slot = hash_map_get(ix, &key);
+	const uint32_t *slot = pair_table_get(ix, x, v);
 	uint32_t s = slot ? *slot : 0;
 	int from_init =
 		in->kind == VSC_INIT_UNKNOWN || (in->kind == VSC_INIT_KNOWN && in->value == v);
@@ -186,7 +173,7 @@ static uint32_t source_of(const struct coh *c, const struct hash_map *ix, uint32
 /* Fill c->rf. Returns 0, COHERENCE_NOT_APPLY or -ENOMEM. */
 static int link_reads(struct coh *c)
 {
-	struct hash_map ix;
+	struct pair_table ix = { 0 };
 	uint8_t *seen = calloc((size_t)c->nvars + 1, 1); /* init x ?: a read fixed it */
 	int64_t *init_value = malloc(((size_t)c->nvars + 1) * sizeof(int64_t));
 	int r = index_writes(c, &ix);
@@ -213,7 +200,7 @@ static int link_reads(struct coh *c)
 				init_value[e->var] = e->value;
 			}
 		}
-	hash_map_free(&ix);
+	pair_table_free(&ix);
 	free(seen);
 	free(init_value);
 	return r;
@@ -249,14 +236,16 @@ static int list_writes(struct coh *c, uint32_t *off)
  * counted, and stored in c->segs and c->seg_off when fill. */
 static uint32_t segment_writes(struct coh *c, const uint32_t *off, bool fill)
 {
-	uint32_t nsegs = 0, last_thread;
+	uint32_t nsegs = 0, last_thread, t;
 
 	for (uint32_t x = 0; x < c->nvars; x++) {
 		if (fill)
 			c->seg_off[x] = nsegs;
 		last_thread = UINT32_MAX;
+		t = 0;
 		for (uint32_t j = off[x]; j < off[x + 1]; j++) {
-			uint32_t t = thread_of(c, c->wlist[j]);
+			while (c->wlist[j] >= c->base[t + 1]) /* the list is in flat order */
+				t++;
 			if (t != last_thread) {
 				if (fill)
 					c->segs[nsegs] = (struct segment){ t, j, j };
@@ -275,6 +264,10 @@ static int group_writes(struct coh *c)
 	uint32_t *off = calloc((size_t)c->nvars + 2, sizeof(uint32_t));
 	int r = off ? list_writes(c, off) : -ENOMEM;
 
+	c->seg_off = malloc(((size_t)c->nvars + 1) * sizeof(uint32_t));
+	if (!c->seg_off)
+		r = -ENOMEM;
+
 	if (!r) {
 		c->segs = malloc(((size_t)segment_writes(c, off, false) + 1) * sizeof(*c->segs));
 		if (c->segs)
@@ -291,13 +284,22 @@ static int rules_affordable(const struct coh *c)
 {
 	uint64_t work = 0;
 
-	for (uint32_t f = 0; f < c->n; f++) {
-		if (c->rf[f] == COH_NONE)
-			continue;
-		uint32_t x = flat_event(c, f)->var;
-		work += c->seg_off[x + 1] - c->seg_off[x];
-	}
+	for (uint32_t t = 0; t < c->k; t++)
+		for (uint32_t i = 0; i < c->p->threads[t].length; i++) {
+			uint32_t x = c->p->threads[t].events[i].var;
+			if (c->rf[c->base[t] + i] != COH_NONE)
+				work += c->seg_off[x + 1] - c->seg_off[x];
+		}
 	return work <= (uint64_t)RULE_WORK_PER_EVENT * c->n + 1024;
+}
+
+/* What the rules need: each variable's writes grouped by thread. 0, or
+ * COHERENCE_NOT_APPLY when a round would cost too much, or -ENOMEM. */
+static int prepare_rules(struct coh *c)
+{
+	int r = group_writes(c);
+
+	return r ? r : rules_affordable(c) ? 0 : COHERENCE_NOT_APPLY;
 }
 
 /* ---- vectors: one topological pass ------------------------------------ */
@@ -355,21 +357,36 @@ static size_t first_edge_into(const struct coh *c, uint32_t flat)
 
 static int placed(const struct coh *c, uint32_t flat)
 {
-	uint32_t t = thread_of(c, flat);
-
-	return c->pos[t] > flat - c->base[t];
+	return (c->done[flat >> 6] >> (flat & 63)) & 1;
 }
 
-/* May event f (next of its thread) be placed: its source and every derived
- * order into it placed? */
-static int preds_placed(const struct coh *c, uint32_t t, uint32_t f)
+/* Event f, the next of thread t, is placed. */
+static void place(struct coh *c, uint32_t t, uint32_t f)
 {
-	if (c->rf[f] < COH_INIT && !placed(c, c->rf[f]))
-		return 0;
+	c->done[f >> 6] |= 1ULL << (f & 63);
+	c->pos[t]++;
+}
+
+/* Is every derived order into event f (next of thread t) placed? Asked
+ * once per event by the pass and the run, so inlined, and without orders
+ * (the first pass) a single comparison. */
+#define HOT static inline __attribute__((always_inline))
+
+HOT int edges_placed(const struct coh *c, uint32_t t, uint32_t f)
+{
+	if (c->cursor[t] >= c->nedges)
+		return 1;
 	for (size_t e = c->cursor[t]; e < c->nedges && (uint32_t)(c->edges[e] >> 32) == f; e++)
 		if (!placed(c, (uint32_t)c->edges[e]))
 			return 0;
 	return 1;
+}
+
+/* May event f (next of thread t) be placed: its source and every derived
+ * order into it placed? */
+HOT int preds_placed(const struct coh *c, uint32_t t, uint32_t f)
+{
+	return (c->rf[f] >= COH_INIT || placed(c, c->rf[f])) && edges_placed(c, t, f);
 }
 
 static void join(uint32_t *v, const uint32_t *w, uint32_t k)
@@ -381,6 +398,7 @@ static void join(uint32_t *v, const uint32_t *w, uint32_t k)
 
 static void reset_cursors(struct coh *c)
 {
+	memset(c->done, 0, (((size_t)c->n >> 6) + 1) * sizeof(uint64_t));
 	for (uint32_t t = 0; t < c->k; t++) {
 		c->pos[t] = 0;
 		c->cursor[t] = first_edge_into(c, c->base[t]);
@@ -433,7 +451,7 @@ static int sweep(struct coh *c)
 			uint32_t len = c->p->threads[t].length;
 			while (c->pos[t] < len && preds_placed(c, t, c->base[t] + c->pos[t])) {
 				place_vector(c, t, c->base[t] + c->pos[t]);
-				c->pos[t]++;
+				place(c, t, c->base[t] + c->pos[t]);
 				c->steps++;
 				left--;
 				work += c->k;
@@ -651,7 +669,7 @@ struct run_state {
 	uint32_t *init_left; /* per variable: reads of the initial value not run yet */
 };
 
-static int runnable(const struct coh *c, const struct run_state *s, uint32_t t)
+HOT int runnable(const struct coh *c, const struct run_state *s, uint32_t t)
 {
 	uint32_t f, cur, waiting;
 	const struct vsc_event *e;
@@ -661,9 +679,8 @@ static int runnable(const struct coh *c, const struct run_state *s, uint32_t t)
 	f = c->base[t] + c->pos[t];
 	e = &c->p->threads[t].events[c->pos[t]];
 	cur = s->mem[e->var];
-	if (c->rf[f] != COH_NONE && c->rf[f] != cur)
-		return 0;
-	if (!preds_placed(c, t, f))
+	/* memory holds only writes that ran: a source found there is placed */
+	if ((c->rf[f] != COH_NONE && c->rf[f] != cur) || !edges_placed(c, t, f))
 		return 0;
 	if (!writes(e))
 		return 1;
@@ -671,7 +688,7 @@ static int runnable(const struct coh *c, const struct run_state *s, uint32_t t)
 	return waiting == (c->rf[f] == cur); /* nobody else still needs cur */
 }
 
-static void run_one(struct coh *c, struct run_state *s, uint32_t t)
+HOT void run_one(struct coh *c, struct run_state *s, uint32_t t)
 {
 	uint32_t f = c->base[t] + c->pos[t];
 	const struct vsc_event *e = &c->p->threads[t].events[c->pos[t]];
@@ -684,7 +701,7 @@ static void run_one(struct coh *c, struct run_state *s, uint32_t t)
 		s->mem[e->var] = f;
 	while (c->cursor[t] < c->nedges && (uint32_t)(c->edges[c->cursor[t]] >> 32) == f)
 		c->cursor[t]++;
-	c->pos[t]++;
+	place(c, t, f);
 }
 
 /* How far thread u could run from its position before an event that
@@ -747,12 +764,14 @@ static int greedy_run(struct coh *c, uint32_t *steps)
 		r = -ENOMEM;
 	for (uint32_t x = 0; !r && x < c->nvars; x++)
 		s.mem[x] = COH_INIT;
-	for (uint32_t f = 0; !r && f < c->n; f++) {
-		if (c->rf[f] == COH_INIT)
-			s.init_left[flat_event(c, f)->var]++;
-		else if (c->rf[f] != COH_NONE)
-			s.left[c->rf[f]]++;
-	}
+	for (uint32_t t = 0; !r && t < c->k; t++)
+		for (uint32_t i = 0; i < c->p->threads[t].length; i++) {
+			uint32_t f = c->base[t] + i;
+			if (c->rf[f] == COH_INIT)
+				s.init_left[c->p->threads[t].events[i].var]++;
+			else if (c->rf[f] != COH_NONE)
+				s.left[c->rf[f]]++;
+		}
 	reset_cursors(c);
 	while (!r && done < c->n) {
 		if (cur == COH_NONE || !runnable(c, &s, cur)) {
@@ -791,6 +810,7 @@ static void coh_free(struct coh *c)
 	free(c->rows);
 	free(c->run);
 	free(c->pos);
+	free(c->done);
 	free(c->cursor);
 }
 
@@ -806,29 +826,28 @@ static int coh_build(struct coh *c, const struct vsc_program *p, struct budget *
 	c->n = (uint32_t)p->event_count;
 	c->base = malloc(((size_t)c->k + 1) * sizeof(uint32_t));
 	c->rf = malloc(((size_t)c->n + 1) * sizeof(uint32_t));
-	c->seg_off = malloc(((size_t)c->nvars + 1) * sizeof(uint32_t));
 	c->pos = malloc((size_t)c->k * sizeof(uint32_t));
 	c->cursor = malloc((size_t)c->k * sizeof(size_t));
-	if (!c->base || !c->rf || !c->seg_off || !c->pos || !c->cursor)
+	if (!c->base || !c->rf || !c->pos || !c->cursor)
 		return -ENOMEM;
 	c->base[0] = 0;
 	for (uint32_t t = 0; t < c->k; t++)
 		c->base[t + 1] = c->base[t] + p->threads[t].length;
 	if ((r = link_reads(c)) || c->refuted)
 		return r;
-	if ((r = group_writes(c)))
-		return r;
-	if (!rules_affordable(c))
-		return COHERENCE_NOT_APPLY;
 	c->sync = calloc(((size_t)c->n >> 6) + 1, sizeof(uint64_t));
 	c->sync_before = malloc((((size_t)c->n >> 6) + 1) * sizeof(uint32_t));
 	c->first_row = malloc(((size_t)c->k + 1) * sizeof(uint32_t));
 	c->run = malloc((size_t)c->k * c->k * sizeof(uint32_t));
-	if (!c->sync || !c->sync_before || !c->first_row || !c->run)
+	c->done = malloc((((size_t)c->n >> 6) + 1) * sizeof(uint64_t));
+	if (!c->sync || !c->sync_before || !c->first_row || !c->run || !c->done)
 		return -ENOMEM;
-	for (uint32_t f = 0; f < c->n; f++)
-		if (c->rf[f] < COH_INIT && thread_of(c, c->rf[f]) != thread_of(c, f))
-			c->sync[f >> 6] |= 1ULL << (f & 63);
+	for (uint32_t t = 0; t < c->k; t++)
+		for (uint32_t f = c->base[t]; f < c->base[t + 1]; f++)
+			if (c->rf[f] < COH_INIT &&
+			    (c->rf[f] < c->base[t] || c->rf[f] >= c->base[t + 1]))
+				c->sync[f >> 6] |= 1ULL
+						   << (f & 63); /* reads another thread's write */
 	return index_sync(c);
 }
 
@@ -881,12 +900,16 @@ int coherence_solve(const struct vsc_program *p, const struct query *q, struct b
 	if (r == 0 && !c.refuted && (r = sweep(&c)) >= 0) {
 		c.refuted = r == 0;
 		r = c.refuted ? 0 : try_witness(&c, q, res, open);
-		if (r == COHERENCE_OPEN) { /* then the rules, and the run again */
+		/* then the rules, and the run again; when a round of rules
+		 * costs too much, what the first run found is what is known */
+		if (r == COHERENCE_OPEN && (r = prepare_rules(&c)) == 0) {
 			free(open->witness);
 			*open = (struct coherence_open){ 0, NULL, -1 };
 			r = saturate(&c);
 			if (r == 0 && !c.refuted)
 				r = try_witness(&c, q, res, open);
+		} else if (r == COHERENCE_NOT_APPLY) {
+			r = COHERENCE_OPEN;
 		}
 	}
 	if (r == 0 && c.refuted)

@@ -151,10 +151,9 @@ static void join_parts(const struct reduction *r, const struct vsc_program *p, u
 			if (r->fate[r->base[t] + i] != FATE_KEEP)
 				continue;
 			size[t]++;
-			if (owner[v] == PART_NONE)
-				owner[v] = t;
-			else
+			if (owner[v] != PART_NONE && owner[v] != t)
 				parent[find(parent, owner[v])] = find(parent, t);
+			owner[v] = t; /* joined: t stands for v's part from here */
 		}
 	for (uint32_t t = 0; t < k; t++)
 		if (size[t] && find(parent, t) != t)
