@@ -360,11 +360,9 @@ static int placed(const struct coh *c, uint32_t flat)
 	return (c->done[flat >> 6] >> (flat & 63)) & 1;
 }
 
-/* Event f, the next of thread t, is placed. */
-static void place(struct coh *c, uint32_t t, uint32_t f)
+static void mark_placed(struct coh *c, uint32_t f)
 {
 	c->done[f >> 6] |= 1ULL << (f & 63);
-	c->pos[t]++;
 }
 
 /* Is every derived order into event f (next of thread t) placed? Asked
@@ -417,16 +415,15 @@ static void join_from(const struct coh *c, uint32_t *v, uint32_t s)
 		v[ts] = s - c->base[ts] + 1;
 }
 
-/* The vector of f from its predecessors (stored when f is a sync event);
- * moves the thread's cursor on. */
-static void place_vector(struct coh *c, uint32_t t, uint32_t f)
+/* The vector of sync event f (index i of thread t) from its predecessors,
+ * stored in its row; moves the thread's cursor on. (Any other event's
+ * vector is its thread's previous sync event's: nothing to do.) */
+static void place_vector(struct coh *c, uint32_t t, uint32_t f, uint32_t i)
 {
 	uint32_t k = c->k, *run = c->run + (size_t)t * k, *row;
 	size_t e = c->cursor[t];
 
-	run[t] = c->pos[t] + 1;
-	if (!is_sync(c, f))
-		return;
+	run[t] = i + 1;
 	if (c->rf[f] < COH_INIT)
 		join_from(c, run, c->rf[f]);
 	for (; e < c->nedges && (uint32_t)(c->edges[e] >> 32) == f; e++)
@@ -436,29 +433,35 @@ static void place_vector(struct coh *c, uint32_t t, uint32_t f)
 	memcpy(row, run, k * sizeof(uint32_t));
 }
 
+/* Place thread t's events while their predecessors are placed. Returns
+ * how many it placed. */
+static uint32_t sweep_thread(struct coh *c, uint32_t t)
+{
+	uint32_t start = c->pos[t], len = c->p->threads[t].length, i, f;
+
+	for (i = start, f = c->base[t] + start; i < len && preds_placed(c, t, f); i++, f++) {
+		if (is_sync(c, f))
+			place_vector(c, t, f, i);
+		mark_placed(c, f);
+	}
+	c->pos[t] = i;
+	return i - start;
+}
+
 /* 1: acyclic, vectors set; 0: a cycle; -ETIME. */
 static int sweep(struct coh *c)
 {
-	uint32_t left = c->n;
-	int progress = 1;
+	uint32_t left = c->n, placed_now = 1;
 
 	reset_cursors(c);
 	memset(c->run, 0, (size_t)c->k * c->k * sizeof(uint32_t));
-	while (progress && left > 0) {
-		unsigned long work = c->k;
-		progress = 0;
-		for (uint32_t t = 0; t < c->k; t++) {
-			uint32_t len = c->p->threads[t].length;
-			while (c->pos[t] < len && preds_placed(c, t, c->base[t] + c->pos[t])) {
-				place_vector(c, t, c->base[t] + c->pos[t]);
-				place(c, t, c->base[t] + c->pos[t]);
-				c->steps++;
-				left--;
-				work += c->k;
-				progress = 1;
-			}
-		}
-		if (budget_spend(c->b, work))
+	while (placed_now && left > 0) {
+		placed_now = 0;
+		for (uint32_t t = 0; t < c->k; t++)
+			placed_now += sweep_thread(c, t);
+		left -= placed_now;
+		c->steps += placed_now;
+		if (budget_spend(c->b, (unsigned long)c->k * (placed_now + 1)))
 			return -ETIME;
 	}
 	return left == 0;
@@ -688,20 +691,35 @@ HOT int runnable(const struct coh *c, const struct run_state *s, uint32_t t)
 	return waiting == (c->rf[f] == cur); /* nobody else still needs cur */
 }
 
-HOT void run_one(struct coh *c, struct run_state *s, uint32_t t)
+/* Run thread t while its next event can run (what runnable() asks, one
+ * event after the other); its thread number goes to steps for each.
+ * Returns how many ran. */
+static uint32_t run_thread(struct coh *c, struct run_state *s, uint32_t t, uint32_t *steps)
 {
-	uint32_t f = c->base[t] + c->pos[t];
-	const struct vsc_event *e = &c->p->threads[t].events[c->pos[t]];
+	const struct vsc_event *ev = c->p->threads[t].events;
+	uint32_t start = c->pos[t], len = c->p->threads[t].length, i, f;
 
-	if (c->rf[f] == COH_INIT)
-		s->init_left[e->var]--;
-	else if (c->rf[f] != COH_NONE)
-		s->left[c->rf[f]]--;
-	if (writes(e))
-		s->mem[e->var] = f;
-	while (c->cursor[t] < c->nedges && (uint32_t)(c->edges[c->cursor[t]] >> 32) == f)
-		c->cursor[t]++;
-	place(c, t, f);
+	for (i = start, f = c->base[t] + start; i < len; i++, f++) {
+		uint32_t x = ev[i].var, cur = s->mem[x], src = c->rf[f];
+		if ((src != COH_NONE && src != cur) || !edges_placed(c, t, f))
+			break;
+		if (writes(&ev[i])) {
+			uint32_t waiting = cur == COH_INIT ? s->init_left[x] : s->left[cur];
+			if (waiting != (src == cur)) /* another pending read needs cur */
+				break;
+			s->mem[x] = f;
+		}
+		if (src == COH_INIT)
+			s->init_left[x]--;
+		else if (src != COH_NONE)
+			s->left[src]--;
+		while (c->cursor[t] < c->nedges && (uint32_t)(c->edges[c->cursor[t]] >> 32) == f)
+			c->cursor[t]++;
+		mark_placed(c, f);
+		steps[i - start] = t;
+	}
+	c->pos[t] = i;
+	return i - start;
 }
 
 /* How far thread u could run from its position before an event that
@@ -773,20 +791,17 @@ static int greedy_run(struct coh *c, uint32_t *steps)
 				s.left[c->rf[f]]++;
 		}
 	reset_cursors(c);
-	while (!r && done < c->n) {
-		if (cur == COH_NONE || !runnable(c, &s, cur)) {
-			cur = next_thread(c, &s, cur);
-			if (cur == COH_NONE)
-				break;
-			if (budget_spend(c->b, c->k)) {
-				r = -ETIME;
-				break;
-			}
+	while (!r && done < c->n) { /* the running thread has stopped: a switch */
+		cur = next_thread(c, &s, cur);
+		if (cur == COH_NONE)
+			break;
+		if (budget_spend(c->b, c->k)) {
+			r = -ETIME;
+			break;
 		}
-		run_one(c, &s, cur);
-		steps[done++] = cur;
-		c->steps++;
+		done += run_thread(c, &s, cur, steps + done);
 	}
+	c->steps += done;
 	free(s.mem);
 	free(s.left);
 	free(s.init_left);
