@@ -229,7 +229,7 @@ static uint32_t lower_bound(const struct engine *g)
 	uint32_t r = running(g);
 	uint32_t now = r != ENGINE_NOBODY && classify(g, r) == STEP_DISABLED;
 
-	return now + forced_stops(g->forced, g->p, g->pos);
+	return now + forced_stops(g->bound, g->p, g->pos);
 }
 
 /* Find or add the current state; returns its index or -ENOMEM. */
@@ -313,7 +313,7 @@ static int enter(struct engine *g, size_t *top, uint32_t cost, long bound, int u
 	if (r->cost > left)
 		return 0;
 	r->cost = left + 1;
-	if (!unbounded && g->forced && g->forced->vec && lower_bound(g) > left)
+	if (!unbounded && g->bound && lower_bound(g) > left)
 		return 0; /* and the record says so for later */
 	g->nodes++;
 	return push_frame(g, top, cost, (uint32_t)id) ? -ENOMEM : 1;
@@ -335,7 +335,7 @@ int engine_search(struct engine *g, long bound)
 	 * (k x k) when it is computed */
 	unsigned long node_work = g->k + 1;
 
-	if (!unbounded && g->forced && g->forced->vec)
+	if (!unbounded && g->bound)
 		node_work += (unsigned long)g->k * g->k;
 
 	undo_to(g, 0);
@@ -470,8 +470,9 @@ int engine_init(struct engine *g, const struct vsc_program *p, const struct anal
 	g->k = a->k;
 	g->n = p->event_count;
 	g->last = ENGINE_NOBODY;
+	g->bound = forced && forced->last ? forced : NULL;
 	err = engine_alloc(g);
-	if (!err && forced)
+	if (!err && forced && forced->after)
 		err = engine_take_forced(g, forced);
 	if (!err)
 		err = engine_key(g);

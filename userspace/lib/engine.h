@@ -33,6 +33,7 @@ struct engine {
 	uint64_t nodes;              /* statistics: branch points visited */
 	uint64_t steps;              /* statistics: events run (and undone) */
 	const struct forced *forced; /* NULL, or the saturated forced orders */
+	const struct forced *bound;  /* NULL, or the lower bound's table */
 	uint32_t *must_wait;         /* per flat event: reads still to come before it */
 	uint32_t *open_reads;        /* per pair: pending reads that may see it now */
 	int ranked;                  /* every event has a @ts hint: switch by it */
@@ -41,8 +42,9 @@ struct engine {
 #define ENGINE_NOBODY UINT32_MAX
 #define ENGINE_UNBOUNDED (-1L)
 
-/* forced: NULL or saturated forced orders; with forced->vec the bounded
- * search also cuts where a lower bound exceeds the preemptions left. */
+/* forced: NULL or saturated forced orders (used when forced->after is set);
+ * with forced->last the bounded search also cuts where a lower bound
+ * exceeds the preemptions left. */
 int engine_init(struct engine *g, const struct vsc_program *p, const struct analysis *a,
 		const struct forced *forced, struct budget *b);
 void engine_free(struct engine *g);

@@ -251,7 +251,8 @@ static void state_free(struct sat_state *s)
 
 void forced_free(struct forced *f)
 {
-	free(f->vec);
+	free(f->last);
+	free(f->back);
 	free(f->base);
 	free(f->after);
 	free(f->before);
@@ -262,14 +263,10 @@ void forced_free(struct forced *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static int saturate(struct sat_state *s, struct forced *f, struct budget *b)
+/* The graph of the reads' first ranges and its vectors: 0, 1 on a cycle,
+ * -ENOMEM or -ETIME. */
+static int first_graph(struct sat_state *s, struct budget *b)
 {
-	int r = collect_reads(s);
-
-	if (r) {
-		f->refuted = r > 0;
-		return r < 0 ? r : 0;
-	}
 	s->out_off = malloc(((size_t)s->n + 2) * sizeof(uint32_t));
 	s->out = malloc(((size_t)2 * s->nreads + 1) * sizeof(uint32_t));
 	s->indeg = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
@@ -280,29 +277,64 @@ static int saturate(struct sat_state *s, struct forced *f, struct budget *b)
 	if (budget_spend(b, (unsigned long)s->n * s->k + s->nreads))
 		return -ETIME;
 	build_edges(s);
-	if (!topological_vectors(s)) {
-		f->refuted = 1;
-		return 0;
+	return !topological_vectors(s);
+}
+
+/* The first graph and its orders: with choices of writes, the vectors and
+ * the fixpoint that tightens the reads' ranges (and the bound's table from
+ * the vectors when asked); without (want_bound), the table by two passes. */
+static int saturate(struct sat_state *s, struct forced *f, struct budget *b, int choices,
+		    int want_bound)
+{
+	int r = collect_reads(s);
+
+	if (r) {
+		f->refuted = r > 0;
+		return r < 0 ? r : 0;
 	}
-	r = saturate_fixpoint(s, b);
+	if (!choices) {
+		r = bound_table_by_passes(s, f, b);
+	} else if ((r = first_graph(s, b)) == 0 && (r = saturate_fixpoint(s, b)) == 0 &&
+		   want_bound) {
+		r = bound_table_from_vectors(s, f);
+	}
 	if (r < 0)
 		return r;
 	if (r > 0) {
 		f->refuted = 1;
 		return 0;
 	}
-	return export(s, f);
+	f->k = want_bound ? s->k : 0;
+	/* without choices, a read's epoch is the one holding its value: the
+	 * engine's memory tells as much as these orders would */
+	return choices ? export(s, f) : 0;
+}
+
+/* The fixpoint keeps a vector per event. Without choices of writes (no
+ * fixpoint), the bound's table takes two passes that keep five words per
+ * variable and thread, and may cost up to events x threads each: beyond 64
+ * threads at a size where the vectors would not fit either, more than the
+ * bound saves. */
+static int too_big(const struct sat_state *s, int choices)
+{
+	size_t words = (size_t)s->n * s->k, per_var = 5 * (size_t)s->a->nvars * s->k;
+
+	if (choices)
+		return words > MAX_VECTOR_WORDS;
+	return per_var > MAX_VECTOR_WORDS || (words > MAX_VECTOR_WORDS && s->k > 64);
 }
 
 int forced_build(struct forced *f, const struct vsc_program *p, const struct analysis *a,
-		 struct budget *b, int want_vectors)
+		 struct budget *b, int want_bound)
 {
 	struct sat_state s = { .p = p, .a = a, .k = a->k, .n = (uint32_t)p->event_count };
-	int err;
+	int err, choices;
 
 	memset(f, 0, sizeof(*f));
-	if (p->event_count >= UINT32_MAX - 2 || (size_t)s.n * s.k > MAX_VECTOR_WORDS ||
-	    (!want_vectors && !worth_it(&s)))
+	if (p->event_count >= UINT32_MAX - 2)
+		return 1; /* flat numbers would not fit */
+	choices = worth_it(&s);
+	if ((!want_bound && !choices) || too_big(&s, choices))
 		return 1;
 	f->base = malloc(((size_t)s.k + 1) * sizeof(uint32_t));
 	s.thread_of = malloc(((size_t)s.n + 1) * sizeof(uint32_t));
@@ -319,37 +351,9 @@ int forced_build(struct forced *f, const struct vsc_program *p, const struct ana
 	s.base = f->base;
 	err = index_writes(&s);
 	if (!err)
-		err = saturate(&s, f, b);
-	if (!err && want_vectors && !f->refuted) {
-		f->vec = s.vec; /* kept for forced_stops() */
-		f->k = s.k;
-		s.vec = NULL;
-	}
+		err = saturate(&s, f, b, choices, want_bound);
 	state_free(&s);
 	if (err)
 		forced_free(f);
 	return err;
-}
-
-uint32_t forced_stops(const struct forced *f, const struct vsc_program *p, const uint32_t *pos)
-{
-	uint32_t k = f->k, stops = 0;
-
-	for (uint32_t u = 0; u < k; u++) {
-		uint32_t len = p->threads[u].length;
-		if (pos[u] + 1 >= len)
-			continue; /* one event left cannot be split */
-		const uint32_t *last = f->vec + (size_t)(f->base[u] + len - 1) * k;
-		for (uint32_t v = 0; v < k; v++) {
-			uint32_t c = last[v]; /* v's events before u's last */
-			if (v == u || c <= pos[v])
-				continue;
-			/* does a pending event of u precede v's event c - 1? */
-			if (f->vec[(size_t)(f->base[v] + c - 1) * k + u] > pos[u]) {
-				stops++;
-				break;
-			}
-		}
-	}
-	return stops;
 }

@@ -15,28 +15,31 @@ struct forced {
 	uint32_t *base; /* per thread: flat number of its event 0 */
 	/* per flat event, for a read of a one-writer variable by another thread
 	 * (else FORCED_NONE): the writer's event it must come after, and the
-	 * writer's event it must come before */
+	 * writer's event it must come before; NULL when no read has a choice
+	 * of writes, where memory tells the engine as much) */
 	uint32_t *after, *before;
 	uint32_t *must_wait;     /* per flat event: reads that must come before it */
 	uint32_t *opens_off;     /* per flat event + 1: CSR of the reads whose */
 	uint32_t *opens;         /* earliest possible write it is (their pairs) */
 	uint32_t *open_at_start; /* per pair: reads that may see the initial value */
-	uint32_t *vec;           /* with vectors: per flat event, per thread, how
-				* many events of that thread must precede it */
+	/* with the lower bound (else NULL), k x k: last[u * k + v] events of v
+	 * must precede u's last event, and back[u * k + v] events of u must
+	 * precede v's event last[u * k + v] - 1 (saturate_bound.c) */
+	uint32_t *last, *back;
 	uint32_t k;
 	int refuted; /* a cycle of forced orders: no SC interleaving */
 };
 
 /* Returns 0 and fills f (f->refuted may be set), 1 when there is nothing to
- * gain (no read has a choice of writes, and vectors were not asked for) or
+ * gain (no read has a choice of writes, and the bound was not asked for) or
  * it would be too big, or -errno; -ETIME when the budget ran out. With
- * want_vectors the predecessor vectors stay in f->vec (for lower bounds). */
+ * want_bound the lower bound's table is kept in f->last and f->back. */
 int forced_build(struct forced *f, const struct vsc_program *p, const struct analysis *a,
-		 struct budget *b, int want_vectors);
+		 struct budget *b, int want_bound);
 /* Future preemptions forced from the state pos (thread positions): threads
  * u with a pending event that must come after a pending event of another
  * thread that must come after a pending event of u, so u stops unfinished
- * at least once more. Needs f->vec. */
+ * at least once more. Needs f->last (saturate_bound.c). */
 uint32_t forced_stops(const struct forced *f, const struct vsc_program *p, const uint32_t *pos);
 void forced_free(struct forced *f);
 

@@ -105,4 +105,11 @@ static inline uint32_t opening(const struct sat_state *s, uint32_t x, uint32_t e
 int saturate_fixpoint(struct sat_state *s, struct budget *b);
 void saturate_fixpoint_free(struct sat_state *s);
 
+/* The lower bound's table into f->last and f->back (saturate_bound.c):
+ * from s->vec, or, without vectors, by two topological passes over the
+ * graph of s (out_off, out), which also find a cycle. Return 0, 1 on a
+ * cycle (passes only), -ENOMEM or -ETIME. */
+int bound_table_from_vectors(const struct sat_state *s, struct forced *f);
+int bound_table_by_passes(struct sat_state *s, struct forced *f, struct budget *b);
+
 #endif
