@@ -20,7 +20,7 @@
 #define MAX_VECTOR_WORDS ((size_t)48 << 20) /* events * threads */
 
 /* Is the read at flat f one we constrain? */
-static int constrained(const struct sat_state *s, uint32_t t, uint32_t i, uint32_t *x)
+static inline int constrained(const struct sat_state *s, uint32_t t, uint32_t i, uint32_t *x)
 {
 	const struct vsc_event *e = &s->p->threads[t].events[i];
 	*x = e->var;
@@ -42,7 +42,7 @@ static int worth_it(const struct sat_state *s)
 
 /* Is thread t's event i a write of a one-writer variable (so it opens an
  * epoch)? */
-static int opens_epoch(const struct sat_state *s, uint32_t t, uint32_t i)
+static inline int opens_epoch(const struct sat_state *s, uint32_t t, uint32_t i)
 {
 	uint32_t x = s->p->threads[t].events[i].var;
 
@@ -120,6 +120,7 @@ static int collect_reads(struct sat_state *s)
 			s->hi[r] = prev_match(s, x, pair, epochs_of(s, x));
 			if (s->lo[r] == UINT32_MAX || s->hi[r] == UINT32_MAX)
 				return 1; /* never satisfiable: refuted */
+			s->choices |= s->lo[r] < s->hi[r];
 			s->nreads++;
 		}
 	return 0;
@@ -283,15 +284,10 @@ static int first_graph(struct sat_state *s, struct budget *b)
 /* The first graph and its orders: with choices of writes, the vectors and
  * the fixpoint that tightens the reads' ranges (and the bound's table from
  * the vectors when asked); without (want_bound), the table by two passes. */
-static int saturate(struct sat_state *s, struct forced *f, struct budget *b, int choices,
-		    int want_bound)
+static int saturate(struct sat_state *s, struct forced *f, struct budget *b, int want_bound)
 {
-	int r = collect_reads(s);
+	int r, choices = s->choices;
 
-	if (r) {
-		f->refuted = r > 0;
-		return r < 0 ? r : 0;
-	}
 	if (!choices) {
 		r = bound_table_by_passes(s, f, b);
 	} else if ((r = first_graph(s, b)) == 0 && (r = saturate_fixpoint(s, b)) == 0 &&
@@ -324,34 +320,45 @@ static int too_big(const struct sat_state *s, int choices)
 	return per_var > MAX_VECTOR_WORDS || (words > MAX_VECTOR_WORDS && s->k > 64);
 }
 
+/* base, thread_of, the writes' epochs and the reads' first ranges: 0, 1
+ * when some read can see no write (refuted), or -ENOMEM. */
+static int first_ranges(struct sat_state *s, struct forced *f)
+{
+	const struct vsc_program *p = s->p;
+	int err;
+
+	f->base = malloc(((size_t)s->k + 1) * sizeof(uint32_t));
+	s->thread_of = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
+	if (!f->base || !s->thread_of)
+		return -ENOMEM;
+	for (uint32_t t = 0, q = 0; t < s->k; t++) {
+		f->base[t] = q;
+		for (uint32_t i = 0; i < p->threads[t].length; i++)
+			s->thread_of[q++] = t;
+	}
+	s->base = f->base;
+	err = index_writes(s);
+	return err ? err : collect_reads(s);
+}
+
 int forced_build(struct forced *f, const struct vsc_program *p, const struct analysis *a,
 		 struct budget *b, int want_bound)
 {
 	struct sat_state s = { .p = p, .a = a, .k = a->k, .n = (uint32_t)p->event_count };
-	int err, choices;
+	int err;
 
 	memset(f, 0, sizeof(*f));
-	if (p->event_count >= UINT32_MAX - 2)
-		return 1; /* flat numbers would not fit */
-	choices = worth_it(&s);
-	if ((!want_bound && !choices) || too_big(&s, choices))
-		return 1;
-	f->base = malloc(((size_t)s.k + 1) * sizeof(uint32_t));
-	s.thread_of = malloc(((size_t)s.n + 1) * sizeof(uint32_t));
-	if (!f->base || !s.thread_of) {
-		state_free(&s);
-		forced_free(f);
-		return -ENOMEM;
+	if (p->event_count >= UINT32_MAX - 2 || (!want_bound && !worth_it(&s)))
+		return 1; /* flat numbers would not fit, or nothing to gain */
+	err = first_ranges(&s, f);
+	if (err > 0) {
+		f->refuted = 1;
+		err = 0;
+	} else if (!err && too_big(&s, s.choices)) {
+		err = 1;
+	} else if (!err) {
+		err = saturate(&s, f, b, want_bound);
 	}
-	for (uint32_t t = 0, q = 0; t < s.k; t++) {
-		f->base[t] = q;
-		for (uint32_t i = 0; i < p->threads[t].length; i++)
-			s.thread_of[q++] = t;
-	}
-	s.base = f->base;
-	err = index_writes(&s);
-	if (!err)
-		err = saturate(&s, f, b, choices, want_bound);
 	state_free(&s);
 	if (err)
 		forced_free(f);

@@ -36,6 +36,7 @@ struct sat_state {
 	uint32_t *xw_off, *xw; /* per one-writer variable: W's indices of its writes */
 	uint32_t *pe_off, *pe; /* per pair: epochs (>= 1) that hold it */
 	uint32_t nreads, *read_flat, *lo, *hi;
+	int choices;             /* some read has a choice of epochs (lo < hi) */
 	uint32_t *out_off, *out; /* forced edges, CSR by source */
 	uint32_t *indeg, *queue;
 	uint32_t *vec; /* n * k */
