@@ -89,7 +89,45 @@ static int is_spin(const struct vsc_event *prev, const struct vsc_event *e)
 	       prev->value == e->value;
 }
 
-static void give_fates(struct reduction *r, struct var_facts *vf, const struct vsc_program *p)
+/* Union-find over the threads: threads that touch a variable in kept
+ * events join; size[t]: t's kept events (summed into the roots at the end);
+ * owner[v]: a thread of v's part, or PART_NONE. */
+struct parts {
+	uint32_t *parent, *size, *owner;
+};
+
+static int parts_init(struct parts *pt, uint32_t k, uint32_t nvars)
+{
+	pt->parent = malloc(((size_t)k + 1) * sizeof(uint32_t));
+	pt->size = calloc((size_t)k + 1, sizeof(uint32_t));
+	pt->owner = malloc(((size_t)nvars + 1) * sizeof(uint32_t));
+	if (!pt->parent || !pt->size || !pt->owner)
+		return -ENOMEM;
+	for (uint32_t t = 0; t < k; t++)
+		pt->parent[t] = t;
+	for (uint32_t v = 0; v < nvars; v++)
+		pt->owner[v] = PART_NONE;
+	return 0;
+}
+
+static void parts_free(struct parts *pt)
+{
+	free(pt->parent);
+	free(pt->size);
+	free(pt->owner);
+}
+
+/* Thread t keeps an event of v. */
+static void parts_keep(struct parts *pt, uint32_t t, uint32_t v)
+{
+	pt->size[t]++;
+	if (pt->owner[v] != PART_NONE && pt->owner[v] != t)
+		pt->parent[find(pt->parent, pt->owner[v])] = find(pt->parent, t);
+	pt->owner[v] = t; /* joined: t stands for v's part from here */
+}
+
+static void give_fates(struct reduction *r, struct var_facts *vf, const struct vsc_program *p,
+		       struct parts *pt)
 {
 	for (uint32_t t = 0; t < program_threads(p); t++) {
 		const struct vsc_thread *th = &p->threads[t];
@@ -109,6 +147,7 @@ static void give_fates(struct reduction *r, struct var_facts *vf, const struct v
 				*fate = FATE_KEEP;
 				r->kept++;
 				prev = e;
+				parts_keep(pt, t, e->var);
 			}
 		}
 	}
@@ -132,32 +171,13 @@ static int link_groups(struct reduction *r, uint32_t k)
 	return 0;
 }
 
-/* Parts: threads joined by the variables of their kept events; parts under
- * GROUP_MIN_EVENTS kept events are packed into shared groups. */
-/* Union-find over the threads: threads that touch a variable in kept
- * events join; size[root]: the kept events of each part. */
-static void join_parts(const struct reduction *r, const struct vsc_program *p, uint32_t *parent,
-		       uint32_t *size, uint32_t *owner)
+/* Parts: threads joined by the variables of their kept events (joined
+ * while the fates were given); size[root]: the kept events of each part. */
+static void sum_parts(struct parts *pt, uint32_t k)
 {
-	uint32_t k = program_threads(p);
-
 	for (uint32_t t = 0; t < k; t++)
-		parent[t] = t;
-	for (uint32_t v = 0; v < program_vars(p); v++)
-		owner[v] = PART_NONE;
-	for (uint32_t t = 0; t < k; t++)
-		for (uint32_t i = 0; i < p->threads[t].length; i++) {
-			uint32_t v = p->threads[t].events[i].var;
-			if (r->fate[r->base[t] + i] != FATE_KEEP)
-				continue;
-			size[t]++;
-			if (owner[v] != PART_NONE && owner[v] != t)
-				parent[find(parent, owner[v])] = find(parent, t);
-			owner[v] = t; /* joined: t stands for v's part from here */
-		}
-	for (uint32_t t = 0; t < k; t++)
-		if (size[t] && find(parent, t) != t)
-			size[find(parent, t)] += size[t];
+		if (pt->size[t] && find(pt->parent, t) != t)
+			pt->size[find(pt->parent, t)] += pt->size[t];
 }
 
 /* r->group of each thread: its part's group; parts under pack events
@@ -188,25 +208,19 @@ static void number_groups(struct reduction *r, uint32_t k, uint32_t *parent, con
 	}
 }
 
-static int group_threads(struct reduction *r, const struct vsc_program *p)
+/* Parts under GROUP_MIN_EVENTS kept events are packed into shared groups. */
+static int group_threads(struct reduction *r, const struct vsc_program *p, struct parts *pt)
 {
 	uint32_t k = program_threads(p);
 	uint32_t pack = p->event_count >= PACK_FROM_EVENTS ? GROUP_MIN_EVENTS : 1;
-	uint32_t *parent = malloc((k + 1) * sizeof(*parent));
-	uint32_t *size = calloc(k + 1, sizeof(*size)), *gid = malloc((k + 1) * sizeof(*gid));
-	uint32_t *owner = malloc((program_vars(p) + 1) * sizeof(*owner));
-	int err = -ENOMEM;
+	uint32_t *gid = malloc((k + 1) * sizeof(*gid));
 
-	if (parent && size && gid && owner) {
-		join_parts(r, p, parent, size, owner);
-		number_groups(r, k, parent, size, gid, pack);
-		err = link_groups(r, k);
-	}
-	free(parent);
-	free(size);
+	if (!gid)
+		return -ENOMEM;
+	sum_parts(pt, k);
+	number_groups(r, k, pt->parent, pt->size, gid, pack);
 	free(gid);
-	free(owner);
-	return err;
+	return link_groups(r, k);
 }
 
 void reduce_free(struct reduction *r)
@@ -224,15 +238,18 @@ int reduce_plan(struct reduction *r, const struct vsc_program *p)
 {
 	uint32_t k = program_threads(p);
 	struct var_facts *vf = malloc((program_vars(p) + 1) * sizeof(*vf));
-	int err = 0;
+	struct parts pt;
+	int err = parts_init(&pt, k, program_vars(p));
 
 	memset(r, 0, sizeof(*r));
 	r->fate = malloc(p->event_count + 1);
 	r->base = malloc((k + 1) * sizeof(*r->base));
 	r->group = malloc((k + 1) * sizeof(*r->group));
 	r->local = malloc((program_vars(p) + 1) * sizeof(*r->local));
-	if (!vf || !r->fate || !r->base || !r->group || !r->local || p->event_count >= UINT32_MAX) {
+	if (err || !vf || !r->fate || !r->base || !r->group || !r->local ||
+	    p->event_count >= UINT32_MAX) {
 		free(vf);
+		parts_free(&pt);
 		reduce_free(r);
 		return -ENOMEM;
 	}
@@ -243,10 +260,11 @@ int reduce_plan(struct reduction *r, const struct vsc_program *p)
 	for (uint32_t v = 0; v < program_vars(p); v++)
 		r->local[v] = UINT32_MAX;
 	classify_vars(vf, p);
-	give_fates(r, vf, p);
+	give_fates(r, vf, p, &pt);
 	if (!r->refuted)
-		err = group_threads(r, p);
+		err = group_threads(r, p, &pt);
 	free(vf);
+	parts_free(&pt);
 	if (err)
 		reduce_free(r);
 	return err;
