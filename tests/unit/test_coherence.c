@@ -172,16 +172,23 @@ static void compare_on(const struct vsc_program *p, long bound, int minimize, st
 	vsc_result_free(want);
 }
 
-static void run_family(uint64_t seed, unsigned count, unsigned max_threads, unsigned max_events,
-		       unsigned stale_pct, int repeat, struct tally *tl)
-{
-	struct gen g = { .seed = seed };
+struct family {
+	uint64_t seed;
+	unsigned count, max_threads, max_events, max_vars, stale_pct;
+	int repeat;
+};
 
-	for (unsigned i = 0; i < count; i++) {
-		unsigned threads = 2 + below(&g, max_threads - 1);
-		unsigned events = 2 + below(&g, max_events - 1);
-		struct vsc_program *p = unique_program(&g, threads, events, 1 + below(&g, MAX_VARS),
-						       i % 2 ? stale_pct : 0, repeat && i % 4 == 0);
+static void run_family(const struct family *f, struct tally *tl)
+{
+	struct gen g = { .seed = f->seed };
+
+	for (unsigned i = 0; i < f->count; i++) {
+		unsigned threads = 2 + below(&g, f->max_threads - 1);
+		unsigned events = 2 + below(&g, f->max_events - 1);
+		unsigned vars = 1 + below(&g, f->max_vars);
+		struct vsc_program *p =
+			unique_program(&g, threads, events, vars, i % 2 ? f->stale_pct : 0,
+				       f->repeat && i % 4 == 0);
 		tl->programs++;
 		compare_on(p, -1, 0, tl);
 		for (long bound = 0; bound <= 3; bound++)
@@ -206,7 +213,7 @@ static void coherence_agrees_short_threads(void **state)
 {
 	struct tally tl = { 0 };
 	(void)state;
-	run_family(0xc0de1ULL, 2500, 4, 12, 25, 1, &tl);
+	run_family(&(struct family){ 0xc0de1ULL, 2500, 4, 12, MAX_VARS, 25, 1 }, &tl);
 	report("short threads", &tl);
 }
 
@@ -214,8 +221,20 @@ static void coherence_agrees_long_threads(void **state)
 {
 	struct tally tl = { 0 };
 	(void)state;
-	run_family(0xc0de2ULL, 400, 3, 20, 10, 0, &tl);
+	run_family(&(struct family){ 0xc0de2ULL, 400, 3, 20, MAX_VARS, 10, 0 }, &tl);
 	report("long threads", &tl);
+}
+
+/* Two threads on one or two variables, so each thread writes a variable
+ * many times: the rules' searches in a thread's writes (the gallop from
+ * the last answer, the first write a source precedes, from below or above
+ * its guess) meet long lists, with stale reads for the cycles. */
+static void coherence_agrees_long_write_lists(void **state)
+{
+	struct tally tl = { 0 };
+	(void)state;
+	run_family(&(struct family){ 0xc0de3ULL, 500, 2, 28, 2, 15, 0 }, &tl);
+	report("long write lists", &tl);
 }
 
 int main(void)
@@ -223,6 +242,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(coherence_agrees_short_threads),
 		cmocka_unit_test(coherence_agrees_long_threads),
+		cmocka_unit_test(coherence_agrees_long_write_lists),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,7 @@ struct coh {
 	uint32_t *seg_off; /* per variable + 1: its segments */
 	struct segment *segs;
 	uint32_t *wlist; /* flat writes, by variable, then thread, in program order */
+	uint32_t *wrank; /* per wlist entry, while the rules run: sync events up to it */
 	uint64_t *edges; /* derived orders (to << 32 | from), sorted */
 	size_t nedges;
 	/* Vectors: vec(e)[u] = events of thread u that precede e or are e.
@@ -83,12 +84,22 @@ static int64_t written(const struct vsc_event *e)
 	return e->kind == VSC_RMW ? e->new_value : e->value;
 }
 
+/* Bits set in x. (__builtin_popcountll is a library call when the build
+ * targets no particular processor: this is a few instructions inline.) */
+static inline uint32_t bits_set(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (uint32_t)((x * 0x0101010101010101ULL) >> 56);
+}
+
 /* Sync events with a flat number below x. */
 static uint32_t sync_rank(const struct coh *c, uint32_t x)
 {
 	uint64_t below = x & 63 ? c->sync[x >> 6] & ((1ULL << (x & 63)) - 1) : 0;
 
-	return c->sync_before[x >> 6] + (uint32_t)__builtin_popcountll(below);
+	return c->sync_before[x >> 6] + bits_set(below);
 }
 
 static int is_sync(const struct coh *c, uint32_t f)
@@ -114,14 +125,6 @@ static uint32_t vec_at(const struct coh *c, uint32_t f, uint32_t t, uint32_t u)
 		return f - c->base[t] + 1;
 	row = row_of(c, f, t);
 	return row ? row[u] : 0;
-}
-
-/* Must a come before b (a != b) by the orders known so far? */
-static int ordered(const struct coh *c, uint32_t a, uint32_t b)
-{
-	uint32_t t = thread_of(c, a);
-
-	return vec_at(c, b, thread_of(c, b), t) > a - c->base[t];
 }
 
 /* ---- reads-from: the one write of each read's (variable, value) ---------- */
@@ -317,7 +320,7 @@ static int index_sync(struct coh *c)
 	}
 	for (uint32_t w = 0; w < words; w++) {
 		c->sync_before[w] = total;
-		total += (uint32_t)__builtin_popcountll(c->sync[w]);
+		total += bits_set(c->sync[w]);
 	}
 	for (uint32_t t = 0; t <= c->k; t++)
 		c->first_row[t] = sync_rank(c, c->base[t]);
@@ -492,67 +495,145 @@ static uint32_t writes_before(const uint32_t *L, uint32_t m, uint32_t limit_flat
 	return first_at_least(L, 0, m, limit_flat);
 }
 
-/* Index of the first write in L that must follow w (w's own thread: the
- * first after it in program order). */
-static uint32_t first_after(const struct coh *c, const uint32_t *L, uint32_t m, uint32_t u,
-			    uint32_t w)
+/* The first index in [lo, n) of the increasing array a whose value is at
+ * least v (n when none), given a[lo - 1] < v: galloping from lo, so a
+ * search that moves a little from the last answer costs a little. */
+static uint32_t gallop_at_least(const uint32_t *a, uint32_t lo, uint32_t n, uint32_t v)
 {
-	uint32_t tw = thread_of(c, w), iw = w - c->base[tw];
-	uint32_t lo = c->first_row[u], hi = c->first_row[u + 1], end = hi;
+	uint32_t hi = lo, step = 1;
 
-	if (u == tw)
-		return writes_before(L, m, w + 1);
-	/* u's rows are in program order: the first whose entry for tw passes
-	 * iw is the first event of u that w precedes */
-	while (lo < hi) {
+	while (hi < n && a[hi] < v) {
+		lo = hi + 1;
+		hi = n - lo > step ? lo + step : n;
+		step *= 2;
+	}
+	return first_at_least(a, lo, hi, v);
+}
+
+/* c->wrank for the sync events as they are now (their rows move when
+ * orders are added), so the rules find a write's row without a count. */
+static int rank_writes(struct coh *c)
+{
+	size_t n = c->seg_off[c->nvars] ? c->segs[c->seg_off[c->nvars] - 1].end : 0;
+
+	if (!c->wrank && !(c->wrank = malloc((n + 1) * sizeof(uint32_t))))
+		return -ENOMEM;
+	for (size_t j = 0; j < n; j++)
+		c->wrank[j] = sync_rank(c, c->wlist[j] + 1);
+	return 0;
+}
+
+/* vec(L[j])[v] for the write at wlist index j, of thread u (v != u). */
+static uint32_t write_vec_at(const struct coh *c, uint32_t j, uint32_t u, uint32_t v)
+{
+	uint32_t r = c->wrank[j];
+
+	return r > c->first_row[u] ? c->rows[(size_t)(r - 1) * c->k + v] : 0;
+}
+
+/* A read under the rules: f (index i of thread t) with vec(f) in row, and
+ * its source w (index iw of thread tw, vec(w) in wrow) or COH_INIT. */
+struct rule_read {
+	uint32_t f, t, i, w, tw, iw;
+	const uint32_t *row, *wrow;
+};
+
+/* Does the source of rd precede the write at wlist index j (thread u)? */
+static int source_precedes(const struct coh *c, const struct rule_read *rd, uint32_t j, uint32_t u)
+{
+	return write_vec_at(c, j, u, rd->tw) > rd->iw;
+}
+
+/* Index of the first write in segment sg (writes of thread u) that must
+ * follow the source of rd (its own thread: the first after it in program
+ * order). Vectors grow along program order, so the writes that w precedes
+ * are a suffix of the segment. It usually starts near guess (the first
+ * write of u that rd's read does not follow): a gallop from there, or a
+ * binary search below it when it starts lower. */
+static uint32_t first_after(const struct coh *c, const struct segment *sg, uint32_t u,
+			    const struct rule_read *rd, uint32_t guess)
+{
+	uint32_t m = sg->end - sg->start, lo = guess, hi = guess, step = 1;
+
+	if (u == rd->tw)
+		return writes_before(c->wlist + sg->start, m, rd->w + 1);
+	if (m == 0 || !source_precedes(c, rd, sg->end - 1, u))
+		return m; /* w precedes none of them */
+	if (guess > 0 && source_precedes(c, rd, sg->start + guess - 1, u)) {
+		lo = 0;
+		hi = guess - 1;
+	} else {
+		while (hi < m - 1 && !source_precedes(c, rd, sg->start + hi, u)) {
+			lo = hi + 1;
+			hi = m - 1 - lo > step ? lo + step : m - 1;
+			step *= 2;
+		}
+	}
+	while (lo < hi) { /* the answer is in [lo, hi] */
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (c->rows[(size_t)mid * c->k + tw] > iw)
+		if (source_precedes(c, rd, sg->start + mid, u))
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	return lo < end ? writes_before(L, m, c->sync_flat[lo]) : m;
+	return lo;
 }
 
-/* Rules A and B for read f (thread t, index i) of x against the writes of
- * one thread (segment sg). */
-static int rules_for(struct coh *c, struct edge_buf *eb, uint32_t f, uint32_t t, uint32_t i,
-		     const uint32_t *row, const struct segment *sg)
+/* Rules A and B for read rd of x against the writes of one thread
+ * (segment sg). *hint: (reader + 1) << 32 | where the search below ended
+ * for that reader's previous read of x (the writes of u a thread's reads
+ * follow only grow along its program order). */
+static int rules_for(struct coh *c, struct edge_buf *eb, const struct rule_read *rd,
+		     const struct segment *sg, uint64_t *hint)
 {
 	const uint32_t *L = c->wlist + sg->start;
-	uint32_t m = sg->end - sg->start, u = sg->thread, w = c->rf[f];
-	uint32_t seen = u == t ? i : row ? row[u] : 0;
-	uint32_t j = writes_before(L, m, c->base[u] + seen);
+	uint32_t m = sg->end - sg->start, u = sg->thread, w = rd->w;
+	uint32_t seen = u == rd->t ? rd->i : rd->row ? rd->row[u] : 0;
+	uint32_t from = *hint >> 32 == (uint64_t)rd->t + 1 ? (uint32_t)*hint : 0;
+	uint32_t j = gallop_at_least(L, from, m, c->base[u] + seen);
 	int r = 0;
 
+	*hint = ((uint64_t)rd->t + 1) << 32 | j;
 	if (j > 0 && L[j - 1] != w) { /* rule A */
+		uint32_t before;      /* vec(w)[u]: u's events that precede w */
 		if (w == COH_INIT) {
 			c->refuted = 1; /* a write precedes a read of the initial value */
 			return 0;
 		}
-		if (!ordered(c, L[j - 1], w))
+		before = u == rd->tw ? rd->iw + 1 : rd->wrow ? rd->wrow[u] : 0;
+		if (before <= L[j - 1] - c->base[u])
 			r = add_edge(eb, L[j - 1], w);
 	}
-	j = w == COH_INIT ? 0 : first_after(c, L, m, u, w); /* rule B */
-	if (j < m && L[j] == f)
+	j = w == COH_INIT ? 0 : first_after(c, sg, u, rd, j); /* rule B */
+	if (j < m && L[j] == rd->f)
 		j++;
-	if (!r && j < m && !ordered(c, f, L[j]))
-		r = add_edge(eb, f, L[j]);
+	/* f before L[j] already? (u == t: L[j] follows f in program order) */
+	if (!r && j < m &&
+	    !(u == rd->t ? L[j] > rd->f : write_vec_at(c, sg->start + j, u, rd->t) > rd->i))
+		r = add_edge(eb, rd->f, L[j]);
 	return r;
 }
 
-static int derive(struct coh *c, struct edge_buf *eb)
+static int derive(struct coh *c, struct edge_buf *eb, uint64_t *hints)
 {
 	eb->n = 0;
+	memset(hints, 0, ((size_t)c->seg_off[c->nvars] + 1) * sizeof(uint64_t));
 	for (uint32_t t = 0; t < c->k; t++) {
 		const struct vsc_thread *th = &c->p->threads[t];
 		for (uint32_t i = 0; i < th->length; i++) {
-			uint32_t f = c->base[t] + i, x = th->events[i].var;
-			if (c->rf[f] == COH_NONE)
+			struct rule_read rd = { .f = c->base[t] + i, .t = t, .i = i };
+			uint32_t x = th->events[i].var;
+			rd.w = c->rf[rd.f];
+			if (rd.w == COH_NONE)
 				continue;
-			const uint32_t *row = row_of(c, f, t);
+			rd.row = row_of(c, rd.f, t);
+			if (rd.w != COH_INIT) {
+				rd.tw = thread_of(c, rd.w);
+				rd.iw = rd.w - c->base[rd.tw];
+				rd.wrow = row_of(c, rd.w, rd.tw);
+			}
 			for (uint32_t s = c->seg_off[x]; s < c->seg_off[x + 1]; s++) {
-				int r = rules_for(c, eb, f, t, i, row, &c->segs[s]);
+				int r = rules_for(c, eb, &rd, &c->segs[s], &hints[s]);
 				if (r || c->refuted)
 					return r;
 			}
@@ -602,7 +683,8 @@ static int merge_edges(struct coh *c, struct edge_buf *eb)
 static int saturate(struct coh *c)
 {
 	struct edge_buf eb = { 0 };
-	int r = 0;
+	uint64_t *hints = malloc(((size_t)c->seg_off[c->nvars] + 1) * sizeof(uint64_t));
+	int r = hints ? 0 : -ENOMEM;
 
 	for (unsigned round = 0; round < MAX_ROUNDS && !r && !c->refuted; round++) {
 		r = sweep(c);
@@ -610,7 +692,9 @@ static int saturate(struct coh *c)
 			c->refuted = r == 0;
 			break;
 		}
-		r = derive(c, &eb);
+		r = rank_writes(c);
+		if (!r)
+			r = derive(c, &eb, hints);
 		if (r || c->refuted || eb.n == 0)
 			break;
 		r = merge_edges(c, &eb);
@@ -622,6 +706,7 @@ static int saturate(struct coh *c)
 		}
 	}
 	free(eb.e);
+	free(hints);
 	return r < 0 || r == COHERENCE_NOT_APPLY ? r : 0;
 }
 
@@ -767,8 +852,9 @@ static uint32_t next_thread(const struct coh *c, const struct run_state *s, uint
 }
 
 /* Greedy: the running thread goes on while it can. 1 with the witness in
- * steps, 0 stuck, -errno. */
-static int greedy_run(struct coh *c, uint32_t *steps)
+ * steps and its preemptions in *pre (a switch away from a thread with
+ * events left), 0 stuck, -errno. */
+static int greedy_run(struct coh *c, uint32_t *steps, long *pre)
 {
 	struct run_state s = {
 		.mem = malloc(((size_t)c->nvars + 1) * sizeof(uint32_t)),
@@ -791,7 +877,10 @@ static int greedy_run(struct coh *c, uint32_t *steps)
 				s.left[c->rf[f]]++;
 		}
 	reset_cursors(c);
+	*pre = 0;
 	while (!r && done < c->n) { /* the running thread has stopped: a switch */
+		if (cur != COH_NONE && c->pos[cur] < c->p->threads[cur].length)
+			++*pre;
 		cur = next_thread(c, &s, cur);
 		if (cur == COH_NONE)
 			break;
@@ -817,6 +906,7 @@ static void coh_free(struct coh *c)
 	free(c->seg_off);
 	free(c->segs);
 	free(c->wlist);
+	free(c->wrank);
 	free(c->edges);
 	free(c->sync);
 	free(c->sync_before);
@@ -878,7 +968,7 @@ static int decided(struct vsc_result *res, enum vsc_verdict v)
 static int try_witness(struct coh *c, const struct query *q, struct vsc_result *res,
 		       struct coherence_open *open)
 {
-	long lower = forced_stops(c), pre;
+	long lower = forced_stops(c), pre = -1;
 	uint32_t *steps;
 	int ok;
 
@@ -886,8 +976,7 @@ static int try_witness(struct coh *c, const struct query *q, struct vsc_result *
 		return decided(res, VSC_INCONSISTENT);
 	open->least = lower;
 	steps = malloc(((size_t)c->n + 1) * sizeof(uint32_t));
-	ok = steps ? greedy_run(c, steps) : -ENOMEM;
-	pre = ok == 1 ? count_preemptions(c->p, steps, c->n) : -1;
+	ok = steps ? greedy_run(c, steps, &pre) : -ENOMEM;
 	if (ok == 1 && (q->minimize ? pre == lower : q->bound < 0 || pre <= q->bound)) {
 		res->witness = steps;
 		res->witness_length = c->n;
