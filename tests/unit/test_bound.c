@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The lower bound's table of the forced orders (saturate_bound.c) against
- * a plain closure of the same orders, on random 1-Writer programs whose
- * values identify writes (where the table comes from two passes, not from
- * stored vectors): long runs of one thread, stale reads (cycles), reads of
+ * a plain closure of the same orders, on random 1-Writer programs where it
+ * comes from two passes, not from stored vectors: values that identify
+ * writes, and few values with the reads' first ranges (as beyond the
+ * vectors' cap); long runs of one thread, stale reads (cycles), reads of
  * values never written. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,8 +30,10 @@ struct flat {
 };
 
 /* A random 1-Writer program run in random runs of one thread; writes write
- * fresh values, a few reads see an old value or one never written. */
-static struct vsc_program *runs_program(uint64_t *seed, uint32_t k, uint32_t vars, uint32_t n)
+ * fresh values (values 0) or one of values, a few reads see an old value or
+ * one never written. */
+static struct vsc_program *runs_program(uint64_t *seed, uint32_t k, uint32_t vars, uint32_t n,
+					uint32_t values)
 {
 	struct vsc_program *p = vsc_program_new();
 	int64_t mem[MAX_VARS], fresh = 1;
@@ -56,9 +59,11 @@ static struct vsc_program *runs_program(uint64_t *seed, uint32_t k, uint32_t var
 			struct vsc_event e = { .kind = VSC_READ, .var = v, .value = mem[v] };
 			if (owner[v] == t && random_next(seed) % 2) {
 				e.kind = VSC_WRITE;
-				e.value = mem[v] = fresh++;
+				e.value = mem[v] =
+					values ? (int64_t)(random_next(seed) % values) : fresh++;
 			} else if (random_next(seed) % 200 == 0) {
-				e.value = (int64_t)(random_next(seed) % (uint64_t)(fresh + 1));
+				e.value = (int64_t)(random_next(seed) %
+						    (uint64_t)(fresh + values + 1));
 			}
 			vsc_program_append(p, t, &e, 0);
 		}
@@ -87,8 +92,10 @@ static void index_edges(struct flat *g)
 		g->out[g->out_off[g->from[e]] + fill[g->from[e]]++] = g->to[e];
 }
 
-/* The orders: program order; for a read by another thread of x's writer
- * W, the write of its value before it and W's next write of x after it.
+/* The orders of the first ranges: program order; for a read by another
+ * thread of x's writer W, with [lo, hi] the first and the last epoch holding
+ * its value (epoch 0: the initial 0; epoch j: W's j-th write of x), the
+ * write opening lo before it and it before the write opening hi + 1.
  * Returns 0, or 1 when some read sees a value nothing gives. */
 static int build_orders(struct flat *g, const struct vsc_program *p)
 {
@@ -112,24 +119,31 @@ static int build_orders(struct flat *g, const struct vsc_program *p)
 	g->base[k] = g->n;
 	for (uint32_t f = 0; f < g->n; f++) {
 		const struct vsc_event *e = &vsc_program_events(p, g->thread[f])[g->index[f]];
-		uint32_t from = UINT32_MAX, to = UINT32_MAX, w = writer[e->var];
+		uint32_t w = writer[e->var], first = UINT32_MAX, last = UINT32_MAX,
+			 next = UINT32_MAX;
+		int found = e->value == 0, init = e->value == 0;
 		if (e->kind != VSC_READ || w == UINT32_MAX || w == g->thread[f])
 			continue; /* no orders from other threads */
-		for (uint32_t q = g->base[w]; q < g->base[w + 1] && to == UINT32_MAX; q++) {
+		for (uint32_t q = g->base[w]; q < g->base[w + 1]; q++) {
 			const struct vsc_event *o = &vsc_program_events(p, w)[g->index[q]];
 			if (o->var != e->var || o->kind == VSC_READ)
 				continue;
-			if (o->value == e->value)
-				from = q; /* values are fresh: the one write of it */
-			else if (from != UINT32_MAX || e->value == 0)
-				to = q; /* the next write of x, which ends its epoch */
+			if (found && next == UINT32_MAX && o->value != e->value)
+				next = q; /* the first write after an epoch of the value */
+			if (o->value == e->value) {
+				first = first == UINT32_MAX ? q : first;
+				last = q;
+				found = 1;
+				next = UINT32_MAX;
+			}
 		}
-		if (from == UINT32_MAX && e->value != 0)
+		if (!found)
 			return 1; /* nothing gives the value */
-		if (from != UINT32_MAX)
-			add_edge(g, from, f);
-		if (to != UINT32_MAX)
-			add_edge(g, f, to);
+		if (!init)
+			add_edge(g, first, f);
+		if (next != UINT32_MAX)
+			add_edge(g, f, next);
+		(void)last;
 	}
 	return 0;
 }
@@ -173,7 +187,7 @@ static void compare_table(const struct flat *g, const struct forced *f)
 	}
 }
 
-static void check_one(struct vsc_program *p, int *cycles, int *tables)
+static void check_one(struct vsc_program *p, int *cycles, int *tables, int few)
 {
 	static struct flat g;
 	VSC_OPTS(vsc_check_opts, opts);
@@ -185,10 +199,10 @@ static void check_one(struct vsc_program *p, int *cycles, int *tables)
 	budget_init(&b, &opts);
 	assert_int_equal(analysis_build(&a, p), 0);
 	refuted = build_orders(&g, p) || !closure(&g);
-	r = forced_build(&f, p, &a, &b, 1);
+	r = forced_build(&f, p, &a, &b, FORCED_BOUND | (few ? FORCED_FIRST_RANGES : 0));
 	assert_int_equal(r, 0);
 	assert_int_equal(f.refuted, refuted);
-	assert_null(f.after); /* values identify writes: no orders kept */
+	assert_null(f.after); /* first ranges: no orders kept */
 	if (!refuted) {
 		compare_table(&g, &f);
 		(*tables)++;
@@ -199,30 +213,42 @@ static void check_one(struct vsc_program *p, int *cycles, int *tables)
 	analysis_free(&a);
 }
 
-static void bound_table_matches_closure(void **state)
+static void run(uint64_t seed, int count, uint32_t values)
 {
-	uint64_t seed = 0xb0b0cafeULL;
 	int cycles = 0, tables = 0;
 
-	(void)state;
-	for (int i = 0; i < 3000; i++) {
+	for (int i = 0; i < count; i++) {
 		uint32_t k = 2 + (uint32_t)(random_next(&seed) % (MAX_THREADS - 1));
 		uint32_t vars = 1 + (uint32_t)(random_next(&seed) % MAX_VARS);
 		uint32_t n = 1 + (uint32_t)(random_next(&seed) % MAX_EVENTS);
-		struct vsc_program *p = runs_program(&seed, k, vars, n);
+		struct vsc_program *p = runs_program(&seed, k, vars, n, values);
 		assert_non_null(p);
-		check_one(p, &cycles, &tables);
+		check_one(p, &cycles, &tables, values > 0);
 		vsc_program_free(p);
 	}
 	/* both kinds must be met, or the test proves little */
-	assert_true(cycles > 100);
-	assert_true(tables > 1000);
+	assert_true(cycles > count / 30);
+	assert_true(tables > count / 3);
+}
+
+static void bound_table_matches_closure(void **state)
+{
+	(void)state;
+	run(0xb0b0cafeULL, 3000, 0);
+}
+
+static void first_ranges_table_matches_closure(void **state)
+{
+	(void)state;
+	run(0xf00dcafeULL, 1500, 2);
+	run(0xfeedcafeULL, 1500, 4);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bound_table_matches_closure),
+		cmocka_unit_test(first_ranges_table_matches_closure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,13 +86,18 @@ static int forced_ready(const struct engine *g, uint32_t t, uint32_t x)
 	return g->must_wait[flat] == 0;
 }
 
-/* Pending reads that may still see the value cur of x (which t overwrites). */
+/* Pending reads that may still see the value cur of x (which t overwrites).
+ * With one writer, t is it, and its own reads come after this write: they
+ * see it or a later one, never cur (writer_reads counts them; without it
+ * they can only be this event's own read, in an RMW). */
 static uint32_t readers_left(const struct engine *g, uint32_t t, uint32_t x, uint32_t cur)
 {
 	const struct event_pairs *ep = next_pairs(g, t);
 
-	if (g->forced && g->a->writers[x] == 1)
+	if (g->a->writers[x] == 1 && g->forced)
 		return g->open_reads[cur]; /* reads of later epochs do not count */
+	if (g->a->writers[x] == 1 && g->writer_reads)
+		return g->pending_reads[cur] - g->writer_reads[cur];
 	return g->pending_reads[cur] - (ep->read == cur);
 }
 
@@ -166,6 +171,8 @@ static void run_step(struct engine *g, uint32_t t)
 		g->pending_reads[ep->read]--;
 		g->var_pending_reads[x]--;
 		g->mem[x] = ep->read;
+		if (g->writer_reads && g->a->writers[x] == 1 && g->a->writer[x] == t)
+			g->writer_reads[ep->read]--;
 	}
 	if (ep->write != PAIR_NONE) {
 		g->pending_writes[ep->write]--;
@@ -189,6 +196,8 @@ static void undo_to(struct engine *g, size_t depth)
 		if (ep->read != PAIR_NONE) {
 			g->pending_reads[ep->read]++;
 			g->var_pending_reads[x]++;
+			if (g->writer_reads && g->a->writers[x] == 1 && g->a->writer[x] == t)
+				g->writer_reads[ep->read]++;
 		}
 		if (ep->write != PAIR_NONE) {
 			g->pending_writes[ep->write]++;
@@ -384,6 +393,7 @@ void engine_free(struct engine *g)
 	free(g->mem);
 	free(g->pending_reads);
 	free(g->pending_writes);
+	free(g->writer_reads);
 	free(g->var_pending_reads);
 	free(g->var_pending_writes);
 	free(g->trail);
@@ -395,6 +405,42 @@ void engine_free(struct engine *g)
 	free(g->open_reads);
 	state_table_free(&g->table[0]);
 	state_table_free(&g->table[1]);
+}
+
+/* Can the writer W of a one-writer variable x read a value cur of x after
+ * overwriting it? Only when x holds cur again later: W writes it twice, or
+ * it is (or may be) x's initial value. */
+static int writer_rereads(const struct analysis *a, const struct vsc_program *p)
+{
+	for (uint32_t t = 0; t < a->k; t++)
+		for (uint32_t i = 0; i < p->threads[t].length; i++) {
+			uint32_t x = p->threads[t].events[i].var, pair = a->pairs[t][i].write;
+			if (pair != PAIR_NONE && a->writers[x] == 1 &&
+			    (a->writes_of[pair] >= 2 || a->init[x] == pair ||
+			     a->init[x] == VALUE_UNDECIDED))
+				return 1;
+		}
+	return 0;
+}
+
+/* writer_reads, when W may read a value again after overwriting it (else
+ * NULL: its count is 0 whenever readers_left() asks). */
+static int count_writer_reads(struct engine *g)
+{
+	const struct analysis *a = g->a;
+
+	if (!writer_rereads(a, g->p))
+		return 0;
+	g->writer_reads = calloc(a->npairs ? a->npairs : 1, sizeof(uint32_t));
+	if (!g->writer_reads)
+		return -ENOMEM;
+	for (uint32_t t = 0; t < g->k; t++)
+		for (uint32_t i = 0; i < g->p->threads[t].length; i++) {
+			uint32_t x = g->p->threads[t].events[i].var, pair = a->pairs[t][i].read;
+			if (pair != PAIR_NONE && a->writers[x] == 1 && a->writer[x] == t)
+				g->writer_reads[pair]++;
+		}
+	return 0;
 }
 
 /* The search's own copies of the analysis's counters, and its trail. */
@@ -422,7 +468,7 @@ static int engine_alloc(struct engine *g)
 	memcpy(g->pending_writes, a->writes_of, a->npairs * sizeof(uint32_t));
 	memcpy(g->var_pending_reads, a->var_reads, a->nvars * sizeof(uint32_t));
 	memcpy(g->var_pending_writes, a->var_writes, a->nvars * sizeof(uint32_t));
-	return 0;
+	return count_writer_reads(g);
 }
 
 /* The forced orders: which events must wait, which reads are open. */

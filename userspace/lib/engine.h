@@ -21,8 +21,9 @@ struct engine {
 	uint32_t *mem;                                    /* per variable: pair id or VALUE_* */
 	uint32_t *pending_reads, *pending_writes;         /* per pair: events not run yet */
 	uint32_t *var_pending_reads, *var_pending_writes; /* per variable */
-	uint32_t *trail;     /* thread of each step run so far: the witness */
-	uint32_t *trail_old; /* memory word of the step's variable before it */
+	uint32_t *writer_reads; /* per pair of a one-writer variable: its writer's pending reads */
+	uint32_t *trail;        /* thread of each step run so far: the witness */
+	uint32_t *trail_old;    /* memory word of the step's variable before it */
 	size_t depth, n;
 	uint32_t *key_vars; /* variables whose value is part of a state */
 	uint32_t nkey_vars;

@@ -66,27 +66,32 @@ static void starts_back(uint32_t *off, uint32_t n)
 }
 
 /* xw: each one-writer variable's writes, in its writer's order; pe: each
- * pair's epochs. One pass over the events to count, one to fill (a pass
- * per variable would cost variables x events). */
+ * pair's epochs. One pass over the events to count (the constrained reads
+ * too, for collect_reads), one to fill (a pass per variable would cost
+ * variables x events). */
 static int index_writes(struct sat_state *s)
 {
 	const struct analysis *a = s->a;
-	uint32_t nv = a->nvars, np = a->npairs;
+	uint32_t nv = a->nvars, np = a->npairs, x;
 
 	s->xw_off = calloc((size_t)nv + 1, sizeof(uint32_t));
 	s->pe_off = calloc((size_t)np + 1, sizeof(uint32_t));
-	s->xw = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
-	s->pe = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
-	if (!s->xw_off || !s->pe_off || !s->xw || !s->pe)
+	if (!s->xw_off || !s->pe_off)
 		return -ENOMEM;
 	for (uint32_t t = 0; t < s->k; t++)
 		for (uint32_t i = 0; i < s->p->threads[t].length; i++)
 			if (opens_epoch(s, t, i)) {
 				s->xw_off[s->p->threads[t].events[i].var + 1]++;
 				s->pe_off[a->pairs[t][i].write + 1]++;
+			} else {
+				s->reads_max += (uint32_t)constrained(s, t, i, &x);
 			}
 	counts_to_starts(s->xw_off, nv);
 	counts_to_starts(s->pe_off, np);
+	s->xw = malloc(((size_t)s->xw_off[nv] + 1) * sizeof(uint32_t));
+	s->pe = malloc(((size_t)s->xw_off[nv] + 1) * sizeof(uint32_t));
+	if (!s->xw || !s->pe)
+		return -ENOMEM;
 	for (uint32_t t = 0; t < s->k; t++)
 		for (uint32_t i = 0; i < s->p->threads[t].length; i++)
 			if (opens_epoch(s, t, i))
@@ -105,9 +110,9 @@ static int index_writes(struct sat_state *s)
 
 static int collect_reads(struct sat_state *s)
 {
-	s->read_flat = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
-	s->lo = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
-	s->hi = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
+	s->read_flat = malloc(((size_t)s->reads_max + 1) * sizeof(uint32_t));
+	s->lo = malloc(((size_t)s->reads_max + 1) * sizeof(uint32_t));
+	s->hi = malloc(((size_t)s->reads_max + 1) * sizeof(uint32_t));
 	if (!s->read_flat || !s->lo || !s->hi)
 		return -ENOMEM;
 	for (uint32_t t = 0; t < s->k; t++)
@@ -281,19 +286,28 @@ static int first_graph(struct sat_state *s, struct budget *b)
 	return !topological_vectors(s);
 }
 
-/* The first graph and its orders: with choices of writes, the vectors and
- * the fixpoint that tightens the reads' ranges (and the bound's table from
- * the vectors when asked); without (want_bound), the table by two passes. */
-static int saturate(struct sat_state *s, struct forced *f, struct budget *b, int want_bound)
+/* The orders: with choices of writes and room for a vector per event, the
+ * fixpoint that tightens the reads' ranges (the bound's table then comes
+ * from its vectors) and the orders for the engine; else (want_bound) the
+ * table of the first ranges by two passes, and no orders for the engine:
+ * with first ranges its memory tells as much (a read's range is every
+ * epoch holding its value). Returns 0, 1 when too big, or -errno. */
+static int saturate(struct sat_state *s, struct forced *f, struct budget *b, int how)
 {
-	int r, choices = s->choices;
+	int r, want_bound = how & FORCED_BOUND;
+	int room = (size_t)s->n * s->k <= MAX_VECTOR_WORDS;
+	int fixpoint = s->choices && room && !(how & FORCED_FIRST_RANGES);
 
-	if (!choices) {
+	if (!fixpoint && !want_bound) {
+		r = 0; /* first ranges and no bound: nothing the engine's memory lacks */
+	} else if (!fixpoint) {
 		r = bound_table_by_passes(s, f, b);
 	} else if ((r = first_graph(s, b)) == 0 && (r = saturate_fixpoint(s, b)) == 0 &&
 		   want_bound) {
 		r = bound_table_from_vectors(s, f);
 	}
+	if (r == -E2BIG)
+		return 1;
 	if (r < 0)
 		return r;
 	if (r > 0) {
@@ -301,23 +315,19 @@ static int saturate(struct sat_state *s, struct forced *f, struct budget *b, int
 		return 0;
 	}
 	f->k = want_bound ? s->k : 0;
-	/* without choices, a read's epoch is the one holding its value: the
-	 * engine's memory tells as much as these orders would */
-	return choices ? export(s, f) : 0;
+	f->partial = s->choices && room && !fixpoint;
+	return fixpoint ? export(s, f) : 0;
 }
 
-/* The fixpoint keeps a vector per event. Without choices of writes (no
- * fixpoint), the bound's table takes two passes that keep five words per
- * variable and thread, and may cost up to events x threads each: beyond 64
- * threads at a size where the vectors would not fit either, more than the
- * bound saves. */
-static int too_big(const struct sat_state *s, int choices)
+/* The fixpoint keeps a vector per event; without room for them, only the
+ * bound is left to gain. The passes cost up to events x threads each:
+ * beyond 64 threads at a size where the vectors would not fit either, more
+ * than the bound saves. */
+static int too_big(const struct sat_state *s, int want_bound)
 {
-	size_t words = (size_t)s->n * s->k, per_var = 5 * (size_t)s->a->nvars * s->k;
-
-	if (choices)
-		return words > MAX_VECTOR_WORDS;
-	return per_var > MAX_VECTOR_WORDS || (words > MAX_VECTOR_WORDS && s->k > 64);
+	if ((size_t)s->n * s->k <= MAX_VECTOR_WORDS)
+		return 0;
+	return !want_bound || s->k > 64;
 }
 
 /* base, thread_of, the writes' epochs and the reads' first ranges: 0, 1
@@ -342,10 +352,10 @@ static int first_ranges(struct sat_state *s, struct forced *f)
 }
 
 int forced_build(struct forced *f, const struct vsc_program *p, const struct analysis *a,
-		 struct budget *b, int want_bound)
+		 struct budget *b, int how)
 {
 	struct sat_state s = { .p = p, .a = a, .k = a->k, .n = (uint32_t)p->event_count };
-	int err;
+	int err, want_bound = how & FORCED_BOUND;
 
 	memset(f, 0, sizeof(*f));
 	if (p->event_count >= UINT32_MAX - 2 || (!want_bound && !worth_it(&s)))
@@ -354,10 +364,10 @@ int forced_build(struct forced *f, const struct vsc_program *p, const struct ana
 	if (err > 0) {
 		f->refuted = 1;
 		err = 0;
-	} else if (!err && too_big(&s, s.choices)) {
+	} else if (!err && too_big(&s, want_bound)) {
 		err = 1;
 	} else if (!err) {
-		err = saturate(&s, f, b, want_bound);
+		err = saturate(&s, f, b, how);
 	}
 	state_free(&s);
 	if (err)

@@ -28,14 +28,20 @@ struct forced {
 	uint32_t *last, *back;
 	uint32_t k;
 	int refuted; /* a cycle of forced orders: no SC interleaving */
+	int partial; /* FORCED_FIRST_RANGES left out a fixpoint that would run */
 };
+
+#define FORCED_BOUND 1        /* keep the lower bound's table */
+#define FORCED_FIRST_RANGES 2 /* no fixpoint: the reads' first ranges only */
 
 /* Returns 0 and fills f (f->refuted may be set), 1 when there is nothing to
  * gain (no read has a choice of writes, and the bound was not asked for) or
  * it would be too big, or -errno; -ETIME when the budget ran out. With
- * want_bound the lower bound's table is kept in f->last and f->back. */
+ * FORCED_BOUND in how the lower bound's table is kept in f->last and
+ * f->back. The fixpoint runs when some read has a choice of writes and a
+ * vector per event fits, unless FORCED_FIRST_RANGES. */
 int forced_build(struct forced *f, const struct vsc_program *p, const struct analysis *a,
-		 struct budget *b, int want_bound);
+		 struct budget *b, int how);
 /* Future preemptions forced from the state pos (thread positions): threads
  * u with a pending event that must come after a pending event of another
  * thread that must come after a pending event of u, so u stops unfinished

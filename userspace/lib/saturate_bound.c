@@ -4,46 +4,51 @@
  *   last[u][v] = vec[u's last event][v]  (events of v before u's last),
  *   back[u][v] = vec[v's event last[u][v] - 1][u]  (events of u before it),
  * k x k numbers in all. They are read off the vectors when the fixpoint kept
- * them (events x threads words), or, when no read has a choice of writes
- * (the fixpoint has nothing to do), found by two passes over the events
- * that keep a vector per thread and a few words per variable and thread
- * (below): kilobytes where the vectors took events x threads (320 MB at
- * 10^7 events and 8 threads, over the cap that then left the search
- * without its bound). */
+ * them (events x threads words), or, for the reads' first ranges, found by
+ * two passes over the events that keep a vector per thread and a few per
+ * value read (below): kilobytes where the vectors took events x threads
+ * (320 MB at 10^7 events and 8 threads, over the cap that then left the
+ * search without its bound). */
 #include "saturate_int.h"
+#include "userspace/util/array.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One topological pass. Without choices of writes, a read r of a
- * one-writer variable x has one epoch e: its edges are the write opening e
- * -> r and r -> the write opening e + 1. When r is passed, W has passed
- * exactly e writes of x (the first edge is in, the second not yet), so the
- * vectors an edge carries live per variable: that of W's latest write of x,
- * and the merge of the reads of x since, which the next write takes.
+#define NO_SLOT UINT32_MAX
+#define MAX_SLOT_WORDS ((size_t)16 << 20)
+
+/* One topological pass over the orders of the first ranges. A read r of
+ * the pair p = (x, v), x written by W, has the range [lo, hi] of every read
+ * of p: the first and the last epoch holding v. Its orders are the write
+ * opening lo -> r and r -> the write opening hi + 1, the same for all reads
+ * of p. So the vectors the orders carry live per pair, from the write
+ * opening lo (or p's first read) to the write opening hi + 1, in a slot:
+ * the vector of the opening write, and the merge of p's reads, which the
+ * closing write takes. With values that identify writes that is one epoch
+ * per variable at a time; with few values, one slot per value.
  * Most events change nothing of this but their own thread's entry: a thread
- * that took epoch e of x once has it, and a read whose thread's vector did
- * not grow since its last read of the epoch only moves its own entry in the
- * merge. A version per thread, bumped when its vector grows in another
+ * that took p's opening vector once has it, and a read whose thread's
+ * vector did not grow since its last read of p only moves its own entry in
+ * the merge. A version per thread, bumped when its vector grows in another
  * thread's entry, tells which; so most events cost O(1), not O(threads). */
 struct stream {
-	uint32_t k, nvars;
-	uint32_t *cur;     /* k x k: per thread, the vector of its event passed last */
-	uint32_t *version; /* per thread: bumped when cur grows in another entry */
-	uint32_t *pos;     /* per thread: its next event */
-	uint32_t *read;    /* per thread: the number of its next read */
-	/* per one-writer variable x, written by W */
-	uint32_t *opened;         /* nvars x k: W's latest write of x, with it */
-	uint32_t *opened_version; /* W's version when it was taken (UINT32_MAX: never) */
-	uint32_t *readers;        /* nvars x k: the reads of x since, with them */
-	uint32_t *any_readers;    /* per variable: readers is not all zero */
-	uint32_t *epoch;          /* per variable: W's writes of it passed */
-	uint32_t *waiting;        /* per xw entry: reads the write still waits for */
-	/* per thread t and variable x (t * nvars + x) */
-	uint32_t *took;         /* the epoch + 1 whose opened t took last (0: none) */
-	uint32_t *gave;         /* the epoch + 1 into whose readers t merged last */
-	uint32_t *gave_version; /* t's version then */
+	uint32_t k;
+	uint32_t *cur;                /* k x k: per thread, the vector of its event passed last */
+	uint32_t *version;            /* per thread: bumped when cur grows in another entry */
+	uint32_t *pos;                /* per thread: its next event */
+	uint32_t *read;               /* per thread: the number of its next read */
+	uint32_t *epoch;              /* per variable: W's writes of it passed */
+	uint32_t *waiting;            /* per xw entry: reads the write still waits for */
+	uint8_t *read_by_other;       /* per pair: bit set when another thread than W reads it */
+	uint32_t *close_off, *closes; /* per xw entry: the pairs whose hi + 1 it opens */
+	uint32_t *slot_of;            /* per pair: its slot, or NO_SLOT */
+	/* slots of 4 x k words: the opening vector, the merge of the reads,
+	 * per thread whether it took the first, and its version + 1 when it
+	 * last merged into the second */
+	uint32_t *pool, *free_slot, nslots, nfree;
+	size_t pool_cap, free_cap;
 	/* pass 2 */
 	uint32_t *ask;  /* per thread v, the indices whose vector is asked, */
 	uint32_t *who;  /* sorted, and the thread u asking (k x k each) */
@@ -51,6 +56,48 @@ struct stream {
 	uint32_t *next;
 	uint32_t unanswered;
 };
+
+/* The first epoch holding pair p of x: the range of every read of p starts
+ * there. */
+static uint32_t first_epoch(const struct sat_state *s, uint32_t x, uint32_t p)
+{
+	if (init_matches(s, x, p))
+		return 0;
+	return s->pe_off[p] < s->pe_off[p + 1] ? s->pe[s->pe_off[p]] : UINT32_MAX;
+}
+
+static uint32_t *slot_words(const struct stream *st, uint32_t slot)
+{
+	return st->pool + (size_t)slot * 4 * st->k;
+}
+
+/* Pair p's slot, made when it has none: its index, or NO_SLOT when the
+ * slots would pass MAX_SLOT_WORDS or memory ran out. */
+static uint32_t slot_for(struct stream *st, uint32_t p)
+{
+	uint32_t slot = st->slot_of[p];
+
+	if (slot != NO_SLOT)
+		return slot;
+	if (st->nfree) {
+		slot = st->free_slot[--st->nfree];
+	} else {
+		size_t words = ((size_t)st->nslots + 1) * 4 * st->k;
+		if (words > MAX_SLOT_WORDS || ARRAY_RESERVE(st->pool, st->pool_cap, words) ||
+		    ARRAY_RESERVE(st->free_slot, st->free_cap, (size_t)st->nslots + 1))
+			return NO_SLOT;
+		slot = st->nslots++;
+	}
+	memset(slot_words(st, slot), 0, 4 * st->k * sizeof(uint32_t));
+	st->slot_of[p] = slot;
+	return slot;
+}
+
+static void slot_free(struct stream *st, uint32_t p)
+{
+	st->free_slot[st->nfree++] = st->slot_of[p];
+	st->slot_of[p] = NO_SLOT;
+}
 
 /* Event f (thread t, index i) with vector v: record what pass 2 asks. */
 static void answer(struct stream *st, uint32_t t, uint32_t i, const uint32_t *v, uint32_t *back)
@@ -77,92 +124,107 @@ static int raise_to(uint32_t *dst, const uint32_t *src, uint32_t k)
 	return grew;
 }
 
-/* W's write (index i) of x, with vector v: it takes the reads of the epoch
- * it closes and opens the next. */
-static void pass_write(const struct sat_state *s, struct stream *st, uint32_t w, uint32_t i,
-		       uint32_t x)
-{
-	uint32_t k = st->k, *v = st->cur + (size_t)w * k;
-	uint32_t *opened = st->opened + (size_t)x * k, *readers = st->readers + (size_t)x * k;
-
-	(void)s;
-	if (st->any_readers[x]) {
-		if (raise_to(v, readers, k))
-			st->version[w]++;
-		memset(readers, 0, k * sizeof(uint32_t));
-		st->any_readers[x] = 0;
-	}
-	if (st->opened_version[x] != st->version[w]) {
-		memcpy(opened, v, k * sizeof(uint32_t));
-		st->opened_version[x] = st->version[w];
-	}
-	opened[w] = i + 1; /* the rest is v's, as the versions agree */
-	st->epoch[x]++;
-}
-
-/* Thread t's read (index i) of x, written by another thread. */
-static void pass_read(const struct sat_state *s, struct stream *st, uint32_t t, uint32_t i,
+/* W's write (index i) of x, opening epoch e: it takes the reads of the
+ * pairs it closes, then opens the pair it writes when e is its lo. Returns
+ * 0, or -E2BIG when no slot could be had. */
+static int pass_write(const struct sat_state *s, struct stream *st, uint32_t w, uint32_t i,
 		      uint32_t x)
 {
-	uint32_t k = st->k, e = st->epoch[x], *v = st->cur + (size_t)t * k;
-	size_t tx = (size_t)t * st->nvars + x;
+	uint32_t k = st->k, *v = st->cur + (size_t)w * k, e = ++st->epoch[x];
+	uint32_t c = s->xw_off[x] + e - 1, p = s->a->pairs[w][i].write, slot;
 
-	if (e >= 1 && st->took[tx] != e) {
-		if (raise_to(v, st->opened + (size_t)x * k, k))
-			st->version[t]++;
-		st->took[tx] = e;
+	for (uint32_t q = st->close_off[c]; q < st->close_off[c + 1]; q++) {
+		uint32_t closed = st->closes[q];
+		if (st->slot_of[closed] == NO_SLOT)
+			continue; /* no read of it passed */
+		if (raise_to(v, slot_words(st, st->slot_of[closed]) + k, k))
+			st->version[w]++;
+		slot_free(st, closed);
 	}
-	if (e < epochs_of(s, x)) {
-		uint32_t *readers = st->readers + (size_t)x * k;
-		if (st->gave[tx] != e + 1 || st->gave_version[tx] != st->version[t]) {
-			raise_to(readers, v, k);
-			st->gave[tx] = e + 1;
-			st->gave_version[tx] = st->version[t];
-		}
-		readers[t] = i + 1;
-		st->any_readers[x] = 1;
-	}
+	if (!(st->read_by_other[p / 8] & (1u << p % 8)) || first_epoch(s, x, p) != e)
+		return 0;
+	if ((slot = slot_for(st, p)) == NO_SLOT)
+		return -E2BIG;
+	memcpy(slot_words(st, slot), v, k * sizeof(uint32_t));
+	slot_words(st, slot)[w] = i + 1;
+	return 0;
 }
 
-/* Run thread t as far as the orders let it; returns the events passed. */
-static uint32_t advance(const struct sat_state *s, struct stream *st, uint32_t t, uint32_t *last,
-			uint32_t *back)
+/* Thread t's read r (index i) of the pair p of x, written by another
+ * thread. Returns 0, or -E2BIG when no slot could be had. */
+static int pass_read(const struct sat_state *s, struct stream *st, uint32_t t, uint32_t i,
+		     uint32_t r, uint32_t p)
 {
-	const struct vsc_event *ev = s->p->threads[t].events;
-	uint32_t len = s->p->threads[t].length, i = st->pos[t], k = st->k;
-	uint32_t *v = st->cur + (size_t)t * k;
+	uint32_t k = st->k, *v = st->cur + (size_t)t * k, slot = st->slot_of[p], *words;
+	uint32_t x = s->p->threads[t].events[i].var, m = epochs_of(s, x);
 
-	for (; i < len; i++) {
-		uint32_t x = ev[i].var;
-		if (s->a->writers[x] == 1 && s->a->writer[x] == t) {
-			if (s->a->pairs[t][i].write != PAIR_NONE &&
-			    st->waiting[s->xw_off[x] + st->epoch[x]])
-				break; /* reads of the epoch it closes are pending */
-			v[t] = i;
-			if (s->a->pairs[t][i].write != PAIR_NONE)
-				pass_write(s, st, t, i, x);
-		} else if (s->a->writers[x] == 1 && ev[i].kind == VSC_READ) {
-			uint32_t r = st->read[t];
-			if (st->epoch[x] < s->lo[r])
-				break; /* its write has not passed */
-			if (s->hi[r] < epochs_of(s, x))
-				st->waiting[s->xw_off[x] + s->hi[r]]--;
-			st->read[t]++;
-			v[t] = i;
-			pass_read(s, st, t, i, x);
-		} else {
-			v[t] = i;
+	if (s->hi[r] < m)
+		st->waiting[s->xw_off[x] + s->hi[r]]--;
+	if (s->lo[r] == 0 && s->hi[r] == m)
+		return 0; /* no order with W */
+	if (slot == NO_SLOT && (slot = slot_for(st, p)) == NO_SLOT)
+		return -E2BIG;
+	words = slot_words(st, slot);
+	if (s->lo[r] >= 1 && !words[2 * k + t]) {
+		if (raise_to(v, words, k))
+			st->version[t]++;
+		words[2 * k + t] = 1;
+	}
+	if (s->hi[r] < m) {
+		if (words[3 * k + t] != st->version[t] + 1) {
+			raise_to(words + k, v, k);
+			words[3 * k + t] = st->version[t] + 1;
 		}
+		words[k + t] = i + 1;
+	}
+	return 0;
+}
+
+/* Thread t's event i: 1 when it must wait, 0 when it passed, -E2BIG. */
+static int step(const struct sat_state *s, struct stream *st, uint32_t t, uint32_t i)
+{
+	const struct vsc_event *ev = &s->p->threads[t].events[i];
+	uint32_t x = ev->var, *v = st->cur + (size_t)t * st->k;
+
+	if (s->a->writers[x] != 1)
+		return (v[t] = i), 0;
+	if (s->a->writer[x] == t) {
+		int writes = s->a->pairs[t][i].write != PAIR_NONE;
+		if (writes && st->waiting[s->xw_off[x] + st->epoch[x]])
+			return 1; /* reads of the epoch it closes are pending */
+		v[t] = i;
+		return writes ? pass_write(s, st, t, i, x) : 0;
+	}
+	if (ev->kind != VSC_READ)
+		return (v[t] = i), 0;
+	uint32_t r = st->read[t];
+	if (st->epoch[x] < s->lo[r])
+		return 1; /* the write opening its first epoch has not passed */
+	v[t] = i;
+	st->read[t]++;
+	return pass_read(s, st, t, i, r, s->a->pairs[t][i].read);
+}
+
+/* Run thread t as far as the orders let it: the events passed, or -E2BIG. */
+static int64_t advance(const struct sat_state *s, struct stream *st, uint32_t t, uint32_t *last,
+		       uint32_t *back)
+{
+	uint32_t len = s->p->threads[t].length, i = st->pos[t], k = st->k;
+	uint32_t *v = st->cur + (size_t)t * k, moved;
+	int r = 0;
+
+	for (; i < len && (r = step(s, st, t, i)) == 0; i++)
 		if (back)
 			answer(st, t, i, v, back);
-	}
-	uint32_t moved = i - st->pos[t];
-
+	if (r < 0)
+		return r;
+	moved = i - st->pos[t];
 	if (!back && i == len && moved)
 		memcpy(last + (size_t)t * k, v, k * sizeof(uint32_t));
 	st->pos[t] = i;
 	return moved;
 }
+
 /* The reads each write of a one-writer variable waits for (per xw entry:
  * the reads of the epoch it closes). */
 static void count_waiting(const struct sat_state *s, uint32_t *waiting)
@@ -177,17 +239,16 @@ static void count_waiting(const struct sat_state *s, uint32_t *waiting)
 
 static void stream_reset(const struct sat_state *s, struct stream *st)
 {
-	size_t k = st->k, nv = st->nvars;
+	size_t k = st->k;
 
 	count_waiting(s, st->waiting);
 	memset(st->cur, 0, k * k * sizeof(uint32_t));
 	memset(st->version, 0, k * sizeof(uint32_t));
-	memset(st->opened_version, 0xff, nv * sizeof(uint32_t));
-	memset(st->readers, 0, nv * k * sizeof(uint32_t));
-	memset(st->any_readers, 0, nv * sizeof(uint32_t));
-	memset(st->epoch, 0, nv * sizeof(uint32_t));
-	memset(st->took, 0, k * nv * sizeof(uint32_t));
-	memset(st->gave, 0, k * nv * sizeof(uint32_t));
+	memset(st->epoch, 0, (size_t)s->a->nvars * sizeof(uint32_t));
+	memset(st->slot_of, 0xff, (size_t)s->a->npairs * sizeof(uint32_t));
+	st->nfree = 0;
+	for (uint32_t slot = st->nslots; slot > 0; slot--)
+		st->free_slot[st->nfree++] = slot - 1;
 	for (uint32_t t = 0; t < k; t++) { /* reads are numbered in flat order */
 		st->pos[t] = 0;
 		st->read[t] = first_at_least(s->read_flat, 0, s->nreads, s->base[t]);
@@ -196,7 +257,7 @@ static void stream_reset(const struct sat_state *s, struct stream *st)
 
 /* A topological pass, threads in turn, each as far as it can go: pass 1
  * (back NULL) fills last, pass 2 back (and stops once all is answered).
- * Returns 0, 1 on a cycle, or -ETIME. */
+ * Returns 0, 1 on a cycle, -E2BIG or -ETIME. */
 static int stream_pass(const struct sat_state *s, struct stream *st, uint32_t *last, uint32_t *back,
 		       struct budget *b)
 {
@@ -205,8 +266,12 @@ static int stream_pass(const struct sat_state *s, struct stream *st, uint32_t *l
 	stream_reset(s, st);
 	for (uint32_t moved = 1; moved && !(back && st->unanswered == 0);) {
 		moved = 0;
-		for (uint32_t t = 0; t < st->k; t++)
-			moved += advance(s, st, t, last, back);
+		for (uint32_t t = 0; t < st->k; t++) {
+			int64_t m = advance(s, st, t, last, back);
+			if (m < 0)
+				return (int)m;
+			moved += (uint32_t)m;
+		}
 		done += moved;
 		if (budget_spend(b, (unsigned long)st->k + moved))
 			return -ETIME;
@@ -240,21 +305,61 @@ static void ask_back(struct stream *st, const uint32_t *last)
 	}
 }
 
+/* Which pairs another thread than W reads, and the write that closes each
+ * (close_off, closes by xw entry: the write opening hi + 1, hi being the
+ * range of every read of the pair). */
+static int index_pairs(const struct sat_state *s, struct stream *st)
+{
+	size_t np = s->a->npairs, nw = s->xw_off[s->a->nvars];
+	uint8_t *filled = calloc(np / 8 + 1, 1);
+
+	st->read_by_other = calloc(np / 8 + 1, 1);
+	st->close_off = calloc(nw + 2, sizeof(uint32_t));
+	st->closes = malloc((np + 1) * sizeof(uint32_t));
+	if (!filled || !st->read_by_other || !st->close_off || !st->closes) {
+		free(filled);
+		return -ENOMEM;
+	}
+	for (int fill = 0; fill < 2; fill++) {
+		uint8_t *seen = fill ? filled : st->read_by_other;
+		for (uint32_t r = 0; r < s->nreads; r++) {
+			uint32_t t, i, x = flat_event(s, s->read_flat[r], &t, &i)->var;
+			uint32_t p = s->a->pairs[t][i].read, c = s->xw_off[x] + s->hi[r];
+			if (seen[p / 8] & (1u << p % 8))
+				continue;
+			seen[p / 8] |= (uint8_t)(1u << p % 8);
+			if (s->hi[r] == epochs_of(s, x))
+				continue; /* never closed */
+			if (fill)
+				st->closes[st->close_off[c]++] = p;
+			else
+				st->close_off[c + 1]++;
+		}
+		if (!fill)
+			for (size_t c = 0; c < nw; c++)
+				st->close_off[c + 1] += st->close_off[c];
+	}
+	for (size_t c = nw; c > 0; c--)
+		st->close_off[c] = st->close_off[c - 1];
+	st->close_off[0] = 0;
+	free(filled);
+	return 0;
+}
+
 static void stream_free(struct stream *st)
 {
 	free(st->cur);
 	free(st->version);
 	free(st->pos);
 	free(st->read);
-	free(st->opened);
-	free(st->opened_version);
-	free(st->readers);
-	free(st->any_readers);
 	free(st->epoch);
 	free(st->waiting);
-	free(st->took);
-	free(st->gave);
-	free(st->gave_version);
+	free(st->read_by_other);
+	free(st->close_off);
+	free(st->closes);
+	free(st->slot_of);
+	free(st->pool);
+	free(st->free_slot);
 	free(st->ask);
 	free(st->who);
 	free(st->nask);
@@ -263,33 +368,24 @@ static void stream_free(struct stream *st)
 
 static int stream_alloc(const struct sat_state *s, struct stream *st)
 {
-	size_t k = s->k, nv = s->a->nvars, kk = k * k + 1, vk = nv * k + 1;
+	size_t k = s->k, kk = k * k + 1;
 
 	st->k = s->k;
-	st->nvars = s->a->nvars;
 	st->cur = malloc(kk * sizeof(uint32_t));
 	st->version = malloc((k + 1) * sizeof(uint32_t));
 	st->pos = malloc((k + 1) * sizeof(uint32_t));
 	st->read = malloc((k + 1) * sizeof(uint32_t));
-	st->opened = malloc(vk * sizeof(uint32_t));
-	st->opened_version = malloc((nv + 1) * sizeof(uint32_t));
-	st->readers = malloc(vk * sizeof(uint32_t));
-	st->any_readers = malloc((nv + 1) * sizeof(uint32_t));
-	st->epoch = malloc((nv + 1) * sizeof(uint32_t));
-	st->waiting = malloc(((size_t)s->xw_off[nv] + 1) * sizeof(uint32_t));
-	st->took = malloc(vk * sizeof(uint32_t));
-	st->gave = malloc(vk * sizeof(uint32_t));
-	st->gave_version = malloc(vk * sizeof(uint32_t));
+	st->epoch = malloc(((size_t)s->a->nvars + 1) * sizeof(uint32_t));
+	st->waiting = malloc(((size_t)s->xw_off[s->a->nvars] + 1) * sizeof(uint32_t));
+	st->slot_of = malloc(((size_t)s->a->npairs + 1) * sizeof(uint32_t));
 	st->ask = malloc(kk * sizeof(uint32_t));
 	st->who = malloc(kk * sizeof(uint32_t));
 	st->nask = malloc((k + 1) * sizeof(uint32_t));
 	st->next = malloc((k + 1) * sizeof(uint32_t));
-	if (!st->cur || !st->version || !st->pos || !st->read || !st->opened ||
-	    !st->opened_version || !st->readers || !st->any_readers || !st->epoch || !st->waiting ||
-	    !st->took || !st->gave || !st->gave_version || !st->ask || !st->who || !st->nask ||
-	    !st->next)
+	if (!st->cur || !st->version || !st->pos || !st->read || !st->epoch || !st->waiting ||
+	    !st->slot_of || !st->ask || !st->who || !st->nask || !st->next)
 		return -ENOMEM;
-	return 0;
+	return index_pairs(s, st);
 }
 
 int bound_table_by_passes(struct sat_state *s, struct forced *f, struct budget *b)

@@ -35,6 +35,7 @@ struct sat_state {
 	uint32_t *thread_of;   /* per flat event */
 	uint32_t *xw_off, *xw; /* per one-writer variable: W's indices of its writes */
 	uint32_t *pe_off, *pe; /* per pair: epochs (>= 1) that hold it */
+	uint32_t reads_max;    /* constrained reads (index_writes counts them) */
 	uint32_t nreads, *read_flat, *lo, *hi;
 	int choices;             /* some read has a choice of epochs (lo < hi) */
 	uint32_t *out_off, *out; /* forced edges, CSR by source */
@@ -108,8 +109,9 @@ void saturate_fixpoint_free(struct sat_state *s);
 
 /* The lower bound's table into f->last and f->back (saturate_bound.c):
  * from s->vec, or, without vectors, by two topological passes over the
- * graph of s (out_off, out), which also find a cycle. Return 0, 1 on a
- * cycle (passes only), -ENOMEM or -ETIME. */
+ * orders of the reads' first ranges, which also find a cycle. Return 0, 1
+ * on a cycle (passes only), -E2BIG (passes: too many values open at
+ * once), -ENOMEM or -ETIME. */
 int bound_table_from_vectors(const struct sat_state *s, struct forced *f);
 int bound_table_by_passes(struct sat_state *s, struct forced *f, struct budget *b);
 
