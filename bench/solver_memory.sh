@@ -18,7 +18,7 @@ bench_start solver_memory.sh "${1:-}"
 n=${BENCH_EVENTS:-10000000}
 timeout=${BENCH_TIMEOUT:-120}
 mem_mb=${BENCH_MEM_MB:-4096}
-families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale scmw scmw-stale axe ring2 ring64 threads10k"}
+families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale sc1w-2val sc1w-2val-stale scmw scmw-stale axe ring2 ring64 threads10k"}
 out=$top/bench/results/solver-memory.md
 
 times_of() { # times_of A B: A / B as "Nx", or "-" when B is 0
@@ -34,6 +34,8 @@ family() {
 	sc1w-stale) gen="$sc --writers 1 --stale 1" ;;
 	sc1w-4val) gen="$sc --writers 1 --values 4" ;;
 	sc1w-4val-stale) gen="$sc --writers 1 --values 4 --stale 1" ;;
+	sc1w-2val) gen="$sc --writers 1 --values 2" ;;
+	sc1w-2val-stale) gen="$sc --writers 1 --values 2 --stale 1" ;;
 	scmw) gen="$sc --writers 2" ;;
 	scmw-stale) gen="$sc --writers 2 --stale 1" ;;
 	axe) gen="sc --threads 8 --total $n --vars 64 -p 3 --writers 0 --rmw 0.2 --init known --seed 1"

@@ -207,43 +207,68 @@ static void take_verdict(const struct vsc_program *p, const struct query *q, str
 	}
 }
 
-/* The search, with the lower bound the forced orders' vectors give it. */
-static int search_engine(const struct vsc_program *p, struct analysis *a, const struct query *q,
-			 struct budget *b, struct vsc_result *res, struct best *best, long least)
+/* Work (budget units per event) the search may take on the reads' first
+ * ranges before the fixpoint of the forced orders is built after all. */
+#define FIRST_RANGES_WORK 16UL
+
+/* One search on the forced orders built as how asks (saturate.h). Returns
+ * the verdict or -errno; *partial: the fixpoint was left out, so the search
+ * stopped at cap (budget units) and a build without FORCED_FIRST_RANGES
+ * would be stronger. */
+static int search_with(const struct vsc_program *p, struct analysis *a, const struct query *q,
+		       struct budget *b, struct vsc_result *res, struct best *best, long least,
+		       int how, unsigned long cap, int *partial)
 {
 	struct forced forced;
 	struct engine g;
 	int r;
 
 	budget_phase(b, "forced orders");
-	r = forced_build(&forced, p, a, b, q->bound >= 0 || q->minimize);
-
-	if (r == -ETIME) {
-		res->verdict = VSC_UNKNOWN;
-		return 0;
-	}
+	r = forced_build(&forced, p, a, b, how);
+	if (r == -ETIME)
+		return VSC_UNKNOWN;
 	if (r < 0)
 		return r;
+	*partial = r == 0 && forced.partial;
 	if (r == 0 && forced.refuted) {
 		forced_free(&forced);
-		return 0;
+		return VSC_INCONSISTENT;
 	}
 	if ((r = engine_init(&g, p, a, r == 0 ? &forced : NULL, b))) {
 		forced_free(&forced);
 		return r;
 	}
 	budget_phase(b, "search");
+	b->work_cap = *partial ? cap : 0;
 	r = engine_rank_by_ts(&g);
 	if (!r)
 		r = decide(&g, q, best, least);
+	b->work_cap = 0;
+	res->nodes += g.nodes;
+	res->steps += g.steps;
+	engine_free(&g);
+	forced_free(&forced);
+	return r;
+}
+
+/* The search, with the lower bound of the forced orders. With a choice of
+ * writes, first on the reads' first ranges (cheap: no fixpoint), which
+ * decides most traces; the fixpoint (what refutes stale reads at once) only
+ * when that search used FIRST_RANGES_WORK per event. Either verdict is
+ * exact: the orders of both are true in every SC interleaving. */
+static int search_engine(const struct vsc_program *p, struct analysis *a, const struct query *q,
+			 struct budget *b, struct vsc_result *res, struct best *best, long least)
+{
+	int how = q->bound >= 0 || q->minimize ? FORCED_BOUND : 0, partial = 0;
+	unsigned long cap = b->steps + FIRST_RANGES_WORK * (p->event_count + 1);
+	int r = search_with(p, a, q, b, res, best, least, how | FORCED_FIRST_RANGES, cap, &partial);
+
+	if (r == VSC_UNKNOWN && partial && b->steps >= cap)
+		r = search_with(p, a, q, b, res, best, least, how, 0, &partial);
 	if (r >= 0) {
 		take_verdict(p, q, res, best, r);
 		r = 0;
 	}
-	res->nodes = g.nodes;
-	res->steps = g.steps;
-	engine_free(&g);
-	forced_free(&forced);
 	return r;
 }
 

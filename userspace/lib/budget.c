@@ -84,6 +84,8 @@ int budget_spend(struct budget *b, unsigned long work)
 	struct timespec now;
 
 	b->steps += work;
+	if (b->work_cap && b->steps >= b->work_cap)
+		return 1;
 	if (b->steps < b->next_look || (b->deadline.tv_sec == 0 && !b->progress))
 		return 0;
 	b->next_look = b->steps + BUDGET_WORK_PER_LOOK;

@@ -32,6 +32,7 @@ struct budget {
 	size_t memory_limit;      /* bytes */
 	unsigned long steps;      /* work done, in budget_spend() units */
 	unsigned long next_look;  /* steps at which to look at the clock next */
+	unsigned long work_cap;   /* nonzero: steps at which to stop, as at the deadline */
 	int progress;             /* report progress to on_progress */
 	vsc_progress_fn on_progress;
 	void *progress_ctx;
