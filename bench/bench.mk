@@ -59,6 +59,16 @@ $(BUILD)/bench/trace_writer_bench: bench/trace_writer_bench.c $(TRACE_WRITER_SRC
 bench-trace-writer: $(BUILD)/bench/trace_writer_bench
 	@bench/trace_writer.sh $<
 
+# The parser alone: MB/s, events/s and peak RSS per event at 10^6 and 10^7
+# events beside wc -l (bench/parse.sh, bench/results/parse.md).
+.PHONY: bench-parse
+BENCH_EXTRA += bench-parse
+$(BUILD)/bench/parse_bench: bench/parse_bench.c $(BUILD)/libvsc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libvsc.a $(LDLIBS_LIB) $(LDLIBS_LIB_SAT) -lpthread
+bench-parse: $(BUILD)/bench/parse_bench $(BUILD)/vsc
+	@bench/parse.sh $< $(BUILD)
+
 bench: $(BENCH_EXTRA)
 
 # Lab runs: lab.h against the plain test, recording time against the plain

@@ -115,7 +115,8 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 120
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all -D_GNU_SOURCE -I. -Iinclude -Iuserspace/lib
+	-fno-sanitize-recover=all -D_GNU_SOURCE -I. -Iinclude -Iuserspace/lib \
+	-DPARSE_PIECE_BYTES=64
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_parse $(FUZZ_DIR)/fuzz_check
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(LIB_EXTRA_OBJ)

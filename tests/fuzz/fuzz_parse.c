@@ -6,7 +6,9 @@
  *  - an accepted input walks cleanly through every accessor, and each of
  *    its programs, written back with vsc_program_write() and parsed again,
  *    is the same program;
- *  - its completeness (recorded traces) agrees with what was parsed. */
+ *  - its completeness (recorded traces) agrees with what was parsed;
+ *  - read as a stream (in pieces of whole lines: this build makes them
+ *    64 bytes), it gives the same trace, or the same first message. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 struct sink {
 	unsigned count;
 	int bad_form;
+	char first[512];
 };
 
 static void on_error(void *ctx, const char *message)
@@ -25,7 +28,8 @@ static void on_error(void *ctx, const char *message)
 	unsigned line, col;
 	char colon;
 
-	s->count++;
+	if (s->count++ == 0)
+		snprintf(s->first, sizeof(s->first), "%s", message);
 	if (strncmp(message, "f.vsc:", 6) != 0) {
 		s->bad_form = 1;
 		return;
@@ -102,6 +106,48 @@ static void check_completeness(const struct vsc_trace *trace, size_t events)
 		abort();
 }
 
+/* The same events on the same lines, and the same names and segments. */
+static void same_trace(const struct vsc_trace *a, const struct vsc_trace *b)
+{
+	if (vsc_trace_program_count(a) != vsc_trace_program_count(b) ||
+	    vsc_trace_lost_events(a) != vsc_trace_lost_events(b))
+		abort();
+	for (size_t i = 0; i < vsc_trace_program_count(a); i++) {
+		const struct vsc_program *p = vsc_trace_program(a, i), *q = vsc_trace_program(b, i);
+		const char *np = vsc_program_name(p), *nq = vsc_program_name(q);
+		if (!np != !nq || (np && strcmp(np, nq) != 0) ||
+		    vsc_program_var_count(p) != vsc_program_var_count(q))
+			abort();
+		same_program(p, q);
+		for (size_t t = 0; t < vsc_program_thread_count(p); t++)
+			for (size_t e = 0; e < vsc_program_thread_length(p, t); e++)
+				if (vsc_program_event_line(p, t, e) !=
+				    vsc_program_event_line(q, t, e))
+					abort();
+	}
+}
+
+/* data read through stdio in pieces against data parsed as one buffer. */
+static void same_as_stream(const uint8_t *data, size_t size, const struct vsc_trace *whole,
+			   const struct sink *whole_sink)
+{
+	struct sink sink = { 0 };
+	VSC_OPTS(vsc_parse_opts, opts, .filename = "f.vsc", .on_error = on_error,
+		 .error_ctx = &sink);
+	FILE *f = size ? fmemopen((void *)data, size, "r") : NULL;
+	struct vsc_trace *trace;
+
+	if (!f)
+		return;
+	trace = vsc_trace_parse_stream(f, &opts);
+	fclose(f);
+	if (!trace != !whole || strcmp(sink.first, whole_sink->first) != 0)
+		abort();
+	if (trace)
+		same_trace(whole, trace);
+	vsc_trace_free(trace);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sink sink = { 0 };
@@ -109,6 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 .error_ctx = &sink);
 	struct vsc_trace *trace = vsc_trace_parse_buffer((const char *)data, size, &opts);
 
+	same_as_stream(data, size, trace, &sink);
 	if (!trace) {
 		if (sink.count == 0 || sink.bad_form)
 			abort();

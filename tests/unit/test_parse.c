@@ -510,6 +510,9 @@ static void same_as_tokenized(const char *format, const char *line)
 	vsc_trace_free(b);
 }
 
+/* A comment line longer than the fast path's look ahead. */
+#define PADDING "# ................................................................\n"
+
 static void test_fast_path_same(void **state)
 {
 	static const char *const lines[] = {
@@ -547,6 +550,38 @@ static void test_fast_path_same(void **state)
 		"init r 1",
 		"T r 0123456789012345678901234567890123456789012345678901234567890123 1",
 		"T r 01234567890123456789012345678901234567890123456789012345678901234 1",
+		"abcdefgh r x 1",
+		"abcdefghi r x 1",
+		"abcdefgh r abcdefgh 1",
+		"abcdefg r abcdefghi 1",
+		"T r x 12345678",
+		"T r x -12345678",
+		"T r x 123456789",
+		"T r x 1234567890123456",
+		"T r x -1234567890123456",
+		"T r x 12345678901234567",
+		"T r x 123456789012345678",
+		"T u x 12345678 1234567890123456",
+		"T u x 1234567890123456 -12345678",
+		"T r x 1234567 ",
+		"T r x 12345678 ",
+		"T r x 9 ",
+		"T r x 1:",
+		"T r x 1/",
+		"T r x 1;",
+		"T r x --1",
+		"T r x 1-",
+		"T  r x 1",
+		"T r  x 1",
+		"T r x  1",
+		" T r x 1",
+		"T r x\t1",
+		"T u x 1  2",
+		"T u x 1\t2",
+		"T r x. 1",
+		"T r x\x7f 1",
+		"T\x80 r x 1",
+		"T r x 1\xb0",
 	};
 
 	(void)state;
@@ -554,7 +589,38 @@ static void test_fast_path_same(void **state)
 		same_as_tokenized("A w y 1\n%s\nA r y 1\n", lines[i]);
 		same_as_tokenized("A w y 1\n%s", lines[i]); /* no newline at the end */
 		same_as_tokenized("A w y 1\n%s\r\nA r y 1\n", lines[i]);
+		/* followed by more than a word of input: the fast path reads
+		 * whole 8-byte words only, so this is where it runs */
+		same_as_tokenized("A w y 1\n%s\n" PADDING, lines[i]);
+		same_as_tokenized("A w y 1\n%s\r\n" PADDING, lines[i]);
+		same_as_tokenized("A w y 1\n%s\n" PADDING, lines[i]);
+		same_as_tokenized("A w y 1\n%s\nA r y 1\nB w x 3\n", lines[i]);
+		same_as_tokenized("A w y 1\n%s @7\n" PADDING, lines[i]);
 	}
+}
+
+/* Bytes the fast path must leave to the general path: a zero byte after
+ * a name the cache knows, a zero byte in a value, and the same names
+ * again after a segment (ids are per segment). */
+static void test_plain_words(void **state)
+{
+	static const char nul_name[] = "A w x 1\nA\0 w x 1\n" PADDING;
+	static const char nul_var[] = "A w x 1\nA w x\0 1\n" PADDING;
+	static const char nul_value[] = "A w x 1\nA w x 1\0\n" PADDING;
+	struct vsc_trace *trace;
+
+	(void)state;
+	check_error_bytes(nul_name, sizeof(nul_name) - 1, "t.vsc:2:2: ", "NUL");
+	check_error_bytes(nul_var, sizeof(nul_var) - 1, "t.vsc:2:6: ", "NUL");
+	check_error_bytes(nul_value, sizeof(nul_value) - 1, "t.vsc:2:8: ", "NUL");
+	trace = parse_ok("A w x 1\nB w y 2\nsegment s\nB w x 3\nA w y 4\n" PADDING);
+	assert_int_equal(vsc_trace_program_count(trace), 2);
+	const struct vsc_program *p = vsc_trace_program(trace, 1);
+	assert_string_equal(vsc_program_thread_name(p, 0), "B");
+	assert_string_equal(vsc_program_var_name(p, vsc_program_events(p, 0)[0].var), "x");
+	assert_int_equal(vsc_program_events(p, 0)[0].value, 3);
+	assert_string_equal(vsc_program_var_name(p, vsc_program_events(p, 1)[0].var), "y");
+	vsc_trace_free(trace);
 }
 
 static void test_huge_tokens(void **state)
@@ -750,6 +816,113 @@ static void test_no_partial_result(void **state)
 	assert_true(strncmp(m.text[0], "t.vsc:2:5: ", 11) == 0);
 }
 
+/* Everything a trace's programs say, line numbers included, as text. */
+static char *trace_text(const struct vsc_trace *trace)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	for (size_t i = 0; i < vsc_trace_program_count(trace); i++) {
+		const struct vsc_program *p = vsc_trace_program(trace, i);
+		fprintf(out, "segment %s\n", vsc_program_name(p) ? vsc_program_name(p) : "-");
+		assert_int_equal(vsc_program_write(p, out), 0);
+		for (size_t t = 0; t < vsc_program_thread_count(p); t++)
+			for (size_t e = 0; e < vsc_program_thread_length(p, t); e++)
+				fprintf(out, "%u ", vsc_program_event_line(p, t, e));
+	}
+	fprintf(out, "lost %llu\n", (unsigned long long)vsc_trace_lost_events(trace));
+	fclose(out);
+	return text;
+}
+
+static void collect_first(void *ctx, const char *message)
+{
+	char *first = ctx;
+
+	if (!first[0])
+		snprintf(first, MSG_LEN, "%s", message);
+}
+
+/* text parsed from a file (read in pieces), from a stdio stream and from
+ * one buffer: the same trace, or the same first message. */
+static bool same_in_pieces(const char *text, size_t len, const char *dir)
+{
+	bool parsed;
+	char path[256], first[3][MSG_LEN] = { "", "", "" }, *want = NULL;
+	struct vsc_trace *trace[3];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/pieces.vsc", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	fclose(f);
+	for (int how = 0; how < 3; how++) {
+		VSC_OPTS(vsc_parse_opts, opts, .filename = "t.vsc", .on_error = collect_first,
+			 .error_ctx = first[how]);
+		f = how == 1 ? fopen(path, "r") : NULL;
+		trace[how] = how == 0   ? vsc_trace_parse_buffer(text, len, &opts)
+			     : how == 1 ? vsc_trace_parse_stream(f, &opts)
+					: vsc_trace_parse_file(path, &opts);
+		if (f)
+			fclose(f);
+		assert_string_equal(first[how], first[0]);
+		assert_true(!trace[how] == !trace[0]);
+		if (!trace[how])
+			continue;
+		char *got = trace_text(trace[how]);
+		if (!want)
+			want = got;
+		else {
+			assert_string_equal(got, want);
+			free(got);
+		}
+		vsc_trace_free(trace[how]);
+	}
+	parsed = want != NULL;
+	free(want);
+	unlink(path);
+	return parsed;
+}
+
+/* Lines of every shape across the boundaries of the pieces a file is read
+ * in (a quarter MiB), a line longer than a piece, and an error far in. */
+static void test_pieces(void **state)
+{
+	static const char *const shapes[] = {
+		"T%u r x%u %u\n",         "T%u w x%u %u\n",
+		"T%u\tu\tx%u\t%u 7\n",    "T%u r x%u %u @5\r\n",
+		"T%u w x%u -%u # c\n",    "T%u r a-long-variable-name-%u %u\n",
+		"# a comment %u %u %u\n", "\n",
+		"init v%u.%u.%u 1\n",
+	};
+	char dir[] = "/tmp/vsc-test-XXXXXX", line[128];
+	size_t cap = 1 << 21, len = 0;
+	char *text = malloc(cap);
+
+	(void)state;
+	assert_non_null(text);
+	assert_non_null(mkdtemp(dir));
+	for (unsigned i = 0; len < 700000; i++) {
+		int n = snprintf(line, sizeof(line), shapes[i * 7 % 9], i % 5, i % 11, i);
+		memcpy(text + len, line, (size_t)n);
+		len += (size_t)n;
+		if (i == 20000) { /* a comment line longer than a piece */
+			memset(text + len, '#', 300000);
+			len += 300000;
+			text[len++] = '\n';
+		}
+	}
+	assert_true(same_in_pieces(text, len, dir));
+	assert_true(same_in_pieces(text, len - 1, dir)); /* no newline at the end */
+	memcpy(text + len, "T1 r x\n", 7);               /* an error in the last piece */
+	assert_false(same_in_pieces(text, len + 7, dir));
+	free(text);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -769,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_keyword_threads),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_fast_path_same),
+		cmocka_unit_test(test_plain_words),
 		cmocka_unit_test(test_huge_tokens),
 		cmocka_unit_test(test_many_errors),
 		cmocka_unit_test(test_long_filename),
@@ -776,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_lost_events),
 		cmocka_unit_test(test_files_and_streams),
 		cmocka_unit_test(test_no_partial_result),
+		cmocka_unit_test(test_pieces),
 	};
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);
 }

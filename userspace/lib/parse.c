@@ -3,83 +3,14 @@
  * buffer holding the whole file; no allocation per line: tokens point into
  * the buffer, names are interned, events go into growing per-thread arrays. */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "opts.h"
-#include "read_progress.h"
+#include "parse.h"
 #include "solver.h"
-#include "trace.h"
 #include "userspace/util/array.h"
-
-#define MAX_TOKENS 7
-#define MAX_NAME 64
-#define NAME_CACHE_BITS 8
-#define NAME_CACHE (1 << NAME_CACHE_BITS) /* direct-mapped, per kind of name */
-
-struct token {
-	const char *s;
-	uint32_t len;
-	uint32_t col;   /* 1-based */
-	uint32_t clean; /* every byte is a name character (so check_name passes) */
-	uint32_t hash;  /* name_hash() of the bytes, when clean */
-};
-
-/* Byte classes for the tokenizer's fast path (struct parser.cls). */
-enum {
-	CC_SPACE = 1, /* ' ', '\t': between tokens */
-	CC_TOKEN = 2, /* printable, not '#': continues a token */
-	CC_NAME = 4,  /* [A-Za-z0-9_.:-] */
-};
-
-/* A name seen recently (it points into the buffer being parsed) and its id
- * in the current program. */
-struct cached_name {
-	const char *s;
-	uint32_t len;
-	int id;
-};
-
-/* A name of at most 8 bytes, as one number (0: empty), and its id. */
-struct packed_name {
-	uint64_t bytes;
-	int id;
-};
-
-struct global_init {
-	char name[MAX_NAME + 1];
-	uint8_t kind;
-	uint32_t line;
-	int64_t value;
-};
-
-struct parser {
-	const char *filename;
-	vsc_error_fn on_error;
-	void *error_ctx;
-	unsigned max_errors;
-	unsigned errors;
-	uint32_t line;
-	int seen_item;    /* a non-comment line was seen */
-	int seen_segment; /* a segment line was seen */
-	struct vsc_trace *trace;
-	struct vsc_program *cur;
-	struct global_init *globals;
-	size_t nglobals, globals_cap;
-	/* names already interned in the current program, by a hash of their
-	 * bytes: most lines name a thread and a variable seen recently */
-	struct cached_name threads[NAME_CACHE], vars[NAME_CACHE];
-	struct packed_name threads8[NAME_CACHE], vars8[NAME_CACHE]; /* the fast path's */
-	uint8_t cls[256];                                           /* CC_* of each byte */
-	struct timespec deadline;                                   /* tv_sec == 0: none */
-};
-
-#define LINES_PER_CLOCK_LOOK 65536
 
 /* Without the caller's on_error the messages go nowhere: the library never
  * prints (the command passes a printer). */
@@ -392,9 +323,10 @@ static int same_bytes(const char *a, const char *b, uint32_t len)
 
 /* The id of a thread (is_thread) or variable name in the current program,
  * added when new; the cache spares most lookups in the program's table. */
-static int intern_cached(struct parser *ps, const struct token *t, int is_thread)
+int parser_intern(struct parser *ps, const struct token *t, int is_thread)
 {
 	struct cached_name *cache = is_thread ? ps->threads : ps->vars;
+	const struct intern *names = is_thread ? &ps->cur->thread_names : &ps->cur->var_names;
 	uint32_t h = t->clean ? t->hash : name_hash(t);
 	int id;
 
@@ -403,7 +335,7 @@ static int intern_cached(struct parser *ps, const struct token *t, int is_thread
 		return cache->id;
 	id = is_thread ? program_thread(ps->cur, t->s, t->len) : program_var(ps->cur, t->s, t->len);
 	if (id >= 0)
-		*cache = (struct cached_name){ t->s, t->len, id };
+		*cache = (struct cached_name){ names->names[id], t->len, id };
 	return id;
 }
 
@@ -440,8 +372,8 @@ static int parse_event(struct parser *ps, const struct token *tok, int ntok, int
 		return 0;
 	if (ps->errors)
 		return 0; /* nothing will be decided: save the work */
-	t = intern_cached(ps, &tok[0], 1);
-	v = intern_cached(ps, &tok[2], 0);
+	t = parser_intern(ps, &tok[0], 1);
+	v = parser_intern(ps, &tok[2], 0);
 	if (t < 0 || v < 0)
 		return t < 0 ? t : v;
 	ev.var = (uint32_t)v;
@@ -450,127 +382,6 @@ static int parse_event(struct parser *ps, const struct token *tok, int ntok, int
 		return 0;
 	}
 	return program_append(ps->cur, (uint32_t)t, &ev, ts, ps->line);
-}
-
-/* A name token of the fast path: 1 to MAX_NAME name bytes, then one space;
- * *packed: its bytes as a number when there are at most 8 (a name has no
- * zero byte, so the number tells the names apart). Returns the byte after
- * the space, or NULL when the line is anything else (parse_line() then
- * takes it). */
-static const char *plain_name(const struct parser *ps, const char *p, const char *end,
-			      struct token *t, uint64_t *packed)
-{
-	const char *start = p;
-	uint64_t bytes = 0;
-
-	while (p < end && (ps->cls[(unsigned char)*p] & CC_NAME))
-		bytes = bytes << 8 | (unsigned char)*p++;
-	if (p == start || p - start > MAX_NAME || p == end || *p != ' ')
-		return NULL;
-	*t = (struct token){ start, (uint32_t)(p - start), 0, 0, 0 };
-	*packed = bytes;
-	return p + 1;
-}
-
-/* [-]digits, at most 18 (no overflow), ending at end, a space or a newline
- * (*p then). Returns the byte after the digits, or NULL. */
-static const char *plain_decimal(const char *p, const char *end, int64_t *out)
-{
-	int negative = p < end && *p == '-';
-	const char *start = p += negative;
-	int64_t v = 0;
-
-	while (p < end && (unsigned)(unsigned char)*p - '0' <= 9 && p - start < 18)
-		v = v * 10 + (*p++ - '0');
-	if (p == start || (p < end && *p != ' ' && *p != '\n'))
-		return NULL; /* a 19th digit too: parse_value() takes it */
-	*out = negative ? -v : v;
-	return p;
-}
-
-/* intern_cached() behind a cache of names of at most 8 bytes by their
- * bytes as one number: one comparison on a hit. */
-static int intern_packed(struct parser *ps, const struct token *t, uint64_t packed, int is_thread)
-{
-	struct packed_name *cache = is_thread ? ps->threads8 : ps->vars8;
-	int id;
-
-	if (t->len > 8)
-		return intern_cached(ps, t, is_thread);
-	cache += (packed * 0x9e3779b97f4a7c15ULL) >> (64 - NAME_CACHE_BITS);
-	if (cache->bytes == packed)
-		return cache->id;
-	id = intern_cached(ps, t, is_thread);
-	if (id >= 0)
-		*cache = (struct packed_name){ packed, id };
-	return id;
-}
-
-/* program_append() without its checks when the thread has room, line
- * numbers and no timestamps (the common case). */
-static int append_plain(struct parser *ps, uint32_t t, const struct vsc_event *ev)
-{
-	struct vsc_thread *th = &ps->cur->threads[t];
-
-	if (th->length < th->cap && th->lines && !th->ts) {
-		th->events[th->length] = *ev;
-		th->lines[th->length++] = ps->line;
-		ps->cur->event_count++;
-		return 0;
-	}
-	return program_append(ps->cur, t, ev, 0, ps->line);
-}
-
-/* The event lines a recorder or generator writes, "T r x 5" (single
- * spaces, decimal values, no timestamp, comment or carriage return), parsed
- * without tokens, from p (a line start) up to its newline or end. Returns
- * the next line's start when the line was one (and is appended), else NULL
- * with *err 0 (parse_line() takes the line: same result) or a negative
- * errno. */
-static const char *parse_plain_event(struct parser *ps, const char *p, const char *end, int *err)
-{
-	struct token thread, var;
-	struct vsc_event ev = { 0 };
-	uint64_t thread_bytes, var_bytes;
-	int t, v;
-
-	if (ps->errors || !(p = plain_name(ps, p, end, &thread, &thread_bytes)) || end - p < 2 ||
-	    p[1] != ' ')
-		return NULL;
-	switch (*p) {
-	case 'r':
-		ev.kind = VSC_READ;
-		break;
-	case 'w':
-		ev.kind = VSC_WRITE;
-		break;
-	case 'u':
-		ev.kind = VSC_RMW;
-		break;
-	default:
-		return NULL;
-	}
-	if (!(p = plain_name(ps, p + 2, end, &var, &var_bytes)) ||
-	    !(p = plain_decimal(p, end, &ev.value)))
-		return NULL;
-	if (ev.kind == VSC_RMW &&
-	    (p == end || *p != ' ' || !(p = plain_decimal(p + 1, end, &ev.new_value))))
-		return NULL;
-	if (p != end && *p != '\n')
-		return NULL;
-	t = intern_packed(ps, &thread, thread_bytes, 1);
-	v = intern_packed(ps, &var, var_bytes, 0);
-	if (t < 0 || v < 0) {
-		*err = t < 0 ? t : v;
-		return NULL;
-	}
-	if (ps->cur->threads[t].length == UINT32_MAX)
-		return NULL; /* parse_line() reports it */
-	ev.var = (uint32_t)v;
-	ps->seen_item = 1;
-	ps->trace->comp.last_item_line = ps->line;
-	*err = append_plain(ps, (uint32_t)t, &ev);
-	return *err ? NULL : p + (p != end);
 }
 
 /* Split one line into tokens. Returns the count, or -1 after reporting. */
@@ -717,279 +528,87 @@ static int parse_line(struct parser *ps, const char *s, const char *end)
 	return 0;
 }
 
-/* Parse buf with the loaded options o; rp: progress, started by the caller
- * (reading came first) or here. */
-static struct vsc_trace *parse_loaded(const char *buf, size_t len, const struct vsc_parse_opts *o,
-				      struct read_progress *rp)
+struct parser *parser_new(const struct vsc_parse_opts *o, struct read_progress *rp)
 {
-	struct parser ps = {
-		.filename = "<input>",
-		.on_error = drop_message,
-		.max_errors = 20,
-	};
-	const char *p = buf, *end = buf + len;
-	int err = 0;
+	struct parser *ps = calloc(1, sizeof(*ps));
 
-	if (o->filename)
-		ps.filename = o->filename;
-	if (o->on_error) {
-		ps.on_error = o->on_error;
-		ps.error_ctx = o->error_ctx;
-	}
-	if (o->max_errors)
-		ps.max_errors = o->max_errors;
-	ps.deadline = deadline_after(o->timeout_s);
-	init_classes(&ps);
-	ps.trace = calloc(1, sizeof(*ps.trace));
-	ps.cur = vsc_program_new();
-	if (!ps.trace || !ps.cur) {
-		err = -ENOMEM;
-		goto out;
-	}
-	while (p < end && !err && ps.errors < ps.max_errors) {
-		const char *nl, *next;
-		if (ps.line == UINT32_MAX) {
-			report(&ps, 1, "too many lines");
-			break;
-		}
-		ps.line++;
-		if (ps.line % LINES_PER_CLOCK_LOOK == 0) {
-			if (ps.deadline.tv_sec && seconds_until(&ps.deadline) <= 0) {
-				err = -ETIME;
-				break;
-			}
-			read_progress_note(rp, ps.line, (size_t)(p - buf), len);
-		}
-		next = parse_plain_event(&ps, p, end, &err);
-		if (next) {
-			p = next;
-			continue;
-		}
-		if (err)
-			break;
-		nl = memchr(p, '\n', (size_t)(end - p));
-		err = parse_line(&ps, p, nl ? nl : end);
-		p = nl ? nl + 1 : end;
-	}
-	if (!err && !ps.errors) {
-		err = trace_add_program(ps.trace, ps.cur);
-		if (!err)
-			ps.cur = NULL;
-	}
-	if (!err && !ps.errors)
-		completeness_finish(ps.trace);
-out:
-	free(ps.globals);
-	vsc_program_free(ps.cur);
-	if (err || ps.errors) {
-		vsc_trace_free(ps.trace);
-		errno = err ? -err : EINVAL;
+	if (!ps)
 		return NULL;
-	}
-	return ps.trace;
-}
-
-struct vsc_trace *vsc_trace_parse_buffer(const char *buf, size_t len,
-					 const struct vsc_parse_opts *opts)
-{
-	struct vsc_parse_opts o;
-	struct read_progress rp;
-
-	if (OPTS_LOAD(o, opts)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	read_progress_init(&rp, &o, o.filename ? o.filename : "<input>");
-	return parse_loaded(buf, len, &o, &rp);
-}
-
-/* Double a read buffer; on failure free it and return NULL with ENOMEM. */
-static char *grow_buffer(char *buf, size_t *cap)
-{
-	if (ARRAY_RESERVE(buf, *cap, *cap + 1)) {
-		free(buf);
+	ps->filename = o->filename ? o->filename : "<input>";
+	ps->on_error = o->on_error ? o->on_error : drop_message;
+	ps->error_ctx = o->on_error ? o->error_ctx : NULL;
+	ps->max_errors = o->max_errors ? o->max_errors : 20;
+	ps->deadline = deadline_after(o->timeout_s);
+	ps->progress = rp;
+	init_classes(ps);
+	ps->trace = calloc(1, sizeof(*ps->trace));
+	ps->cur = vsc_program_new();
+	if (!ps->trace || !ps->cur) {
+		vsc_program_free(ps->cur);
+		free(ps->trace);
+		free(ps);
 		errno = ENOMEM;
 		return NULL;
 	}
-	return buf;
+	return ps;
 }
 
-/* Wait until fd has something to read (or its end); -1 with ETIME once the
- * deadline has passed. Regular files are always ready. */
-static int wait_readable(int fd, const struct timespec *deadline)
+/* Count the line that starts at p; now and then look at the clock (the
+ * deadline, progress). Returns 0, -ETIME, or 1 when there are too many
+ * lines (reported). */
+static int count_line(struct parser *ps, const char *p, const char *piece)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-	for (;;) {
-		int ms = -1, r;
-		if (deadline->tv_sec) {
-			double left = seconds_until(deadline);
-			if (left <= 0) {
-				errno = ETIME;
-				return -1;
-			}
-			ms = left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
-		}
-		r = poll(&pfd, 1, ms);
-		if (r > 0)
-			return 0;
-		if (r < 0 && errno != EINTR)
-			return -1;
+	if (ps->line == UINT32_MAX) {
+		report(ps, 1, "too many lines");
+		return 1;
 	}
+	ps->line++;
+	if (ps->line % LINES_PER_CLOCK_LOOK == 0) {
+		if (ps->deadline.tv_sec && seconds_until(&ps->deadline) <= 0)
+			return -ETIME;
+		read_progress_note(ps->progress, ps->line, ps->bytes_before + (size_t)(p - piece),
+				   ps->bytes_total);
+	}
+	return 0;
 }
 
-/* The whole of fd. A pipe or FIFO is waited on with poll() so that the
- * deadline bounds an input that never ends (or never starts). */
-static char *read_all(int fd, size_t *len, const struct timespec *deadline,
-		      struct read_progress *rp)
+int parser_lines(struct parser *ps, const char *p, const char *end)
 {
-	struct stat st;
-	size_t cap = 1 << 16, n = 0, total = 0;
-	char *buf;
+	const char *piece = p;
+	int err = 0;
 
-	if (fstat(fd, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			errno = EISDIR;
-			return NULL;
-		}
-		if (S_ISREG(st.st_mode) && st.st_size > 0)
-			cap = total = (size_t)st.st_size + 1;
-	}
-	buf = malloc(cap);
-	if (!buf)
-		return NULL;
-	for (;;) {
-		ssize_t got;
-		if (n == cap && !(buf = grow_buffer(buf, &cap)))
-			return NULL;
-		got = wait_readable(fd, deadline) ? -1 : read(fd, buf + n, cap - n);
-		if (got < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (got < 0) {
-			int saved = errno;
-			free(buf);
-			errno = saved;
-			return NULL;
-		}
-		if (got == 0)
+	while (p < end && !err && !parser_stopped(ps)) {
+		const char *nl;
+		p = parse_plain_lines(ps, p, end, &err);
+		if (p == end || err || (err = count_line(ps, p, piece)))
 			break;
-		n += (size_t)got;
-		read_progress_note(rp, 0, n, total ? total - 1 : 0);
+		nl = memchr(p, '\n', (size_t)(end - p));
+		err = parse_line(ps, p, nl ? nl : end);
+		p = nl ? nl + 1 : end;
 	}
-	*len = n;
-	return buf;
+	ps->bytes_before += (size_t)(end - piece);
+	return err < 0 ? err : 0;
 }
 
-static struct vsc_trace *parse_fd(int fd, const char *name, const struct vsc_parse_opts *opts)
+struct vsc_trace *parser_finish(struct parser *ps, int err)
 {
-	struct vsc_parse_opts o;
-	struct vsc_trace *trace;
-	struct timespec deadline;
-	struct read_progress rp;
-	size_t len = 0;
-	char *buf;
-	int saved;
+	struct vsc_trace *trace = ps->trace;
 
-	if (OPTS_LOAD(o, opts)) {
-		errno = EINVAL;
-		return NULL;
+	if (!err && !ps->errors) {
+		err = trace_add_program(trace, ps->cur);
+		if (!err)
+			ps->cur = NULL;
 	}
-	if (!o.filename)
-		o.filename = name;
-	deadline = deadline_after(o.timeout_s);
-	read_progress_init(&rp, &o, o.filename);
-	buf = read_all(fd, &len, &deadline, &rp);
-	if (!buf)
-		return NULL;
-	if (deadline.tv_sec) {
-		o.timeout_s = seconds_until(&deadline); /* parsing gets what is left */
-		if (o.timeout_s <= 0) {
-			free(buf);
-			errno = ETIME;
-			return NULL;
-		}
+	if (!err && !ps->errors)
+		completeness_finish(trace);
+	free(ps->globals);
+	vsc_program_free(ps->cur);
+	if (err || ps->errors) {
+		vsc_trace_free(trace);
+		trace = NULL;
+		errno = err ? -err : EINVAL;
 	}
-	trace = parse_loaded(buf, len, &o, &rp);
-	saved = errno;
-	free(buf);
-	errno = saved;
-	return trace;
-}
-
-/* Read a stdio stream to its end through stdio itself: the stream may have
- * no descriptor (fmemopen) or hold bytes already buffered (ungetc). */
-static char *read_stream(FILE *stream, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-
-	if (!buf)
-		return NULL;
-	for (;;) {
-		if (n == cap && !(buf = grow_buffer(buf, &cap)))
-			return NULL;
-		size_t got = fread(buf + n, 1, cap - n, stream);
-		n += got;
-		if (got == 0 || feof(stream))
-			break;
-	}
-	if (ferror(stream)) {
-		free(buf);
-		errno = EIO;
-		return NULL;
-	}
-	*len = n;
-	return buf;
-}
-
-struct vsc_trace *vsc_trace_parse_stream(FILE *stream, const struct vsc_parse_opts *opts)
-{
-	struct vsc_parse_opts o;
-	struct vsc_trace *trace;
-	size_t len = 0;
-	char *buf;
-	int saved;
-
-	if (!stream) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (OPTS_LOAD(o, opts)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (!o.filename)
-		o.filename = "<stream>";
-	buf = read_stream(stream, &len);
-	if (!buf)
-		return NULL;
-	trace = vsc_trace_parse_buffer(buf, len, &o);
-	saved = errno;
-	free(buf);
-	errno = saved;
-	return trace;
-}
-
-struct vsc_trace *vsc_trace_parse_file(const char *path, const struct vsc_parse_opts *opts)
-{
-	struct vsc_trace *trace;
-	int fd, saved;
-
-	if (!path) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (strcmp(path, "-") == 0)
-		return parse_fd(STDIN_FILENO, "<stdin>", opts);
-	/* O_NONBLOCK: opening a FIFO would wait for a writer, past any
-	 * deadline; read_all waits with poll() instead */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return NULL;
-	trace = parse_fd(fd, path, opts);
-	saved = errno;
-	close(fd);
-	errno = saved;
+	free(ps);
 	return trace;
 }
 

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/* The parser's fast path: the event lines a recorder or generator writes,
+ * "T r x 5" (single spaces, decimal values of at most 16 digits, no
+ * timestamp, comment or carriage return), parsed eight bytes at a time
+ * without tokens. A line it does not take goes to the general path
+ * (parse.c), which gives the same result for it. It reads only whole
+ * 8-byte words inside the input, so the last few bytes of an input always
+ * take the general path. */
+#include <errno.h>
+#include <string.h>
+
+#include "parse.h"
+
+/* The hot functions are inlined into the one loop, parse_plain_lines(). */
+#define HOT static inline __attribute__((always_inline))
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PLAIN_WORDS 1
+#else
+#define PLAIN_WORDS 0 /* the words below assume the first byte is the lowest */
+#endif
+
+/* The 8 bytes at p, the first one lowest; false when they are not all
+ * inside the input. */
+HOT bool load_word(const char *p, const char *end, uint64_t *w)
+{
+	if (end - p < 8)
+		return false;
+	memcpy(w, p, 8);
+	return true;
+}
+
+/* The high bit of the lowest zero byte of x (and maybe of bytes above
+ * it, which no caller looks at); 0 when x has no zero byte. */
+HOT uint64_t zero_bytes(uint64_t x)
+{
+	return (x - ONES) & ~x & HIGHS;
+}
+
+/* The number of bytes below the lowest one that mask marks (8: none). */
+HOT unsigned bytes_before(uint64_t mask)
+{
+	return mask ? (unsigned)__builtin_ctzll(mask) / 8 : 8;
+}
+
+HOT uint64_t low_bytes(unsigned n)
+{
+	return n >= 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
+}
+
+/* A name token of an event line: its id when the cache knew it, else the
+ * bytes to intern once the whole line is known to be a plain event (a line
+ * such as "init x 0" must not add a thread "init"). */
+struct name_ref {
+	int id; /* -1: not known yet */
+	const char *s;
+	uint32_t len;
+	struct packed_name *slot; /* where it goes in the cache, or NULL */
+	uint64_t bytes;
+};
+
+/* A name of 9 to MAX_NAME bytes at p, ended by a space: checked a byte at
+ * a time. Returns the byte after the space, or NULL. */
+static const char *long_name(const struct parser *ps, const char *p, const char *end,
+			     struct name_ref *ref)
+{
+	const char *start = p;
+
+	while (p < end && (ps->cls[(unsigned char)*p] & CC_NAME))
+		p++;
+	if (p - start > MAX_NAME || p == end || *p != ' ')
+		return NULL;
+	*ref = (struct name_ref){ -1, start, (uint32_t)(p - start), NULL, 0 };
+	return p + 1;
+}
+
+static bool all_name_bytes(const struct parser *ps, const char *p, unsigned len)
+{
+	for (unsigned i = 0; i < len; i++)
+		if (!(ps->cls[(unsigned char)p[i]] & CC_NAME))
+			return false;
+	return true;
+}
+
+/* The name token at p (1 to MAX_NAME name bytes, then one space). A name
+ * of at most 8 bytes is found by its bytes as one number in a
+ * direct-mapped cache: a name has no zero byte, so the number tells the
+ * names apart. Returns the byte after the space, or NULL. */
+HOT const char *plain_name(const struct parser *ps, const char *p, const char *end,
+			   struct packed_name *cache, struct name_ref *ref)
+{
+	struct packed_name *slot;
+	uint64_t w, bytes;
+	unsigned len;
+
+	if (!load_word(p, end, &w))
+		return NULL;
+	/* the first space or zero byte: a name has no zero byte */
+	len = bytes_before(zero_bytes(w ^ (ONES * ' ')) | zero_bytes(w));
+	if (len == 8 && (end - p == 8 || p[8] != ' '))
+		return long_name(ps, p, end, ref);
+	if (len == 0 || p[len] != ' ')
+		return NULL;
+	bytes = w & low_bytes(len);
+	slot = cache + ((bytes * 0x9e3779b97f4a7c15ULL) >> (64 - NAME_CACHE_BITS));
+	if (slot->bytes == bytes)
+		*ref = (struct name_ref){ .id = slot->id };
+	else if (all_name_bytes(ps, p, len))
+		*ref = (struct name_ref){ -1, p, len, slot, bytes };
+	else
+		return NULL;
+	return p + len + 1;
+}
+
+/* The id of a name the cache did not know: interned (and cached) now.
+ * Returns the id or a negative errno. */
+static int name_id_missed(struct parser *ps, struct name_ref *ref, int is_thread)
+{
+	struct token t = { ref->s, ref->len, 0, 0, 0 };
+	int id = parser_intern(ps, &t, is_thread);
+
+	if (id >= 0 && ref->slot)
+		*ref->slot = (struct packed_name){ ref->bytes, id };
+	return id;
+}
+
+/* The value of the n (1 to 8) decimal digits in the low bytes of x (digit
+ * values, not characters, the first digit lowest): pairs, then fours,
+ * then all eight, each step a multiply. */
+HOT uint64_t digits_value(uint64_t x, unsigned n)
+{
+	x <<= 8 * (8 - n); /* leading zeros: 8 digits in all */
+	x = x * 10 + (x >> 8);
+	return (((x & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32))) +
+		(((x >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32)))) >>
+	       32;
+}
+
+/* How many of the low bytes of w are decimal digits; *x: w with each
+ * digit byte turned into its value. */
+HOT unsigned digit_run(uint64_t w, uint64_t *x)
+{
+	uint64_t v = w ^ (ONES * '0'); /* a digit byte is now 0 to 9 */
+	uint64_t low = (v & (ONES * 0x0f)) + ONES * 6;
+
+	*x = v;
+	return bytes_before((v | low) & (ONES * 0xf0));
+}
+
+/* [-]digits (1 to 16 of them) at p, ended by the byte stop. Returns the
+ * byte after stop, or NULL (anything else: parse_value() takes it). */
+HOT const char *plain_decimal(const char *p, const char *end, char stop, int64_t *out)
+{
+	uint64_t w, x, value;
+	unsigned n, more;
+	bool negative;
+
+	if (!load_word(p, end, &w))
+		return NULL;
+	negative = (char)w == '-';
+	if (negative && !load_word(++p, end, &w))
+		return NULL;
+	n = digit_run(w, &x);
+	if (n == 0)
+		return NULL;
+	value = digits_value(x, n);
+	if (n == 8) {
+		if (!load_word(p + 8, end, &w) || (more = digit_run(w, &x)) == 8)
+			return NULL;
+		if (more)
+			value = value * (uint64_t)(more == 1   ? 10
+						   : more == 2 ? 100
+						   : more == 3 ? 1000
+						   : more == 4 ? 10000
+						   : more == 5 ? 100000
+						   : more == 6 ? 1000000
+							       : 10000000) +
+				digits_value(x, more);
+		n += more;
+	}
+	if (p[n] != stop)
+		return NULL;
+	*out = negative ? -(int64_t)value : (int64_t)value;
+	return p + n + 1;
+}
+
+/* program_append() without its checks when the thread has room, line
+ * numbers and no timestamps (the common case). Returns 0, a negative errno,
+ * or 1 when the thread is full (the line is left to the general path). */
+HOT int append_plain(struct parser *ps, uint32_t t, const struct vsc_event *ev)
+{
+	struct vsc_thread *th = &ps->cur->threads[t];
+
+	if (th->length < th->cap && th->lines && !th->ts) {
+		th->events[th->length] = *ev;
+		th->lines[th->length++] = ps->line;
+		ps->cur->event_count++;
+		return 0;
+	}
+	if (th->length == UINT32_MAX)
+		return 1; /* parse_line() reports it */
+	return program_append(ps->cur, t, ev, 0, ps->line);
+}
+
+HOT int op_kind(const char *p)
+{
+	if (p[1] != ' ')
+		return -1;
+	return p[0] == 'r' ? VSC_READ : p[0] == 'w' ? VSC_WRITE : p[0] == 'u' ? VSC_RMW : -1;
+}
+
+/* One plain event line at p (numbered ps->line), appended. Returns the
+ * next line's start, or NULL with *err 0 (not a plain line) or a negative
+ * errno. */
+HOT const char *plain_event(struct parser *ps, const char *p, const char *end, int *err)
+{
+	struct vsc_event ev = { 0 };
+	struct name_ref thread, var;
+	int kind, appended;
+
+	if (!(p = plain_name(ps, p, end, ps->threads8, &thread)) || end - p < 2 ||
+	    (kind = op_kind(p)) < 0 || !(p = plain_name(ps, p + 2, end, ps->vars8, &var)) ||
+	    !(p = plain_decimal(p, end, kind == VSC_RMW ? ' ' : '\n', &ev.value)) ||
+	    (kind == VSC_RMW && !(p = plain_decimal(p, end, '\n', &ev.new_value))))
+		return NULL;
+	if ((thread.id < 0 && (thread.id = name_id_missed(ps, &thread, 1)) < 0) ||
+	    (var.id < 0 && (var.id = name_id_missed(ps, &var, 0)) < 0)) {
+		*err = thread.id < 0 ? thread.id : var.id;
+		return NULL;
+	}
+	ev.kind = (uint32_t)kind;
+	ev.var = (uint32_t)var.id;
+	appended = append_plain(ps, (uint32_t)thread.id, &ev);
+	*err = appended < 0 ? appended : 0;
+	return appended ? NULL : p;
+}
+
+const char *parse_plain_lines(struct parser *ps, const char *p, const char *end, int *err)
+{
+	uint32_t first = ps->line;
+
+	*err = 0;
+	if (!PLAIN_WORDS || ps->errors)
+		return p;
+	while ((ps->line + 1) % LINES_PER_CLOCK_LOOK != 0) {
+		const char *next;
+		ps->line++;
+		next = plain_event(ps, p, end, err);
+		if (!next) {
+			ps->line--;
+			break;
+		}
+		p = next;
+	}
+	if (ps->line != first) {
+		ps->seen_item = 1;
+		ps->trace->comp.last_item_line = ps->line;
+	}
+	return p;
+}
