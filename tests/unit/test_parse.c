@@ -40,17 +40,22 @@ static void check_error(const char *text, const char *prefix, const char *word)
 	check_error_bytes(text, strlen(text), prefix, word);
 }
 
-/* Parse text that must be fine, with no message. */
-static struct vsc_trace *parse_ok(const char *text)
+/* Parse bytes that must be fine, with no message. */
+static struct vsc_trace *parse_ok_bytes(const char *buf, size_t len)
 {
 	struct messages m;
-	struct vsc_trace *trace = parse_text(text, &m);
+	struct vsc_trace *trace = parse_bytes(buf, len, &m);
 	if (!trace || m.count) {
-		fprintf(stderr, "input: '%s'\nfirst message: %s\n", text,
-			m.count ? m.text[0] : "(none)");
+		fprintf(stderr, "input: '%.*s'\nfirst message: %s\n", (int)(len > 200 ? 200 : len),
+			buf, m.count ? m.text[0] : "(none)");
 		fail();
 	}
 	return trace;
+}
+
+static struct vsc_trace *parse_ok(const char *text)
+{
+	return parse_ok_bytes(text, strlen(text));
 }
 
 static void test_valid_basic(void **state)
@@ -923,6 +928,39 @@ static void test_pieces(void **state)
 	rmdir(dir);
 }
 
+/* Threads long enough that their events and line numbers leave the heap
+ * for mappings of their own (2 MiB and more, program.c), trimmed once the
+ * trace is read: every event and line number as written. */
+static void test_big_threads(void **state)
+{
+	const unsigned n = 700000; /* A: 16.8 MB of events, 2.8 MB of lines */
+	size_t cap = (size_t)n * 24, len = 0;
+	char *text = malloc(cap);
+	struct vsc_trace *trace;
+
+	(void)state;
+	assert_non_null(text);
+	for (unsigned i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, cap - len, i % 7 ? "A w x %u\n" : "B r y %u\n",
+					i);
+	trace = parse_ok_bytes(text, len);
+	const struct vsc_program *p = only_program(trace);
+	assert_int_equal(vsc_program_event_count(p), n);
+	for (size_t t = 0, seen = 0; t < 2; t++, seen = 0) {
+		const struct vsc_event *e = vsc_program_events(p, t);
+		for (unsigned i = 0; i < n; i++) {
+			if ((i % 7 == 0) != (t == 0)) /* B, thread 0, came first */
+				continue;
+			assert_int_equal(e[seen].value, i);
+			assert_int_equal(vsc_program_event_line(p, t, seen), i + 1);
+			seen++;
+		}
+		assert_int_equal(vsc_program_thread_length(p, t), seen);
+	}
+	vsc_trace_free(trace);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -951,6 +989,7 @@ int main(void)
 		cmocka_unit_test(test_files_and_streams),
 		cmocka_unit_test(test_no_partial_result),
 		cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_big_threads),
 	};
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);
 }

@@ -599,8 +599,11 @@ struct vsc_trace *parser_finish(struct parser *ps, int err)
 		if (!err)
 			ps->cur = NULL;
 	}
-	if (!err && !ps->errors)
+	if (!err && !ps->errors) {
 		completeness_finish(trace);
+		for (size_t i = 0; i < trace->count; i++)
+			program_trim(trace->programs[i]);
+	}
 	free(ps->globals);
 	vsc_program_free(ps->cur);
 	if (err || ps->errors) {

@@ -5,6 +5,66 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* From this size on, a thread's events and line numbers are mappings of
+ * their own that grow by mremap() (no copy) in 2 MiB steps and are asked
+ * to be backed by huge pages: on the machine measured (a VM), a 4 KiB page
+ * fault cost ~3.4 us, 6x the time per byte of a 2 MiB one, and the
+ * faults on these arrays were a third of parsing. program_trim() gives
+ * back what the last huge page holds beyond the last event. */
+#define BIG_BYTES ((size_t)2 << 20)
+#define PAGE_BYTES ((size_t)4096)
+
+static size_t round_up(size_t bytes, size_t unit)
+{
+	return (bytes + unit - 1) & ~(unit - 1);
+}
+
+/* Make *array (its first used bytes in use; *mapped: the bytes of its
+ * mapping, 0 when on the heap) hold bytes. 0 or -ENOMEM, unchanged. */
+static int grow_array(void **array, size_t *mapped, size_t used, size_t bytes)
+{
+	void *moved;
+
+	if (bytes < BIG_BYTES)
+		return array_resize(array, bytes, 1);
+	bytes = round_up(bytes, BIG_BYTES);
+	if (*mapped) {
+		moved = mremap(*array, *mapped, bytes, MREMAP_MAYMOVE);
+	} else {
+		moved = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			     0);
+		if (moved != MAP_FAILED) {
+			(void)madvise(moved, bytes, MADV_HUGEPAGE); /* advice: fine if refused */
+			memcpy(moved, *array, used);
+			free(*array);
+		}
+	}
+	if (moved == MAP_FAILED)
+		return -ENOMEM;
+	*array = moved;
+	*mapped = bytes;
+	return 0;
+}
+
+static void free_array(void *array, size_t mapped)
+{
+	if (mapped)
+		munmap(array, mapped);
+	else
+		free(array);
+}
+
+/* Shrink a mapping to the pages that hold its first used bytes; returns
+ * the bytes it has now. */
+static size_t trim_array(void *array, size_t mapped, size_t used)
+{
+	used = round_up(used ? used : 1, PAGE_BYTES);
+	if (!mapped || used >= mapped || mremap(array, mapped, used, 0) == MAP_FAILED)
+		return mapped; /* as it was: only memory is lost */
+	return used;
+}
 
 struct vsc_program *vsc_program_new(void)
 {
@@ -19,9 +79,9 @@ void vsc_program_free(struct vsc_program *p)
 	if (!p)
 		return;
 	for (uint32_t t = 0; t < program_threads(p); t++) {
-		free(p->threads[t].events);
+		free_array(p->threads[t].events, p->threads[t].events_mapped);
 		free(p->threads[t].ts);
-		free(p->threads[t].lines);
+		free_array(p->threads[t].lines, p->threads[t].lines_mapped);
 	}
 	free(p->threads);
 	free(p->inits);
@@ -29,6 +89,24 @@ void vsc_program_free(struct vsc_program *p)
 	intern_free(&p->var_names);
 	free(p->name);
 	free(p);
+}
+
+void program_trim(struct vsc_program *p)
+{
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		struct vsc_thread *th = &p->threads[t];
+		size_t cap = th->cap;
+
+		th->events_mapped =
+			trim_array(th->events, th->events_mapped, th->length * sizeof(*th->events));
+		th->lines_mapped =
+			trim_array(th->lines, th->lines_mapped, th->length * sizeof(*th->lines));
+		if (th->events_mapped)
+			cap = th->events_mapped / sizeof(*th->events);
+		if (th->lines_mapped && th->lines_mapped / sizeof(*th->lines) < cap)
+			cap = th->lines_mapped / sizeof(*th->lines);
+		th->cap = (uint32_t)(cap < th->cap ? cap : th->cap);
+	}
 }
 
 int program_thread(struct vsc_program *p, const char *name, size_t len)
@@ -64,9 +142,13 @@ int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_even
 		/* events, and timestamps and lines when kept, share one room */
 		size_t cap = array_grown_cap(th->cap, (size_t)th->length + 1, 8, UINT32_MAX);
 
-		if (!cap || ARRAY_RESIZE(th->events, cap) ||
+		if (!cap ||
+		    grow_array((void **)&th->events, &th->events_mapped,
+			       th->length * sizeof(*th->events), cap * sizeof(*th->events)) ||
 		    (th->ts && ARRAY_RESIZE(th->ts, cap)) ||
-		    (th->lines && ARRAY_RESIZE(th->lines, cap)))
+		    (th->lines &&
+		     grow_array((void **)&th->lines, &th->lines_mapped,
+				th->length * sizeof(*th->lines), cap * sizeof(*th->lines))))
 			return -ENOMEM;
 		th->cap = (uint32_t)cap;
 	}

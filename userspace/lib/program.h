@@ -13,6 +13,9 @@ struct vsc_thread {
 	uint32_t *lines; /* trace line of each event, NULL when built by API */
 	uint32_t length;
 	uint32_t cap;
+	/* bytes of the mappings of events and lines when they are big
+	 * (program.c), 0 while on the heap */
+	size_t events_mapped, lines_mapped;
 };
 
 struct vsc_var_init {
@@ -46,6 +49,9 @@ static inline uint32_t program_vars(const struct vsc_program *p)
 /* Intern a thread or variable by a name that is not NUL-ended. */
 int program_thread(struct vsc_program *p, const char *name, size_t len);
 int program_var(struct vsc_program *p, const char *name, size_t len);
+/* Give back the room of the big arrays past the last event (they grow in
+ * huge pages, which are filled whole): once a trace is read. */
+void program_trim(struct vsc_program *p);
 /* Append with an optional line number (0: none). */
 int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_event *ev, uint64_t ts,
 		   uint32_t line);
