@@ -86,6 +86,10 @@ struct vsc_parse_opts {
 	 * "reading big.vsc: 3 s, 2400000 lines, 31 of 140 MB" (no newline). */
 	vsc_progress_fn on_progress;
 	void *progress_ctx;
+	/* Keep no line number per event (vsc_program_event_line() returns 0):
+	 * 4 bytes per event less, for a caller that cites no event by its
+	 * line. Messages about bad input still give their lines. */
+	bool no_event_lines;
 };
 
 /* Parse a file ("-" reads standard input). On bad input, reports every

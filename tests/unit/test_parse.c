@@ -961,6 +961,38 @@ static void test_big_threads(void **state)
 	free(text);
 }
 
+/* no_event_lines: the same events, with line 0 each, on the fast path and
+ * the general one (a tab, a timestamp); bad input still gives its line. */
+static void test_no_event_lines(void **state)
+{
+	static const char text[] = "A w x 1\nB\tr\tx\t1\nA r x 1 @5\nB r x -1\n" PADDING;
+	char first[MSG_LEN] = "";
+	VSC_OPTS(vsc_parse_opts, opts, .filename = "t.vsc", .no_event_lines = true,
+		 .on_error = collect_first, .error_ctx = first);
+	struct vsc_trace *with = parse_ok(text);
+	struct vsc_trace *without = vsc_trace_parse_buffer(text, sizeof(text) - 1, &opts);
+	const struct vsc_program *p = only_program(with), *q = only_program(without);
+
+	(void)state;
+	assert_non_null(q);
+	assert_int_equal(vsc_program_event_count(q), 4);
+	for (size_t t = 0; t < 2; t++) {
+		assert_int_equal(vsc_program_thread_length(p, t), vsc_program_thread_length(q, t));
+		for (size_t i = 0; i < vsc_program_thread_length(p, t); i++) {
+			assert_int_equal(vsc_program_events(p, t)[i].value,
+					 vsc_program_events(q, t)[i].value);
+			assert_int_equal(vsc_program_event_ts(p, t, i),
+					 vsc_program_event_ts(q, t, i));
+			assert_true(vsc_program_event_line(p, t, i) > 0);
+			assert_int_equal(vsc_program_event_line(q, t, i), 0);
+		}
+	}
+	vsc_trace_free(with);
+	vsc_trace_free(without);
+	assert_null(vsc_trace_parse_buffer("A w x 1\nA w\n", 12, &opts));
+	assert_true(strncmp(first, "t.vsc:2:4: ", 11) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -990,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_no_partial_result),
 		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_big_threads),
+		cmocka_unit_test(test_no_event_lines),
 	};
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);
 }

@@ -211,7 +211,8 @@ int check_load(struct file_report *f, const struct check_args *a)
 {
 	VSC_OPTS(vsc_parse_opts, popts, .filename = shown_path(f), .on_error = diag_parse_error,
 		 .timeout_s = a->opts.timeout_s, .progress = a->opts.progress,
-		 .on_progress = a->opts.on_progress, .progress_ctx = a->opts.progress_ctx);
+		 .on_progress = a->opts.on_progress, .progress_ctx = a->opts.progress_ctx,
+		 .no_event_lines = !check_wants_core(a)); /* only the reports cite lines */
 	double started = clock_now_s();
 
 	f->trace = vsc_trace_parse_file(f->path, &popts);

@@ -381,7 +381,7 @@ static int parse_event(struct parser *ps, const struct token *tok, int ntok, int
 		report(ps, tok[0].col, "thread has too many events");
 		return 0;
 	}
-	return program_append(ps->cur, (uint32_t)t, &ev, ts, ps->line);
+	return program_append(ps->cur, (uint32_t)t, &ev, ts, ps->event_lines ? ps->line : 0);
 }
 
 /* Split one line into tokens. Returns the count, or -1 after reporting. */
@@ -539,6 +539,7 @@ struct parser *parser_new(const struct vsc_parse_opts *o, struct read_progress *
 	ps->error_ctx = o->on_error ? o->error_ctx : NULL;
 	ps->max_errors = o->max_errors ? o->max_errors : 20;
 	ps->deadline = deadline_after(o->timeout_s);
+	ps->event_lines = !o->no_event_lines;
 	ps->progress = rp;
 	init_classes(ps);
 	ps->trace = calloc(1, sizeof(*ps->trace));

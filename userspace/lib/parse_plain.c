@@ -187,22 +187,27 @@ HOT const char *plain_decimal(const char *p, const char *end, char stop, int64_t
 	return p + n + 1;
 }
 
-/* program_append() without its checks when the thread has room, line
- * numbers and no timestamps (the common case). Returns 0, a negative errno,
- * or 1 when the thread is full (the line is left to the general path). */
+/* program_append() without its checks when the thread has room and no
+ * timestamps (the common case). Returns 0, a
+ * negative errno, or 1 when the thread is full (the line is left to the
+ * general path). */
 HOT int append_plain(struct parser *ps, uint32_t t, const struct vsc_event *ev)
 {
 	struct vsc_thread *th = &ps->cur->threads[t];
 
-	if (th->length < th->cap && th->lines && !th->ts) {
+	/* a thread's first event takes program_append(), which makes the line
+	 * array when line numbers are kept: after it, th->lines says whether */
+	if (th->length < th->cap && !th->ts) {
 		th->events[th->length] = *ev;
-		th->lines[th->length++] = ps->line;
+		if (th->lines)
+			th->lines[th->length] = ps->line;
+		th->length++;
 		ps->cur->event_count++;
 		return 0;
 	}
 	if (th->length == UINT32_MAX)
 		return 1; /* parse_line() reports it */
-	return program_append(ps->cur, t, ev, 0, ps->line);
+	return program_append(ps->cur, t, ev, 0, ps->event_lines ? ps->line : 0);
 }
 
 HOT int op_kind(const char *p)
