@@ -27,6 +27,7 @@
 #include "reduce.h"
 #include "serial.h"
 #include "thread_order.h"
+#include "unique_run.h"
 
 struct best {
 	uint32_t *witness;
@@ -328,6 +329,16 @@ static int solve_whole(const struct vsc_program *p, const struct query *q, struc
 	struct best best = { NULL, -1, 0 };
 	int r;
 
+	if (coherence != COHERENCE_ONLY) { /* one SC interleaving at most: a token ring */
+		budget_phase(b, "unique run");
+		r = unique_run_solve(p, q, b, res);
+		if (r == -ETIME) {
+			res->verdict = VSC_UNKNOWN;
+			return 0;
+		}
+		if (r != UNIQUE_RUN_CHOICE)
+			return r;
+	}
 	if (coherence != COHERENCE_SKIP) {
 		r = try_coherence(p, q, b, res, &open);
 		if (r == COHERENCE_NOT_APPLY && coherence == COHERENCE_ONLY)
