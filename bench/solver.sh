@@ -13,6 +13,8 @@
 #                                  BENCH_ALT_MAX=N   run those up to N events (default 10000)
 #                                  BENCH_MEM_MB=M    address-space cap per run (default 4096)
 #                                  BENCH_FAMILIES="sc1w ring ..."  a subset
+#                                                    (threads: 10^3-10^5 threads, 10^6 and
+#                                                    10^7 events; quick: 10^5)
 #                                  BENCH_OUT=NAME    table into bench/results/NAME.md
 #                                                    (for a subset beside the full table)
 set -u
@@ -31,7 +33,7 @@ fi
 [ -n "${BENCH_OUT:-}" ] && out=$top/bench/results/$BENCH_OUT.md
 alt_max=${BENCH_ALT_MAX:-10000}
 mem_mb=${BENCH_MEM_MB:-4096} # address-space cap per command: the machine is shared
-families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale scmw scmw-stale ring sat3 sat2 indset"}
+families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale scmw scmw-stale ring threads sat3 sat2 indset"}
 skip_exact=0
 
 # check_row FAMILY SIZE-LABEL FILE EXPECT ALT CHECK-OPTIONS...
@@ -107,6 +109,21 @@ run_family() {
 		for m in $(sizes "1001 10001 20001 100001" "1001 20001"); do
 			gen "$tmp/t.vsc" ring --threads 2 --passes $m || continue
 			check_row ring "M=$m" "$tmp/t.vsc" "least $((m - 1))" - --min
+		done ;;
+	threads) # many threads: K of 10^3-10^5 at n events in all
+		for n in $(sizes "1000000 10000000" "100000"); do
+			for k in 1000 10000 100000; do
+				[ $n -ge $((2 * k)) ] || continue # room for the preemptions
+				# 1-Writer, few writer threads: most threads only read
+				gen "$tmp/t.vsc" sc --threads $k --total $n --vars 64 --writers 1 -p 3 --seed 1 &&
+					check_row threads-sc1w "K=$k n=$n" "$tmp/t.vsc" consistent - -p 3
+				# a token ring: one SC interleaving, least n/2 - K + 1
+				gen "$tmp/t.vsc" ring --threads $k --passes $((n / 2)) &&
+					check_row threads-ring "K=$k n=$n" "$tmp/t.vsc" "least $((n / 2 - k + 1))" - --min
+				# a worker pool: short threads, every one may write all 16 variables
+				gen "$tmp/t.vsc" sc --threads $k --total $n --vars 16 -p 3 --seed 1 &&
+					check_row threads-pool "K=$k n=$n" "$tmp/t.vsc" consistent - -p 3
+			done
 		done ;;
 	sat3|sat2)
 		w=${1#sat}

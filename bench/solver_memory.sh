@@ -18,7 +18,7 @@ bench_start solver_memory.sh "${1:-}"
 n=${BENCH_EVENTS:-10000000}
 timeout=${BENCH_TIMEOUT:-120}
 mem_mb=${BENCH_MEM_MB:-4096}
-families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale sc1w-2val sc1w-2val-stale scmw scmw-stale axe ring2 ring64 threads10k"}
+families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale sc1w-2val sc1w-2val-stale scmw scmw-stale axe ring2 ring64 threads10k threads100k ring10k pool10k"}
 out=$top/bench/results/solver-memory.md
 
 times_of() { # times_of A B: A / B as "Nx", or "-" when B is 0
@@ -43,6 +43,9 @@ family() {
 	ring2) gen="ring --threads 2 --passes $((n / 2))" check="" ;;
 	ring64) gen="ring --threads 64 --passes $((n / 12)) --local 10" check="" ;;
 	threads10k) gen="sc --threads 10000 --total $n --vars 64 --writers 1 -p 3 --seed 1" ;;
+	threads100k) gen="sc --threads 100000 --total $n --vars 64 --writers 1 -p 3 --seed 1" ;;
+	ring10k) gen="ring --threads 10000 --passes $((n / 2))" check="--min" ;;
+	pool10k) gen="sc --threads 10000 --total $n --vars 16 -p 3 --seed 1" ;;
 	*) return 1 ;;
 	esac
 }
