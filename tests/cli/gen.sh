@@ -94,6 +94,12 @@ for seed in 1 2 3 4 5 6 7 8 9; do
 	want=inconsistent; [ "$n" = 0 ] && want=consistent
 	[ "$(verdict "$tmp/s.vsc")" = $want ] && ok || no "gen sc --stale --init $init seed $seed ($n injected): not $want"
 done
+# many threads: with -p 3 the search without a bound goes first (it refutes
+# the stale read at once; the bounded search alone ran out of time)
+"$vsc" gen sc --threads 1000 --total 100000 --vars 64 --writers 1 -p 3 --stale 1 --seed 1 > "$tmp/s.vsc"
+n=$(sed -n 's/^# stale reads injected: \([0-9]*\).*/\1/p' "$tmp/s.vsc")
+[ "$n" = 1 ] && [ "$(verdict -p 3 --timeout 20 "$tmp/s.vsc")" = inconsistent ] && ok ||
+	no "gen sc 1000 threads, a stale read ($n injected): not inconsistent with -p 3"
 # with `init x ?` a seen value may be the initial one: no guarantee claimed
 # (this trace, once claimed guaranteed, is consistent)
 "$vsc" gen sc --threads 4 --events 7 --vars 3 --writers 1 --init unknown --rmw 0.2 -p 2 --stale 1 --seed 2 > "$tmp/s.vsc"
