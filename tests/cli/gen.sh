@@ -122,6 +122,12 @@ for kp in "2 9" "3 10" "4 4" "2 40"; do
 	done
 done
 
+# a ring of 10,000 threads: one SC interleaving (decided by running it; the
+# search's states and the saturations' vectors grow with threads)
+"$vsc" gen ring --threads 10000 --passes 20000 > "$tmp/r.vsc"
+got=$("$vsc" check --min --timeout 20 "$tmp/r.vsc" | sed -n 's/^preemptions: \([0-9]*\).*/\1/p')
+[ "$got" = 10001 ] && ok || no "ring of 10000 threads: --min says '$got', formula 10001"
+
 # --- paper reductions: verdict == satisfiability ----------------------------
 cnfs=""
 printf 'p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n' > "$tmp/u1.cnf"; cnfs="$cnfs $tmp/u1.cnf"
