@@ -933,7 +933,7 @@ static void test_pieces(void **state)
  * trace is read: every event and line number as written. */
 static void test_big_threads(void **state)
 {
-	const unsigned n = 700000; /* A: 16.8 MB of events, 2.8 MB of lines */
+	const unsigned n = 350000; /* A: 300,000 events (7.2 MB), lines past 2 MiB of room */
 	size_t cap = (size_t)n * 24, len = 0;
 	char *text = malloc(cap);
 	struct vsc_trace *trace;
