@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <errno.h>
 
+#include "pair_table.h"
 #include "random_program.h"
 
 #define MAX_VARS 3
@@ -237,12 +238,41 @@ static void coherence_agrees_long_write_lists(void **state)
 	report("long write lists", &tl);
 }
 
+/* The (variable, value) table the sources are found with: from a table
+ * sized for no pair, so that it grows many times, every pair put is found
+ * with its data and no other pair is. */
+static void pair_table_grows_and_finds(void **state)
+{
+	struct pair_table t;
+	bool added;
+
+	(void)state;
+	assert_int_equal(pair_table_init(&t, 0), 0);
+	for (uint32_t i = 0; i < 20000; i++) {
+		uint32_t *d = pair_table_put(&t, i % 7, (int64_t)i * 1000003 - 5000, &added);
+		assert_non_null(d);
+		assert_true(added);
+		*d = i;
+	}
+	for (uint32_t i = 0; i < 20000; i++) {
+		const uint32_t *d = pair_table_get(&t, i % 7, (int64_t)i * 1000003 - 5000);
+		assert_non_null(d);
+		assert_int_equal(*d, i);
+		assert_null(pair_table_get(&t, (i + 1) % 7, (int64_t)i * 1000003 - 5000));
+		assert_non_null(pair_table_put(&t, i % 7, (int64_t)i * 1000003 - 5000, &added));
+		assert_false(added);
+	}
+	assert_int_equal(t.count, 20000);
+	pair_table_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(coherence_agrees_short_threads),
 		cmocka_unit_test(coherence_agrees_long_threads),
 		cmocka_unit_test(coherence_agrees_long_write_lists),
+		cmocka_unit_test(pair_table_grows_and_finds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,8 +3,10 @@
  * that look a pair up once per event (analysis.c's pair ids, coherence.c's
  * write of each pair). The key is kept in its slot, so a lookup reads one
  * slot (16 bytes) per probe and no other array; open addressing with
- * linear probing, at most half full, a power-of-two slot count. Header
- * only, so that each pass inlines it. */
+ * linear probing, at most two thirds full. The slot count is any number
+ * (a hash is mapped onto it by a multiplication), so a table sized for a
+ * known count takes 24 bytes per pair, not up to twice that as a power of
+ * two would. Header only, so that each pass inlines it. */
 #ifndef VSC_PAIR_TABLE_H
 #define VSC_PAIR_TABLE_H
 
@@ -25,58 +27,65 @@ struct pair_slot {
 
 struct pair_table {
 	struct pair_slot *slots;
-	uint32_t mask, count; /* slot count - 1; pairs held */
+	uint32_t size, count; /* slots; pairs held */
 };
 
-static inline uint64_t pair_table_hash(uint32_t var, int64_t value)
+/* The home slot of (var, value) in a table of size slots. */
+static inline size_t pair_table_home(uint32_t var, int64_t value, uint32_t size)
 {
-	return hash_mix64((uint64_t)value ^ (uint64_t)var << 40 ^ (uint64_t)var);
+	uint64_t h = hash_mix64((uint64_t)value ^ (uint64_t)var << 40 ^ (uint64_t)var);
+
+	return (size_t)(((h >> 32) * size) >> 32);
+}
+
+static inline size_t pair_table_next(size_t j, uint32_t size)
+{
+	return j + 1 == size ? 0 : j + 1;
 }
 
 static inline void pair_table_free(struct pair_table *t)
 {
 	free(t->slots);
 	t->slots = NULL;
-	t->mask = t->count = 0;
+	t->size = t->count = 0;
 }
 
-/* Room for slots_wanted slots (a power of two), every pair moved over.
- * 0 or -ENOMEM (the table unchanged). */
-static inline int pair_table_resize(struct pair_table *t, size_t slots_wanted)
+/* The slot of (var, value), or the empty slot where it would go. */
+static inline struct pair_slot *pair_table_find(const struct pair_table *t, uint32_t var,
+						int64_t value)
 {
-	struct pair_slot *slots;
+	size_t j = pair_table_home(var, value, t->size);
 
-	if (slots_wanted > ((size_t)1 << 31) || !(slots = malloc(slots_wanted * sizeof(*slots))))
+	while (t->slots[j].var != PAIR_SLOT_EMPTY &&
+	       !(t->slots[j].var == var && t->slots[j].value == value))
+		j = pair_table_next(j, t->size);
+	return &t->slots[j];
+}
+
+/* Room for size slots, every pair moved over. 0 or -ENOMEM (the table
+ * unchanged). */
+static inline int pair_table_resize(struct pair_table *t, size_t size)
+{
+	struct pair_table grown = { NULL, (uint32_t)size, t->count };
+
+	if (size >= UINT32_MAX || !(grown.slots = malloc(size * sizeof(*grown.slots))))
 		return -ENOMEM;
-	for (size_t i = 0; i < slots_wanted; i++)
-		slots[i].var = PAIR_SLOT_EMPTY;
-	for (size_t i = 0; t->slots && i <= t->mask; i++) {
-		const struct pair_slot *s = &t->slots[i];
-		size_t j;
-
-		if (s->var == PAIR_SLOT_EMPTY)
-			continue;
-		for (j = pair_table_hash(s->var, s->value) & (slots_wanted - 1);
-		     slots[j].var != PAIR_SLOT_EMPTY; j = (j + 1) & (slots_wanted - 1))
-			;
-		slots[j] = *s;
-	}
+	for (size_t i = 0; i < size; i++)
+		grown.slots[i].var = PAIR_SLOT_EMPTY;
+	for (size_t i = 0; i < t->size; i++)
+		if (t->slots[i].var != PAIR_SLOT_EMPTY)
+			*pair_table_find(&grown, t->slots[i].var, t->slots[i].value) = t->slots[i];
 	free(t->slots);
-	t->slots = slots;
-	t->mask = (uint32_t)(slots_wanted - 1);
+	*t = grown;
 	return 0;
 }
 
 /* An empty table with room for pairs pairs before it grows. */
 static inline int pair_table_init(struct pair_table *t, size_t pairs)
 {
-	size_t n = 64;
-
 	t->slots = NULL;
-	t->mask = t->count = 0;
-	while (n < 2 * pairs)
-		n *= 2;
-	return pair_table_resize(t, n);
+	t->size = t->count = 0;
+	return pair_table_resize(t, 64 + pairs + pairs / 2);
 }
 
 /* The data of (var, value): the slot's, *added false; or a new slot
@@ -84,43 +93,28 @@ static inline int pair_table_init(struct pair_table *t, size_t pairs)
 static inline uint32_t *pair_table_put(struct pair_table *t, uint32_t var, int64_t value,
 				       bool *added)
 {
-	size_t j = pair_table_hash(var, value) & t->mask;
+	struct pair_slot *s = pair_table_find(t, var, value);
 
-	for (;; j = (j + 1) & t->mask) {
-		struct pair_slot *s = &t->slots[j];
-
-		if (s->var == var && s->value == value) {
-			*added = false;
-			return &s->data;
-		}
-		if (s->var == PAIR_SLOT_EMPTY)
-			break;
-	}
-	*added = true;
-	if (2 * ((size_t)t->count + 1) > (size_t)t->mask + 1) {
-		if (pair_table_resize(t, 2 * ((size_t)t->mask + 1)))
+	*added = s->var == PAIR_SLOT_EMPTY;
+	if (!*added)
+		return &s->data;
+	if (3 * ((size_t)t->count + 1) > 2 * (size_t)t->size) { /* over two thirds full */
+		if (pair_table_resize(t, 2 * (size_t)t->size))
 			return NULL;
-		for (j = pair_table_hash(var, value) & t->mask; t->slots[j].var != PAIR_SLOT_EMPTY;
-		     j = (j + 1) & t->mask)
-			;
+		s = pair_table_find(t, var, value);
 	}
 	t->count++;
-	t->slots[j] = (struct pair_slot){ .value = value, .var = var, .data = 0 };
-	return &t->slots[j].data;
+	*s = (struct pair_slot){ .value = value, .var = var, .data = 0 };
+	return &s->data;
 }
 
 /* The data of (var, value), or NULL when absent. */
 static inline const uint32_t *pair_table_get(const struct pair_table *t, uint32_t var,
 					     int64_t value)
 {
-	for (size_t j = pair_table_hash(var, value) & t->mask;; j = (j + 1) & t->mask) {
-		const struct pair_slot *s = &t->slots[j];
+	const struct pair_slot *s = pair_table_find(t, var, value);
 
-		if (s->var == var && s->value == value)
-			return &s->data;
-		if (s->var == PAIR_SLOT_EMPTY)
-			return NULL;
-	}
+	return s->var == PAIR_SLOT_EMPTY ? NULL : &s->data;
 }
 
 #endif
