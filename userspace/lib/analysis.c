@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Pair ids by one hash pass over the events; writer counts; static checks:
+/* Pair ids by one pass over the events (a table by value or a hash); writer counts; static checks:
  *  - a read of a value that nothing writes (and no init gives) never succeeds;
  *  - in a variable with one writer thread, that thread's own reads see its
  *    own last write (or the initial value): checked without any search. */
@@ -11,14 +11,34 @@
 
 #include "userspace/util/hash.h"
 
-/* The (variable, value) -> pair id map, only alive while building. */
+/* The (variable, value) -> pair id map, only alive while building. A
+ * variable whose values lie in a range not much wider than its accesses
+ * (counters, flags, indices: what generated and most recorded traces hold)
+ * finds its ids in a table indexed by value - least value, which costs no
+ * hashing and 4 bytes per value of the range; any other variable (pointers,
+ * scattered values) in the hash. Ids are handed out in order of first
+ * sight either way, so they do not depend on which variables are dense. */
 struct pair_map {
-	struct hash_index index; /* pair ids by (var, value) */
-	uint32_t *var;
+	/* per variable: least value and start of its range in dense, or
+	 * DENSE_NONE when its values are hashed */
+	int64_t *least;
+	size_t *dense_start;
+	uint32_t *dense;         /* id + 1 per value of each dense range; 0: no id yet */
+	struct hash_index index; /* hashed entries by (var, value) */
+	uint32_t *var, *id;
 	int64_t *value;
-	uint32_t count, cap;
-	int failed; /* out of memory once: the ids are not to be trusted */
+	uint32_t hashed, cap; /* hashed entries and their room */
+	uint32_t count;       /* ids handed out */
+	int failed;           /* out of memory once: the ids are not to be trusted */
 };
+
+#define DENSE_NONE SIZE_MAX
+
+/* A range of values at most this wide per access (plus a little) is dense:
+ * its table is then at most 8 bytes per access of the variable, less than
+ * a hashed pair's 12 bytes plus its slots. */
+#define DENSE_PER_ACCESS 2
+#define DENSE_SLACK 64
 
 struct pair_key {
 	uint32_t var;
@@ -32,26 +52,29 @@ static uint64_t pair_hash(uint32_t var, int64_t value)
 	return h ^ (h >> 29);
 }
 
-static bool pair_eq(const void *ctx, uint32_t id, const void *key)
+static bool pair_eq(const void *ctx, uint32_t entry, const void *key)
 {
 	const struct pair_map *m = ctx;
 	const struct pair_key *k = key;
 
-	return m->var[id] == k->var && m->value[id] == k->value;
+	return m->var[entry] == k->var && m->value[entry] == k->value;
 }
 
 static int pair_map_grow(struct pair_map *m)
 {
 	uint32_t n = m->cap ? m->cap * 2 : 512;
-	uint32_t *var = realloc(m->var, n * sizeof(*var));
+	uint32_t *var = realloc(m->var, n * sizeof(*var)), *id;
 	int64_t *value;
 
 	if (var)
 		m->var = var;
+	id = realloc(m->id, n * sizeof(*id));
+	if (id)
+		m->id = id;
 	value = realloc(m->value, n * sizeof(*value));
 	if (value)
 		m->value = value;
-	if (!var || !value || n > (1u << 30) || hash_index_reserve(&m->index, n))
+	if (!var || !id || !value || n > (1u << 30) || hash_index_reserve(&m->index, n))
 		return -ENOMEM;
 	m->cap = n;
 	return 0;
@@ -61,26 +84,105 @@ static void pair_map_free(struct pair_map *m)
 {
 	hash_index_free(&m->index);
 	free(m->var);
+	free(m->id);
 	free(m->value);
+	free(m->least);
+	free(m->dense_start);
+	free(m->dense);
 }
 
-/* The id of (var, value), added when new; PAIR_NONE when out of memory. */
-static uint32_t pair_id(struct pair_map *m, uint32_t var, int64_t value)
+/* A new id for a pair seen for the first time; PAIR_NONE when there are
+ * too many. */
+static uint32_t next_id(struct pair_map *m)
+{
+	if (m->count >= PAIR_NONE - 2) {
+		m->failed = 1;
+		return PAIR_NONE;
+	}
+	return m->count++;
+}
+
+static uint32_t hashed_pair_id(struct pair_map *m, uint32_t var, int64_t value)
 {
 	struct pair_key key = { var, value };
 	uint64_t hash = pair_hash(var, value);
 	int64_t found = hash_index_find(&m->index, hash, pair_eq, m, &key);
 
 	if (found >= 0)
-		return (uint32_t)found;
-	if (m->count == m->cap && pair_map_grow(m)) {
+		return m->id[found];
+	if (m->hashed == m->cap && pair_map_grow(m)) {
 		m->failed = 1;
 		return PAIR_NONE;
 	}
-	m->var[m->count] = var;
-	m->value[m->count] = value;
-	hash_index_add(&m->index, hash, m->count); /* room was reserved by the growth */
-	return m->count++;
+	m->var[m->hashed] = var;
+	m->value[m->hashed] = value;
+	m->id[m->hashed] = next_id(m);
+	hash_index_add(&m->index, hash, m->hashed); /* room was reserved by the growth */
+	return m->id[m->hashed++];
+}
+
+/* The id of (var, value), added when new; PAIR_NONE when out of memory. */
+static inline uint32_t pair_id(struct pair_map *m, uint32_t var, int64_t value)
+{
+	uint32_t *slot;
+
+	if (m->dense_start[var] == DENSE_NONE)
+		return hashed_pair_id(m, var, value);
+	slot = &m->dense[m->dense_start[var] + ((uint64_t)value - (uint64_t)m->least[var])];
+	if (!*slot)
+		*slot = next_id(m) + 1;
+	return *slot - 1;
+}
+
+/* Widen variable v's range [least, most] (accesses counts its values). */
+static void see_value(struct pair_map *m, int64_t *most, uint32_t *accesses, uint32_t v,
+		      int64_t value)
+{
+	if (!accesses[v]++ || value < m->least[v])
+		m->least[v] = value;
+	if (accesses[v] == 1 || value > most[v])
+		most[v] = value;
+}
+
+/* Each variable's range of values (one pass over the events), and a table
+ * for those whose range is dense enough. 0 or -ENOMEM. */
+static int plan_dense(struct pair_map *m, const struct vsc_program *p, uint32_t nv)
+{
+	size_t vv = nv ? nv : 1, total = 0;
+	int64_t *most = malloc(vv * sizeof(*most));
+	uint32_t *accesses = calloc(vv, sizeof(*accesses));
+
+	m->least = malloc(vv * sizeof(*m->least));
+	m->dense_start = malloc(vv * sizeof(*m->dense_start));
+	if (!most || !accesses || !m->least || !m->dense_start) {
+		free(most);
+		free(accesses);
+		return -ENOMEM;
+	}
+	for (uint32_t v = 0; v < nv; v++)
+		if (p->inits[v].kind == VSC_INIT_KNOWN)
+			see_value(m, most, accesses, v, p->inits[v].value);
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		const struct vsc_thread *th = &p->threads[t];
+		for (uint32_t i = 0; i < th->length; i++) {
+			const struct vsc_event *e = &th->events[i];
+			see_value(m, most, accesses, e->var, e->value);
+			if (e->kind == VSC_RMW)
+				see_value(m, most, accesses, e->var, e->new_value);
+		}
+	}
+	for (uint32_t v = 0; v < nv; v++) {
+		uint64_t width = (uint64_t)most[v] - (uint64_t)m->least[v];
+		m->dense_start[v] = DENSE_NONE;
+		if (accesses[v] && width < (uint64_t)DENSE_PER_ACCESS * accesses[v] + DENSE_SLACK) {
+			m->dense_start[v] = total;
+			total += width + 1;
+		}
+	}
+	free(most);
+	free(accesses);
+	m->dense = calloc(total ? total : 1, sizeof(*m->dense)); /* fresh pages: no zeroing */
+	return m->dense ? 0 : -ENOMEM;
 }
 
 void analysis_free(struct analysis *a)
@@ -228,6 +330,8 @@ int analysis_build_within(struct analysis *a, const struct vsc_program *p, struc
 	memset(&m, 0, sizeof(m));
 	if (!a->pairs || !a->var_reads || !a->var_writes || !a->writers || !a->writer || !a->init)
 		err = -ENOMEM;
+	if (!err)
+		err = plan_dense(&m, p, nv);
 	if (!err)
 		err = assign_pairs(a, p, &m, b);
 	if (!err && m.failed)

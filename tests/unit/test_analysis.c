@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* The analysis's pair ids (analysis.c) against a plain list of the
+ * (variable, value) pairs in order of first sight: variables whose values
+ * are dense (a table by value) and scattered ones (the hash) in the same
+ * program must get the same ids a list would give. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+
+#include "analysis.h"
+#include "random_program.h"
+
+#define MAX_PAIRS 4096
+
+struct pair_list {
+	uint32_t var[MAX_PAIRS];
+	int64_t value[MAX_PAIRS];
+	uint32_t count;
+};
+
+/* The id a list gives (var, value): its place among the pairs seen. */
+static uint32_t list_id(struct pair_list *l, uint32_t var, int64_t value)
+{
+	for (uint32_t i = 0; i < l->count; i++)
+		if (l->var[i] == var && l->value[i] == value)
+			return i;
+	assert_true(l->count < MAX_PAIRS);
+	l->var[l->count] = var;
+	l->value[l->count] = value;
+	return l->count++;
+}
+
+static void check_ids(const struct vsc_program *p)
+{
+	static struct pair_list l;
+	struct analysis a;
+	int64_t init;
+
+	l.count = 0;
+	assert_int_equal(analysis_build(&a, p), 0);
+	for (uint32_t v = 0; v < vsc_program_var_count(p); v++)
+		if (vsc_program_var_init(p, v, &init) == VSC_INIT_KNOWN)
+			assert_int_equal(a.init[v], list_id(&l, v, init));
+	for (uint32_t t = 0; t < vsc_program_thread_count(p); t++) {
+		const struct vsc_event *e = vsc_program_events(p, t);
+		for (uint32_t i = 0; i < vsc_program_thread_length(p, t); i++) {
+			int64_t written = e[i].kind == VSC_RMW ? e[i].new_value : e[i].value;
+			if (e[i].kind != VSC_WRITE)
+				assert_int_equal(a.pairs[t][i].read,
+						 list_id(&l, e[i].var, e[i].value));
+			if (e[i].kind != VSC_READ)
+				assert_int_equal(a.pairs[t][i].write,
+						 list_id(&l, e[i].var, written));
+		}
+	}
+	assert_int_equal(a.npairs, l.count);
+	analysis_free(&a);
+}
+
+/* Spread variable v's values: v = 0 keeps them (dense), v = 1 multiplies
+ * them far apart (hashed), v = 2 maps them to the ends of int64_t. */
+static int64_t spread(uint32_t var, int64_t value)
+{
+	static const int64_t ends[] = { INT64_MIN, INT64_MAX, -1, 0, INT64_MIN + 1, 7 };
+
+	switch (var % 3) {
+	case 1:
+		return value * ((int64_t)1 << 40) - 3;
+	case 2:
+		return ends[(uint64_t)value % 6];
+	default:
+		return value;
+	}
+}
+
+static struct vsc_program *spread_copy(const struct vsc_program *p)
+{
+	struct vsc_program *q = vsc_program_new();
+	int64_t init;
+
+	assert_non_null(q);
+	for (uint32_t v = 0; v < vsc_program_var_count(p); v++) {
+		int kind = vsc_program_var_init(p, v, &init);
+		assert_int_equal(vsc_program_add_var(q, vsc_program_var_name(p, v)), (int)v);
+		assert_int_equal(vsc_program_set_init(q, v, kind, spread(v, init)), 0);
+	}
+	for (uint32_t t = 0; t < vsc_program_thread_count(p); t++) {
+		const struct vsc_event *e = vsc_program_events(p, t);
+		assert_int_equal(vsc_program_add_thread(q, vsc_program_thread_name(p, t)), (int)t);
+		for (uint32_t i = 0; i < vsc_program_thread_length(p, t); i++) {
+			struct vsc_event ev = e[i];
+			ev.value = spread(ev.var, ev.value);
+			ev.new_value = spread(ev.var, ev.new_value);
+			assert_int_equal(vsc_program_append(q, t, &ev, 0), 0);
+		}
+	}
+	return q;
+}
+
+static void pair_ids_match_a_list(void **state)
+{
+	uint64_t seed = 20261203;
+
+	(void)state;
+	for (int i = 0; i < 300; i++) {
+		struct random_shape shape = {
+			.threads = 1 + (unsigned)(random_next(&seed) % 5),
+			.events = 1 + (unsigned)(random_next(&seed) % 300),
+			.vars = 1 + (unsigned)(random_next(&seed) % 6),
+			.values = 1 + (unsigned)(random_next(&seed) % 200),
+			.one_writer = (int)(random_next(&seed) % 2),
+			.write_pct = 40,
+			.rmw_pct = 20,
+			.wrong_pct = 5,
+			.init_pct = 60,
+		};
+		struct vsc_program *p = random_program(&seed, &shape), *q;
+		assert_non_null(p);
+		q = spread_copy(p);
+		check_ids(p);
+		check_ids(q);
+		vsc_program_free(q);
+		vsc_program_free(p);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pair_ids_match_a_list),
+	};
+	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);
+}
