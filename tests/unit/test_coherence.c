@@ -16,6 +16,7 @@
 #include <errno.h>
 
 #include "pair_table.h"
+#include "write_index.h"
 #include "random_program.h"
 
 #define MAX_VARS 3
@@ -71,7 +72,8 @@ static int64_t stale_value(struct gen *g, unsigned v)
 	return below(g, 2) ? 0 : 999;
 }
 
-/* A random run with unique values per variable (a counter), events of
+/* A random run with unique values per variable (a counter counting by 1
+ * or by a large step, so that both forms of the write index are met), events of
  * random threads; stale_pct of the reads see another value; with
  * repeat, one write repeats an earlier value. */
 static struct vsc_program *unique_program(struct gen *g, unsigned threads, unsigned events,
@@ -79,7 +81,7 @@ static struct vsc_program *unique_program(struct gen *g, unsigned threads, unsig
 {
 	struct vsc_program *p = vsc_program_new();
 	char name[16];
-	int64_t next = 100;
+	int64_t next = 100, step = below(g, 2) ? 1 : 1000003; /* the write index: dense or hash */
 
 	assert_non_null(p);
 	for (unsigned t = 0; t < threads; t++) {
@@ -91,7 +93,8 @@ static struct vsc_program *unique_program(struct gen *g, unsigned threads, unsig
 		unsigned t = below(g, threads), v = below(g, vars);
 		struct vsc_event e = { .var = v };
 		if (below(g, 100) < 45 && g->nwritten[v] < MAX_WRITES) {
-			int64_t value = next++;
+			int64_t value = next;
+			next += step;
 			if (repeat && g->nwritten[v] > 0 && below(g, 3) == 0)
 				value = g->written[v][0];
 			e.kind = g->has_value[v] && below(g, 3) == 0 ? VSC_RMW : VSC_WRITE;
@@ -266,6 +269,77 @@ static void pair_table_grows_and_finds(void **state)
 	pair_table_free(&t);
 }
 
+/* A program of one thread whose writes give values[0, n) to variables
+ * var_of(i) = i % vars; the write index made for it. */
+static struct vsc_program *writes_program(const int64_t *values, unsigned n, unsigned vars)
+{
+	struct vsc_program *p = vsc_program_new();
+	char name[16];
+
+	assert_non_null(p);
+	vsc_program_add_thread(p, "T0");
+	for (unsigned v = 0; v < vars; v++) {
+		snprintf(name, sizeof(name), "x%u", v);
+		vsc_program_add_var(p, name);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct vsc_event e = { .kind = i % 3 ? VSC_WRITE : VSC_RMW, .var = i % vars };
+		e.value = i % 3 ? values[i] : 7;
+		e.new_value = values[i];
+		assert_int_equal(vsc_program_append(p, 0, &e, 0), 0);
+	}
+	return p;
+}
+
+/* Every pair written (no value repeats) is found once put, in the form
+ * expected; the value after each, which nothing writes, is not found or
+ * has number 0. */
+static void check_index(const int64_t *values, unsigned n, unsigned vars, bool dense)
+{
+	struct vsc_program *p = writes_program(values, n, vars);
+	struct write_index wi;
+
+	assert_int_equal(write_index_init(&wi, p), 0);
+	assert_int_equal(wi.dense != NULL, dense);
+	for (unsigned i = 0; i < n; i++) {
+		const uint32_t *got = write_index_get(&wi, i % vars, values[i]);
+		uint32_t *slot = write_index_put(&wi, i % vars, values[i]);
+		assert_non_null(slot);
+		assert_true(got == NULL || *got == 0); /* no value repeats */
+		*slot = i + 1;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const uint32_t *got = write_index_get(&wi, i % vars, values[i]);
+		assert_non_null(got);
+		assert_int_equal(*got, i + 1);
+		if (values[i] != INT64_MAX) { /* no test writes a value + 1 */
+			got = write_index_get(&wi, i % vars, values[i] + 1);
+			assert_true(got == NULL || *got == 0);
+		}
+	}
+	write_index_free(&wi);
+	vsc_program_free(p);
+}
+
+/* Both forms of the write index: counters (dense), spread values and the
+ * extremes of int64_t, whose span does not fit 64 bits (hash). */
+static void write_index_finds_every_write(void **state)
+{
+	int64_t values[3000];
+
+	(void)state;
+	for (unsigned i = 0; i < 3000; i++)
+		values[i] = 5 + (int64_t)(i / 3) * 2; /* each variable 5, 7, 9...: dense */
+	check_index(values, 3000, 3, true);
+	for (unsigned i = 0; i < 3000; i++)
+		values[i] = -(int64_t)i * 1000003; /* spread: hash */
+	check_index(values, 3000, 3, false);
+	values[0] = INT64_MIN;
+	values[3] = INT64_MAX;
+	values[1] = -1;
+	check_index(values, 4, 3, false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +347,7 @@ int main(void)
 		cmocka_unit_test(coherence_agrees_long_threads),
 		cmocka_unit_test(coherence_agrees_long_write_lists),
 		cmocka_unit_test(pair_table_grows_and_finds),
+		cmocka_unit_test(write_index_finds_every_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pair_table.h"
+#include "write_index.h"
 #include "userspace/util/sorted.h"
 #include "userspace/util/array.h"
 
@@ -33,6 +33,11 @@
 #define MAX_RUN_WORDS ((size_t)16 << 20)     /* threads x threads: 4,096 threads */
 #define RULE_WORK_PER_EVENT 64               /* reads x writer threads, per event */
 #define MAX_ROUNDS 64
+
+/* Inlined whatever the compiler thinks of its size: the per-event steps,
+ * and the prefetches (a function that only prefetches looks free of
+ * effects to the compiler, which then drops the call before inlining). */
+#define HOT static inline __attribute__((always_inline))
 
 struct segment {
 	uint32_t thread, start, end; /* writes of a variable by one thread: wlist[start, end) */
@@ -129,39 +134,49 @@ static uint32_t vec_at(const struct coh *c, uint32_t f, uint32_t t, uint32_t u)
 
 /* ---- reads-from: the one write of each read's (variable, value) ---------- */
 
+/* How many events ahead the passes over the write index ask for an
+ * entry: about as many misses as a core keeps in flight. */
+#define PREFETCH_AHEAD 16
+
+/* Ask for the entry that event i + PREFETCH_AHEAD of th will look up: the
+ * pair it writes (write) or reads. */
+HOT void prefetch_pair(const struct write_index *wi, const struct vsc_thread *th, uint32_t i,
+		       bool write)
+{
+	uint32_t ahead = i + PREFETCH_AHEAD < th->length ? i + PREFETCH_AHEAD : i;
+	const struct vsc_event *e = &th->events[ahead];
+
+	write_index_prefetch(wi, e->var, write ? written(e) : e->value);
+}
+
 /* (variable, value) -> the flat number + 1 of its first write, with
  * SLOT_TWICE once a second write of the pair is seen. */
-static int index_writes(const struct coh *c, struct pair_table *ix)
+static int index_writes(const struct coh *c, struct write_index *wi)
 {
-	size_t nwrites = 0;
-
-	for (uint32_t t = 0; t < c->k; t++)
-		for (uint32_t i = 0; i < c->p->threads[t].length; i++)
-			nwrites += writes(&c->p->threads[t].events[i]);
-	if (pair_table_init(ix, nwrites))
+	if (write_index_init(wi, c->p))
 		return -ENOMEM;
 	for (uint32_t t = 0; t < c->k; t++)
 		for (uint32_t i = 0; i < c->p->threads[t].length; i++) {
 			const struct vsc_event *e = &c->p->threads[t].events[i];
 			uint32_t *s;
-			bool added;
 
+			prefetch_pair(wi, &c->p->threads[t], i, true);
 			if (!writes(e))
 				continue;
-			s = pair_table_put(ix, e->var, written(e), &added);
+			s = write_index_put(wi, e->var, written(e));
 			if (!s)
 				return -ENOMEM;
-			*s = added ? c->base[t] + i + 1 : *s | SLOT_TWICE;
+			*s = *s ? *s | SLOT_TWICE : c->base[t] + i + 1;
 		}
 	return 0;
 }
 
 /* rf of one read of (x, v): COH_NONE when nothing gives v (refuted),
  * SLOT_TWICE when there is a choice. */
-static uint32_t source_of(const struct coh *c, const struct pair_table *ix, uint32_t x, int64_t v)
+static uint32_t source_of(const struct coh *c, const struct write_index *wi, uint32_t x, int64_t v)
 {
 	const struct vsc_var_init *in = &c->p->inits[x];
-	const uint32_t *slot = pair_table_get(ix, x, v);
+	const uint32_t *slot = write_index_get(wi, x, v);
 	uint32_t s = slot ? *slot : 0;
 	int from_init =
 		in->kind == VSC_INIT_UNKNOWN || (in->kind == VSC_INIT_KNOWN && in->value == v);
@@ -176,10 +191,10 @@ static uint32_t source_of(const struct coh *c, const struct pair_table *ix, uint
 /* Fill c->rf. Returns 0, COHERENCE_NOT_APPLY or -ENOMEM. */
 static int link_reads(struct coh *c)
 {
-	struct pair_table ix = { 0 };
+	struct write_index wi = { 0 };
 	uint8_t *seen = calloc((size_t)c->nvars + 1, 1); /* init x ?: a read fixed it */
 	int64_t *init_value = malloc(((size_t)c->nvars + 1) * sizeof(int64_t));
-	int r = index_writes(c, &ix);
+	int r = index_writes(c, &wi);
 
 	if (!r && (!seen || !init_value))
 		r = -ENOMEM;
@@ -187,8 +202,9 @@ static int link_reads(struct coh *c)
 		for (uint32_t i = 0; !r && i < c->p->threads[t].length; i++) {
 			const struct vsc_event *e = &c->p->threads[t].events[i];
 			uint32_t f = c->base[t] + i, s = COH_NONE;
+			prefetch_pair(&wi, &c->p->threads[t], i, false);
 			if (e->kind != VSC_WRITE)
-				s = source_of(c, &ix, e->var, e->value);
+				s = source_of(c, &wi, e->var, e->value);
 			c->rf[f] = s;
 			if (e->kind == VSC_WRITE)
 				continue;
@@ -203,7 +219,7 @@ static int link_reads(struct coh *c)
 				init_value[e->var] = e->value;
 			}
 		}
-	pair_table_free(&ix);
+	write_index_free(&wi);
 	free(seen);
 	free(init_value);
 	return r;
@@ -371,7 +387,6 @@ static void mark_placed(struct coh *c, uint32_t f)
 /* Is every derived order into event f (next of thread t) placed? Asked
  * once per event by the pass and the run, so inlined, and without orders
  * (the first pass) a single comparison. */
-#define HOT static inline __attribute__((always_inline))
 
 HOT int edges_placed(const struct coh *c, uint32_t t, uint32_t f)
 {
