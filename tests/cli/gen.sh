@@ -105,6 +105,13 @@ n=$(sed -n 's/^# stale reads injected: \([0-9]*\).*/\1/p' "$tmp/s.vsc")
 "$vsc" gen sc --threads 4 --events 7 --vars 3 --writers 1 --init unknown --rmw 0.2 -p 2 --stale 1 --seed 2 > "$tmp/s.vsc"
 grep -q '^# schedule: .*likely, not surely' "$tmp/s.vsc" && ok || no "gen sc --stale --init unknown claims a guarantee"
 
+# few values, two writers per variable, no bound: the search without a bound
+# goes on with the thread that led to each branch point (it tried the
+# threads in turn and ended unknown at 15 s on this trace)
+"$vsc" gen sc --threads 8 --vars 64 -p 3 --writers 2 --values 4 --total 10000 --seed 1 > "$tmp/f.vsc"
+[ "$(verdict --timeout 60 "$tmp/f.vsc")" = consistent ] && ok ||
+	no "gen sc --writers 2 --values 4, 10^4 events: not consistent without a bound"
+
 # --- rings: least preemptions = passes - threads + 1 ------------------------
 for kp in "2 9" "3 10" "4 4" "2 40"; do
 	set -- $kp
