@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The analysis's pair ids (analysis.c) against a plain list of the
- * (variable, value) pairs in order of first sight: variables whose values
- * are dense (a table by value) and scattered ones (the hash) in the same
- * program must get the same ids a list would give. */
+/* Facts the solvers take from the analysis and the reductions instead of
+ * asking the program again:
+ *  - the analysis's pair ids (analysis.c) against a plain list of the
+ *    (variable, value) pairs in order of first sight: variables whose values
+ *    are dense (a table by value) and scattered ones (the hash) in the same
+ *    program must get the same ids a list would give;
+ *  - the writer count of reduce_plan() against vsc_program_writers(). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +16,7 @@
 
 #include "analysis.h"
 #include "random_program.h"
+#include "reduce.h"
 
 #define MAX_PAIRS 4096
 
@@ -128,10 +132,40 @@ static void pair_ids_match_a_list(void **state)
 	}
 }
 
+static void reduce_counts_writers(void **state)
+{
+	uint64_t seed = 20261204;
+	int several = 0;
+
+	(void)state;
+	for (int i = 0; i < 300; i++) {
+		struct random_shape shape = {
+			.threads = 1 + (unsigned)(random_next(&seed) % 6),
+			.events = (unsigned)(random_next(&seed) % 200),
+			.vars = 1 + (unsigned)(random_next(&seed) % 4),
+			.values = 1 + (unsigned)(random_next(&seed) % 5),
+			.one_writer = (int)(random_next(&seed) % 2),
+			.write_pct = (unsigned)(random_next(&seed) % 60),
+			.rmw_pct = 20,
+			.init_pct = 50,
+		};
+		struct vsc_program *p = random_program(&seed, &shape);
+		struct reduction rd;
+		assert_non_null(p);
+		assert_int_equal(reduce_plan(&rd, p), 0);
+		assert_int_equal(rd.writers, vsc_program_writers(p));
+		several += rd.writers > 1;
+		reduce_free(&rd);
+		vsc_program_free(p);
+	}
+	assert_true(several > 30); /* several writers met, not only 0 and 1 */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pair_ids_match_a_list),
+		cmocka_unit_test(reduce_counts_writers),
 	};
 	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);
 }

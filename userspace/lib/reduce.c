@@ -24,7 +24,9 @@ enum {
 };
 
 struct var_facts {
-	uint32_t accessor; /* the one thread, ACCESS_MANY or ACCESS_NONE */
+	uint32_t accessor;    /* the one thread, ACCESS_MANY or ACCESS_NONE */
+	uint32_t writers;     /* threads that write it */
+	uint32_t last_writer; /* the last of them + 1 (threads come in order) */
 	uint8_t written, droppable, mem;
 	int64_t value;  /* with mem == MEM_VALUE */
 	uint32_t local; /* its index in the reduced program of its group */
@@ -39,7 +41,9 @@ static uint32_t find(uint32_t *parent, uint32_t t)
 	return t;
 }
 
-static void classify_vars(struct var_facts *vf, const struct vsc_program *p)
+/* Who accesses each variable, and r->writers (vsc_program_writers(), in
+ * the same pass, so that the solvers need not make another). */
+static void classify_vars(struct reduction *r, struct var_facts *vf, const struct vsc_program *p)
 {
 	for (uint32_t v = 0; v < program_vars(p); v++) {
 		uint8_t kind = p->inits[v].kind;
@@ -57,7 +61,12 @@ static void classify_vars(struct var_facts *vf, const struct vsc_program *p)
 				f->accessor = t;
 			else if (f->accessor != t)
 				f->accessor = ACCESS_MANY;
-			f->written |= th->events[i].kind != VSC_READ;
+			if (th->events[i].kind == VSC_READ || f->last_writer == t + 1)
+				continue;
+			f->written = 1;
+			f->last_writer = t + 1;
+			if (++f->writers > r->writers)
+				r->writers = f->writers;
 		}
 	}
 	for (uint32_t v = 0; v < program_vars(p); v++)
@@ -259,7 +268,7 @@ int reduce_plan(struct reduction *r, const struct vsc_program *p)
 	}
 	for (uint32_t v = 0; v < program_vars(p); v++)
 		r->local[v] = UINT32_MAX;
-	classify_vars(vf, p);
+	classify_vars(r, vf, p);
 	give_fates(r, vf, p, &pt);
 	if (!r->refuted)
 		err = group_threads(r, p, &pt);

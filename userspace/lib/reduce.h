@@ -32,7 +32,8 @@ struct reduction {
 	uint64_t spins;   /* reads collapsed */
 	uint64_t dropped; /* events dropped */
 	uint64_t kept;
-	int refuted; /* a dropped variable's own reads contradict */
+	uint32_t writers; /* the most threads writing one variable (vsc_program_writers()) */
+	int refuted;      /* a dropped variable's own reads contradict */
 };
 
 /* Plan the reductions. Returns 0 (r->refuted may be set) or -ENOMEM. */
