@@ -173,14 +173,15 @@ static int try_whole_threads(const struct analysis *a, const struct vsc_program 
 	return 0;
 }
 
-/* Several writers: SAT decides no preemption when that is the bound, and
- * first under --min (the search is weakest there on such programs). */
-static int try_sat(const struct vsc_program *p, const struct query *q, struct budget *b,
-		   struct vsc_result *res, long *least)
+/* Several writers (writers: vsc_program_writers(p)): SAT decides no
+ * preemption when that is the bound, and first under --min (the search is
+ * weakest there on such programs). */
+static int try_sat(const struct vsc_program *p, size_t writers, const struct query *q,
+		   struct budget *b, struct vsc_result *res, long *least)
 {
 	int r;
 
-	if (vsc_program_writers(p) <= 1)
+	if (writers <= 1)
 		return SEARCH_ON;
 	if (q->bound == 0) {
 		r = sat_decide_no_preemption(p, b, res);
@@ -300,9 +301,9 @@ static void analysis_done(struct analysis *a, const struct vsc_program *p, const
 
 /* Analysis, then the search. best may hold a witness already (its count is
  * an upper bound); least: the least preemptions are known to be at least
- * this. */
-static int search_whole(const struct vsc_program *p, const struct query *q, struct budget *b,
-			struct vsc_result *res, struct best *best, long least)
+ * this; writers: vsc_program_writers(p). */
+static int search_whole(const struct vsc_program *p, size_t writers, const struct query *q,
+			struct budget *b, struct vsc_result *res, struct best *best, long least)
 {
 	struct analysis a;
 	int r;
@@ -319,7 +320,7 @@ static int search_whole(const struct vsc_program *p, const struct query *q, stru
 	r = a.refuted ? 0 : try_whole_threads(&a, p, q, res, &least);
 	budget_phase(b, "SAT");
 	if (r == SEARCH_ON)
-		r = try_sat(p, q, b, res, &least);
+		r = try_sat(p, writers, q, b, res, &least);
 	if (r == SEARCH_ON)
 		r = search_engine(p, &a, q, b, res, best, least);
 	analysis_done(&a, p, q, res);
@@ -332,8 +333,10 @@ enum use_coherence {
 	COHERENCE_ONLY,  /* --solver coherence: EINVAL where it does not apply */
 };
 
-static int solve_whole(const struct vsc_program *p, const struct query *q, struct budget *b,
-		       struct vsc_result *res, enum use_coherence coherence)
+/* writers: vsc_program_writers(p), which the caller knows (a pass over the
+ * events each time it is asked). */
+static int solve_whole(const struct vsc_program *p, size_t writers, const struct query *q,
+		       struct budget *b, struct vsc_result *res, enum use_coherence coherence)
 {
 	struct coherence_open open = { 0, NULL, -1 };
 	struct best best = { NULL, -1, 0 };
@@ -358,7 +361,7 @@ static int solve_whole(const struct vsc_program *p, const struct query *q, struc
 		best.witness = open.witness;
 		best.preemptions = open.preemptions;
 	}
-	r = search_whole(p, q, b, res, &best, open.least);
+	r = search_whole(p, writers, q, b, res, &best, open.least);
 	free(best.witness);
 	return r;
 }
@@ -386,12 +389,14 @@ static int solve_group(struct reduction *rd, const struct vsc_program *p, uint32
 	struct vsc_result part = { .preemptions = -1, .lower = -1 };
 	struct vsc_program *gp;
 	uint32_t *map;
+	size_t writers;
 	int err = reduce_group_program(rd, p, gi, &gp, &map);
 
 	if (err)
 		return err;
-	err = solve_whole(gp, gq, b, &part,
-			  vsc_program_writers(gp) > 1 ? COHERENCE_FIRST : COHERENCE_SKIP);
+	writers = vsc_program_writers(gp);
+	err = solve_whole(gp, writers, gq, b, &part,
+			  writers > 1 ? COHERENCE_FIRST : COHERENCE_SKIP);
 	res->nodes += part.nodes;
 	res->steps += part.steps;
 	if (!err && part.witness) { /* consistent, or unknown with bounds */
@@ -463,11 +468,12 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 	res->dropped = rd.dropped;
 	res->parts = rd.parts > 1 ? rd.parts : 0;
 	if (!reduce_worth_it(&rd, p)) {
+		size_t writers = rd.writers;
 		reduce_free(&rd);
 		res->spins = res->dropped = 0;
 		res->parts = 0;
-		return solve_whole(p, q, b, res,
-				   vsc_program_writers(p) > 1 ? COHERENCE_FIRST : COHERENCE_SKIP);
+		return solve_whole(p, writers, q, b, res,
+				   writers > 1 ? COHERENCE_FIRST : COHERENCE_SKIP);
 	}
 	if (rd.refuted) {
 		res->verdict = VSC_INCONSISTENT;
@@ -487,7 +493,7 @@ const struct solver auto_solver = { "auto", auto_solve };
 static int coherence_only(const struct vsc_program *p, const struct query *q, struct budget *b,
 			  struct vsc_result *res)
 {
-	return solve_whole(p, q, b, res, COHERENCE_ONLY);
+	return solve_whole(p, vsc_program_writers(p), q, b, res, COHERENCE_ONLY);
 }
 
 const struct solver coherence_solver = { "coherence", coherence_only };
