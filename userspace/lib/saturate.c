@@ -273,6 +273,14 @@ void forced_free(struct forced *f)
  * -ENOMEM or -ETIME. */
 static int first_graph(struct sat_state *s, struct budget *b)
 {
+	/* thread_of only here: the passes of the first ranges (4 bytes an
+	 * event less at their peak) meet events in flat order (thread_at) */
+	s->thread_of = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
+	if (!s->thread_of)
+		return -ENOMEM;
+	for (uint32_t t = 0, q = 0; t < s->k; t++)
+		for (uint32_t i = 0; i < s->p->threads[t].length; i++)
+			s->thread_of[q++] = t;
 	s->out_off = malloc(((size_t)s->n + 2) * sizeof(uint32_t));
 	s->out = malloc(((size_t)2 * s->nreads + 1) * sizeof(uint32_t));
 	s->indeg = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
@@ -330,22 +338,22 @@ static int too_big(const struct sat_state *s, int want_bound)
 	return !want_bound || s->k > 64;
 }
 
-/* base, thread_of, the writes' epochs and the reads' first ranges: 0, 1
- * when some read can see no write (refuted), or -ENOMEM. */
+/* base (k + 1 starts), the writes' epochs and the reads' first ranges: 0,
+ * 1 when some read can see no write (refuted), or -ENOMEM. */
 static int first_ranges(struct sat_state *s, struct forced *f)
 {
 	const struct vsc_program *p = s->p;
+	uint32_t q = 0;
 	int err;
 
 	f->base = malloc(((size_t)s->k + 1) * sizeof(uint32_t));
-	s->thread_of = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
-	if (!f->base || !s->thread_of)
+	if (!f->base)
 		return -ENOMEM;
-	for (uint32_t t = 0, q = 0; t < s->k; t++) {
+	for (uint32_t t = 0; t < s->k; t++) {
 		f->base[t] = q;
-		for (uint32_t i = 0; i < p->threads[t].length; i++)
-			s->thread_of[q++] = t;
+		q += p->threads[t].length;
 	}
+	f->base[s->k] = q;
 	s->base = f->base;
 	err = index_writes(s);
 	return err ? err : collect_reads(s);

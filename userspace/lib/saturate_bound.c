@@ -229,9 +229,11 @@ static int64_t advance(const struct sat_state *s, struct stream *st, uint32_t t,
  * the reads of the epoch it closes). */
 static void count_waiting(const struct sat_state *s, uint32_t *waiting)
 {
+	uint32_t t = 0, i;
+
 	memset(waiting, 0, ((size_t)s->xw_off[s->a->nvars] + 1) * sizeof(uint32_t));
-	for (uint32_t r = 0; r < s->nreads; r++) {
-		uint32_t t, i, x = flat_event(s, s->read_flat[r], &t, &i)->var;
+	for (uint32_t r = 0; r < s->nreads; r++) { /* reads are in flat order */
+		uint32_t x = flat_event_in_order(s, s->read_flat[r], &t, &i)->var;
 		if (s->hi[r] < epochs_of(s, x))
 			waiting[s->xw_off[x] + s->hi[r]]++;
 	}
@@ -322,8 +324,9 @@ static int index_pairs(const struct sat_state *s, struct stream *st)
 	}
 	for (int fill = 0; fill < 2; fill++) {
 		uint8_t *seen = fill ? filled : st->read_by_other;
-		for (uint32_t r = 0; r < s->nreads; r++) {
-			uint32_t t, i, x = flat_event(s, s->read_flat[r], &t, &i)->var;
+		uint32_t t = 0, i;
+		for (uint32_t r = 0; r < s->nreads; r++) { /* reads are in flat order */
+			uint32_t x = flat_event_in_order(s, s->read_flat[r], &t, &i)->var;
 			uint32_t p = s->a->pairs[t][i].read, c = s->xw_off[x] + s->hi[r];
 			if (seen[p / 8] & (1u << p % 8))
 				continue;

@@ -31,8 +31,8 @@ struct sat_state {
 	const struct vsc_program *p;
 	const struct analysis *a;
 	uint32_t k, n;
-	uint32_t *base;
-	uint32_t *thread_of;   /* per flat event */
+	uint32_t *base;        /* per thread + 1: flat number of its event 0 */
+	uint32_t *thread_of;   /* per flat event (the fixpoint's graph only) */
 	uint32_t *xw_off, *xw; /* per one-writer variable: W's indices of its writes */
 	uint32_t *pe_off, *pe; /* per pair: epochs (>= 1) that hold it */
 	uint32_t reads_max;    /* constrained reads (index_writes counts them) */
@@ -87,6 +87,18 @@ static inline uint32_t prev_match(const struct sat_state *s, uint32_t x, uint32_
 	return init_matches(s, x, pair) ? 0 : UINT32_MAX;
 }
 
+/* Thread t's event i at flat f, for f met in increasing order: *t moves
+ * on from the thread of the last one (start it at 0). */
+static inline const struct vsc_event *flat_event_in_order(const struct sat_state *s, uint32_t f,
+							  uint32_t *t, uint32_t *i)
+{
+	while (f >= s->base[*t + 1])
+		(*t)++;
+	*i = f - s->base[*t];
+	return &s->p->threads[*t].events[*i];
+}
+
+/* The same for any f (thread_of: the fixpoint's graph only). */
 static inline const struct vsc_event *flat_event(const struct sat_state *s, uint32_t f, uint32_t *t,
 						 uint32_t *i)
 {
