@@ -46,26 +46,25 @@ static int run_whole(const struct analysis *a, const struct vsc_program *p, uint
 
 int serial_witness(const struct analysis *a, const struct vsc_program *p, uint32_t **witness)
 {
-	uint32_t k = program_threads(p), longest = 1, left = k;
+	uint32_t k = program_threads(p), longest = 1, left = k, n = 0;
 	uint64_t work = 0, limit = (uint64_t)SERIAL_WORK_FACTOR * p->event_count + k;
 	uint32_t *mem = malloc(((size_t)a->nvars + 1) * sizeof(*mem));
 	uint8_t *done = calloc((size_t)k + 1, 1);
+	/* the threads in the order they ran: the witness is spelled out only
+	 * once found (most calls find none, and it is 4 bytes an event) */
+	uint32_t *order = malloc(((size_t)k + 1) * sizeof(*order));
 	struct undo *log;
-	size_t n = 0;
+	size_t w = 0;
 	int progress = 1, found = 0;
 
+	*witness = NULL;
 	for (uint32_t t = 0; t < k; t++)
 		if (p->threads[t].length > longest)
 			longest = p->threads[t].length;
 	log = malloc((size_t)longest * sizeof(*log));
-	*witness = malloc((p->event_count + 1) * sizeof(**witness));
-	if (!mem || !done || !log || !*witness) {
-		free(mem);
-		free(done);
-		free(log);
-		free(*witness);
-		*witness = NULL;
-		return -ENOMEM;
+	if (!mem || !done || !order || !log) {
+		found = -ENOMEM;
+		goto out;
 	}
 	for (uint32_t v = 0; v < a->nvars; v++)
 		mem[v] = a->init[v];
@@ -80,17 +79,19 @@ int serial_witness(const struct analysis *a, const struct vsc_program *p, uint32
 			done[t] = 1;
 			left--;
 			progress = 1;
-			for (uint32_t i = 0; i < p->threads[t].length; i++)
-				(*witness)[n++] = t;
+			order[n++] = t;
 		}
 	}
 	found = left == 0;
+	if (found && !(*witness = malloc((p->event_count + 1) * sizeof(**witness))))
+		found = -ENOMEM;
+	for (uint32_t j = 0; found == 1 && j < n; j++)
+		for (uint32_t i = 0; i < p->threads[order[j]].length; i++)
+			(*witness)[w++] = order[j];
+out:
 	free(mem);
 	free(done);
+	free(order);
 	free(log);
-	if (!found) {
-		free(*witness);
-		*witness = NULL;
-	}
 	return found;
 }
