@@ -628,6 +628,28 @@ static void test_plain_words(void **state)
 	vsc_trace_free(trace);
 }
 
+/* Runs of lines of one thread: the fast path takes the thread of the
+ * line before by its bytes (a name of up to 7 bytes and its space), so
+ * names that start alike, names of 7, 8 and 9 bytes, and lines it leaves
+ * to the general path between them give the same program as the general
+ * tokenizer. */
+static void test_plain_thread_runs(void **state)
+{
+	static const char *const texts[] = {
+		"T1 w x 1\nT1 r x 1\nT10 w y 2\nT1 r y 2\nT10 r x 1\nT1 u x 1 3\n",
+		"ABCDEFG w x 3\nABCDEFG r x 3\nABCDEFGH w y 4\nABCDEFGH r y 4\nABCDEFG r y 4\n",
+		"ABCDEFGHI r x 0\nABCDEFGHI w x 1\nABCDEFG r x 1\nABCDEFGHI r x 1\n",
+		"Z r x 0 # new thread, general path\nZ r x 0\nZ w q 1\nZ2 r q 1\nZ r q 1\n",
+		"T1 w x 1\nT1 r x 1 @3\nT1 r x 1\nT1r x 1\nT1 r x 1\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		same_as_tokenized("%s" PADDING, texts[i]);
+		same_as_tokenized("%s" PADDING PADDING, texts[i]);
+	}
+}
+
 static void test_huge_tokens(void **state)
 {
 	(void)state;
@@ -1013,6 +1035,7 @@ int main(void)
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_fast_path_same),
 		cmocka_unit_test(test_plain_words),
+		cmocka_unit_test(test_plain_thread_runs),
 		cmocka_unit_test(test_huge_tokens),
 		cmocka_unit_test(test_many_errors),
 		cmocka_unit_test(test_long_filename),

@@ -55,12 +55,16 @@ HOT uint64_t low_bytes(unsigned n)
  * bytes to intern once the whole line is known to be a plain event (a line
  * such as "init x 0" must not add a thread "init"). */
 struct name_ref {
-	int id; /* -1: not known yet */
 	const char *s;
 	uint32_t len;
-	struct packed_name *slot; /* where it goes in the cache, or NULL */
-	uint64_t bytes;
+	int id; /* -1: not known yet */
 };
+
+/* The cache's slot for a name of at most 8 bytes, as one number. */
+HOT struct packed_name *cache_slot(struct packed_name *cache, uint64_t bytes)
+{
+	return cache + ((bytes * 0x9e3779b97f4a7c15ULL) >> (64 - NAME_CACHE_BITS));
+}
 
 /* A name of 9 to MAX_NAME bytes at p, ended by a space: checked a byte at
  * a time. Returns the byte after the space, or NULL. */
@@ -73,7 +77,7 @@ static const char *long_name(const struct parser *ps, const char *p, const char 
 		p++;
 	if (p - start > MAX_NAME || p == end || *p != ' ')
 		return NULL;
-	*ref = (struct name_ref){ -1, start, (uint32_t)(p - start), NULL, 0 };
+	*ref = (struct name_ref){ start, (uint32_t)(p - start), -1 };
 	return p + 1;
 }
 
@@ -105,11 +109,11 @@ HOT const char *plain_name(const struct parser *ps, const char *p, const char *e
 	if (len == 0 || p[len] != ' ')
 		return NULL;
 	bytes = w & low_bytes(len);
-	slot = cache + ((bytes * 0x9e3779b97f4a7c15ULL) >> (64 - NAME_CACHE_BITS));
+	slot = cache_slot(cache, bytes);
 	if (slot->bytes == bytes)
-		*ref = (struct name_ref){ .id = slot->id };
+		ref->id = slot->id;
 	else if (all_name_bytes(ps, p, len))
-		*ref = (struct name_ref){ -1, p, len, slot, bytes };
+		*ref = (struct name_ref){ p, len, -1 };
 	else
 		return NULL;
 	return p + len + 1;
@@ -117,13 +121,17 @@ HOT const char *plain_name(const struct parser *ps, const char *p, const char *e
 
 /* The id of a name the cache did not know: interned (and cached) now.
  * Returns the id or a negative errno. */
-static int name_id_missed(struct parser *ps, struct name_ref *ref, int is_thread)
+static int name_id_missed(struct parser *ps, const struct name_ref *ref, int is_thread)
 {
 	struct token t = { ref->s, ref->len, 0, 0, 0 };
 	int id = parser_intern(ps, &t, is_thread);
+	uint64_t bytes = 0;
 
-	if (id >= 0 && ref->slot)
-		*ref->slot = (struct packed_name){ ref->bytes, id };
+	if (id >= 0 && ref->len <= 8) {
+		memcpy(&bytes, ref->s, ref->len); /* the first byte lowest, as loaded */
+		*cache_slot(is_thread ? ps->threads8 : ps->vars8, bytes) =
+			(struct packed_name){ bytes, id };
+	}
 	return id;
 }
 
@@ -217,23 +225,61 @@ HOT int op_kind(const char *p)
 	return p[0] == 'r' ? VSC_READ : p[0] == 'w' ? VSC_WRITE : p[0] == 'u' ? VSC_RMW : -1;
 }
 
+/* The thread of the line before, when its name and the space after it
+ * fit in a word: lines of one thread come in runs, and a line that starts
+ * with the same bytes needs no look-up. */
+struct last_thread {
+	uint64_t bytes, mask; /* the name and its space; mask 0: none */
+	uint32_t len;         /* with the space */
+	int id;
+};
+
+/* The thread name at p, by the line before's when it is the same. */
+HOT const char *thread_name(struct parser *ps, const char *p, const char *end,
+			    struct last_thread *last, struct name_ref *ref)
+{
+	uint64_t w;
+	const char *next;
+
+	if (!load_word(p, end, &w))
+		return NULL;
+	if (last->mask && (w & last->mask) == last->bytes) {
+		ref->id = last->id;
+		return p + last->len;
+	}
+	next = plain_name(ps, p, end, ps->threads8, ref);
+	last->mask = 0; /* the line after takes this name's id, if it fits */
+	if (next && next - p <= 8) {
+		last->len = (uint32_t)(next - p);
+		last->mask = low_bytes(last->len);
+		last->bytes = w & last->mask;
+		last->id = ref->id; /* < 0 until the line is taken: then set */
+	}
+	return next;
+}
+
 /* One plain event line at p (numbered ps->line), appended. Returns the
  * next line's start, or NULL with *err 0 (not a plain line) or a negative
  * errno. */
-HOT const char *plain_event(struct parser *ps, const char *p, const char *end, int *err)
+HOT const char *plain_event(struct parser *ps, const char *p, const char *end,
+			    struct last_thread *last, int *err)
 {
-	struct vsc_event ev = { 0 };
-	struct name_ref thread, var;
+	struct vsc_event ev;
+	struct name_ref thread = { NULL, 0, -1 }, var = { NULL, 0, -1 };
 	int kind, appended;
 
-	if (!(p = plain_name(ps, p, end, ps->threads8, &thread)) || end - p < 2 ||
+	ev.new_value = 0;
+	if (!(p = thread_name(ps, p, end, last, &thread)) || end - p < 2 ||
 	    (kind = op_kind(p)) < 0 || !(p = plain_name(ps, p + 2, end, ps->vars8, &var)) ||
 	    !(p = plain_decimal(p, end, kind == VSC_RMW ? ' ' : '\n', &ev.value)) ||
-	    (kind == VSC_RMW && !(p = plain_decimal(p, end, '\n', &ev.new_value))))
+	    (kind == VSC_RMW && !(p = plain_decimal(p, end, '\n', &ev.new_value)))) {
+		last->mask = 0; /* its id may be unknown */
 		return NULL;
-	if ((thread.id < 0 && (thread.id = name_id_missed(ps, &thread, 1)) < 0) ||
+	}
+	if ((thread.id < 0 && (thread.id = last->id = name_id_missed(ps, &thread, 1)) < 0) ||
 	    (var.id < 0 && (var.id = name_id_missed(ps, &var, 0)) < 0)) {
 		*err = thread.id < 0 ? thread.id : var.id;
+		last->mask = 0;
 		return NULL;
 	}
 	ev.kind = (uint32_t)kind;
@@ -246,6 +292,7 @@ HOT const char *plain_event(struct parser *ps, const char *p, const char *end, i
 const char *parse_plain_lines(struct parser *ps, const char *p, const char *end, int *err)
 {
 	uint32_t first = ps->line;
+	struct last_thread last = { 0 };
 
 	*err = 0;
 	if (!PLAIN_WORDS || ps->errors)
@@ -253,7 +300,7 @@ const char *parse_plain_lines(struct parser *ps, const char *p, const char *end,
 	while ((ps->line + 1) % LINES_PER_CLOCK_LOOK != 0) {
 		const char *next;
 		ps->line++;
-		next = plain_event(ps, p, end, err);
+		next = plain_event(ps, p, end, &last, err);
 		if (!next) {
 			ps->line--;
 			break;
