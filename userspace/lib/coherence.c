@@ -188,7 +188,8 @@ static uint32_t source_of(const struct coh *c, const struct write_index *wi, uin
 	return from_init ? COH_INIT : COH_NONE;
 }
 
-/* Fill c->rf. Returns 0, COHERENCE_NOT_APPLY or -ENOMEM. */
+/* Fill c->rf, and mark the reads of another thread's write as sync
+ * events. Returns 0, COHERENCE_NOT_APPLY or -ENOMEM. */
 static int link_reads(struct coh *c)
 {
 	struct write_index wi = { 0 };
@@ -208,6 +209,9 @@ static int link_reads(struct coh *c)
 			c->rf[f] = s;
 			if (e->kind == VSC_WRITE)
 				continue;
+			if (s < COH_INIT && (s < c->base[t] || s >= c->base[t + 1]))
+				c->sync[f >> 6] |= 1ULL
+						   << (f & 63); /* reads another thread's write */
 			if (s == SLOT_TWICE)
 				r = COHERENCE_NOT_APPLY;
 			else if (s == COH_NONE)
@@ -953,21 +957,17 @@ static int coh_build(struct coh *c, const struct vsc_program *p, struct budget *
 	c->base[0] = 0;
 	for (uint32_t t = 0; t < c->k; t++)
 		c->base[t + 1] = c->base[t] + p->threads[t].length;
+	c->sync = calloc(((size_t)c->n >> 6) + 1, sizeof(uint64_t));
+	if (!c->sync)
+		return -ENOMEM;
 	if ((r = link_reads(c)) || c->refuted)
 		return r;
-	c->sync = calloc(((size_t)c->n >> 6) + 1, sizeof(uint64_t));
 	c->sync_before = malloc((((size_t)c->n >> 6) + 1) * sizeof(uint32_t));
 	c->first_row = malloc(((size_t)c->k + 1) * sizeof(uint32_t));
 	c->run = malloc((size_t)c->k * c->k * sizeof(uint32_t));
 	c->done = malloc((((size_t)c->n >> 6) + 1) * sizeof(uint64_t));
-	if (!c->sync || !c->sync_before || !c->first_row || !c->run || !c->done)
+	if (!c->sync_before || !c->first_row || !c->run || !c->done)
 		return -ENOMEM;
-	for (uint32_t t = 0; t < c->k; t++)
-		for (uint32_t f = c->base[t]; f < c->base[t + 1]; f++)
-			if (c->rf[f] < COH_INIT &&
-			    (c->rf[f] < c->base[t] || c->rf[f] >= c->base[t + 1]))
-				c->sync[f >> 6] |= 1ULL
-						   << (f & 63); /* reads another thread's write */
 	return index_sync(c);
 }
 
