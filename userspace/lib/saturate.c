@@ -72,7 +72,7 @@ static void starts_back(uint32_t *off, uint32_t n)
 static int index_writes(struct sat_state *s)
 {
 	const struct analysis *a = s->a;
-	uint32_t nv = a->nvars, np = a->npairs, x;
+	uint32_t nv = a->nvars, np = a->npairs, x, *epochs;
 
 	s->xw_off = calloc((size_t)nv + 1, sizeof(uint32_t));
 	s->pe_off = calloc((size_t)np + 1, sizeof(uint32_t));
@@ -90,20 +90,23 @@ static int index_writes(struct sat_state *s)
 	counts_to_starts(s->pe_off, np);
 	s->xw = malloc(((size_t)s->xw_off[nv] + 1) * sizeof(uint32_t));
 	s->pe = malloc(((size_t)s->xw_off[nv] + 1) * sizeof(uint32_t));
-	if (!s->xw || !s->pe)
+	epochs = calloc((size_t)nv + 1, sizeof(uint32_t));
+	if (!s->xw || !s->pe || !epochs) {
+		free(epochs);
 		return -ENOMEM;
+	}
+	/* in program order, so that each pair's epochs come in order and the
+	 * pairs, numbered by first sight, are met nearly in order too (by
+	 * variable they were met 64 apart at 10^7 events: a cache miss each) */
 	for (uint32_t t = 0; t < s->k; t++)
 		for (uint32_t i = 0; i < s->p->threads[t].length; i++)
-			if (opens_epoch(s, t, i))
-				s->xw[s->xw_off[s->p->threads[t].events[i].var]++] = i;
+			if (opens_epoch(s, t, i)) {
+				x = s->p->threads[t].events[i].var;
+				s->xw[s->xw_off[x]++] = i;
+				s->pe[s->pe_off[a->pairs[t][i].write]++] = ++epochs[x];
+			}
+	free(epochs);
 	starts_back(s->xw_off, nv);
-	for (uint32_t x = 0; x < nv; x++) {
-		uint32_t t = a->writer[x];
-		for (uint32_t e = 1; e <= epochs_of(s, x); e++) {
-			uint32_t pair = a->pairs[t][s->xw[s->xw_off[x] + e - 1]].write;
-			s->pe[s->pe_off[pair]++] = e;
-		}
-	}
 	starts_back(s->pe_off, np);
 	return 0;
 }
