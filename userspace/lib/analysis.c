@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "userspace/util/hash.h"
+#include "value_span.h"
 
 /* The (variable, value) -> pair id map, only alive while building. A
  * variable whose values lie in a range not much wider than its accesses
@@ -34,10 +35,8 @@ struct pair_map {
 
 #define DENSE_NONE SIZE_MAX
 
-/* A range of values at most this wide per access (plus a little) is dense:
- * its table is then at most 8 bytes per access of the variable, less than
- * a hashed pair's 12 bytes plus its slots. */
-#define DENSE_PER_ACCESS 2
+/* Table entries a variable may have beyond value_span.h's rule (a few
+ * accesses of a small counter). */
 #define DENSE_SLACK 64
 
 struct pair_key {
@@ -134,53 +133,31 @@ static inline uint32_t pair_id(struct pair_map *m, uint32_t var, int64_t value)
 	return *slot - 1;
 }
 
-/* Widen variable v's range [least, most] (accesses counts its values). */
-static void see_value(struct pair_map *m, int64_t *most, uint32_t *accesses, uint32_t v,
-		      int64_t value)
-{
-	if (!accesses[v]++ || value < m->least[v])
-		m->least[v] = value;
-	if (accesses[v] == 1 || value > most[v])
-		most[v] = value;
-}
-
-/* Each variable's range of values (one pass over the events), and a table
- * for those whose range is dense enough. 0 or -ENOMEM. */
+/* Each variable's span of values (one pass over the events), and a table
+ * for those whose span is dense (value_span.h's rule, variable by
+ * variable). 0 or -ENOMEM. */
 static int plan_dense(struct pair_map *m, const struct vsc_program *p, uint32_t nv)
 {
 	size_t vv = nv ? nv : 1, total = 0;
-	int64_t *most = malloc(vv * sizeof(*most));
-	uint32_t *accesses = calloc(vv, sizeof(*accesses));
+	struct value_span *span = malloc(vv * sizeof(*span));
 
 	m->least = malloc(vv * sizeof(*m->least));
 	m->dense_start = malloc(vv * sizeof(*m->dense_start));
-	if (!most || !accesses || !m->least || !m->dense_start) {
-		free(most);
-		free(accesses);
+	if (!span || !m->least || !m->dense_start) {
+		free(span);
 		return -ENOMEM;
 	}
-	for (uint32_t v = 0; v < nv; v++)
-		if (p->inits[v].kind == VSC_INIT_KNOWN)
-			see_value(m, most, accesses, v, p->inits[v].value);
-	for (uint32_t t = 0; t < program_threads(p); t++) {
-		const struct vsc_thread *th = &p->threads[t];
-		for (uint32_t i = 0; i < th->length; i++) {
-			const struct vsc_event *e = &th->events[i];
-			see_value(m, most, accesses, e->var, e->value);
-			if (e->kind == VSC_RMW)
-				see_value(m, most, accesses, e->var, e->new_value);
-		}
-	}
+	value_spans_find(span, p, VALUES_ALL);
 	for (uint32_t v = 0; v < nv; v++) {
-		uint64_t width = (uint64_t)most[v] - (uint64_t)m->least[v];
+		uint64_t width = value_span_width(&span[v]);
+		m->least[v] = span[v].least;
 		m->dense_start[v] = DENSE_NONE;
-		if (accesses[v] && width < (uint64_t)DENSE_PER_ACCESS * accesses[v] + DENSE_SLACK) {
+		if (span[v].seen && value_span_dense(width, span[v].seen, DENSE_SLACK)) {
 			m->dense_start[v] = total;
 			total += width + 1;
 		}
 	}
-	free(most);
-	free(accesses);
+	free(span);
 	m->dense = calloc(total ? total : 1, sizeof(*m->dense)); /* fresh pages: no zeroing */
 	return m->dense ? 0 : -ENOMEM;
 }
