@@ -157,9 +157,17 @@ static int decide(struct order_graph *g, const struct analysis *a, const struct 
 	int r = -ENOMEM;
 
 	if (last && init && mem && written) {
+		/* With every initial value known, initial_values() would change
+		 * none, and the writers' own reads were checked by the analysis
+		 * (static_refutation(): the same check, unless a->refuted): two
+		 * passes over the events saved. */
+		int undecided = a->refuted;
+		for (uint32_t x = 0; x < a->nvars; x++)
+			undecided |= a->init[x] == VALUE_UNDECIDED;
 		last_values(a, p, last);
-		r = initial_values(a, p, last, init, written);
-		for (uint32_t t = 0; !r && t < a->k; t++) {
+		memcpy(init, a->init, a->nvars * sizeof(*init));
+		r = undecided ? initial_values(a, p, last, init, written) : 0;
+		for (uint32_t t = 0; undecided && !r && t < a->k; t++) {
 			memcpy(mem, init, a->nvars * sizeof(*mem));
 			r = own_reads(a, p, t, mem);
 		}
