@@ -240,13 +240,17 @@ static uint32_t running(const struct engine *g)
 }
 
 /* Preemptions still needed from here: the running thread is blocked, and
- * every thread the forced orders make stop again (forced_stops). */
+ * every thread the forced orders make stop again (forced_stops), or, when
+ * more, the stops the threads' own accesses force (own_stops.c: intervals
+ * wholly ahead, which the running thread's stop now is in none of). */
 static uint32_t lower_bound(const struct engine *g)
 {
 	uint32_t r = running(g);
 	uint32_t now = r != ENGINE_NOBODY && classify(g, r) == STEP_DISABLED;
+	uint32_t forced = g->bound ? forced_stops(g->bound, g->p, g->pos) : 0;
+	uint32_t own = own_stops_needed(&g->stops, g->pos);
 
-	return now + forced_stops(g->bound, g->p, g->pos);
+	return now + (forced > own ? forced : own);
 }
 
 /* Find or add the current state; returns its index or -ENOMEM. */
@@ -330,7 +334,7 @@ static int enter(struct engine *g, size_t *top, uint32_t cost, long bound, int u
 	if (r->cost > left)
 		return 0;
 	r->cost = left + 1;
-	if (!unbounded && g->bound && lower_bound(g) > left)
+	if (!unbounded && (g->bound || g->stops.total) && lower_bound(g) > left)
 		return 0; /* and the record says so for later */
 	g->nodes++;
 	return push_frame(g, top, cost, (uint32_t)id) ? -ENOMEM : 1;
@@ -354,6 +358,8 @@ int engine_search(struct engine *g, long bound)
 
 	if (!unbounded && g->bound)
 		node_work += (unsigned long)g->k * g->k;
+	if (!unbounded && g->stops.total)
+		node_work += g->k;
 
 	undo_to(g, 0);
 	g->last = ENGINE_NOBODY;
@@ -413,6 +419,7 @@ void engine_free(struct engine *g)
 	free(g->open_reads);
 	state_table_free(&g->table[0]);
 	state_table_free(&g->table[1]);
+	own_stops_free(&g->stops);
 }
 
 /* Can the writer W of a one-writer variable x read a value cur of x after
@@ -526,6 +533,8 @@ int engine_init(struct engine *g, const struct vsc_program *p, const struct anal
 	g->last = ENGINE_NOBODY;
 	g->bound = forced && forced->last ? forced : NULL;
 	err = engine_alloc(g);
+	if (!err)
+		err = own_stops_build(&g->stops, p, a);
 	if (!err && forced && forced->after)
 		err = engine_take_forced(g, forced);
 	if (!err)

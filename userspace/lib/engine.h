@@ -7,6 +7,7 @@
 #define VSC_ENGINE_H
 
 #include "analysis.h"
+#include "own_stops.h"
 #include "saturate.h"
 #include "solver.h"
 #include "state_table.h"
@@ -38,6 +39,7 @@ struct engine {
 	uint32_t *must_wait;         /* per flat event: reads still to come before it */
 	uint32_t *open_reads;        /* per pair: pending reads that may see it now */
 	int ranked;                  /* every event has a @ts hint: switch by it */
+	struct own_stops stops;      /* stops forced by threads' own accesses (bound) */
 };
 
 #define ENGINE_NOBODY UINT32_MAX

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/* The lower bound of own_stops.c against the least witnesses of the exact
+ * search: at every prefix of such a witness, the stops it says the threads
+ * must still make are at most the preemptions the witness still makes
+ * (switches after that prefix away from a thread with events left). Small
+ * random programs with several writers per variable, few values, RMWs and
+ * both kinds of init. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "own_stops.h"
+#include "random_program.h"
+#include "testutil.h"
+
+#define PROGRAMS 3000
+
+static struct vsc_result *least(const struct vsc_program *p)
+{
+	VSC_OPTS(vsc_check_opts, opts, .minimize = 1, .want_witness = 1, .solver = "exact");
+	struct vsc_result *res = NULL;
+
+	assert_int_equal(vsc_check(p, &opts, &res), 0);
+	return res;
+}
+
+/* after[m]: the preemptions witness w makes after its first m steps,
+ * not counting the switch right after them (a stop of the thread that ran
+ * step m - 1 at its current position, which no interval wholly ahead
+ * contains): switches between steps i - 1 and i, i > m, away from a thread
+ * with events left. */
+static void preemptions_after(const struct vsc_program *p, const uint32_t *w, size_t n,
+			      uint32_t *left, long *after)
+{
+	for (size_t t = 0; t < vsc_program_thread_count(p); t++)
+		left[t] = (uint32_t)vsc_program_thread_length(p, t);
+	for (size_t i = 0; i <= n; i++)
+		after[i] = 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		left[w[i]]--;
+		after[i + 1] =
+			w[i + 1] != w[i] && left[w[i]] > 0; /* the switch before step i + 1 */
+	}
+	/* suffix sums, shifted: after[m] = sum of the switches before steps > m */
+	long sum = 0;
+	for (size_t m = n + 1; m-- > 0;) {
+		long here = m < n ? after[m] : 0;
+		after[m] = sum;
+		sum += here;
+	}
+}
+
+/* 1 when the bound exceeds what a least witness still makes somewhere. */
+static int check_program(const struct vsc_program *p, int *with_stops)
+{
+	struct vsc_result *res = least(p);
+	size_t k = vsc_program_thread_count(p), n;
+	const uint32_t *w;
+	struct analysis a;
+	struct own_stops s;
+	uint32_t *pos, *left;
+	long *after;
+	int bad = 0;
+
+	if (vsc_result_verdict(res) != VSC_CONSISTENT) {
+		vsc_result_free(res);
+		return 0;
+	}
+	n = vsc_result_witness(res, &w);
+	assert_int_equal(analysis_build(&a, p), 0);
+	assert_int_equal(own_stops_build(&s, p, &a), 0);
+	pos = calloc(k + 1, sizeof(*pos));
+	left = calloc(k + 1, sizeof(*left));
+	after = calloc(n + 2, sizeof(*after));
+	assert_true(pos && left && after);
+	preemptions_after(p, w, n, left, after);
+	for (size_t m = 0; m <= n && !bad; m++) {
+		if (m > 0)
+			pos[w[m - 1]]++;
+		bad = (long)own_stops_needed(&s, pos) > after[m];
+	}
+	*with_stops += own_stops_needed(&s, (uint32_t[8]){ 0 }) > 0;
+	if (bad)
+		dump_program("own stops exceed a least witness's preemptions", p);
+	free(pos);
+	free(left);
+	free(after);
+	own_stops_free(&s);
+	analysis_free(&a);
+	vsc_result_free(res);
+	return bad;
+}
+
+static void stops_within_least_witnesses(void **state)
+{
+	uint64_t seed = 0x0757095ULL;
+	int bad = 0, with_stops = 0;
+
+	(void)state;
+	for (int i = 0; i < PROGRAMS; i++) {
+		struct random_shape shape = {
+			.threads = 2 + (unsigned)(random_next(&seed) % 3),
+			.events = 2 + (unsigned)(random_next(&seed) % 13),
+			.vars = 1 + (unsigned)(random_next(&seed) % 3),
+			.values = 1 + (unsigned)(random_next(&seed) % 3),
+			.one_writer = 0,
+			.write_pct = 30 + (unsigned)(random_next(&seed) % 40),
+			.rmw_pct = i % 3 == 0 ? 40 : 0,
+			.wrong_pct = (unsigned)(random_next(&seed) % 4),
+			.init_pct = i % 2 ? 60 : 0,
+		};
+		struct vsc_program *p = random_program(&seed, &shape);
+		assert_non_null(p);
+		bad += check_program(p, &with_stops);
+		vsc_program_free(p);
+	}
+	assert_int_equal(bad, 0);
+	/* the bound must have had something to say on many of them */
+	printf("own stops: %d of %d programs need stops from the start\n", with_stops, PROGRAMS);
+	assert_true(with_stops > PROGRAMS / 10);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(stops_within_least_witnesses),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* Stops a thread must still make because of its own accesses: a read of x
+ * whose value differs from what the thread's own previous access of x
+ * wrote or read needs another thread's write in between, so the thread
+ * stops unfinished somewhere between the two (see own_stops.c). A lower
+ * bound on the preemptions still needed, from the threads' positions. */
+#ifndef VSC_OWN_STOPS_H
+#define VSC_OWN_STOPS_H
+
+#include "analysis.h"
+
+struct own_stops {
+	uint32_t k;
+	uint32_t *off;   /* per thread: its stop points start at off[t] (k + 1) */
+	uint32_t *point; /* per thread, ascending: positions where a stop is placed */
+	uint64_t total;  /* stop points in all */
+};
+
+/* Returns 0 (s->total may be 0: nothing to gain) or -ENOMEM. */
+int own_stops_build(struct own_stops *s, const struct vsc_program *p, const struct analysis *a);
+void own_stops_free(struct own_stops *s);
+/* Least number of stops (switches away from a thread with events left)
+ * the threads must still make from positions pos. */
+uint32_t own_stops_needed(const struct own_stops *s, const uint32_t *pos);
+
+#endif
