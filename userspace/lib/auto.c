@@ -113,11 +113,58 @@ static int minimize(struct engine *g, struct best *best, long lo)
  * first (inconsistent for every bound). */
 #define BOUNDED_FIRST_THREADS 64
 
+/* Work (budget units per event) the bounded searches at the least
+ * preemptions the own stops allow may take before no bound or --min goes
+ * its usual way (the search without a bound first). */
+#define AT_LEAST_WORK 1024UL
+#define AT_LEAST_PROBES 4
+#define AT_LEAST_OPEN 2 /* not a verdict: the usual way decides */
+
+/* No bound or --min with several writers: the own stops (own_stops.c) give
+ * the least preemptions a start, s->total, often the answer on few-value
+ * traces where the search without a bound wanders. So the bounded search
+ * is tried first at that bound and a few above, under a work cap: a
+ * witness there is the least (every bound below failed or is below the
+ * own stops); a failed bound raises the least. Returns the verdict when it
+ * decides, AT_LEAST_OPEN else (*least raised). */
+static int try_at_least(struct engine *g, const struct query *q, struct best *best, long *least)
+{
+	struct budget *b = g->budget;
+	unsigned long cap = b->work_cap;
+	long at = *least > (long)g->stops.total ? *least : (long)g->stops.total;
+	int r = AT_LEAST_OPEN;
+
+	if (best->witness || (q->bound >= 0 && !q->minimize) || !g->stops.total ||
+	    program_threads(g->p) > BOUNDED_FIRST_THREADS)
+		return AT_LEAST_OPEN;
+	b->work_cap = b->steps + AT_LEAST_WORK * (g->n + 1);
+	if (cap && cap < b->work_cap)
+		b->work_cap = cap;
+	for (int i = 0; i < AT_LEAST_PROBES && (q->bound < 0 || at <= q->bound); i++, at++) {
+		r = probe(g, at, best);
+		if (r != VSC_INCONSISTENT)
+			break;
+		*least = best->lower = at + 1;
+		r = AT_LEAST_OPEN;
+	}
+	b->work_cap = cap;
+	if (r == VSC_CONSISTENT)
+		best->lower = best->preemptions;
+	if (r == VSC_CONSISTENT || r < 0)
+		return r;
+	if (q->bound >= 0 && at > q->bound)
+		return VSC_INCONSISTENT; /* every bound up to q->bound fails */
+	return AT_LEAST_OPEN;
+}
+
 static int decide(struct engine *g, const struct query *q, struct best *best, long least)
 {
 	int r, err;
 
 	best->lower = least;
+	r = try_at_least(g, q, best, &least);
+	if (r != AT_LEAST_OPEN)
+		return r;
 	if (!best->witness && !q->minimize && q->bound >= 0 &&
 	    program_threads(g->p) <= BOUNDED_FIRST_THREADS) {
 		/* the bound's answer is all we need: no search on g after it */

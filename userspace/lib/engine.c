@@ -370,8 +370,13 @@ int engine_search(struct engine *g, long bound)
 		enum step_kind kind;
 
 		if (budget_spend(g->budget, node_work + (unsigned long)(g->steps - charged)) ||
-		    state_table_bytes(&g->table[!unbounded]) > g->budget->memory_limit)
+		    state_table_bytes(&g->table[!unbounded]) > g->budget->memory_limit) {
+			/* the states on the path are not explored: do not keep
+			 * them as failed (a work cap may stop a search that a
+			 * later one on this engine goes on from) */
+			unmark_path(g, top, unbounded);
 			return VSC_UNKNOWN;
+		}
 		charged = g->steps;
 		undo_to(g, f->depth);
 		g->last = f->last;
