@@ -112,6 +112,19 @@ grep -q '^# schedule: .*likely, not surely' "$tmp/s.vsc" && ok || no "gen sc --s
 [ "$(verdict --timeout 60 "$tmp/f.vsc")" = consistent ] && ok ||
 	no "gen sc --writers 2 --values 4, 10^4 events: not consistent without a bound"
 
+# the same family at 10^5 events: the own stops (a read of another value
+# than its thread's previous access of the variable needs a stop between)
+# bound the bounded search; -p 3 and --min ended unknown at a 10 s timeout
+# before them
+"$vsc" gen sc --threads 8 --vars 64 -p 3 --writers 2 --values 4 --total 100000 --seed 1 > "$tmp/f.vsc"
+[ "$(verdict -p 3 --timeout 60 "$tmp/f.vsc")" = consistent ] && ok ||
+	no "gen sc --writers 2 --values 4, 10^5 events: not consistent with -p 3"
+got=$("$vsc" check --min --timeout 60 "$tmp/f.vsc" | sed -n 's/^preemptions: \([0-9]*\).*/\1/p')
+[ "$got" = 3 ] && ok || no "gen sc --writers 2 --values 4, 10^5 events: --min says '$got', not 3"
+"$vsc" gen sc --threads 8 --vars 64 -p 3 --writers 2 --values 4 --total 100000 --seed 1 --stale 1 > "$tmp/f.vsc"
+[ "$(verdict -p 3 --timeout 60 "$tmp/f.vsc")" = inconsistent ] && ok ||
+	no "gen sc --writers 2 --values 4 --stale 1, 10^5 events: not inconsistent with -p 3"
+
 # --- rings: least preemptions = passes - threads + 1 ------------------------
 for kp in "2 9" "3 10" "4 4" "2 40"; do
 	set -- $kp
