@@ -30,6 +30,8 @@ struct pair_map {
 	int64_t *value;
 	uint32_t hashed, cap; /* hashed entries and their room */
 	uint32_t count;       /* ids handed out */
+	size_t most_ids;      /* at most this many: a dense span's width, a
+			       * hashed variable's values */
 	int failed;           /* out of memory once: the ids are not to be trusted */
 };
 
@@ -155,8 +157,11 @@ static int plan_dense(struct pair_map *m, const struct vsc_program *p, uint32_t 
 		if (span[v].seen && value_span_dense(width, span[v].seen, DENSE_SLACK)) {
 			m->dense_start[v] = total;
 			total += width + 1;
+		} else {
+			m->most_ids += span[v].seen;
 		}
 	}
+	m->most_ids += total;
 	free(span);
 	m->dense = calloc(total ? total : 1, sizeof(*m->dense)); /* fresh pages: no zeroing */
 	return m->dense ? 0 : -ENOMEM;
@@ -188,13 +193,40 @@ static int look_up(struct budget *b, uint64_t done, uint64_t total)
 	return budget_spend(b, EVENTS_PER_LOOK) ? -ETIME : 0;
 }
 
+/* The counts of thread t's event on variable v with pairs ep (PAIR_NONE
+ * also when the map ran out of memory, which fails the build anyway). */
+static inline void count_access(struct analysis *a, const struct event_pairs *ep, uint32_t v,
+				uint32_t t)
+{
+	if (ep->read != PAIR_NONE) {
+		a->reads_of[ep->read]++;
+		a->var_reads[v]++;
+	}
+	if (ep->write == PAIR_NONE)
+		return;
+	a->writes_of[ep->write]++;
+	a->var_writes[v]++;
+	if (a->writer[v] != t) {
+		a->writers[v]++;
+		a->writer[v] = t;
+	}
+}
+
+/* Pair ids and the counts per pair and per variable, in one pass. */
 static int assign_pairs(struct analysis *a, const struct vsc_program *p, struct pair_map *m,
 			struct budget *b)
 {
 	uint64_t done = 0;
 
+	/* counted as ids are handed out: room for the most there can be,
+	 * untouched (so not resident) beyond the ids given */
+	a->reads_of = calloc(m->most_ids + 1, sizeof(uint32_t));
+	a->writes_of = calloc(m->most_ids + 1, sizeof(uint32_t));
+	if (!a->reads_of || !a->writes_of)
+		return -ENOMEM;
 	for (uint32_t v = 0; v < a->nvars; v++) {
 		uint8_t kind = p->inits[v].kind;
+		a->writer[v] = UINT32_MAX;
 		a->init[v] = kind == VSC_INIT_KNOWN     ? pair_id(m, v, p->inits[v].value)
 			     : kind == VSC_INIT_UNKNOWN ? VALUE_UNDECIDED
 							: VALUE_NONE;
@@ -214,33 +246,10 @@ static int assign_pairs(struct analysis *a, const struct vsc_program *p, struct 
 					    ? PAIR_NONE
 					    : pair_id(m, e->var,
 						      e->kind == VSC_RMW ? e->new_value : e->value);
+			count_access(a, ep, e->var, t);
 		}
 	}
 	return 0;
-}
-
-static void count_accesses(struct analysis *a, const struct vsc_program *p)
-{
-	for (uint32_t v = 0; v < a->nvars; v++)
-		a->writer[v] = UINT32_MAX;
-	for (uint32_t t = 0; t < a->k; t++) {
-		for (uint32_t i = 0; i < p->threads[t].length; i++) {
-			const struct event_pairs *ep = &a->pairs[t][i];
-			uint32_t v = p->threads[t].events[i].var;
-			if (ep->read != PAIR_NONE) {
-				a->reads_of[ep->read]++;
-				a->var_reads[v]++;
-			}
-			if (ep->write == PAIR_NONE)
-				continue;
-			a->writes_of[ep->write]++;
-			a->var_writes[v]++;
-			if (a->writer[v] != t) {
-				a->writers[v]++;
-				a->writer[v] = t;
-			}
-		}
-	}
 }
 
 /* Reads that can never see their value. One pass over the events: `own`
@@ -315,16 +324,8 @@ int analysis_build_within(struct analysis *a, const struct vsc_program *p, struc
 		err = -ENOMEM;
 	a->npairs = m.count;
 	pair_map_free(&m);
-	if (!err) {
-		a->reads_of = calloc(a->npairs ? a->npairs : 1, sizeof(uint32_t));
-		a->writes_of = calloc(a->npairs ? a->npairs : 1, sizeof(uint32_t));
-		if (!a->reads_of || !a->writes_of)
-			err = -ENOMEM;
-	}
-	if (!err) {
-		count_accesses(a, p);
+	if (!err)
 		err = static_refutation(a, p);
-	}
 	if (err)
 		analysis_free(a);
 	return err;
