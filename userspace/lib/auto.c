@@ -27,6 +27,7 @@
 #include "reduce.h"
 #include "serial.h"
 #include "thread_order.h"
+#include "ts_replay.h"
 #include "unique_run.h"
 
 struct best {
@@ -395,11 +396,44 @@ static int search_whole(const struct vsc_program *p, size_t writers, const struc
 	return r;
 }
 
+/* With more threads than this, and a hint on every event, the order of the
+ * hints is tried first (ts_replay.c): the search's state key and the
+ * saturation's vectors grow with the threads, the replay does not. With
+ * fewer, the search and saturation answer at once and choose the witness
+ * (ranked by the hints too). */
+#define TS_REPLAY_THREADS 64
+
 enum use_coherence {
 	COHERENCE_SKIP,  /* one writer per variable: the engine's own path */
 	COHERENCE_FIRST, /* saturation first where it applies */
 	COHERENCE_ONLY,  /* --solver coherence: EINVAL where it does not apply */
 };
+
+/* Runs that decide some programs in one pass, before saturation and
+ * search: with more than TS_REPLAY_THREADS threads and hints on every
+ * event, the order of the hints; then the unique run (one SC interleaving
+ * at most: a token ring). 0 (decided: res is filled), SEARCH_ON or -errno. */
+static int try_runs(const struct vsc_program *p, const struct query *q, struct budget *b,
+		    struct vsc_result *res)
+{
+	int r = TS_REPLAY_OPEN;
+
+	if (program_threads(p) > TS_REPLAY_THREADS) {
+		budget_phase(b, "timestamp replay");
+		r = ts_replay_solve(p, q, b, res);
+	}
+	if (r == TS_REPLAY_OPEN) {
+		budget_phase(b, "unique run");
+		r = unique_run_solve(p, q, b, res);
+		if (r == UNIQUE_RUN_CHOICE)
+			return SEARCH_ON;
+	}
+	if (r == -ETIME) {
+		res->verdict = VSC_UNKNOWN;
+		return 0;
+	}
+	return r;
+}
 
 /* writers: vsc_program_writers(p), which the caller knows (a pass over the
  * events each time it is asked). */
@@ -410,16 +444,8 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 	struct best best = { NULL, -1, 0 };
 	int r;
 
-	if (coherence != COHERENCE_ONLY) { /* one SC interleaving at most: a token ring */
-		budget_phase(b, "unique run");
-		r = unique_run_solve(p, q, b, res);
-		if (r == -ETIME) {
-			res->verdict = VSC_UNKNOWN;
-			return 0;
-		}
-		if (r != UNIQUE_RUN_CHOICE)
-			return r;
-	}
+	if (coherence != COHERENCE_ONLY && (r = try_runs(p, q, b, res)) != SEARCH_ON)
+		return r;
 	if (coherence != COHERENCE_SKIP) {
 		r = try_coherence(p, q, b, res, &open);
 		if (r == COHERENCE_NOT_APPLY && coherence == COHERENCE_ONLY)
