@@ -123,6 +123,15 @@ run_family() {
 				# a worker pool: short threads, every one may write all 16 variables
 				gen "$tmp/t.vsc" sc --threads $k --total $n --vars 16 -p 3 --seed 1 &&
 					check_row threads-pool "K=$k n=$n" "$tmp/t.vsc" consistent - -p 3
+				# the same with @ts hints, as recorded traces have (the replay)
+				gen "$tmp/t.vsc" sc --threads $k --total $n --vars 16 -p 3 --seed 1 --timestamps &&
+					check_row threads-pool-ts "K=$k n=$n" "$tmp/t.vsc" consistent - -p 3
+				# two writers per variable, most threads only read: with hints,
+				# and without them at 10^4 threads (unknown: see docs/solvers.md)
+				gen "$tmp/t.vsc" sc --threads $k --total $n --vars 64 --writers 2 -p 3 --seed 1 --timestamps &&
+					check_row threads-mw-ts "K=$k n=$n" "$tmp/t.vsc" consistent - -p 3
+				[ $k != 10000 ] || { gen "$tmp/t.vsc" sc --threads $k --total $n --vars 64 --writers 2 -p 3 --seed 1 &&
+					check_row threads-mw "K=$k n=$n" "$tmp/t.vsc" consistent - -p 3; }
 			done
 		done ;;
 	sat3|sat2)
