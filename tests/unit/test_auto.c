@@ -13,18 +13,8 @@
 #include <cmocka.h>
 
 #include "random_program.h"
+#include "testutil.h"
 #include "unique_run.h"
-
-static struct vsc_result *decide(const struct vsc_program *p, const char *solver, long bound,
-				 int minimize)
-{
-	VSC_OPTS(vsc_check_opts, opts, .bounded = bound >= 0,
-		 .preemptions = bound >= 0 ? (unsigned long)bound : 0, .minimize = minimize,
-		 .want_witness = 1, .solver = solver);
-	struct vsc_result *res = NULL;
-	assert_int_equal(vsc_check(p, &opts, &res), 0);
-	return res;
-}
 
 static void compare_on(const struct vsc_program *p, const char *solver, long bound, int minimize)
 {

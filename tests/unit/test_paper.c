@@ -12,17 +12,7 @@
 #include <cmocka.h>
 
 #include "random_program.h"
-
-static struct vsc_result *decide(const struct vsc_program *p, const char *solver, long bound,
-				 int minimize)
-{
-	VSC_OPTS(vsc_check_opts, opts, .bounded = bound >= 0,
-		 .preemptions = bound >= 0 ? (unsigned long)bound : 0, .minimize = minimize,
-		 .want_witness = 1, .solver = solver);
-	struct vsc_result *res = NULL;
-	assert_int_equal(vsc_check(p, &opts, &res), 0);
-	return res;
-}
+#include "testutil.h"
 
 static void assert_witness_ok(const struct vsc_program *p, const struct vsc_result *res)
 {

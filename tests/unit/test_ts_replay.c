@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "random_program.h"
+#include "testutil.h"
 #include "ts_replay.h"
 
 static unsigned below(uint64_t *s, unsigned n)
@@ -51,18 +52,6 @@ static int replay_verdict(const struct vsc_program *p, long bound, int minimize,
 	*pre = res.preemptions;
 	free(res.witness);
 	return VSC_CONSISTENT;
-}
-
-static struct vsc_result *decide(const struct vsc_program *p, const char *solver, long bound,
-				 int minimize)
-{
-	VSC_OPTS(vsc_check_opts, opts, .bounded = bound >= 0,
-		 .preemptions = bound >= 0 ? (unsigned long)bound : 0, .minimize = minimize,
-		 .want_witness = 1, .solver = solver);
-	struct vsc_result *res = NULL;
-
-	assert_int_equal(vsc_check(p, &opts, &res), 0);
-	return res;
 }
 
 static void replay_agrees_with_exact(void **state)

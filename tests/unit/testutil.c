@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "testutil.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 static void collect(void *ctx, const char *message)
 {
@@ -39,4 +43,15 @@ void dump_program(const char *why, const struct vsc_program *prog)
 	fprintf(stderr, "---- %s: the program, in the text format:\n", why);
 	vsc_program_write(prog, stderr);
 	fprintf(stderr, "----\n");
+}
+
+struct vsc_result *decide(const struct vsc_program *p, const char *solver, long bound, int minimize)
+{
+	VSC_OPTS(vsc_check_opts, opts, .bounded = bound >= 0,
+		 .preemptions = bound >= 0 ? (unsigned long)bound : 0, .minimize = minimize,
+		 .want_witness = 1, .solver = solver);
+	struct vsc_result *res = NULL;
+
+	assert_int_equal(vsc_check(p, &opts, &res), 0);
+	return res;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers shared by the unit tests: parse text while collecting the error
- * messages, build programs from text. */
+ * messages, build programs from text, decide with a solver. */
 #ifndef VSC_TESTUTIL_H
 #define VSC_TESTUTIL_H
 
@@ -21,6 +21,10 @@ struct vsc_trace *parse_bytes(const char *buf, size_t len, struct messages *m);
 struct vsc_trace *parse_text(const char *text, struct messages *m);
 /* The first (only) program of a trace. */
 const struct vsc_program *only_program(const struct vsc_trace *trace);
+/* vsc_check() with solver (NULL: auto), a bound (-1: none), --min, and
+ * the witness asked for; the test fails when it returns an error. */
+struct vsc_result *decide(const struct vsc_program *p, const char *solver, long bound,
+			  int minimize);
 /* Print a program in the text format to stderr (to reproduce a failure). */
 void dump_program(const char *why, const struct vsc_program *prog);
 
