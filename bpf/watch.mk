@@ -7,7 +7,7 @@ CLI_EXTRA_LIBS += -lcapstone -ldw
 # ---- uninstrumented targets and the system tests ----------------------------
 # Each target is built twice: as a PIE (the default) and as a fixed-address
 # executable, so symbol lookup is tested with and without load offsets.
-WATCH_TARGETS := plain atomic peterson seqlock hammer contended
+WATCH_TARGETS := plain atomic peterson seqlock hammer contended traps
 WATCH_TARGET_BINS := $(foreach t,$(WATCH_TARGETS),$(BUILD)/targets/watch_$(t) $(BUILD)/targets/watch_$(t).nopie)
 WATCH_TARGET_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -pthread
 
@@ -37,6 +37,7 @@ CHECK_EXTRA += check-watch
 check-watch: $(BUILD)/vsc $(WATCH_TARGET_BINS)
 	@tests/system/watch_limits.sh $(BUILD)/vsc $(BUILD)/targets
 	@$(WATCH_SYSTEM_TEST) $(BUILD)/vsc $(BUILD)/targets
+	@tests/system/watch_traps.sh $(BUILD)/vsc $(BUILD)/targets
 
 # The decoder on known machine code (no kernel needed).
 .PHONY: check-watch-decode

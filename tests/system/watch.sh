@@ -16,6 +16,31 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 
+# run_case LABEL FUNCTION ARGS...: FUNCTION sets why (empty: passed). A run
+# whose trace says debug traps were kept from the program lost those hits
+# (counted as lost; the machine's doing, see watch_traps.sh): it cannot
+# match the program's own log, so it is run again, at most twice.
+run_case() {
+  label=$1
+  shift
+  for attempt in 1 2 3; do
+    why=""
+    rm -f "$tmp/out.vsc"
+    "$@"
+    kept=$(sed -n 's/^# debug traps kept from the program: //p' "$tmp/out.vsc" 2>/dev/null)
+    if [ -z "$why" ] || [ "${kept:-0}" = 0 ] || [ "$attempt" = 3 ]; then
+      break
+    fi
+    echo "watch $label: $kept hits lost to stray debug traps (counted): again"
+  done
+  if [ -n "$why" ]; then
+    echo "FAIL: watch $label: $why"
+    fail=$((fail + 1))
+  else
+    pass=$((pass + 1))
+  fi
+}
+
 vars_of() {
   case $1 in
   plain) echo "flag data small tiny" ;;
@@ -25,12 +50,12 @@ vars_of() {
   esac
 }
 
-# compare NAME: the recorded trace against the target's own log
+# compare cmd|pid: the recorded trace against the target's own log
 compare() {
-  name=$1 out=$tmp/out.vsc
+  out=$tmp/out.vsc
   why=""
   grep -qx '# lost events: 0' "$out" || why="events were lost: $(grep '^# lost' "$out")"
-  [ -z "$why" ] && [ "$2" = cmd ] && ! grep -qx '# command ended: exit status 0' "$out" &&
+  [ -z "$why" ] && [ "$1" = cmd ] && ! grep -qx '# command ended: exit status 0' "$out" &&
     why="target: $(grep '^# command ended' "$out")"
   [ -z "$why" ] && [ "$(stat -c %a "$out")" != 600 ] && why="trace mode $(stat -c %a "$out"), not 600"
   watch_events "$out" > "$tmp/got"
@@ -56,11 +81,34 @@ compare() {
       why="vsc check --accept-incomplete: not consistent"
     fi
   fi
-  if [ -n "$why" ]; then
-    echo "FAIL: watch $name: $why"
-    fail=$((fail + 1))
+}
+
+# by command: started stopped at its exec, so every access is seen
+by_command() {
+  bin=$1
+  shift
+  rm -f "$tmp/expect" "$tmp/err"
+  WATCH_EXPECT=$tmp/expect "$vsc" record "$@" -o "$tmp/out.vsc" -- "$bin" 2> "$tmp/err"
+  st=$?
+  if [ "$st" != 0 ]; then
+    why="vsc record status $st: $(tail -1 "$tmp/err")"
   else
-    pass=$((pass + 1))
+    compare cmd
+  fi
+}
+
+# by PID: the target's threads exist and wait; we attach, then let go
+by_pid() {
+  bin=$1
+  shift
+  rm -f "$tmp/expect"
+  watch_args="$*"
+  watch_by_pid "$tmp/ready" env WATCH_EXPECT="$tmp/expect" "$bin"
+  [ -n "$why" ] && return
+  if [ "$st" != 0 ] || [ "$tst" != 0 ]; then
+    why="vsc record status $st, target $tst: $(tail -1 "$tmp/err")"
+  else
+    compare pid
   fi
 }
 
@@ -68,50 +116,8 @@ for t in plain atomic peterson seqlock; do
   set --
   for v in $(vars_of $t); do set -- "$@" --watch "$v"; done
   for variant in "" .nopie; do
-    bin=$targets/watch_$t$variant
-
-    # by command: started stopped at its exec, so every access is seen
-    rm -f "$tmp/out.vsc" "$tmp/expect" "$tmp/err"
-    WATCH_EXPECT=$tmp/expect "$vsc" record "$@" -o "$tmp/out.vsc" -- "$bin" 2> "$tmp/err"
-    st=$?
-    if [ "$st" != 0 ]; then
-      echo "FAIL: watch $t$variant by command: vsc record status $st: $(tail -1 "$tmp/err")"
-      fail=$((fail + 1))
-    else
-      compare "$t$variant by command" cmd
-    fi
-
-    # by PID: the target's threads exist and wait; we attach, then let go
-    rm -f "$tmp/out.vsc" "$tmp/expect" "$tmp/go" "$tmp/ready" "$tmp/err"
-    WATCH_GO=$tmp/go WATCH_EXPECT=$tmp/expect "$bin" > "$tmp/ready" &
-    tpid=$!
-    if ! watch_wait_for "$tmp/ready" ready "$tpid"; then
-      echo "FAIL: watch $t$variant by pid: the target did not start"
-      fail=$((fail + 1))
-      kill "$tpid" 2>/dev/null
-      continue
-    fi
-    "$vsc" record "$@" -p "$tpid" -o "$tmp/out.vsc" 2> "$tmp/err" &
-    rpid=$!
-    if ! watch_wait_for "$tmp/err" "watching" "$rpid"; then
-      echo "FAIL: watch $t$variant by pid: recorder did not attach: $(tail -1 "$tmp/err")"
-      fail=$((fail + 1))
-      kill "$tpid" "$rpid" 2>/dev/null
-      touch "$tmp/go"
-      wait 2>/dev/null
-      continue
-    fi
-    touch "$tmp/go"
-    wait "$tpid"
-    tst=$?
-    wait "$rpid"
-    st=$?
-    if [ "$st" != 0 ] || [ "$tst" != 0 ]; then
-      echo "FAIL: watch $t$variant by pid: vsc record status $st, target $tst: $(tail -1 "$tmp/err")"
-      fail=$((fail + 1))
-    else
-      compare "$t$variant by pid" pid
-    fi
+    run_case "$t$variant by command" by_command "$targets/watch_$t$variant" "$@"
+    run_case "$t$variant by pid" by_pid "$targets/watch_$t$variant" "$@"
   done
 done
 # A stripped executable: no symbols, so the variables are watched by
@@ -127,63 +133,62 @@ for v in flag data small tiny; do
   set -- "$@" --watch "$addr:$size"
   printf 's/ %s / %s /\n' "$addr" "$v" >> "$tmp/rename.sed"
 done
-rm -f "$tmp/out.vsc" "$tmp/expect"
-WATCH_EXPECT=$tmp/expect "$vsc" record "$@" -o "$tmp/out.vsc" -- "$tmp/stripped" 2> "$tmp/err"
-st=$?
-watch_events "$tmp/out.vsc" | sed -f "$tmp/rename.sed" > "$tmp/got"
-watch_events "$tmp/expect" > "$tmp/want"
-if [ "$st" = 0 ] && [ -s "$tmp/want" ] && cmp -s "$tmp/got" "$tmp/want" &&
-  grep -qx '# lost events: 0' "$tmp/out.vsc" && grep -qx '# accesses not decoded: 0' "$tmp/out.vsc"; then
-  pass=$((pass + 1))
-else
-  echo "FAIL: watch stripped: status $st, $(grep '^# accesses not decoded' "$tmp/out.vsc")"
-  diff "$tmp/want" "$tmp/got" | head -5 | sed 's/^/    /'
-  fail=$((fail + 1))
-fi
+stripped() {
+  rm -f "$tmp/expect"
+  WATCH_EXPECT=$tmp/expect "$vsc" record "$@" -o "$tmp/out.vsc" -- "$tmp/stripped" 2> "$tmp/err"
+  st=$?
+  watch_events "$tmp/out.vsc" | sed -f "$tmp/rename.sed" > "$tmp/got"
+  watch_events "$tmp/expect" > "$tmp/want"
+  if ! { [ "$st" = 0 ] && [ -s "$tmp/want" ] && cmp -s "$tmp/got" "$tmp/want" &&
+    grep -qx '# lost events: 0' "$tmp/out.vsc" && grep -qx '# accesses not decoded: 0' "$tmp/out.vsc"; }; then
+    why="status $st, $(grep '^# accesses not decoded' "$tmp/out.vsc")"
+    diff "$tmp/want" "$tmp/got" | head -5 | sed 's/^/    /'
+  fi
+}
+run_case stripped stripped "$@"
 
 # Losses are counted, never hidden: a one-page ring buffer under load.
 # What was recorded plus what was lost is exactly what the target did.
-"$vsc" record --watch hot --ring-size 4096 -o "$tmp/out.vsc" -- \
-  "$targets/watch_hammer" 2 20000 > "$tmp/res" 2> "$tmp/err"
-st=$?
-did=$(sed -n 's/^accesses //p' "$tmp/res")
-got=$(grep -c '^[0-9]' "$tmp/out.vsc" 2>/dev/null)
-lost=$(sed -n 's/^# lost events: //p' "$tmp/out.vsc" 2>/dev/null)
-if [ "$st" != 0 ] || [ -z "$lost" ] || [ "$lost" = 0 ] || [ $((got + lost)) != "$did" ] ||
-  ! grep -q WARNING "$tmp/err"; then
-  echo "FAIL: watch loss: status $st, did ${did:-?}, recorded $got, lost ${lost:-?}"
-  fail=$((fail + 1))
-else
-  pass=$((pass + 1))
-fi
+loss() {
+  "$vsc" record --watch hot --ring-size 4096 -o "$tmp/out.vsc" -- \
+    "$targets/watch_hammer" 2 20000 > "$tmp/res" 2> "$tmp/err"
+  st=$?
+  did=$(sed -n 's/^accesses //p' "$tmp/res")
+  got=$(grep -c '^[0-9]' "$tmp/out.vsc" 2>/dev/null)
+  lost=$(sed -n 's/^# lost events: //p' "$tmp/out.vsc" 2>/dev/null)
+  if [ "$st" != 0 ] || [ -z "$lost" ] || [ "$lost" = 0 ] || [ $((got + lost)) != "$did" ] ||
+    ! grep -q WARNING "$tmp/err"; then
+    why="status $st, did ${did:-?}, recorded $got, lost ${lost:-?}"
+  fi
+}
+run_case loss loss
 
 # SIGINT mid-run: the recorder stops, writes a valid trace, leaves the
 # process running (by PID).
-"$targets/watch_hammer" 1 1000000000000 > /dev/null &
-hpid=$!
-"$vsc" record --watch hot -p "$hpid" -o "$tmp/out.vsc" 2> "$tmp/err" &
-rpid=$!
-if watch_wait_for "$tmp/err" watching "$rpid"; then
-  sleep 0.5
-  kill -INT "$rpid"
-  wait "$rpid"
-  st=$?
-  alive=0
-  kill -0 "$hpid" 2>/dev/null && alive=1
-  if [ "$st" = 0 ] && [ "$alive" = 1 ] && grep -qx '# recording stopped by: a signal' "$tmp/out.vsc" &&
-    grep -qx '# lost events: 0' "$tmp/out.vsc" && "$vsc" check "$tmp/out.vsc" > /dev/null 2>&1 &&
-    [ "$(grep -c '^[0-9]' "$tmp/out.vsc")" -gt 0 ]; then
-    pass=$((pass + 1))
+sigint() {
+  "$targets/watch_hammer" 1 1000000000000 > /dev/null &
+  hpid=$!
+  "$vsc" record --watch hot -p "$hpid" -o "$tmp/out.vsc" 2> "$tmp/err" &
+  rpid=$!
+  if watch_wait_for "$tmp/err" watching "$rpid"; then
+    sleep 0.5
+    kill -INT "$rpid"
+    wait "$rpid"
+    st=$?
+    alive=0
+    kill -0 "$hpid" 2>/dev/null && alive=1
+    if ! { [ "$st" = 0 ] && [ "$alive" = 1 ] && grep -qx '# recording stopped by: a signal' "$tmp/out.vsc" &&
+      grep -qx '# lost events: 0' "$tmp/out.vsc" && "$vsc" check "$tmp/out.vsc" > /dev/null 2>&1 &&
+      [ "$(grep -c '^[0-9]' "$tmp/out.vsc")" -gt 0 ]; }; then
+      why="status $st, target alive $alive: $(tail -1 "$tmp/err")"
+    fi
   else
-    echo "FAIL: watch SIGINT: status $st, target alive $alive: $(tail -1 "$tmp/err")"
-    fail=$((fail + 1))
+    why="recorder did not attach: $(tail -1 "$tmp/err")"
   fi
-else
-  echo "FAIL: watch SIGINT: recorder did not attach: $(tail -1 "$tmp/err")"
-  fail=$((fail + 1))
-fi
-kill "$hpid" 2>/dev/null
-wait "$hpid" 2>/dev/null
+  kill "$hpid" 2>/dev/null
+  wait "$hpid" 2>/dev/null
+}
+run_case SIGINT sigint
 
 # Contended atomics: `lock add` leaves no register with its values, so what
 # is read from memory afterwards may hold another thread's add (the same
@@ -192,34 +197,36 @@ wait "$hpid" 2>/dev/null
 # and are exact: each `u total K-1 K` once. Watching only `total`, the run
 # is whole and consistent.
 n=3000
-"$vsc" record --watch counter --watch total -o "$tmp/out.vsc" -- \
-  "$targets/watch_contended" 2 $n > /dev/null 2> "$tmp/err"
-st=$?
-unsure=$(grep -c 'value unsure' "$tmp/out.vsc" 2>/dev/null)
-counter_unsure=$(grep -E '^[0-9]+ u counter ' "$tmp/out.vsc" | grep -c 'value unsure')
-total_ok=$(awk -v n=$((2 * n)) '$2 == "u" && $3 == "total" {
-    if ($5 != $4 + 1 || seen[$5]++ || /value unsure/) bad++; k++ }
-  END { for (i = 1; i <= n; i++) if (seen[i] != 1) bad++; print (k == n && !bad) }' "$tmp/out.vsc")
-"$vsc" check "$tmp/out.vsc" > "$tmp/verdict" 2>&1
-cst=$?
-if [ "$st" = 0 ] && [ "$counter_unsure" = $((2 * n)) ] && [ "$total_ok" = 1 ] &&
-  grep -qx "# uncertain values: $unsure" "$tmp/out.vsc" && [ "$cst" = 3 ] &&
-  [ "$(head -1 "$tmp/verdict")" = unknown ] && grep -q "not observed exactly" "$tmp/verdict"; then
-  pass=$((pass + 1))
-else
-  echo "FAIL: watch contended: status $st, $counter_unsure of $((2 * n)) lock add events unsure," \
-    "xadd exact and once each: $total_ok, header: $(grep '^# uncertain' "$tmp/out.vsc")," \
-    "vsc check status $cst: $(head -2 "$tmp/verdict")"
-  fail=$((fail + 1))
-fi
-"$vsc" record --watch total -o "$tmp/out.vsc" -- "$targets/watch_contended" 2 $n > /dev/null 2> "$tmp/err"
-st=$?
-if [ "$st" = 0 ] && grep -qx '# uncertain values: 0' "$tmp/out.vsc" && "$vsc" check "$tmp/out.vsc" > /dev/null 2>&1; then
-  pass=$((pass + 1))
-else
-  echo "FAIL: watch contended, total only: status $st, $(grep '^# uncertain' "$tmp/out.vsc"), vsc check: $("$vsc" check "$tmp/out.vsc" 2>&1 | head -1)"
-  fail=$((fail + 1))
-fi
+contended() {
+  "$vsc" record --watch counter --watch total -o "$tmp/out.vsc" -- \
+    "$targets/watch_contended" 2 $n > /dev/null 2> "$tmp/err"
+  st=$?
+  unsure=$(grep -c 'value unsure' "$tmp/out.vsc" 2>/dev/null)
+  counter_unsure=$(grep -E '^[0-9]+ u counter ' "$tmp/out.vsc" | grep -c 'value unsure')
+  total_ok=$(awk -v n=$((2 * n)) '$2 == "u" && $3 == "total" {
+      if ($5 != $4 + 1 || seen[$5]++ || /value unsure/) bad++; k++ }
+    END { for (i = 1; i <= n; i++) if (seen[i] != 1) bad++; print (k == n && !bad) }' "$tmp/out.vsc")
+  "$vsc" check "$tmp/out.vsc" > "$tmp/verdict" 2>&1
+  cst=$?
+  if ! { [ "$st" = 0 ] && [ "$counter_unsure" = $((2 * n)) ] && [ "$total_ok" = 1 ] &&
+    grep -qx "# uncertain values: $unsure" "$tmp/out.vsc" && [ "$cst" = 3 ] &&
+    [ "$(head -1 "$tmp/verdict")" = unknown ] && grep -q "not observed exactly" "$tmp/verdict"; }; then
+    why="status $st, $counter_unsure of $((2 * n)) lock add events unsure,\
+ xadd exact and once each: $total_ok, header: $(grep '^# uncertain' "$tmp/out.vsc"),\
+ vsc check status $cst: $(head -2 "$tmp/verdict")"
+  fi
+}
+run_case contended contended
+
+contended_total() {
+  "$vsc" record --watch total -o "$tmp/out.vsc" -- "$targets/watch_contended" 2 $n > /dev/null 2> "$tmp/err"
+  st=$?
+  if ! { [ "$st" = 0 ] && grep -qx '# uncertain values: 0' "$tmp/out.vsc" &&
+    "$vsc" check "$tmp/out.vsc" > /dev/null 2>&1; }; then
+    why="status $st, $(grep '^# uncertain' "$tmp/out.vsc"), vsc check: $("$vsc" check "$tmp/out.vsc" 2>&1 | head -1)"
+  fi
+}
+run_case "contended, total only" contended_total
 
 echo "watch: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

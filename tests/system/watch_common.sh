@@ -34,3 +34,37 @@ watch_wait_for() {
     sleep 0.01
   done
 }
+
+# Record a program by PID: start "$@" with WATCH_GO=$tmp/go, so that it
+# says "ready" (into file $1) and waits; attach `$vsc record $watch_args
+# -p PID -o $tmp/out.vsc` (stderr in $tmp/err); let the program go; wait
+# for both. Sets why when that fails, else st and tst (the recorder's and
+# the program's exit statuses).
+watch_by_pid() {
+  ready=$1
+  shift
+  rm -f "$tmp/go" "$ready" "$tmp/err"
+  WATCH_GO=$tmp/go "$@" > "$ready" &
+  tpid=$!
+  if ! watch_wait_for "$ready" ready "$tpid"; then
+    why="the program did not start"
+    kill "$tpid" 2>/dev/null
+    wait "$tpid" 2>/dev/null
+    return
+  fi
+  # shellcheck disable=SC2086 # watch_args: words
+  "$vsc" record $watch_args -p "$tpid" -o "$tmp/out.vsc" 2> "$tmp/err" &
+  rpid=$!
+  if ! watch_wait_for "$tmp/err" watching "$rpid"; then
+    why="recorder did not attach: $(tail -1 "$tmp/err")"
+    kill "$tpid" "$rpid" 2>/dev/null
+    touch "$tmp/go"
+    wait "$tpid" "$rpid" 2>/dev/null
+    return
+  fi
+  touch "$tmp/go"
+  wait "$tpid"
+  tst=$?
+  wait "$rpid"
+  st=$?
+}

@@ -44,6 +44,14 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
+/* A traced thread stopped (a new thread, a signal): its handler only
+ * interrupts the wait for events, so the loop lets it go on at once rather
+ * than within POLL_MS. */
+static void on_child_stop(int sig)
+{
+	(void)sig;
+}
+
 void recorder_say(const struct recorder *rec, const char *fmt, ...)
 {
 	va_list ap;
@@ -187,6 +195,11 @@ static int take_target(struct recorder *rec)
 		recorder_say(rec, "cannot stop the threads of %d: %s", (int)o->pid, strerror(-err));
 		return err;
 	}
+	if (o->trace_threads && (err = vsc_target_trace_threads(&rec->target))) {
+		recorder_say(rec, "cannot trace the threads of %d: %s", (int)rec->target.pid,
+			     strerror(-err));
+		return err;
+	}
 	rec->symbols = vsc_symbols_new(rec->target.pid);
 	if (!rec->symbols && o->need_symbols) {
 		err = -errno;
@@ -283,13 +296,14 @@ static int finish_recording(struct recorder *rec)
 	if (!t->ended)
 		vsc_symbols_refresh(rec->symbols);
 	int err = rec->src->ops->drain(rec->src, rec->writer, stopped && !t->ended);
+	vsc_target_resume_all(t);
+	if (t->launched && t->at_exit)
+		vsc_target_finish(t);
+	/* after the threads are let go: a trap of ours found then is a loss */
 	bool exact = true;
 	trace_writer_add_lost(rec->writer, rec->src->ops->lost(rec->src, &exact));
 	if (!exact)
 		trace_writer_lost_inexact(rec->writer);
-	vsc_target_resume_all(t);
-	if (t->launched && t->at_exit)
-		vsc_target_finish(t);
 	if (err)
 		recorder_say(rec, "reading the last events failed: %s", strerror(-err));
 	return err;
@@ -368,6 +382,8 @@ static int record_running(struct recorder *rec)
 			recorder_say(rec, "cannot start the command: %s", strerror(-err));
 			return refuse(rec, FAILED);
 		}
+	} else if (rec->opts->trace_threads) {
+		vsc_target_continue_all(&rec->target);
 	} else if (rec->opts->hold_attached) {
 		vsc_target_resume_all(&rec->target);
 	}
@@ -388,19 +404,23 @@ static int record_running(struct recorder *rec)
  * Not before: a launched command keeps the dispositions we were given
  * (exec keeps SIG_IGN, so an ignored SIGPIPE would be the command's too). */
 struct saved_signals {
-	struct sigaction int_, term, pipe;
+	struct sigaction int_, term, pipe, chld;
 };
 
 static void catch_signals(struct saved_signals *saved)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	struct sigaction ignore = { .sa_handler = SIG_IGN };
+	/* SA_RESTART: other calls go on; epoll_wait is never restarted */
+	struct sigaction chld = { .sa_handler = on_child_stop, .sa_flags = SA_RESTART };
 	stop_requested = 0;
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&ignore.sa_mask);
+	sigemptyset(&chld.sa_mask);
 	sigaction(SIGINT, &sa, &saved->int_);
 	sigaction(SIGTERM, &sa, &saved->term);
 	sigaction(SIGPIPE, &ignore, &saved->pipe); /* a closed pipe is an error we report */
+	sigaction(SIGCHLD, &chld, &saved->chld);
 }
 
 static void restore_signals(const struct saved_signals *saved)
@@ -408,6 +428,7 @@ static void restore_signals(const struct saved_signals *saved)
 	sigaction(SIGINT, &saved->int_, NULL);
 	sigaction(SIGTERM, &saved->term, NULL);
 	sigaction(SIGPIPE, &saved->pipe, NULL);
+	sigaction(SIGCHLD, &saved->chld, NULL);
 }
 
 int recorder_run(const struct recorder_opts *opts, struct capture_source *src)

@@ -84,6 +84,7 @@ struct recorder_opts {
 	const char *loss_mode; /* the "# loss mode:" line, or NULL */
 	bool run_to_entry;     /* a launched command runs to its entry before attach */
 	bool hold_attached;    /* -p: stop every thread while the source attaches */
+	bool trace_threads;    /* every thread stays traced while recorded (target.h) */
 	bool need_symbols;     /* refuse when the symbols cannot be read */
 	bool no_elf_init;      /* no initial values from the ELF file */
 	bool no_locations;

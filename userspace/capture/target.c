@@ -287,6 +287,39 @@ static bool is_stop_signal(int sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+/* A SIGTRAP the kernel raised for a debug exception of our watchpoints
+ * rather than for the program: a breakpoint the perf handler did not take
+ * (TRAP_HWBKPT), or, on x86-64, a debug exception whose DR6 names no cause
+ * (TRAP_BRKPT from exc_debug, which the kernel takes for an ICEBP: seen on
+ * virtual machines when DR6 is lost). int3 is SI_KERNEL and kill() SI_USER
+ * or SI_TKILL, so the program's own traps differ; only an ICEBP (int1)
+ * cannot be told apart, and is taken for ours. */
+static bool stray_trap(pid_t tid)
+{
+	siginfo_t si;
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) || si.si_signo != SIGTRAP)
+		return false;
+#if defined(__x86_64__)
+	return si.si_code == TRAP_HWBKPT || si.si_code == TRAP_BRKPT;
+#else
+	return si.si_code == TRAP_HWBKPT; /* TRAP_BRKPT is a brk of the program */
+#endif
+}
+
+/* The signal a stop of tid goes on with: none for an event stop, none for
+ * a trap of our watchpoints (counted in t->stray_traps), else its own. */
+static int signal_to_pass(struct vsc_target *t, pid_t tid, int status)
+{
+	int sig = WSTOPSIG(status);
+	if ((status >> 16) != 0)
+		return 0;
+	if (sig == SIGTRAP && t->trace_threads && stray_trap(tid)) {
+		t->stray_traps++;
+		return 0;
+	}
+	return sig;
+}
+
 static void reap_traced_zombies(const struct vsc_target *t);
 
 /* A process we do not trace: 1 (and t->ended) once it is gone or a
@@ -318,17 +351,23 @@ int vsc_target_poll(struct vsc_target *t)
 {
 	if (t->ended || t->at_exit)
 		return 0;
-	reap_traced_zombies(t);
-	if (!t->launched || t->launched_detached)
+	if (!t->threads_traced)
+		reap_traced_zombies(t);
+	if (!t->threads_traced && (!t->launched || t->launched_detached))
 		return untraced_ended(t);
+	/* the launched main thread, or every thread we trace */
+	pid_t which = t->threads_traced ? -1 : t->pid;
 	for (;;) {
 		int status;
-		pid_t got = waitpid(t->pid, &status, WNOHANG | __WALL);
-		if (got == 0)
-			return 0;
+		pid_t got = waitpid(which, &status, WNOHANG | __WALL);
+		if (got == 0 || (got < 0 && errno == ECHILD))
+			break;
 		if (got < 0)
 			return errno == EINTR ? 0 : -errno;
+		bool main_thread = got == t->pid && t->launched;
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			if (!main_thread)
+				continue; /* a thread ended */
 			t->ended = true;
 			t->wait_status = status;
 			return 1;
@@ -336,21 +375,24 @@ int vsc_target_poll(struct vsc_target *t)
 		if (!WIFSTOPPED(status))
 			continue;
 		int event = status >> 16, sig = WSTOPSIG(status);
-		if (event == PTRACE_EVENT_EXIT) {
+		if (event == PTRACE_EVENT_EXIT && main_thread) {
 			t->at_exit = true;
 			return 1;
 		}
 		if (event == PTRACE_EVENT_STOP) {
-			/* group-stop: stay stopped until SIGCONT, as without us */
+			/* group-stop: stay stopped until SIGCONT, as without us
+			 * (else an interrupt, or a new thread's first stop) */
 			if (is_stop_signal(sig))
-				ptrace(PTRACE_LISTEN, t->pid, 0, 0);
+				ptrace(PTRACE_LISTEN, got, 0, 0);
 			else
-				ptrace(PTRACE_CONT, t->pid, 0, 0);
+				ptrace(PTRACE_CONT, got, 0, 0);
 			continue;
 		}
-		/* exec of another program, or a signal to deliver */
-		ptrace(PTRACE_CONT, t->pid, 0, event ? 0 : sig);
+		/* a new thread, another thread's exit, exec of another
+		 * program, or a signal to deliver */
+		ptrace(PTRACE_CONT, got, 0, signal_to_pass(t, got, status));
 	}
+	return t->launched ? 0 : untraced_ended(t);
 }
 
 int vsc_target_finish(struct vsc_target *t)
@@ -361,18 +403,21 @@ int vsc_target_finish(struct vsc_target *t)
 		ptrace(PTRACE_DETACH, t->pid, 0, 0);
 		t->at_exit = false;
 	}
+	/* other threads we trace stop on their way out too: let them go */
+	pid_t which = t->threads_traced ? -1 : t->pid;
 	for (;;) {
 		int status;
-		pid_t got = waitpid(t->pid, &status, __WALL);
+		pid_t got = waitpid(which, &status, __WALL);
 		if (got < 0)
 			return errno == EINTR ? 0 : -errno;
-		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (got == t->pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
 			t->ended = true;
 			t->wait_status = status;
+			t->threads_traced = false;
 			return 0;
 		}
 		if (WIFSTOPPED(status))
-			ptrace(PTRACE_DETACH, t->pid, 0, (status >> 16) ? 0 : WSTOPSIG(status));
+			ptrace(PTRACE_DETACH, got, 0, signal_to_pass(t, got, status));
 	}
 }
 
@@ -410,8 +455,8 @@ static bool stopped_has(const struct vsc_target *t, pid_t tid)
  * then wait for its stop. Returns 0, or 1 when the thread is gone. */
 static int stop_thread(struct vsc_target *t, pid_t tid)
 {
-	bool ours = t->launched && tid == t->pid;
-	if (!ours && ptrace(PTRACE_SEIZE, tid, 0, 0)) {
+	bool ours = (t->launched && tid == t->pid) || t->threads_traced;
+	if (!ours && ptrace(PTRACE_SEIZE, tid, 0, t->trace_threads ? PTRACE_O_TRACECLONE : 0)) {
 		if (errno == ESRCH)
 			return 1;
 		return -errno;
@@ -436,7 +481,7 @@ static int stop_thread(struct vsc_target *t, pid_t tid)
 		if (event == PTRACE_EVENT_STOP || event == PTRACE_EVENT_EXIT)
 			return 0;
 		/* a signal arrived first (delivered now), or another event */
-		ptrace(PTRACE_CONT, tid, 0, event == 0 ? WSTOPSIG(status) : 0);
+		ptrace(PTRACE_CONT, tid, 0, signal_to_pass(t, tid, status));
 		ptrace(PTRACE_INTERRUPT, tid, 0, 0);
 	}
 }
@@ -474,6 +519,51 @@ int vsc_target_stop_all(struct vsc_target *t)
 	return 0;
 }
 
+/* Is a SIGTRAP pending for this thread alone, and not blocked (as one
+ * the kernel forces on it is)? From /proc, while the thread is stopped. */
+static bool trap_pending(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long long pending = 0, blocked = 0;
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/status", (long)pid, (long)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "SigPnd:", 7))
+			pending = strtoull(line + 7, NULL, 16);
+		else if (!strncmp(line, "SigBlk:", 7))
+			blocked = strtoull(line + 7, NULL, 16);
+	}
+	fclose(f);
+	unsigned long long trap = 1ull << (SIGTRAP - 1);
+	return (pending & trap) && !(blocked & trap);
+}
+
+/* Let one stopped thread go. A trap of our watchpoints raised just before
+ * they were removed may still be pending in it (the stop came first): let
+ * it arrive as a signal stop and detach from there without it, or it
+ * would kill the program after we are gone. A synchronous signal is taken
+ * before any other, so that stop comes first. */
+static int detach_thread(struct vsc_target *t, pid_t tid)
+{
+	int status;
+	if (t->trace_threads && trap_pending(t->pid, tid) && !ptrace(PTRACE_CONT, tid, 0, 0)) {
+		for (int stops = 0; stops < 16; stops++) {
+			if (waitpid(tid, &status, __WALL) < 0 || !WIFSTOPPED(status))
+				return -ESRCH; /* gone */
+			if ((status >> 16) == 0)
+				return ptrace(PTRACE_DETACH, tid, 0, signal_to_pass(t, tid, status))
+					       ? -errno
+					       : 0;
+			ptrace(PTRACE_CONT, tid, 0, 0); /* an interrupt that was still due */
+		}
+		if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) || waitpid(tid, &status, __WALL) < 0)
+			return -ESRCH;
+	}
+	return ptrace(PTRACE_DETACH, tid, 0, 0) ? -errno : 0;
+}
+
 void vsc_target_resume_all(struct vsc_target *t)
 {
 	for (size_t i = 0; i < t->stopped_count; i++) {
@@ -484,12 +574,40 @@ void vsc_target_resume_all(struct vsc_target *t)
 			continue; /* vsc_target_finish lets it end */
 		/* a thread killed while stopped (another thread's exit or
 		 * exec) is a zombie we must reap, or an exec waits forever */
-		if (ptrace(PTRACE_DETACH, tid, 0, 0) && errno == ESRCH && tid != t->pid)
+		if (detach_thread(t, tid) == -ESRCH && tid != t->pid)
 			waitpid(tid, NULL, WNOHANG | __WALL);
 		if (t->launched && tid == t->pid)
 			t->launched_detached = true;
 	}
 	t->stopped_count = 0;
+	if (!t->at_exit)
+		t->threads_traced = false;
+}
+
+int vsc_target_trace_threads(struct vsc_target *t)
+{
+	long opts = PTRACE_O_TRACECLONE;
+	t->trace_threads = true;
+	if (t->launched) {
+		/* held at its exec: the only thread there is */
+		t->threads_traced = true;
+		opts |= PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
+		return ptrace(PTRACE_SETOPTIONS, t->pid, 0, opts) ? -errno : 0;
+	}
+	for (size_t i = 0; i < t->stopped_count; i++)
+		if (t->stopped[i] > 0 && ptrace(PTRACE_SETOPTIONS, t->stopped[i], 0, opts) &&
+		    errno != ESRCH)
+			return -errno;
+	return 0;
+}
+
+void vsc_target_continue_all(struct vsc_target *t)
+{
+	for (size_t i = 0; i < t->stopped_count; i++)
+		if (t->stopped[i] > 0)
+			ptrace(PTRACE_CONT, t->stopped[i], 0, 0);
+	t->stopped_count = 0;
+	t->threads_traced = true;
 }
 
 /* Threads of an attached process that died while we traced them stay

@@ -29,6 +29,9 @@ struct vsc_target {
 	char exe[4096];         /* path of the executable (as /proc/PID/exe says) */
 	pid_t *stopped;         /* threads stopped by vsc_target_stop_all */
 	size_t stopped_count, stopped_cap;
+	bool trace_threads;   /* vsc_target_trace_threads was called */
+	bool threads_traced;  /* every thread is ours now, running or not */
+	uint64_t stray_traps; /* SIGTRAPs of our watchpoints kept from the program */
 };
 
 /* Why a target cannot be recorded, as a message for the user. */
@@ -74,6 +77,18 @@ int vsc_target_stop_command(struct vsc_target *t, int sig, int timeout_ms);
  * stop, which vsc_target_finish ends). */
 int vsc_target_stop_all(struct vsc_target *t);
 void vsc_target_resume_all(struct vsc_target *t);
+
+/* Hardware watchpoints: keep every thread traced while it is recorded, new
+ * ones too (PTRACE_O_TRACECLONE), so that a SIGTRAP the kernel raises for
+ * one of our breakpoints instead of for the program is seen and not
+ * delivered (counted in stray_traps; see signal_to_pass in target.c).
+ * Called with the target held: a launched command at its exec, or every
+ * thread stopped by vsc_target_stop_all. Then vsc_target_continue_all (an
+ * attached process) or vsc_target_start (a command) lets it run traced;
+ * vsc_target_stop_all and vsc_target_resume_all end it as usual, and
+ * no trap of ours stays pending in a thread we let go. 0 or -errno. */
+int vsc_target_trace_threads(struct vsc_target *t);
+void vsc_target_continue_all(struct vsc_target *t);
 
 /* Let one thread stopped by vsc_target_stop_all run one instruction (and
  * stop again). 0 or -errno. */

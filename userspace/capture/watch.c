@@ -358,6 +358,7 @@ static void add_notes(struct capture_source *base, struct trace_writer *w)
 	note_u64(w, "values read from memory after the fact", st->unsure);
 	note_u64(w, "memory changed before the BPF read", st->raced);
 	note_u64(w, "accesses not decoded", st->unknown);
+	note_u64(w, "debug traps kept from the program", run->target->stray_traps);
 }
 
 static void detach_all(struct watch_run *run)
@@ -472,7 +473,9 @@ static uint64_t lost(const struct capture_source *base, bool *exact)
 {
 	const struct watch_run *run = (const struct watch_run *)base;
 	*exact = true;
-	return run->skel ? run->skel->bss->lost_events + run->skel->bss->lost_threads : 0;
+	/* a stray trap is a hit whose record the kernel never made: lost */
+	return (run->skel ? run->skel->bss->lost_events + run->skel->bss->lost_threads : 0) +
+	       run->target->stray_traps;
 }
 
 static void report(struct capture_source *base)
@@ -480,6 +483,13 @@ static void report(struct capture_source *base)
 	struct watch_run *run = (struct watch_run *)base;
 	const struct watch_value_stats *st = watch_events_stats(run->events);
 	diag("record", "%" PRIu64 " watchpoint hits", watch_events_hits(run->events));
+	if (run->target->stray_traps)
+		diag("record",
+		     "%" PRIu64 " of the lost events are watchpoint hits whose debug "
+		     "exception came without its cause (the kernel raised a SIGTRAP, "
+		     "kept from the program, instead of recording them; not the ring "
+		     "buffer; see docs/watch.md)",
+		     run->target->stray_traps);
 	if (st->unsure)
 		diag("record",
 		     "%" PRIu64 " values were read from memory after the "
@@ -540,6 +550,7 @@ int watch_record(const struct watch_opts *opts)
 		.duration_s = opts->duration_s,
 		.how = how,
 		.hold_attached = true,
+		.trace_threads = true, /* stray traps of our breakpoints: target.h */
 		.need_symbols = true,
 		.no_locations = opts->no_locations,
 		.no_timestamps = opts->no_timestamps,
