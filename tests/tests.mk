@@ -6,7 +6,8 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_HELP := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
-CHECK_EXTRA += check-unit check-cli check-reports check-gen check-reductions check-limits
+CHECK_EXTRA += check-unit check-cli check-reports check-gen check-reductions check-limits \
+	check-jobs
 ifneq ($(VSC_NO_ASAN),1)
 CHECK_EXTRA += check-distribute
 endif
@@ -43,6 +44,11 @@ check-gen: $(BUILD)/vsc
 # decided by every solver that applies
 check-reductions: $(BUILD)/vsc
 	@tests/cli/reductions.sh $(BUILD)/vsc
+
+# --jobs inside one execution: -j 1 and -j 4 print the same bytes
+.PHONY: check-jobs
+check-jobs: $(BUILD)/vsc
+	@tests/cli/jobs.sh $(BUILD)/vsc
 
 # Hostile inputs under --timeout and a memory cap (tests/cli/limits.sh)
 .PHONY: check-limits
@@ -100,7 +106,7 @@ check-distribute: $(BUILD)/vsc
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan VSC_NO_ASAN=1 \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		LDFLAGS="-fsanitize=address,undefined" check-unit check-cli check-reports check-gen \
+		LDFLAGS="-fsanitize=address,undefined" check-unit check-cli check-reports check-gen check-jobs \
 		check-trace-writer \
 		check-reductions
 

@@ -210,6 +210,12 @@ struct vsc_check_opts {
 	 * (its analysis: memory in proportion to prog), so that
 	 * vsc_explain_result() does not make it again. */
 	bool keep_for_explain;
+	/* The auto solver splits an execution into independent parts (threads
+	 * that share no variable): up to this many threads decide them at once,
+	 * the caller's among them; 0 or 1: one after the other. The answer,
+	 * witness and counts are the same for every value; the timeout and
+	 * memory_limit bound all the threads together. */
+	unsigned jobs;
 };
 
 /* Decide prog. Returns 0 and a result (verdict may be VSC_UNKNOWN: the

@@ -9,6 +9,7 @@
 #  - the paper's 2-Writer reduction of a 40-variable 3-CNF, -p 0 (SAT path);
 #  - a FIFO whose writer never writes or closes, and one with no writer;
 #  - an address-space cap far below what the solver would need;
+#  - independent parts decided at once (-j 2), under both limits;
 #  - the usage edges: '-' twice, --svg to an unwritable path, a solver that
 #    does not apply, -p 0 beyond the SAT encoding's thread limit.
 set -u
@@ -81,6 +82,18 @@ awk 'BEGIN { print "vsc 1"
 	> "$tmp/chain.vsc"
 run "memory cap" "3" sh -c 'ulimit -v 400000 && exec "$0" check --json "$1"' "$vsc" "$tmp/chain.vsc"
 grep -q '"verdict":"unknown".*"solver":"auto"' "$tmp/out" && ok || no "memory cap JSON: $(cat "$tmp/out")"
+
+# independent parts decided at once share the limits: four hard parts
+# (few values, RMWs, init ?) with -j 2, under --timeout and a memory cap
+echo "vsc 1" > "$tmp/parts.vsc"
+for k in 1 2 3 4; do
+	"$vsc" gen sc --threads 8 --total 50000 --vars 16 --writers 1 --values 2 --rmw 0.2 \
+		--init unknown -p 3 --seed "$k" |
+		awk -v p="h${k}_" -f "$(dirname "$0")/gen/parts.awk" >> "$tmp/parts.vsc"
+done
+run "parts at once, --timeout" "0 3" "$vsc" check -j 2 --min --timeout 1 "$tmp/parts.vsc"
+run "parts at once, memory cap" "0 3" \
+	sh -c 'ulimit -v 400000 && exec "$0" check -j 2 --min --timeout 2 "$1"' "$vsc" "$tmp/parts.vsc"
 
 # --min under --timeout answers what it has: the least preemptions between
 # a proven lower bound and a witness (replayed here, independently), or the

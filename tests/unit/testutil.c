@@ -47,9 +47,15 @@ void dump_program(const char *why, const struct vsc_program *prog)
 
 struct vsc_result *decide(const struct vsc_program *p, const char *solver, long bound, int minimize)
 {
+	return decide_jobs(p, solver, bound, minimize, 1);
+}
+
+struct vsc_result *decide_jobs(const struct vsc_program *p, const char *solver, long bound,
+			       int minimize, unsigned jobs)
+{
 	VSC_OPTS(vsc_check_opts, opts, .bounded = bound >= 0,
 		 .preemptions = bound >= 0 ? (unsigned long)bound : 0, .minimize = minimize,
-		 .want_witness = 1, .solver = solver);
+		 .want_witness = 1, .solver = solver, .jobs = jobs);
 	struct vsc_result *res = NULL;
 
 	assert_int_equal(vsc_check(p, &opts, &res), 0);

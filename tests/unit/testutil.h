@@ -25,6 +25,9 @@ const struct vsc_program *only_program(const struct vsc_trace *trace);
  * the witness asked for; the test fails when it returns an error. */
 struct vsc_result *decide(const struct vsc_program *p, const char *solver, long bound,
 			  int minimize);
+/* The same with `jobs` threads for the independent parts. */
+struct vsc_result *decide_jobs(const struct vsc_program *p, const char *solver, long bound,
+			       int minimize, unsigned jobs);
 /* Print a program in the text format to stderr (to reproduce a failure). */
 void dump_program(const char *why, const struct vsc_program *prog);
 

@@ -34,7 +34,9 @@
 	  "decide recorded traces that lost events, hold\n"                                  \
 	  "uncertain values or are cut short, on the events\n"                               \
 	  "present (a warning says so); default: unknown / error")                           \
-	X(JOBS, 'j', "jobs", "N", "decide N files/segments at once (same output)")           \
+	X(JOBS, 'j', "jobs", "N",                                                            \
+	  "N threads: files/segments at once, and the independent\n"                         \
+	  "parts of one execution (same output)")                                            \
 	X(SOLVER, 0, "solver", "NAME", "auto (the default) or one of the solvers below")     \
 	X(PROGRESS, 0, "progress", NULL, "progress lines on stderr (reading, each step)")    \
 	X(HELP, 'h', "help", NULL, "this text")
@@ -89,7 +91,7 @@ static void picture_path(char *path, size_t size, const char *svg, size_t total,
 		snprintf(path, size, "%.*s-%zu%s", (int)stem, svg, k, svg + stem);
 }
 
-static size_t execution_count(const struct file_report *files, size_t nfiles)
+size_t check_execution_count(const struct file_report *files, size_t nfiles)
 {
 	size_t total = 0;
 
@@ -101,7 +103,7 @@ static size_t execution_count(const struct file_report *files, size_t nfiles)
 /* Before any verdict is printed: every picture file can be written. */
 static int pictures_writable(const struct file_report *files, size_t nfiles, const char *svg)
 {
-	size_t total = execution_count(files, nfiles);
+	size_t total = check_execution_count(files, nfiles);
 
 	for (size_t k = 0; k < total; k++) {
 		char path[4096];
@@ -119,7 +121,7 @@ static int pictures_writable(const struct file_report *files, size_t nfiles, con
 
 static int draw_pictures(const struct file_report *files, size_t nfiles, const char *svg)
 {
-	size_t total = execution_count(files, nfiles), k = 0;
+	size_t total = check_execution_count(files, nfiles), k = 0;
 	int status = 0;
 
 	for (size_t i = 0; i < nfiles; i++) {
@@ -272,8 +274,6 @@ static int parse_check_args(struct check_args *a, int argc, char **argv)
 		diag("check", "'-' (standard input) given more than once");
 		return EXIT_USAGE;
 	}
-	if (a->jobs > 1)
-		a->opts.progress = false; /* interleaved progress lines help nobody */
 	return -1;
 }
 
@@ -337,7 +337,7 @@ int cmd_check(int argc, char **argv)
 
 	if (status >= 0)
 		return status;
-	nfiles = (size_t)(argc - optind);
+	nfiles = argc > optind ? (size_t)(argc - optind) : 0; /* parse_check_args saw one */
 	a.several = nfiles > 1;
 	files = calloc(nfiles, sizeof(*files));
 	if (!files)

@@ -156,11 +156,21 @@ static void *worker(void *arg)
 
 void check_decide_all(struct file_report *files, size_t nfiles, const struct check_args *a)
 {
-	struct pool pool = { .files = files, .nfiles = nfiles, .args = a };
+	struct check_args inner = *a;
+	struct pool pool = { .files = files, .nfiles = nfiles, .args = &inner };
+	size_t items = check_execution_count(files, nfiles);
+	/* --jobs N: N workers over the executions, and what is left over to
+	 * the parts of each (the library's jobs): never more than N threads */
 	long jobs = a->jobs > 1 ? a->jobs : 1;
-	pthread_t *threads = calloc((size_t)jobs, sizeof(*threads));
+	pthread_t *threads;
 	long started = 0;
 
+	if (items > 0 && (size_t)jobs > items)
+		jobs = (long)items;
+	inner.opts.jobs = (unsigned)((a->jobs > 1 ? a->jobs : 1) / jobs);
+	if (jobs > 1)
+		inner.opts.progress = false; /* interleaved progress lines help nobody */
+	threads = calloc((size_t)jobs, sizeof(*threads));
 	pthread_mutex_init(&pool.lock, NULL);
 	for (long i = 1; threads && i < jobs; i++) {
 		if (pthread_create(&threads[i], NULL, worker, &pool) != 0)

@@ -66,6 +66,8 @@ const char *verdict_name(int status);
 int check_load(struct file_report *f, const struct check_args *a);
 /* Decide every item of every file, with a->jobs workers. */
 void check_decide_all(struct file_report *files, size_t nfiles, const struct check_args *a);
+/* The executions of the files that were read. */
+size_t check_execution_count(const struct file_report *files, size_t nfiles);
 /* An incomplete trace's verdicts become unknown unless accepted. */
 void check_withhold(struct file_report *f, const struct check_args *a);
 /* The status of several executions or files. */

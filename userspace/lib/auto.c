@@ -24,7 +24,7 @@
 
 #include "coherence.h"
 #include "engine.h"
-#include "reduce.h"
+#include "parts.h"
 #include "serial.h"
 #include "thread_order.h"
 #include "ts_replay.h"
@@ -460,91 +460,13 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 	return r;
 }
 
-/* What a group of parts is asked: with several groups a bound is shared,
- * so each group needs its least preemptions within what is left. */
-static struct query group_query(const struct query *q, uint32_t groups, long used)
+/* One group of parts, as a whole program (parts.c decides the groups). */
+static int solve_part(const struct vsc_program *gp, const struct query *q, struct budget *b,
+		      struct vsc_result *res)
 {
-	struct query gq = *q;
+	size_t writers = vsc_program_writers(gp);
 
-	gq.want_witness = 1;
-	if (groups > 1 && q->bound >= 0) {
-		gq.bound = q->bound - used;
-		gq.minimize = 1;
-	}
-	return gq;
-}
-
-/* Decide group gi; on success append its witness (original threads) to
- * kept. Returns the group's verdict or -errno. */
-static int solve_group(struct reduction *rd, const struct vsc_program *p, uint32_t gi,
-		       const struct query *gq, struct budget *b, struct vsc_result *res,
-		       uint32_t *kept, size_t *nkept, long *preemptions, long *lower)
-{
-	struct vsc_result part = { .preemptions = -1, .lower = -1 };
-	struct vsc_program *gp;
-	uint32_t *map;
-	size_t writers;
-	int err = reduce_group_program(rd, p, gi, &gp, &map);
-
-	if (err)
-		return err;
-	writers = vsc_program_writers(gp);
-	err = solve_whole(gp, writers, gq, b, &part,
-			  writers > 1 ? COHERENCE_FIRST : COHERENCE_SKIP);
-	res->nodes += part.nodes;
-	res->steps += part.steps;
-	if (!err && part.witness) { /* consistent, or unknown with bounds */
-		for (size_t i = 0; i < part.witness_length; i++)
-			kept[(*nkept)++] = map[part.witness[i]];
-		*preemptions = part.preemptions;
-		*lower = part.lower;
-	}
-	free(part.witness);
-	free(map);
-	vsc_program_free(gp);
-	return err ? err : (int)part.verdict;
-}
-
-/* The reduced program, group by group: inconsistent as soon as one group
- * is (within what the bound leaves), unknown when one stopped. */
-static int solve_reduced(const struct vsc_program *p, struct reduction *rd, const struct query *q,
-			 struct budget *b, struct vsc_result *res)
-{
-	uint32_t *kept = malloc((rd->kept + 1) * sizeof(*kept));
-	size_t nkept = 0;
-	long used = 0, lower = 0;
-	int unknown = 0, bounded = 1, r = 0;
-
-	res->verdict = VSC_INCONSISTENT;
-	if (!kept)
-		return -ENOMEM;
-	for (uint32_t gi = 0; gi < rd->ngroups; gi++) {
-		struct query gq = group_query(q, rd->ngroups, used);
-		long pre = -1, low = -1;
-		r = solve_group(rd, p, gi, &gq, b, res, kept, &nkept, &pre, &low);
-		if (r < 0 || r == VSC_INCONSISTENT)
-			break;
-		unknown |= r == VSC_UNKNOWN;
-		bounded &= low >= 0;
-		used += pre > 0 ? pre : 0;
-		lower += low > 0 ? low : 0;
-	}
-	if (r >= 0 && r != VSC_INCONSISTENT) {
-		res->verdict = unknown ? VSC_UNKNOWN : VSC_CONSISTENT;
-		r = 0;
-	} else if (r == VSC_INCONSISTENT) {
-		r = 0;
-	}
-	if (!r && (res->verdict == VSC_CONSISTENT || (unknown && bounded && q->minimize))) {
-		res->witness = malloc((p->event_count + 1) * sizeof(uint32_t));
-		r = res->witness ? reduce_expand(rd, p, kept, res->witness) : -ENOMEM;
-		res->witness_length = p->event_count;
-		if (!r)
-			res->preemptions = count_preemptions(p, res->witness, p->event_count);
-		res->lower = res->verdict == VSC_CONSISTENT ? res->preemptions : lower;
-	}
-	free(kept);
-	return r;
+	return solve_whole(gp, writers, q, b, res, writers > 1 ? COHERENCE_FIRST : COHERENCE_SKIP);
 }
 
 static int auto_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
@@ -573,7 +495,7 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 		res->verdict = VSC_INCONSISTENT;
 		r = 0;
 	} else {
-		r = solve_reduced(p, &rd, q, b, res);
+		r = parts_solve(p, &rd, q, b, solve_part, res);
 	}
 	reduce_free(&rd);
 	return r;

@@ -59,6 +59,7 @@ int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	q.bound = o.bounded ? (long)o.preemptions : -1;
 	q.minimize = o.minimize;
 	q.want_witness = o.want_witness || o.minimize;
+	q.jobs = o.jobs > 1 ? o.jobs : 1;
 	q.keep_analysis_of = o.keep_for_explain ? p : NULL;
 	budget_init(&b, &o);
 	res->preemptions = -1;

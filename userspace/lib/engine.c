@@ -370,7 +370,7 @@ int engine_search(struct engine *g, long bound)
 		enum step_kind kind;
 
 		if (budget_spend(g->budget, node_work + (unsigned long)(g->steps - charged)) ||
-		    state_table_bytes(&g->table[!unbounded]) > g->budget->memory_limit) {
+		    budget_over_memory(g->budget, state_table_bytes(&g->table[!unbounded]))) {
 			/* the states on the path are not explored: do not keep
 			 * them as failed (a work cap may stop a search that a
 			 * later one on this engine goes on from) */

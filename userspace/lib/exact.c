@@ -254,7 +254,7 @@ static uint32_t move_cost(const uint32_t *key, uint32_t k, uint32_t t)
 
 static int out_of_memory(struct exact *x, struct budget *b)
 {
-	return state_table_bytes(&x->table) > b->memory_limit;
+	return budget_over_memory(b, state_table_bytes(&x->table));
 }
 
 /* The i-th thread to try from a state: the running one first. */

@@ -15,7 +15,8 @@
 #define PACK_FROM_EVENTS \
 	65536                       /* ...in programs this large (small ones: one
 				* group per part, which the property tests see) */
-#define SPLIT_MAX_EVENTS (1u << 22) /* a split alone is worth its copy below */
+#define SPLIT_MAX_EVENTS (1u << 22) /* a split alone is worth its copy below... */
+#define SPLIT_LARGEST_EIGHTHS 7     /* ...and above, when no group holds more than 7/8 */
 
 enum {
 	MEM_NONE,
@@ -212,6 +213,7 @@ static void number_groups(struct reduction *r, uint32_t k, uint32_t *parent, con
 				gid[c] = small;
 				small_size += size[c];
 			}
+			r->group_kept[gid[c]] += size[c];
 		}
 		r->group[t] = size[c] ? gid[c] : PART_NONE;
 	}
@@ -224,8 +226,11 @@ static int group_threads(struct reduction *r, const struct vsc_program *p, struc
 	uint32_t pack = p->event_count >= PACK_FROM_EVENTS ? GROUP_MIN_EVENTS : 1;
 	uint32_t *gid = malloc((k + 1) * sizeof(*gid));
 
-	if (!gid)
+	r->group_kept = calloc((size_t)k + 1, sizeof(*r->group_kept));
+	if (!gid || !r->group_kept) {
+		free(gid);
 		return -ENOMEM;
+	}
 	sum_parts(pt, k);
 	number_groups(r, k, pt->parent, pt->size, gid, pack);
 	free(gid);
@@ -240,6 +245,7 @@ void reduce_free(struct reduction *r)
 	free(r->first);
 	free(r->next);
 	free(r->local);
+	free(r->group_kept);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -282,12 +288,20 @@ int reduce_plan(struct reduction *r, const struct vsc_program *p)
 int reduce_worth_it(const struct reduction *r, const struct vsc_program *p)
 {
 	uint64_t removed = r->spins + r->dropped;
+	uint64_t largest = 0;
 
 	if (r->refuted)
 		return 1;
 	if (removed * 8 >= p->event_count && removed > 0)
 		return 1;
-	return r->ngroups > 1 && p->event_count <= SPLIT_MAX_EVENTS;
+	if (r->ngroups < 2)
+		return 0;
+	/* a big program splits when the split leaves no search most of it:
+	 * a copy of one group costs less than searching the others with it
+	 * (docs/solvers.md, "Parts at once") */
+	for (uint32_t g = 0; g < r->ngroups; g++)
+		largest = r->group_kept[g] > largest ? r->group_kept[g] : largest;
+	return p->event_count <= SPLIT_MAX_EVENTS || largest * 8 <= r->kept * SPLIT_LARGEST_EIGHTHS;
 }
 
 /* The group's threads and variables, named as in p. Each variable of a

@@ -21,16 +21,17 @@ enum event_fate {
 #define PART_NONE UINT32_MAX
 
 struct reduction {
-	uint8_t *fate;    /* per flat event: base[t] + index */
-	uint32_t *base;   /* per thread + 1 */
-	uint32_t *group;  /* per thread: its group of parts, or PART_NONE */
-	uint32_t ngroups; /* parts, small ones packed together */
-	uint32_t *first;  /* per group: its first thread */
-	uint32_t *next;   /* per thread: the next thread of its group */
-	uint32_t *local;  /* per variable: its index in its group's program */
-	uint64_t parts;   /* independent parts (before packing) */
-	uint64_t spins;   /* reads collapsed */
-	uint64_t dropped; /* events dropped */
+	uint8_t *fate;        /* per flat event: base[t] + index */
+	uint32_t *base;       /* per thread + 1 */
+	uint32_t *group;      /* per thread: its group of parts, or PART_NONE */
+	uint32_t ngroups;     /* parts, small ones packed together */
+	uint32_t *first;      /* per group: its first thread */
+	uint32_t *next;       /* per thread: the next thread of its group */
+	uint64_t *group_kept; /* per group: its kept events (its program's size) */
+	uint32_t *local;      /* per variable: its index in its group's program */
+	uint64_t parts;       /* independent parts (before packing) */
+	uint64_t spins;       /* reads collapsed */
+	uint64_t dropped;     /* events dropped */
 	uint64_t kept;
 	uint32_t writers; /* the most threads writing one variable (vsc_program_writers()) */
 	int refuted;      /* a dropped variable's own reads contradict */

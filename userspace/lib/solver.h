@@ -4,6 +4,8 @@
 #ifndef VSC_SOLVER_H
 #define VSC_SOLVER_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "program.h"
@@ -26,6 +28,18 @@ struct vsc_result {
 	const struct vsc_program *analysis_of;
 };
 
+/* What the budgets of parts decided at once share (parts.c): the memory
+ * their searches hold in all, a stop for the parts whose answer can no
+ * longer matter, and the progress line (one a second, from any of them). */
+struct budget_share {
+	atomic_size_t memory;    /* bytes of search state of every part */
+	atomic_uint cancel_from; /* parts from this index on stop, as at the deadline */
+	atomic_uint done;        /* parts decided (named in progress lines) */
+	uint32_t parts;
+	pthread_mutex_t progress_lock;
+	struct timespec last_progress;
+};
+
 /* Limits checked inside search loops: a deadline and a memory budget. */
 struct budget {
 	struct timespec deadline; /* tv_sec == 0: none */
@@ -37,7 +51,10 @@ struct budget {
 	vsc_progress_fn on_progress;
 	void *progress_ctx;
 	struct timespec started, last_progress;
-	const char *phase; /* what runs now, named in progress lines (NULL: none) */
+	const char *phase;          /* what runs now, named in progress lines (NULL: none) */
+	struct budget_share *share; /* NULL: the only one */
+	uint32_t part;              /* with share: the part this budget decides */
+	size_t memory_held;         /* with share: bytes counted in share->memory */
 };
 
 void budget_init(struct budget *b, const struct vsc_check_opts *opts);
@@ -56,12 +73,25 @@ void budget_progress(struct budget *b, const char *what, unsigned long long done
 		     unsigned long long total);
 /* Name what runs from now on (a string that outlives the budget). */
 void budget_phase(struct budget *b, const char *phase);
+/* True when a search holding `bytes` of state passes the memory limit
+ * (with a share: the bytes of every part's search together). */
+int budget_over_memory(struct budget *b, size_t bytes);
+/* share for `parts` parts decided at once, under parent's limits. */
+int budget_share_init(struct budget_share *share, const struct budget *parent, uint32_t parts);
+void budget_share_destroy(struct budget_share *share);
+/* b: parent's limits (deadline, memory, progress) for part `part` of share,
+ * with work counted from 0. */
+void budget_for_part(struct budget *b, const struct budget *parent, struct budget_share *share,
+		     uint32_t part);
+/* The part is done: its search state is no longer counted. */
+void budget_part_done(struct budget *b);
 
 /* The question a solver answers, from the options. */
 struct query {
 	long bound;   /* -1: no bound */
 	int minimize; /* least number of preemptions (within bound) */
 	int want_witness;
+	unsigned jobs; /* independent parts decided by up to this many threads (1: one by one) */
 	const struct vsc_program *keep_analysis_of; /* keep_for_explain: the top program */
 };
 
