@@ -14,7 +14,9 @@
 #                                  BENCH_MEM_MB=M    address-space cap per run (default 4096)
 #                                  BENCH_FAMILIES="sc1w ring ..."  a subset
 #                                                    (threads: 10^3-10^5 threads, 10^6 and
-#                                                    10^7 events; quick: 10^5)
+#                                                    10^7 events; quick: 10^5;
+#                                                    parts: 4 independent parts,
+#                                                    -j 1 and -j 2)
 #                                  BENCH_OUT=NAME    table into bench/results/NAME.md
 #                                                    (for a subset beside the full table)
 set -u
@@ -33,7 +35,7 @@ fi
 [ -n "${BENCH_OUT:-}" ] && out=$top/bench/results/$BENCH_OUT.md
 alt_max=${BENCH_ALT_MAX:-10000}
 mem_mb=${BENCH_MEM_MB:-4096} # address-space cap per command: the machine is shared
-families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale scmw scmw-stale ring threads sat3 sat2 indset"}
+families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale scmw scmw-stale ring threads sat3 sat2 indset parts"}
 skip_exact=0
 
 # check_row FAMILY SIZE-LABEL FILE EXPECT ALT CHECK-OPTIONS...
@@ -84,6 +86,22 @@ gen() { # gen FILE ARGS...: generate, set $gen_s
 	f=$1; shift
 	time_cmd /dev/null 3600 "$vsc" gen "$@" -o "$f"; gen_s=$secs
 	[ $rc = 0 ] || { echo "bench: vsc gen $* failed" >&2; cat "$tmp/stderr" >&2; return 1; }
+}
+
+# gen_parts FILE PARTS TOTAL ARGS...: PARTS traces of vsc gen ARGS (seeds
+# 1..PARTS, TOTAL events in all) over disjoint threads and variables, one
+# file; sets $gen_s
+gen_parts() {
+	f=$1 np=$2 total=$3; shift 3
+	t0=$(date +%s%N)
+	echo "vsc 1" > "$f"
+	k=1
+	while [ $k -le "$np" ]; do
+		"$vsc" gen "$@" --total $((total / np)) --seed $k |
+			awk -v p="p${k}_" -f "$top/tests/cli/gen/parts.awk" >> "$f" || return 1
+		k=$((k + 1))
+	done
+	gen_s=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 }
 
 sizes() { # sizes FULL-LIST QUICK-LIST
@@ -159,6 +177,20 @@ run_family() {
 			want=$(awk -v k="$k" -f "$top/tests/cli/gen/indset_brute.awk" "$tmp/g.gr")
 			case $want in yes) want=consistent ;; no) want=inconsistent ;; esac
 			check_row indset "V=$nv E=$ne k=$k" "$tmp/t.vsc" "$want" - -p $((3 * k))
+		done ;;
+	parts) # independent parts: vsc gen traces over disjoint threads and
+		# variables in one file, decided with -j 1 and -j 2 (both cores)
+		for n in $(sizes "1000000 10000000" "100000"); do
+			gen_parts "$tmp/t.vsc" 4 $n sc --threads 8 --vars 64 --writers 1 -p 3 &&
+				for j in 1 2; do
+					check_row parts-sc1w "4x$((n / 4)) -j $j" "$tmp/t.vsc" "least 12" - --min -j $j
+				done
+		done
+		for n in $(sizes "1000000" "100000"); do
+			gen_parts "$tmp/t.vsc" 4 $n sc --threads 8 --vars 64 --writers 2 --values 4 -p 3 &&
+				for j in 1 2; do
+					check_row parts-scmw-4val "4x$((n / 4)) -j $j" "$tmp/t.vsc" consistent - -p 12 -j $j
+				done
 		done ;;
 	*) echo "bench: unknown family $1" >&2 ;;
 	esac
