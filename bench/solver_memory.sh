@@ -18,7 +18,7 @@ bench_start solver_memory.sh "${1:-}"
 n=${BENCH_EVENTS:-10000000}
 timeout=${BENCH_TIMEOUT:-120}
 mem_mb=${BENCH_MEM_MB:-4096}
-families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale sc1w-2val sc1w-2val-stale scmw scmw-stale axe ring2 ring64 threads10k threads100k ring10k pool10k"}
+families=${BENCH_FAMILIES:-"sc1w sc1w-stale sc1w-4val sc1w-4val-stale sc1w-2val sc1w-2val-stale scmw scmw-stale scmw-4val scmw-4val-stale axe ring2 ring64 threads10k threads100k ring10k pool10k pool10k-ts mw10k"}
 out=$top/bench/results/solver-memory.md
 
 times_of() { # times_of A B: A / B as "Nx", or "-" when B is 0
@@ -38,6 +38,8 @@ family() {
 	sc1w-2val-stale) gen="$sc --writers 1 --values 2 --stale 1" ;;
 	scmw) gen="$sc --writers 2" ;;
 	scmw-stale) gen="$sc --writers 2 --stale 1" ;;
+	scmw-4val) gen="$sc --writers 2 --values 4" ;;
+	scmw-4val-stale) gen="$sc --writers 2 --values 4 --stale 1" ;;
 	axe) gen="sc --threads 8 --total $n --vars 64 -p 3 --writers 0 --rmw 0.2 --init known --seed 1"
 		check="" ;;
 	ring2) gen="ring --threads 2 --passes $((n / 2))" check="" ;;
@@ -46,6 +48,8 @@ family() {
 	threads100k) gen="sc --threads 100000 --total $n --vars 64 --writers 1 -p 3 --seed 1" ;;
 	ring10k) gen="ring --threads 10000 --passes $((n / 2))" check="--min" ;;
 	pool10k) gen="sc --threads 10000 --total $n --vars 16 -p 3 --seed 1" ;;
+	pool10k-ts) gen="sc --threads 10000 --total $n --vars 16 -p 3 --seed 1 --timestamps" ;;
+	mw10k) gen="sc --threads 10000 --total $n --vars 64 --writers 2 -p 3 --seed 1" ;;
 	*) return 1 ;;
 	esac
 }
