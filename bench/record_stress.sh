@@ -1,10 +1,12 @@
 #!/bin/sh
 # Benchmark of the eBPF probe path on real-shaped programs (make bench):
 # events/s with 0 lost (default, back-pressure) and with --lossy, recorder
-# CPU per event and peak RSS, then the long stress and fault tests.
+# CPU per event and peak RSS; then `vsc check` on each trace recorded with
+# default options (a recorded trace at 10^6-10^7 events, beside `wc -l` on
+# the same file); then the long stress and fault tests.
 #   bench/record_stress.sh BUILD [rows]
-# Prints a table and appends it to bench/results/record_stress.md; "rows"
-# leaves out the long stress and fault tests.
+# Prints the tables and appends them to bench/results/record_stress.md;
+# "rows" leaves out the long stress and fault tests.
 set -u
 build=${1:?usage: record_stress.sh BUILD}
 vsc=$build/vsc
@@ -12,6 +14,7 @@ targets=$build/targets
 out=bench/results/record_stress.md
 work=$(mktemp -d /tmp/vsc-bench-record.XXXXXX)
 trap 'rm -rf "$work"' EXIT INT TERM
+: > "$work/checks"
 [ "$(id -u)" = 0 ] || { echo "bench-record-stress: needs root (BPF, uprobes)"; exit 0; }
 
 row() { # NAME MODE CMD...
@@ -25,6 +28,30 @@ row() { # NAME MODE CMD...
   lost=$(sed -n 's/^# lost events: //p' "$work/t.vsc")
   awk -v n="$name" -v m="$mode" -v e="$events" -v l="$lost" -v w="$wall" -v c="$cpu" -v r="$rss" \
     'BEGIN { printf "| %s | %s | %d | %s | %.2f | %.2f | %.0f | %d |\n", n, m, e, l, w, e / w / 1e6, c * 1e9 / (e + 0.001), r / 1024 }'
+  [ "$mode" = block ] && check_row "$name" "$events"
+}
+
+cpu_of() { # CPU seconds (user + system) of COMMAND..., from /usr/bin/time
+  /usr/bin/time -f "%U %S %M" -o "$work/ctime" "$@" > "$work/cout" 2>&1
+  # the last line: time puts "Command exited with non-zero status N" first
+  awk 'END { printf "%.3f %d", $1 + $2, $3 }' "$work/ctime"
+}
+
+# check_row NAME EVENTS: vsc check (no bound, then --min) on the trace just
+# recorded, with wc -l on the same file (ten runs: one is below the timer)
+check_row() {
+  wc10=$(cpu_of sh -c 'for i in 0 1 2 3 4 5 6 7 8 9; do wc -l "$0"; done' "$work/t.vsc")
+  wc_cpu=$(echo "$wc10" | awk '{ printf "%.4f", $1 / 10 }')
+  set -- "$1" "$2" $(cpu_of "$vsc" check --timeout 300 "$work/t.vsc")
+  verdict=$(head -1 "$work/cout")
+  set -- "$@" $(cpu_of "$vsc" check --min --timeout 300 "$work/t.vsc")
+  least=$(grep -m1 '^least\|^preemptions' "$work/cout" | tr -d '\n')
+  [ -n "$least" ] || least=$(head -1 "$work/cout")
+  awk -v n="$1" -v e="$2" -v c="$3" -v r="$4" -v m="$5" -v mr="$6" -v wc="$wc_cpu" \
+    -v v="$verdict" -v l="$least" -v mb="$(wc -c < "$work/t.vsc")" \
+    'BEGIN { printf "| %s | %d | %.0f | %s | %.2f | %.0f | %.0f | %s | %.2f | %.0f |\n",
+      n, e, mb / 1048576, v, c, (wc > 0 ? c / wc : 0), r * 1024 / (e + 0.001), l, m, mr * 1024 / (e + 0.001) }' \
+    >> "$work/checks"
 }
 
 {
@@ -40,6 +67,12 @@ row() { # NAME MODE CMD...
     row "lab sb 300000" $mode "$targets/lab_sb" 300000 "$work/lab.out"
     row "lab sb 1000000" $mode "$targets/lab_sb" 1000000 "$work/lab.out"
   done
+  echo
+  echo "\`vsc check\` on the traces recorded with default options (CPU = user + system; wc -l: CPU of one run, the mean of ten; B/event = peak RSS / events):"
+  echo
+  echo "| program | events | MB | verdict | CPU s | / wc -l | B/event | --min | --min CPU s | --min B/event |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  cat "$work/checks"
   echo
 } | tee -a "$out"
 [ "${2:-}" = rows ] && exit 0
