@@ -41,7 +41,7 @@ int intern_get(struct intern *t, const char *s, size_t len, int *added)
 		return found;
 	if (t->count == INT32_MAX)
 		return -ENOMEM;
-	if (ARRAY_RESERVE(t->names, t->cap, (size_t)t->count + 1))
+	if (ARRAY_RESERVE_FROM(t->names, t->cap, (size_t)t->count + 1, 4))
 		return -ENOMEM;
 	copy = malloc(len + 1);
 	if (!copy || hash_index_add(&t->index, hash, t->count)) {

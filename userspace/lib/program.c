@@ -114,7 +114,7 @@ int program_thread(struct vsc_program *p, const char *name, size_t len)
 	int added, t = intern_get(&p->thread_names, name, len, &added);
 	if (t < 0 || !added)
 		return t;
-	if (ARRAY_RESERVE_FROM(p->threads, p->threads_cap, (size_t)t + 1, 8))
+	if (ARRAY_RESERVE_FROM(p->threads, p->threads_cap, (size_t)t + 1, 2))
 		return -ENOMEM;
 	memset(&p->threads[t], 0, sizeof(p->threads[t]));
 	return t;
@@ -125,7 +125,7 @@ int program_var(struct vsc_program *p, const char *name, size_t len)
 	int added, v = intern_get(&p->var_names, name, len, &added);
 	if (v < 0 || !added)
 		return v;
-	if (ARRAY_RESERVE_FROM(p->inits, p->inits_cap, (size_t)v + 1, 8))
+	if (ARRAY_RESERVE_FROM(p->inits, p->inits_cap, (size_t)v + 1, 2))
 		return -ENOMEM;
 	memset(&p->inits[v], 0, sizeof(p->inits[v]));
 	return v;
@@ -139,8 +139,9 @@ int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_even
 	if (th->length == UINT32_MAX)
 		return -E2BIG;
 	if (th->length == th->cap) {
-		/* events, and timestamps and lines when kept, share one room */
-		size_t cap = array_grown_cap(th->cap, (size_t)th->length + 1, 8, UINT32_MAX);
+		/* events, and timestamps and lines when kept, share one room;
+		 * from 2: a lab trace has 10^6 programs of a few events */
+		size_t cap = array_grown_cap(th->cap, (size_t)th->length + 1, 2, UINT32_MAX);
 
 		if (!cap ||
 		    grow_array((void **)&th->events, &th->events_mapped,

@@ -136,10 +136,11 @@ static inline void hash_index_place(struct hash_slot *slots, size_t mask, struct
 }
 
 /* Room for count entries, at most half full. 0 or -ENOMEM (then nothing
- * changed). */
+ * changed). Starts small: a lab trace holds one program, with two name
+ * tables, per iteration of its test (10^6 of them in one file). */
 static inline int hash_index_reserve(struct hash_index *h, size_t count)
 {
-	size_t old = hash_index_slots(h), n = old ? old : 64;
+	size_t old = hash_index_slots(h), n = old ? old : 8;
 	struct hash_slot *slots;
 
 	if (count > HASH_INDEX_MAX)
