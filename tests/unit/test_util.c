@@ -219,7 +219,8 @@ static void test_hash_index(void **state)
 		assert_int_equal(name_intern(&n, words[i]), want[i]);
 	assert_int_equal(n.index.count, 6);
 	assert_int_equal(hash_index_find(&n.index, hash_string("T3"), name_eq, &n, "T3"), -1);
-	assert_int_equal(hash_index_bytes(&n.index), 64 * sizeof(struct hash_slot));
+	/* at most half full: 6 entries in 16 slots, grown from 8 */
+	assert_int_equal(hash_index_bytes(&n.index), 16 * sizeof(struct hash_slot));
 	hash_index_remove(&n.index, hash_string("x"), 2);
 	assert_int_equal(hash_index_find(&n.index, hash_string("x"), name_eq, &n, "x"), -1);
 	assert_int_equal(hash_index_find(&n.index, hash_string("T10"), name_eq, &n, "T10"), 4);
