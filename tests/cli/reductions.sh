@@ -121,7 +121,7 @@ for threads in 2 3 4; do
         expect "ring $threads/$passes$own -p $((least - 1)), $solver" inconsistent \
           "$(decide "$tmp/r.vsc" "$solver" -p $((least - 1)))"
       done
-      for solver in auto exact; do
+      for solver in auto exact sat; do
         got=$("$vsc" check --solver "$solver" --min "$tmp/r.vsc" | sed -n 's/^preemptions: \([0-9]*\).*/\1/p')
         expect "ring $threads/$passes$own --min, $solver" "$least" "$got"
       done

@@ -96,10 +96,8 @@ static const char *refusal(const char *solver, int err)
 {
 	if (!solver)
 		return NULL;
-	if (strcmp(solver, "sat") == 0 && err == -EINVAL)
-		return "it answers -p 0 only (no preemption)";
 	if (strcmp(solver, "sat") == 0 && err == -E2BIG)
-		return "too many threads to encode";
+		return "too many threads or events to encode within the memory limit";
 	if (strcmp(solver, "paper") == 0 && err == -EINVAL)
 		return "it is for 1-Writer programs only (one writer thread per variable)";
 	if (strcmp(solver, "coherence") == 0 && err == -EINVAL)

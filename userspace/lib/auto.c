@@ -16,7 +16,10 @@
  *  5. with --min: galloping from 0 (1, 2, 4... more each time) up to the
  *     first bound that works, then bisection; each witness found lowers the
  *     upper bound to its own count, and states known to fail with some
- *     preemptions left stay known across the searches. */
+ *     preemptions left stay known across the searches;
+ *  6. with several writers, a bound above 0 (or none, or --min) and a small
+ *     program: steps 2, 3 and 5 under a work cap, then SAT over the order
+ *     of events (sat_bound.c) on what they leave open. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,6 +305,7 @@ static int search_with(const struct vsc_program *p, struct analysis *a, const st
 {
 	struct forced forced;
 	struct engine g;
+	unsigned long outer;
 	int r;
 
 	budget_phase(b, "forced orders");
@@ -320,11 +324,12 @@ static int search_with(const struct vsc_program *p, struct analysis *a, const st
 		return r;
 	}
 	budget_phase(b, "search");
-	b->work_cap = *partial ? cap : 0;
+	outer = b->work_cap; /* a cap of the caller's (search_then_sat) holds too */
+	b->work_cap = *partial && (!outer || cap < outer) ? cap : outer;
 	r = engine_rank_by_ts(&g);
 	if (!r)
 		r = decide(&g, q, best, least);
-	b->work_cap = 0;
+	b->work_cap = outer;
 	res->nodes += g.nodes;
 	res->steps += g.steps;
 	engine_free(&g);
@@ -351,6 +356,44 @@ static int search_engine(const struct vsc_program *p, struct analysis *a, const 
 		r = 0;
 	}
 	return r;
+}
+
+/* Programs up to this many events, with several writers, go to SAT over
+ * the order of events (sat_bound.c) when the search used
+ * SEARCH_BEFORE_SAT_WORK: the paper's reductions (3-SAT, independent set)
+ * are such programs, where the search branches at every write. Beyond it
+ * the encoding (n^2/2 pair variables for no bound) outgrows the search. */
+#define SAT_EVENTS 1500
+#define SEARCH_BEFORE_SAT_WORK (1UL << 27) /* about 0.2 s of search */
+
+/* Several writers (writers: vsc_program_writers(p)), a bound above 0 or
+ * none or --min, and a small program: the search under a work cap (it
+ * decides most such programs at once), then SAT on what it left open,
+ * from the least the search proved; the search without the cap when SAT
+ * cannot encode it. Else the search alone. */
+static int search_then_sat(const struct vsc_program *p, size_t writers, struct analysis *a,
+			   const struct query *q, struct budget *b, struct vsc_result *res,
+			   struct best *best, long least)
+{
+	unsigned long outer = b->work_cap, cap = b->steps + SEARCH_BEFORE_SAT_WORK;
+	int r;
+
+	if (writers <= 1 || q->bound == 0 || p->event_count > SAT_EVENTS || best->witness ||
+	    (outer && outer <= cap))
+		return search_engine(p, a, q, b, res, best, least);
+	b->work_cap = cap;
+	r = search_engine(p, a, q, b, res, best, least);
+	b->work_cap = outer;
+	if (r || res->verdict != VSC_UNKNOWN || b->steps < cap)
+		return r; /* decided, or stopped by the deadline or memory */
+	if (res->witness && res->lower > least)
+		least = res->lower; /* --min: the least is between lower and the witness's */
+	budget_phase(b, "SAT over events");
+	r = sat_decide_bounded(p, q, b, res, least);
+	if (r != -E2BIG)
+		return r;
+	budget_phase(b, "search");
+	return search_engine(p, a, q, b, res, best, least);
 }
 
 /* Done with the analysis of p: freed, or, for an inconsistent verdict on
@@ -391,7 +434,7 @@ static int search_whole(const struct vsc_program *p, size_t writers, const struc
 	if (r == SEARCH_ON)
 		r = try_sat(p, writers, q, b, res, &least);
 	if (r == SEARCH_ON)
-		r = search_engine(p, &a, q, b, res, best, least);
+		r = search_then_sat(p, writers, &a, q, b, res, best, least);
 	analysis_done(&a, p, q, res);
 	return r;
 }

@@ -17,6 +17,9 @@ void sat_backend_reserve(struct sat_backend *s, int nvars);
 /* Add literals of a clause, 0 ends it (DIMACS style). Clauses may be added
  * after a solve, and the next solve sees them. */
 void sat_backend_add(struct sat_backend *s, int lit);
+/* Assume lit for the next solve only (CaDiCaL forgets assumptions after
+ * each solve): a bound asked of a counter without adding a clause. */
+void sat_backend_assume(struct sat_backend *s, int lit);
 /* 10 satisfiable, 20 unsatisfiable, 0 stopped, -ENOMEM on failure. */
 int sat_backend_solve(struct sat_backend *s);
 /* After 10: is variable var true? */

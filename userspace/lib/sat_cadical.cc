@@ -18,6 +18,7 @@ struct Stopper : CaDiCaL::Terminator {
 struct sat_backend {
 	CaDiCaL::Solver solver;
 	Stopper stopper;
+	bool failed = false; // out of memory while adding: the next solve says so
 };
 
 extern "C" struct sat_backend *sat_backend_new(int (*stop)(void *ctx), void *ctx)
@@ -42,16 +43,33 @@ extern "C" void sat_backend_free(struct sat_backend *s)
 
 extern "C" void sat_backend_reserve(struct sat_backend *s, int nvars)
 {
-	s->solver.reserve(nvars);
+	try {
+		s->solver.reserve(nvars);
+	} catch (const std::bad_alloc &) {
+		s->failed = true;
+	}
 }
 
 extern "C" void sat_backend_add(struct sat_backend *s, int lit)
 {
-	s->solver.add(lit);
+	if (s->failed)
+		return;
+	try {
+		s->solver.add(lit);
+	} catch (const std::bad_alloc &) {
+		s->failed = true;
+	}
+}
+
+extern "C" void sat_backend_assume(struct sat_backend *s, int lit)
+{
+	s->solver.assume(lit);
 }
 
 extern "C" int sat_backend_solve(struct sat_backend *s)
 {
+	if (s->failed)
+		return -ENOMEM;
 	try {
 		return s->solver.solve();
 	} catch (const std::bad_alloc &) {

@@ -106,11 +106,16 @@ struct solver {
 extern const struct solver auto_solver; /* analysis + engine: the default */
 extern const struct solver exact_solver;
 extern const struct solver paper_solver;
-extern const struct solver sat_solver;       /* CaDiCaL, -p 0 only */
+extern const struct solver sat_solver;       /* CaDiCaL */
 extern const struct solver coherence_solver; /* values identify writes: saturation */
 /* -p 0 through SAT (sat.c); fills res, VSC_UNKNOWN when b stops it. */
-int sat_decide_no_preemption(const struct vsc_program *p, struct budget *b,
-			     struct vsc_result *res); /* the seed paper's 1-Writer algorithm */
+int sat_decide_no_preemption(const struct vsc_program *p, struct budget *b, struct vsc_result *res);
+/* Any bound and --min through SAT over the order of events (sat_bound.c),
+ * the least preemptions known to be at least lower: fills res
+ * (VSC_UNKNOWN when b stops it, with the least's bounds when --min had a
+ * witness); -E2BIG when p is too big to encode within the memory limit. */
+int sat_decide_bounded(const struct vsc_program *p, const struct query *q, struct budget *b,
+		       struct vsc_result *res, long lower);
 
 /* Free what keep_for_explain kept in res (check.c). */
 void result_drop_analysis(struct vsc_result *res);

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/* SAT over the order of events, for bounds above 0 and no bound
+ * (sat_bound.c): what both orders share (encode_events.c: the events, the
+ * writes of each variable, "each read sees one write"), and the two ways
+ * to order the events:
+ *  - order_pairs.c: a variable per pair of events of different threads,
+ *    transitivity added lazily; any number of preemptions (no bound);
+ *  - order_slots.c: each event in one of L slots, each slot one thread's
+ *    run, so L = threads + k allows k preemptions; no transitivity. */
+#ifndef VSC_ENCODE_EVENTS_H
+#define VSC_ENCODE_EVENTS_H
+
+#include "lazy_order.h"
+#include "program.h"
+
+/* The writes of each variable, in event order: writes[wstart[x]..wstart[x+1]). */
+struct write_lists {
+	uint32_t *wstart, *writes;
+	uint32_t *own; /* per event: its thread's last write of its variable before it, or NONE */
+	uint32_t *windex; /* per write: its place among the writes of its variable */
+};
+
+#define NONE UINT32_MAX
+
+struct event_encoding {
+	const struct vsc_program *p;
+	uint32_t n;       /* events, numbered thread by thread in program order */
+	uint32_t threads; /* threads with events */
+	uint32_t *thread; /* the program's thread of each event */
+	uint32_t *end;    /* per event: one past the last event of its thread */
+	uint32_t *start;  /* per program thread: its first event */
+	struct write_lists wl;
+	/* the order's literal "a comes before b", for a and b of one
+	 * variable, one of them a write (LIT_TRUE / LIT_FALSE in one thread) */
+	order_lit_fn order;
+	void *order_ctx;
+	int nvars;       /* variables used so far */
+	size_t lits;     /* literals given to the solver */
+	size_t max_lits; /* beyond this the solver would pass the memory limit */
+	struct sat_backend *s;
+};
+
+/* Estimated bytes of the SAT solver per literal of a clause and per
+ * variable (CaDiCaL on the 3-SAT reductions, rounded up). */
+#define SAT_BYTES_PER_LIT 40
+#define SAT_BYTES_PER_VAR 160
+
+/* Number p's events and list its writes, for clauses given to s. 0,
+ * -E2BIG (too many events), -ENOMEM. */
+int events_number(const struct vsc_program *p, struct event_encoding *e, struct sat_backend *s,
+		  struct budget *b);
+void event_encoding_free(struct event_encoding *e);
+const struct vsc_event *event_at(const struct event_encoding *e, uint32_t a);
+/* Room for vars more variables within the memory limit: 0 or -E2BIG. */
+int events_reserve(struct event_encoding *e, uint64_t vars);
+
+/* A clause to the solver, counted against the memory estimate (past it,
+ * clauses are left out and events_done() says -E2BIG). */
+void event_clause(struct event_encoding *e, const int *lits, int n);
+void event_clause2(struct event_encoding *e, int a, int b);
+void event_clause3(struct event_encoding *e, int a, int b, int c);
+/* 0, or -E2BIG when clauses were left out. */
+int events_done(const struct event_encoding *e);
+
+/* Every read sees one write (or the initial value) in e->order. 0,
+ * -ENOMEM, -ETIME. */
+int encode_reads_from(struct event_encoding *e, struct budget *b);
+
+/* order_pairs.c */
+struct pair_order {
+	struct event_encoding *e;
+	uint64_t *base; /* per event a: o(a, b) for b >= end[a] is base[a] + b - end[a] + 1 */
+};
+/* The pair variables, program order along each thread, and e->order. */
+int pair_order_init(struct pair_order *o, struct event_encoding *e, struct budget *b);
+void pair_order_free(struct pair_order *o);
+int pair_lit(const void *ctx, uint32_t a, uint32_t b);
+
+/* order_slots.c */
+struct slot_order {
+	struct event_encoding *e;
+	uint32_t slots;  /* L */
+	int rbase;       /* r(a) > j is variable rbase + a * (L - 1) + j, j = 1..L-1 */
+	int ownbase;     /* own(j,i): slot j holds a run of thread i (among threads with events) */
+	int ladderbase;  /* at-most-one own(j,i) per slot j: "some i' <= i owns j" */
+	int limbase;     /* lim(j): slot j may be used */
+	uint32_t *index; /* per program thread: its index among threads with events */
+	uint64_t *row;   /* per event: where its pairs with the writes of its variable start */
+	int *pair;       /* pair variables made so far (0: not yet) */
+};
+/* L = slots; e->order becomes the order of the slots. */
+int slot_order_init(struct slot_order *o, struct event_encoding *e, uint32_t slots,
+		    struct budget *b);
+void slot_order_free(struct slot_order *o);
+/* The literal to assume for "at most k preemptions" (k < L - threads). */
+int slot_limit(const struct slot_order *o, uint32_t k);
+/* The model's order of events as threads, one per step: 0 or -ENOMEM. */
+int slot_witness(const struct slot_order *o, uint32_t *threads);
+
+#endif
