@@ -17,23 +17,32 @@ static unsigned below(uint64_t *s, unsigned n)
 	return n ? (unsigned)(random_next(s) % n) : 0;
 }
 
-struct vsc_program *random_program(uint64_t *s, const struct random_shape *sh)
+struct vsc_program *named_program(unsigned threads, unsigned vars)
 {
 	struct vsc_program *p = vsc_program_new();
-	int64_t mem[16];
-	int has[16];
-	unsigned owner[16];
 	char name[16];
 
-	if (!p || sh->vars > 16)
-		return NULL;
-	for (unsigned t = 0; t < sh->threads; t++) {
+	for (unsigned t = 0; p && t < threads; t++) {
 		snprintf(name, sizeof(name), "T%u", t);
 		vsc_program_add_thread(p, name);
 	}
-	for (unsigned v = 0; v < sh->vars; v++) {
+	for (unsigned v = 0; p && v < vars; v++) {
 		snprintf(name, sizeof(name), "x%u", v);
 		vsc_program_add_var(p, name);
+	}
+	return p;
+}
+
+struct vsc_program *random_program(uint64_t *s, const struct random_shape *sh)
+{
+	struct vsc_program *p = sh->vars > 16 ? NULL : named_program(sh->threads, sh->vars);
+	int64_t mem[16];
+	int has[16];
+	unsigned owner[16];
+
+	if (!p)
+		return NULL;
+	for (unsigned v = 0; v < sh->vars; v++) {
 		owner[v] = below(s, sh->threads);
 		has[v] = 0;
 		if (below(s, 100) < sh->init_pct) {

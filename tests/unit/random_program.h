@@ -24,5 +24,7 @@ struct random_shape {
 /* xorshift64*: the seed picks the program. */
 uint64_t random_next(uint64_t *state);
 struct vsc_program *random_program(uint64_t *state, const struct random_shape *shape);
+/* An empty program with threads T0.. and variables x0.. (NULL: no memory). */
+struct vsc_program *named_program(unsigned threads, unsigned vars);
 
 #endif

@@ -8,6 +8,7 @@
  * must say it does not apply. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 #include <errno.h>
 
+#include "coherence_guess.h"
 #include "pair_table.h"
 #include "write_index.h"
 #include "random_program.h"
@@ -340,6 +342,194 @@ static void write_index_finds_every_write(void **state)
 	check_index(values, 4, 3, false);
 }
 
+/* ---- the run under a coherence order from the values, and its bound ---- */
+
+/* Each read's one source as coherence.c finds it (COH_INIT: the initial
+ * value); false when some read has none or a choice, or two reads of an
+ * unknown initial value differ: coherence.c answers those before any run. */
+static bool sources_of(const struct vsc_program *p, uint32_t *base, uint32_t *rf)
+{
+	uint32_t k = program_threads(p), f = 0;
+	int64_t seen_init[MAX_VARS];
+	bool has_init[MAX_VARS] = { false };
+
+	for (uint32_t t = 0; t <= k; t++)
+		base[t] = t == 0 ? 0 : base[t - 1] + p->threads[t - 1].length;
+	for (uint32_t t = 0; t < k; t++)
+		for (uint32_t i = 0; i < p->threads[t].length; i++, f++) {
+			const struct vsc_event *e = &p->threads[t].events[i];
+			const struct vsc_var_init *in = &p->inits[e->var];
+			uint32_t writes = 0;
+			bool init = in->kind == VSC_INIT_UNKNOWN ||
+				    (in->kind == VSC_INIT_KNOWN && in->value == e->value);
+			rf[f] = COH_NONE;
+			if (e->kind == VSC_WRITE)
+				continue;
+			for (uint32_t u = 0; u < k; u++)
+				for (uint32_t j = 0; j < p->threads[u].length; j++) {
+					const struct vsc_event *w = &p->threads[u].events[j];
+					int64_t v = w->kind == VSC_RMW ? w->new_value : w->value;
+					if (w->kind != VSC_READ && w->var == e->var &&
+					    v == e->value) {
+						writes++;
+						rf[f] = base[u] + j;
+					}
+				}
+			if (writes + init != 1)
+				return false;
+			if (init && in->kind == VSC_INIT_UNKNOWN) {
+				if (has_init[e->var] && seen_init[e->var] != e->value)
+					return false;
+				has_init[e->var] = true;
+				seen_init[e->var] = e->value;
+			}
+			if (init)
+				rf[f] = COH_INIT;
+		}
+	return true;
+}
+
+struct guess_tally {
+	unsigned programs, consistent, runs, least_run, least_bound;
+};
+
+/* The run and the bound alone on p, against the least preemptions exact
+ * finds: a run only where exact finds a witness, verified, with at least
+ * the least preemptions; the bound at most the least. */
+static void guess_against_exact(const struct vsc_program *p, struct guess_tally *tl)
+{
+	uint32_t base[8], rf[32], steps[32];
+	struct coh_sources s = {
+		p, program_threads(p), (uint32_t)p->event_count, program_vars(p), base, rf
+	};
+	VSC_OPTS(vsc_check_opts, opts);
+	struct vsc_result *want;
+	struct budget b;
+	long pre = -1, verified = -1, least, lower;
+	char why[200] = "";
+	int r;
+
+	if (!sources_of(p, base, rf))
+		return;
+	tl->programs++;
+	assert_int_equal(decide(p, "exact", -1, 1, &want), 0);
+	least = vsc_result_verdict(want) == VSC_CONSISTENT ? vsc_result_preemptions(want) : -1;
+	vsc_result_free(want);
+	tl->consistent += least >= 0;
+	budget_init(&b, &opts);
+	r = coherence_guess_run(&s, &b, steps, &pre);
+	assert_true(r == 0 || r == 1);
+	if (r == 0)
+		return;
+	if (least < 0 || vsc_witness_verify(p, steps, s.n, &verified, why, sizeof(why))) {
+		vsc_program_write(p, stderr);
+		fail_msg("guessed run: a witness where exact finds none, or rejected: %s", why);
+	}
+	assert_int_equal(verified, pre);
+	assert_true(pre >= least);
+	lower = coherence_path_bound(&s, steps, &b);
+	if (lower < 0 || lower > least) {
+		vsc_program_write(p, stderr);
+		fail_msg("path bound %ld, least %ld", lower, least);
+	}
+	tl->runs++;
+	tl->least_run += pre == least;
+	tl->least_bound += lower == least;
+}
+
+static void guessed_run_agrees_with_exact(void **state)
+{
+	struct guess_tally tl = { 0 };
+	struct gen g = { .seed = 0x9e55ULL };
+
+	(void)state;
+	for (unsigned i = 0; i < 8000; i++) {
+		unsigned threads = 2 + below(&g, 6), events = 2 + below(&g, 13);
+		struct vsc_program *p = unique_program(&g, threads, events, 1 + below(&g, MAX_VARS),
+						       i % 2 ? 30 : 0, 0);
+		guess_against_exact(p, &tl);
+		vsc_program_free(p);
+	}
+	printf("guessed run: %u programs with sources, %u consistent, %u runs (%u with the least "
+	       "preemptions), the bound reaching the least on %u\n",
+	       tl.programs, tl.consistent, tl.runs, tl.least_run, tl.least_bound);
+	/* values count up here, so the guess is usually right */
+	assert_true(tl.runs * 10 >= tl.consistent * 9);
+	assert_true(tl.least_run * 2 >= tl.runs);
+}
+
+/* A worker pool: threads run whole in turn, except `cut` of them, each
+ * stopped halfway and resumed `gap` threads later (one preemption each);
+ * reads see the value in memory, writes count up from 1, `init x 0`. */
+static struct vsc_program *pool_program(uint64_t seed, unsigned threads, unsigned events,
+					unsigned vars, unsigned cut, unsigned gap)
+{
+	struct vsc_program *p = named_program(threads, vars);
+	struct gen g = { .seed = seed };
+	int64_t mem[16] = { 0 }, next[16] = { 0 };
+	uint32_t *pos = calloc(threads, sizeof(uint32_t));
+
+	assert_non_null(p);
+	assert_non_null(pos);
+	for (unsigned v = 0; v < vars; v++)
+		vsc_program_set_init(p, v, VSC_INIT_KNOWN, 0);
+	for (unsigned slot = 0; slot < threads + cut; slot++) {
+		/* slot s runs thread s, or (s = c + gap + j for a cut thread c =
+		 * j * threads / cut) the rest of c, after thread s - j - 1 */
+		unsigned t = slot, upto = events;
+		for (unsigned j = 0; j < cut; j++) {
+			unsigned c = 1 + j * (threads / cut), back = c + gap + j + 1;
+			if (slot == back)
+				t = c;
+			else if (slot > back && t == slot)
+				t--;
+		}
+		if (t >= threads)
+			continue;
+		for (unsigned j = 0; j < cut; j++)
+			if (t == 1 + j * (threads / cut) && pos[t] == 0)
+				upto = events / 2;
+		for (; pos[t] < upto; pos[t]++) {
+			unsigned v = below(&g, vars);
+			struct vsc_event e = { .var = v,
+					       .kind = below(&g, 2) ? VSC_READ : VSC_WRITE };
+			e.value = e.kind == VSC_READ ? mem[v] : (mem[v] = ++next[v]);
+			vsc_program_append(p, t, &e, 0);
+		}
+	}
+	free(pos);
+	return p;
+}
+
+/* Too many threads for the saturation's vectors (threads x threads over
+ * 16 M words): auto decides the pool through the guessed run, with a
+ * witness that verifies and at most the preemptions the pool was built
+ * with; --min, where the bound meets the run, says least. */
+static void pool_without_vectors(void **state)
+{
+	struct vsc_program *p = pool_program(0x9001ULL, 5000, 6, 16, 3, 40);
+	long bounds[] = { -1, 3 };
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		struct vsc_result *got;
+		const uint32_t *w;
+		long pre = -1;
+		char why[200] = "";
+		size_t n;
+		assert_int_equal(
+			decide(p, i < 2 ? "auto" : "coherence", i < 2 ? bounds[i] : 3, 0, &got), 0);
+		assert_int_equal(vsc_result_verdict(got), VSC_CONSISTENT);
+		n = vsc_result_witness(got, &w);
+		if (vsc_witness_verify(p, w, n, &pre, why, sizeof(why)))
+			fail_msg("pool witness rejected: %s", why);
+		assert_int_equal(pre, vsc_result_preemptions(got));
+		assert_true(pre <= 3);
+		vsc_result_free(got);
+	}
+	vsc_program_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +538,8 @@ int main(void)
 		cmocka_unit_test(coherence_agrees_long_write_lists),
 		cmocka_unit_test(pair_table_grows_and_finds),
 		cmocka_unit_test(write_index_finds_every_write),
+		cmocka_unit_test(guessed_run_agrees_with_exact),
+		cmocka_unit_test(pool_without_vectors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -231,7 +231,8 @@ static int try_whole_threads(const struct analysis *a, const struct vsc_program 
 		r = thread_order_witness(a, p, &res->witness);
 		if (r == 0 && q->bound == 0) /* no order of whole threads */
 			return 0;
-		*least = r == 0 ? 1 : 0;
+		if (r == 0 && *least < 1)
+			*least = 1; /* keeps what saturation proved */
 		r = r == THREAD_ORDER_NOT_APPLY ? 0 : r;
 	}
 	if (r == 0)

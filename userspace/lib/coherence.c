@@ -21,18 +21,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coherence_guess.h"
 #include "write_index.h"
 #include "userspace/util/sorted.h"
 #include "userspace/util/array.h"
 
-#define COH_NONE UINT32_MAX       /* rf: the event reads nothing */
-#define COH_INIT (UINT32_MAX - 1) /* rf: it reads the initial value */
-#define SLOT_TWICE 0x80000000u    /* write index: two writes of the pair */
+#define SLOT_TWICE 0x80000000u /* write index: two writes of the pair */
 #define MAX_EVENTS 0x7ffffff0u
 #define MAX_VECTOR_WORDS ((size_t)160 << 20) /* sync events x threads */
 #define MAX_RUN_WORDS ((size_t)16 << 20)     /* threads x threads: 4,096 threads */
 #define RULE_WORK_PER_EVENT 64               /* reads x writer threads, per event */
 #define MAX_ROUNDS 64
+#define GUESS_FIRST_THREADS 64 /* more threads: the guessed run first */
+#define MAX_STOPPED 64         /* stopped threads charged by stops_along() */
 
 /* Inlined whatever the compiler thinks of its size: the per-event steps,
  * and the prefetches (a function that only prefetches looks free of
@@ -72,6 +73,7 @@ struct coh {
 	size_t *cursor; /* per thread: first edge into its next event */
 	uint64_t steps; /* events placed by every pass and run: the work done */
 	int refuted;
+	bool vectors; /* the rows fit (threads x threads, sync events x threads) */
 };
 
 static uint32_t thread_of(const struct coh *c, uint32_t flat)
@@ -938,14 +940,14 @@ static void coh_free(struct coh *c)
 	free(c->cursor);
 }
 
-/* Sources, writes by thread, room for vectors. 0, COHERENCE_NOT_APPLY or
- * -errno. */
+/* Sources, writes by thread, room for vectors (c->vectors: they fit). 0,
+ * COHERENCE_NOT_APPLY or -errno. */
 static int coh_build(struct coh *c, const struct vsc_program *p, struct budget *b)
 {
 	int r;
 
 	*c = (struct coh){ .p = p, .b = b, .k = program_threads(p), .nvars = program_vars(p) };
-	if (p->event_count > MAX_EVENTS || c->k == 0 || (size_t)c->k * c->k > MAX_RUN_WORDS)
+	if (p->event_count > MAX_EVENTS || c->k == 0)
 		return COHERENCE_NOT_APPLY;
 	c->n = (uint32_t)p->event_count;
 	c->base = malloc(((size_t)c->k + 1) * sizeof(uint32_t));
@@ -960,15 +962,17 @@ static int coh_build(struct coh *c, const struct vsc_program *p, struct budget *
 	c->sync = calloc(((size_t)c->n >> 6) + 1, sizeof(uint64_t));
 	if (!c->sync)
 		return -ENOMEM;
-	if ((r = link_reads(c)) || c->refuted)
-		return r;
+	if ((r = link_reads(c)) || c->refuted || (size_t)c->k * c->k > MAX_RUN_WORDS)
+		return r; /* too many threads: sources only (the guessed run) */
 	c->sync_before = malloc((((size_t)c->n >> 6) + 1) * sizeof(uint32_t));
 	c->first_row = malloc(((size_t)c->k + 1) * sizeof(uint32_t));
 	c->run = malloc((size_t)c->k * c->k * sizeof(uint32_t));
 	c->done = malloc((((size_t)c->n >> 6) + 1) * sizeof(uint64_t));
 	if (!c->sync_before || !c->first_row || !c->run || !c->done)
 		return -ENOMEM;
-	return index_sync(c);
+	r = index_sync(c);
+	c->vectors = r == 0;
+	return r == COHERENCE_NOT_APPLY ? 0 : r;
 }
 
 static int decided(struct vsc_result *res, enum vsc_verdict v)
@@ -977,34 +981,117 @@ static int decided(struct vsc_result *res, enum vsc_verdict v)
 	return COHERENCE_DECIDED;
 }
 
+/* A run found (steps with pre preemptions; steps NULL: none) and a lower
+ * bound: keep the better witness in open (steps is taken), and decide
+ * when the bound exceeds the bound asked, or the witness kept meets the
+ * bound asked (--min: the lower bound). */
+static int settle(struct coh *c, const struct query *q, struct vsc_result *res,
+		  struct coherence_open *open, uint32_t *steps, long pre, long lower)
+{
+	if (steps && (!open->witness || pre < open->preemptions)) {
+		free(open->witness);
+		open->witness = steps;
+		open->preemptions = pre;
+	} else {
+		free(steps);
+	}
+	open->least = lower > open->least ? lower : open->least;
+	if (q->bound >= 0 && open->least > q->bound)
+		return decided(res, VSC_INCONSISTENT);
+	pre = open->preemptions;
+	if (open->witness && (q->minimize ? pre == open->least : q->bound < 0 || pre <= q->bound)) {
+		res->witness = open->witness;
+		res->witness_length = c->n;
+		res->preemptions = res->lower = pre;
+		open->witness = NULL;
+		return decided(res, VSC_CONSISTENT);
+	}
+	return COHERENCE_OPEN;
+}
+
+static struct coh_sources sources(const struct coh *c)
+{
+	return (struct coh_sources){ c->p, c->k, c->n, c->nvars, c->base, c->rf };
+}
+
+/* forced_stops() over the threads a witness switches away from
+ * unfinished, each at most once: no other thread stops there, so none is
+ * forced to (forced_stops() looks at every thread for each sync event). */
+static long stops_along(struct coh *c, const uint32_t *steps)
+{
+	struct coh_sources s = sources(c);
+	uint32_t u[MAX_STOPPED], m = coh_preempted_threads(&s, steps, c->pos, u, MAX_STOPPED);
+	long stops = 0;
+
+	for (uint32_t j = 0; j < m; j++)
+		stops += forced_stops_of(c, u[j]);
+	return stops;
+}
+
 /* The saturated orders hold no cycle: the lower bound, then the greedy
- * run. A witness decides when it is within the bound (--min: when it
- * meets the lower bound). */
+ * run, unless a guessed run went first with many threads (the greedy
+ * compares every thread at each switch; the bound is then taken over the
+ * threads that witness stops). */
 static int try_witness(struct coh *c, const struct query *q, struct vsc_result *res,
 		       struct coherence_open *open)
 {
-	long lower = forced_stops(c), pre = -1;
-	uint32_t *steps;
-	int ok;
+	bool cheap = open->witness && c->k > GUESS_FIRST_THREADS;
+	long lower = cheap ? stops_along(c, open->witness) : forced_stops(c), pre = -1;
+	uint32_t *steps = NULL;
+	int ok = 0;
 
-	if (q->bound >= 0 && lower > q->bound)
-		return decided(res, VSC_INCONSISTENT);
-	open->least = lower;
-	steps = malloc(((size_t)c->n + 1) * sizeof(uint32_t));
-	ok = steps ? greedy_run(c, steps, &pre) : -ENOMEM;
-	if (ok == 1 && (q->minimize ? pre == lower : q->bound < 0 || pre <= q->bound)) {
-		res->witness = steps;
-		res->witness_length = c->n;
-		res->preemptions = res->lower = pre;
-		return decided(res, VSC_CONSISTENT);
+	if (!cheap && (q->bound < 0 || lower <= q->bound)) {
+		steps = malloc(((size_t)c->n + 1) * sizeof(uint32_t));
+		ok = steps ? greedy_run(c, steps, &pre) : -ENOMEM;
 	}
-	if (ok == 1) { /* an upper bound for the search */
-		open->witness = steps;
-		open->preemptions = pre;
-		return COHERENCE_OPEN;
+	if (ok != 1) {
+		free(steps);
+		steps = NULL;
 	}
-	free(steps);
-	return ok < 0 ? ok : COHERENCE_OPEN;
+	return ok < 0 ? ok : settle(c, q, res, open, steps, pre, lower);
+}
+
+/* The run under the coherence order the values suggest
+ * (coherence_guess.c), and the lower bound read along its witness. */
+static int try_guess(struct coh *c, const struct query *q, struct vsc_result *res,
+		     struct coherence_open *open)
+{
+	struct coh_sources s = sources(c);
+	uint32_t *steps = malloc(((size_t)c->n + 1) * sizeof(uint32_t));
+	long pre = -1, lower = 0;
+	int ok = steps ? coherence_guess_run(&s, c->b, steps, &pre) : -ENOMEM;
+
+	c->steps += ok == 1 ? c->n : 0;
+	if (ok == 1 && (lower = coherence_path_bound(&s, steps, c->b)) < 0)
+		ok = (int)lower;
+	if (ok != 1) {
+		free(steps);
+		return ok < 0 ? ok : COHERENCE_OPEN;
+	}
+	return settle(c, q, res, open, steps, pre, lower);
+}
+
+/* Vectors, the lower bound and the greedy run with program order and
+ * sources alone (the rules cost most, and where values identify writes
+ * the run often needs none); then the rules, and both again. When a round
+ * of rules costs too much, or the rows outgrow their cap, what is known
+ * then is what is known. */
+static int saturate_and_run(struct coh *c, const struct query *q, struct vsc_result *res,
+			    struct coherence_open *open)
+{
+	int r = sweep(c);
+
+	if (r <= 0) {
+		c->refuted = r == 0;
+		return r;
+	}
+	r = try_witness(c, q, res, open);
+	if (r == COHERENCE_OPEN && (r = prepare_rules(c)) == 0) {
+		r = saturate(c);
+		if (r == 0 && !c->refuted)
+			r = try_witness(c, q, res, open);
+	}
+	return r == COHERENCE_NOT_APPLY ? COHERENCE_OPEN : r;
 }
 
 int coherence_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
@@ -1012,27 +1099,25 @@ int coherence_solve(const struct vsc_program *p, const struct query *q, struct b
 {
 	struct coh c;
 	int r = coh_build(&c, p, b);
+	bool guessed = false;
 
 	*open = (struct coherence_open){ 0, NULL, -1 };
-	/* first a run with program order and sources alone: the rules cost
-	 * most, and where values identify writes the run often needs none */
-	if (r == 0 && !c.refuted && (r = sweep(&c)) >= 0) {
-		c.refuted = r == 0;
-		r = c.refuted ? 0 : try_witness(&c, q, res, open);
-		/* then the rules, and the run again; when a round of rules
-		 * costs too much, what the first run found is what is known */
-		if (r == COHERENCE_OPEN && (r = prepare_rules(&c)) == 0) {
-			free(open->witness);
-			*open = (struct coherence_open){ 0, NULL, -1 };
-			r = saturate(&c);
-			if (r == 0 && !c.refuted)
-				r = try_witness(&c, q, res, open);
-		} else if (r == COHERENCE_NOT_APPLY) {
-			r = COHERENCE_OPEN;
-		}
+	/* with many threads (or too many for vectors) the guessed run goes
+	 * first: it is linear, where the vectors' runs cost threads per switch */
+	if (r == 0 && !c.refuted && (!c.vectors || c.k > GUESS_FIRST_THREADS)) {
+		r = try_guess(&c, q, res, open);
+		guessed = true;
 	}
+	if (c.vectors && !c.refuted && (guessed ? r == COHERENCE_OPEN : r == 0))
+		r = saturate_and_run(&c, q, res, open);
+	if (r == COHERENCE_OPEN && !guessed && !c.refuted)
+		r = try_guess(&c, q, res, open);
 	if (r == 0 && c.refuted)
 		r = decided(res, VSC_INCONSISTENT);
+	if (r != COHERENCE_OPEN) { /* the witness kept serves only the search */
+		free(open->witness);
+		*open = (struct coherence_open){ 0, NULL, -1 };
+	}
 	res->steps += c.steps;
 	coh_free(&c);
 	return r;

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* For programs whose values identify writes (coherence.c): a run under a
+ * coherence order guessed from the values, and a lower bound on the
+ * preemptions read from the witness it finds (coherence_guess.c;
+ * docs/solvers.md, "Worker pools: a coherence order from the values"). */
+#ifndef VSC_COHERENCE_GUESS_H
+#define VSC_COHERENCE_GUESS_H
+
+#include "solver.h"
+
+#define COH_NONE UINT32_MAX       /* rf: the event reads nothing */
+#define COH_INIT (UINT32_MAX - 1) /* rf: it reads the initial value */
+
+/* What coherence.c found: each read's one source. */
+struct coh_sources {
+	const struct vsc_program *p;
+	uint32_t k, n, nvars;
+	const uint32_t *base; /* per thread + 1: flat number of its event 0 */
+	const uint32_t *rf;   /* per flat event: the write it reads, COH_INIT or COH_NONE */
+};
+
+/* Each write's readers: rlist[roff[w], roff[w + 1]) (roff: n + 2 words,
+ * filled here). 0 or -ENOMEM. */
+int coh_list_readers(const struct coh_sources *s, uint32_t *roff, uint32_t **rlist);
+
+/* Each variable's writes ordered by value (ascending, then descending),
+ * and a run that keeps program order, sources, that order and the reads
+ * before the next write. 1: an SC interleaving in steps (thread per step)
+ * with *pre preemptions; 0: both orders hold a cycle; -errno. */
+int coherence_guess_run(const struct coh_sources *s, struct budget *b, uint32_t *steps, long *pre);
+
+/* A lower bound on the preemptions of every SC interleaving, computed
+ * along steps, an SC interleaving: >= 0, or -errno. */
+long coherence_path_bound(const struct coh_sources *s, const uint32_t *steps, struct budget *b);
+
+/* The threads steps (an SC interleaving) switches away from with events
+ * left, each once, at most `most` of them, into out; pos: k words of
+ * scratch. No other thread is forced to stop anywhere. */
+uint32_t coh_preempted_threads(const struct coh_sources *s, const uint32_t *steps, uint32_t *pos,
+			       uint32_t *out, uint32_t most);
+
+#endif
