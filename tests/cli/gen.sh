@@ -100,6 +100,22 @@ done
 n=$(sed -n 's/^# stale reads injected: \([0-9]*\).*/\1/p' "$tmp/s.vsc")
 [ "$n" = 1 ] && [ "$(verdict -p 3 --timeout 20 "$tmp/s.vsc")" = inconsistent ] && ok ||
 	no "gen sc 1000 threads, a stale read ($n injected): not inconsistent with -p 3"
+# worker pools without hints (the run under the coherence order the values
+# suggest; from 100 threads of 10 events such pools were unknown at 10 s):
+# 2,000 threads that may write all 16 variables, 1,000 longer ones (whose
+# stops the bound along the witness proves: -p 2 refuted, least 3), and two
+# writers per variable with most threads only reading
+"$vsc" gen sc --threads 2000 --total 20000 --vars 16 -p 3 --seed 1 > "$tmp/p.vsc"
+[ "$(verdict -p 3 --timeout 20 "$tmp/p.vsc")" = consistent ] && ok || no "pool of 2000 threads: not consistent with -p 3"
+[ "$(verdict --timeout 20 "$tmp/p.vsc")" = consistent ] && ok || no "pool of 2000 threads: not consistent without a bound"
+"$vsc" gen sc --threads 1000 --total 100000 --vars 16 -p 3 --seed 1 > "$tmp/p.vsc"
+got=$("$vsc" check --min --timeout 20 "$tmp/p.vsc" | sed -n 's/^preemptions: \([0-9]*\) (least).*/\1/p')
+[ "$got" = 3 ] && ok || no "pool of 1000 threads: --min says '$got', not 3"
+[ "$(verdict -p 2 --timeout 20 "$tmp/p.vsc")" = inconsistent ] && ok || no "pool of 1000 threads: not inconsistent with -p 2"
+"$vsc" gen sc --threads 2000 --total 20000 --vars 64 --writers 2 -p 3 --seed 1 > "$tmp/p.vsc"
+[ "$(verdict -p 3 --timeout 20 "$tmp/p.vsc")" = consistent ] && ok || no "2000 threads, two writers: not consistent with -p 3"
+got=$("$vsc" check --min --timeout 20 "$tmp/p.vsc" | sed -n 's/^preemptions: \([0-9]*\) (least).*/\1/p')
+[ "$got" = 3 ] && ok || no "2000 threads, two writers: --min says '$got', not 3"
 # with `init x ?` a seen value may be the initial one: no guarantee claimed
 # (this trace, once claimed guaranteed, is consistent)
 "$vsc" gen sc --threads 4 --events 7 --vars 3 --writers 1 --init unknown --rmw 0.2 -p 2 --stale 1 --seed 2 > "$tmp/s.vsc"
