@@ -40,14 +40,15 @@ enum step_kind {
 	STEP_CHOICE
 };
 
+/* A node on the search's path. Its state is not stored: undoing the trail
+ * to depth with last running gives it back (24 bytes a node: the path of a
+ * search that goes straight to a witness is a node per few events). */
 struct engine_frame {
 	size_t depth;          /* steps run when the node was entered */
 	uint32_t last;         /* running thread at the node */
 	uint32_t cost;         /* preemptions used to get there */
 	uint32_t next;         /* candidates tried so far */
-	uint64_t tried_rank;   /* with @ts hints: the rank and the thread of */
-	uint32_t tried_thread; /* the last one tried */
-	uint32_t state;        /* its index in the state table */
+	uint32_t tried_thread; /* with @ts hints: the last one tried */
 };
 
 static int is_pair(uint32_t value)
@@ -253,10 +254,9 @@ static uint32_t lower_bound(const struct engine *g)
 	return now + (forced > own ? forced : own);
 }
 
-/* Find or add the current state; returns its index or -ENOMEM. */
-static int64_t current_state(struct engine *g, int unbounded)
+/* The current state into g->key. */
+static void make_key(struct engine *g, int unbounded)
 {
-	int added;
 	uint32_t w = 0;
 
 	for (uint32_t t = 0; t < g->k; t++)
@@ -264,7 +264,42 @@ static int64_t current_state(struct engine *g, int unbounded)
 	g->key[w++] = unbounded ? ENGINE_NOBODY : running(g);
 	for (uint32_t i = 0; i < g->nkey_vars; i++)
 		g->key[w++] = g->mem[g->key_vars[i]];
-	return state_table_get(&g->table[!unbounded], g->key, &added);
+}
+
+/* The most preemptions left known not to suffice from the current state,
+ * plus 1 (0: nothing known). */
+static uint32_t known_failing(struct engine *g, int unbounded)
+{
+	const struct state_table *t = &g->table[!unbounded];
+	int64_t id;
+
+	make_key(g, unbounded);
+	id = state_table_find(t, g->key);
+	return id < 0 ? 0 : t->records[id].cost;
+}
+
+/* The current state fails with left preemptions left: remember it. Only
+ * failed states are kept (a state is never met again below itself: every
+ * step advances a thread), so a search that goes straight to a witness
+ * keeps none. 0 or -ENOMEM. */
+static int remember_failed(struct engine *g, int unbounded, uint32_t left)
+{
+	struct state_table *t = &g->table[!unbounded];
+	int added;
+	int64_t id;
+
+	make_key(g, unbounded);
+	id = state_table_get(t, g->key, &added);
+	if (id < 0)
+		return (int)id;
+	if (t->records[id].cost < left + 1)
+		t->records[id].cost = left + 1;
+	return 0;
+}
+
+static uint32_t left_after(long bound, uint32_t cost, int unbounded)
+{
+	return unbounded ? UINT32_MAX - 1 : (uint32_t)(bound - (long)cost);
 }
 
 /* Threads to switch to are tried by the @ts hint of their next event, then
@@ -279,7 +314,7 @@ static int ranked_before(uint64_t ra, uint32_t a, uint64_t rb, uint32_t b)
 static uint32_t candidate(const struct engine *g, uint32_t r, struct engine_frame *f)
 {
 	uint32_t i = f->next++, best = ENGINE_NOBODY;
-	uint64_t best_rank = UINT64_MAX;
+	uint64_t best_rank = UINT64_MAX, tried_rank;
 
 	if (r != ENGINE_NOBODY && i == 0)
 		return r;
@@ -288,29 +323,32 @@ static uint32_t candidate(const struct engine *g, uint32_t r, struct engine_fram
 			return ENGINE_NOBODY;
 		return r == ENGINE_NOBODY ? i : (r + i) % g->k;
 	}
+	/* the last one tried is unfinished at the node: its rank is back */
+	tried_rank = f->next > 1 + (r != ENGINE_NOBODY)
+			     ? g->p->threads[f->tried_thread].ts[g->pos[f->tried_thread]]
+			     : 0;
 	for (uint32_t u = 0; u < g->k; u++) {
 		uint64_t rank;
 		if (u == r || finished(g, u))
 			continue;
 		rank = g->p->threads[u].ts[g->pos[u]];
 		if (f->next > 1 + (r != ENGINE_NOBODY) &&
-		    !ranked_before(f->tried_rank, f->tried_thread, rank, u))
+		    !ranked_before(tried_rank, f->tried_thread, rank, u))
 			continue;
 		if (best == ENGINE_NOBODY || ranked_before(rank, u, best_rank, best)) {
 			best_rank = rank;
 			best = u;
 		}
 	}
-	f->tried_rank = best_rank;
 	f->tried_thread = best;
 	return best;
 }
 
-static int push_frame(struct engine *g, size_t *top, uint32_t cost, uint32_t state)
+static int push_frame(struct engine *g, size_t *top, uint32_t cost)
 {
 	if (ARRAY_RESERVE_FROM(g->frames, g->frames_cap, *top + 1, 256))
 		return -ENOMEM;
-	g->frames[(*top)++] = (struct engine_frame){ g->depth, g->last, cost, 0, 0, 0, state };
+	g->frames[(*top)++] = (struct engine_frame){ g->depth, g->last, cost, 0, 0 };
 	return 0;
 }
 
@@ -319,32 +357,17 @@ static int push_frame(struct engine *g, size_t *top, uint32_t cost, uint32_t sta
  * interleaving, or a negative errno. */
 static int enter(struct engine *g, size_t *top, uint32_t cost, long bound, int unbounded)
 {
-	uint32_t left = unbounded ? UINT32_MAX - 1 : (uint32_t)(bound - (long)cost);
-	struct state_record *r;
-	int64_t id;
+	uint32_t left = left_after(bound, cost, unbounded);
 
 	closure(g, unbounded);
 	if (g->depth == g->n)
 		return 2;
-	id = current_state(g, unbounded);
-	if (id < 0)
-		return (int)id;
-	r = &g->table[!unbounded].records[id];
-	/* r->cost holds 1 + the most preemptions left known not to suffice */
-	if (r->cost > left)
+	if (known_failing(g, unbounded) > left)
 		return 0;
-	r->cost = left + 1;
 	if (!unbounded && (g->bound || g->stops.total) && lower_bound(g) > left)
-		return 0; /* and the record says so for later */
+		return remember_failed(g, unbounded, left); /* not computed again */
 	g->nodes++;
-	return push_frame(g, top, cost, (uint32_t)id) ? -ENOMEM : 1;
-}
-
-/* The states on the path to a success did not fail: forget that. */
-static void unmark_path(struct engine *g, size_t top, int unbounded)
-{
-	for (size_t i = 0; i < top; i++)
-		g->table[!unbounded].records[g->frames[i].state].cost = 0;
+	return push_frame(g, top, cost) ? -ENOMEM : 1;
 }
 
 int engine_search(struct engine *g, long bound)
@@ -374,14 +397,14 @@ int engine_search(struct engine *g, long bound)
 			/* the states on the path are not explored: do not keep
 			 * them as failed (a work cap may stop a search that a
 			 * later one on this engine goes on from) */
-			unmark_path(g, top, unbounded);
 			return VSC_UNKNOWN;
 		}
 		charged = g->steps;
 		undo_to(g, f->depth);
 		g->last = f->last;
 		t = candidate(g, running(g), f);
-		if (t == ENGINE_NOBODY) {
+		if (t == ENGINE_NOBODY) { /* every way on from the node failed */
+			r = remember_failed(g, unbounded, left_after(bound, f->cost, unbounded));
 			top--;
 			continue;
 		}
@@ -399,10 +422,8 @@ int engine_search(struct engine *g, long bound)
 	}
 	if (r < 0)
 		return r;
-	if (r == 2) {
-		unmark_path(g, top, unbounded);
+	if (r == 2)
 		return VSC_CONSISTENT;
-	}
 	return VSC_INCONSISTENT;
 }
 

@@ -57,6 +57,11 @@ static int grow(struct state_table *t)
 	return 0;
 }
 
+int64_t state_table_find(const struct state_table *t, const uint32_t *key)
+{
+	return hash_index_find(&t->index, hash_words(key, t->width), state_eq, t, key);
+}
+
 int64_t state_table_get(struct state_table *t, const uint32_t *key, int *added)
 {
 	uint64_t hash = hash_words(key, t->width);

@@ -29,6 +29,8 @@ void state_table_free(struct state_table *t);
 /* Find key; when absent, add it (record zeroed). Returns the index, or
  * -ENOMEM. *added tells which. */
 int64_t state_table_get(struct state_table *t, const uint32_t *key, int *added);
+/* The index of key, or -1 when absent (nothing is added). */
+int64_t state_table_find(const struct state_table *t, const uint32_t *key);
 size_t state_table_bytes(const struct state_table *t);
 
 static inline const uint32_t *state_words(const struct state_table *t, uint32_t index)
