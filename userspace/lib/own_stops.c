@@ -28,6 +28,7 @@
  * left end <= pos, so the points it puts are the whole greedy's points
  * greater than pos: one sorted array per thread answers every position. */
 #include "own_stops.h"
+#include "userspace/util/sorted.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -151,19 +152,11 @@ void own_stops_free(struct own_stops *s)
 	s->total = 0;
 }
 
-/* Points of [lo, hi) greater than pos (ascending points). */
+/* Points of [lo, hi) greater than pos (ascending points; pos is a
+ * position, below UINT32_MAX). */
 static uint32_t points_after(const uint32_t *point, uint32_t lo, uint32_t hi, uint32_t pos)
 {
-	uint32_t end = hi;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (point[mid] > pos)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return end - lo;
+	return hi - first_at_least(point, lo, hi, pos + 1);
 }
 
 uint32_t own_stops_needed(const struct own_stops *s, const uint32_t *pos)

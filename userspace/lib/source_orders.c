@@ -40,6 +40,7 @@
  * so stopping at any point (the budget) only loses strength; no bound is
  * involved anywhere, so a refutation holds for every bound. */
 #include "source_orders.h"
+#include "userspace/util/sorted.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -170,31 +171,17 @@ static int runs_build(struct write_runs *r, const struct vsc_program *p, const s
 /* The first position >= m of run x, or NO_POS. */
 static uint32_t first_from(const struct write_runs *r, uint32_t x, uint32_t m)
 {
-	uint32_t lo = r->run_start[x], hi = r->run_start[x + 1], end = hi;
+	uint32_t at = first_at_least(r->pos, r->run_start[x], r->run_start[x + 1], m);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (r->pos[mid] >= m)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo < end ? r->pos[lo] : NO_POS;
+	return at < r->run_start[x + 1] ? r->pos[at] : NO_POS;
 }
 
 /* The last position < m of run x, or NO_POS. */
 static uint32_t last_before(const struct write_runs *r, uint32_t x, uint32_t m)
 {
-	uint32_t lo = r->run_start[x], hi = r->run_start[x + 1];
+	uint32_t at = first_at_least(r->pos, r->run_start[x], r->run_start[x + 1], m);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (r->pos[mid] < m)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > r->run_start[x] ? r->pos[lo - 1] : NO_POS;
+	return at > r->run_start[x] ? r->pos[at - 1] : NO_POS;
 }
 
 /* The last write of x (runs v0..v1) by each other thread among the
@@ -380,11 +367,7 @@ static void sources_free(struct sources *s)
 	free(s->base);
 	free(s->rows);
 	free(s->next);
-	free(s->least);
-	free(s->probe);
-	free(s->forced);
 	free(s->last_pos);
-	free(s->last_pair);
 	runs_free(&s->by_pair);
 	runs_free(&s->by_var);
 }
@@ -400,15 +383,14 @@ static int sources_init(struct sources *s, const struct vsc_program *p, const st
 	s->k = a->k;
 	s->base = malloc(kk * sizeof(size_t));
 	s->rows = malloc((p->event_count ? p->event_count : 1) * kk * sizeof(uint32_t));
-	s->next = malloc(kk * sizeof(uint32_t));
-	s->least = malloc(kk * sizeof(uint32_t));
-	s->probe = malloc(kk * sizeof(uint32_t));
-	s->forced = malloc(kk * sizeof(uint32_t));
-	s->last_pos = malloc(vv * sizeof(uint32_t));
-	s->last_pair = malloc(vv * sizeof(uint32_t));
-	if (!s->base || !s->rows || !s->next || !s->least || !s->probe || !s->forced ||
-	    !s->last_pos || !s->last_pair)
+	s->next = malloc(4 * kk * sizeof(uint32_t));     /* next, least, probe, forced */
+	s->last_pos = malloc(2 * vv * sizeof(uint32_t)); /* last_pos, last_pair */
+	if (!s->base || !s->rows || !s->next || !s->last_pos)
 		return -ENOMEM;
+	s->least = s->next + kk;
+	s->probe = s->least + kk;
+	s->forced = s->probe + kk;
+	s->last_pair = s->last_pos + vv;
 	for (size_t x = 0; x < vv; x++)
 		s->last_pair[x] = PAIR_NONE;
 	for (uint32_t t = 0; t < a->k; t++) {
