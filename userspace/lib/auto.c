@@ -123,6 +123,10 @@ static int minimize(struct engine *g, struct best *best, long lo)
  * preemptions the own stops allow may take before no bound or --min goes
  * its usual way (the search without a bound first). */
 #define AT_LEAST_WORK 1024UL
+/* The same, first, before the source orders: a search that goes straight
+ * to a witness at the least takes 20-100 units per event (few values,
+ * several writers), so consistent traces do not pay for the orders. */
+#define AT_LEAST_FIRST_WORK 128UL
 #define AT_LEAST_PROBES 4
 #define AT_LEAST_OPEN 2 /* not a verdict: the usual way decides */
 
@@ -133,7 +137,8 @@ static int minimize(struct engine *g, struct best *best, long lo)
  * witness there is the least (every bound below failed or is below the
  * own stops); a failed bound raises the least. Returns the verdict when it
  * decides, AT_LEAST_OPEN else (*least raised). */
-static int try_at_least(struct engine *g, const struct query *q, struct best *best, long *least)
+static int try_at_least(struct engine *g, const struct query *q, struct best *best, long *least,
+			unsigned long work)
 {
 	struct budget *b = g->budget;
 	unsigned long cap = b->work_cap;
@@ -143,7 +148,7 @@ static int try_at_least(struct engine *g, const struct query *q, struct best *be
 	if (best->witness || (q->bound >= 0 && !q->minimize) || !g->stops.total ||
 	    program_threads(g->p) > BOUNDED_FIRST_THREADS)
 		return AT_LEAST_OPEN;
-	b->work_cap = b->steps + AT_LEAST_WORK * (g->n + 1);
+	b->work_cap = b->steps + work * (g->n + 1);
 	if (cap && cap < b->work_cap)
 		b->work_cap = cap;
 	for (int i = 0; i < AT_LEAST_PROBES && (q->bound < 0 || at <= q->bound); i++, at++) {
@@ -186,9 +191,11 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 	int r, err;
 
 	best->lower = least;
-	if (refuted_by_sources(g, q, best))
+	r = try_at_least(g, q, best, &least, AT_LEAST_FIRST_WORK);
+	if (r == AT_LEAST_OPEN && refuted_by_sources(g, q, best))
 		return VSC_INCONSISTENT;
-	r = try_at_least(g, q, best, &least);
+	if (r == AT_LEAST_OPEN)
+		r = try_at_least(g, q, best, &least, AT_LEAST_WORK);
 	if (r != AT_LEAST_OPEN)
 		return r;
 	if (!best->witness && !q->minimize && q->bound >= 0 &&
