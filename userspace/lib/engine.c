@@ -352,6 +352,43 @@ static int push_frame(struct engine *g, size_t *top, uint32_t cost)
 	return 0;
 }
 
+/* enter() with wide keys (thousands of threads): the state is recorded on
+ * entry, as failing with what is left, and unmarked if its path succeeds
+ * or is stopped (unmark_path()). A node costs as much as its key there,
+ * and the records' memory is what stops, under a memory limit, a search
+ * that cannot finish: recording only failures let one run on with none
+ * (10^5 threads in a chain, each reading the next one's write: unknown in
+ * 0.06 s under a 400 MB address-space cap, and still running at 20 s). */
+static int enter_marking(struct engine *g, size_t *top, uint32_t cost, uint32_t left, int unbounded)
+{
+	struct state_table *t = &g->table[!unbounded];
+	int added;
+	int64_t id;
+
+	make_key(g, unbounded);
+	id = state_table_get(t, g->key, &added);
+	if (id < 0)
+		return (int)id;
+	if (t->records[id].cost > left)
+		return 0;
+	t->records[id].cost = left + 1;
+	if (!unbounded && (g->bound || g->stops.total) && lower_bound(g) > left)
+		return 0; /* and the record says so for later */
+	g->nodes++;
+	if (push_frame(g, top, cost) || ARRAY_RESERVE_FROM(g->path_state, g->path_cap, *top, 256))
+		return -ENOMEM;
+	g->path_state[*top - 1] = (uint32_t)id;
+	return 1;
+}
+
+/* The states recorded on the path (wide keys) did not fail: forget that. */
+static void unmark_path(struct engine *g, size_t top, int unbounded)
+{
+	if (g->eager)
+		for (size_t i = 0; i < top; i++)
+			g->table[!unbounded].records[g->path_state[i]].cost = 0;
+}
+
 /* Enter the node reached now with cost used. Returns 1 when it is new enough
  * to explore (pushed), 0 when it is cut, 2 when it completes the
  * interleaving, or a negative errno. */
@@ -362,6 +399,8 @@ static int enter(struct engine *g, size_t *top, uint32_t cost, long bound, int u
 	closure(g, unbounded);
 	if (g->depth == g->n)
 		return 2;
+	if (g->eager)
+		return enter_marking(g, top, cost, left, unbounded);
 	if (known_failing(g, unbounded) > left)
 		return 0;
 	if (!unbounded && (g->bound || g->stops.total) && lower_bound(g) > left)
@@ -397,6 +436,7 @@ int engine_search(struct engine *g, long bound)
 			/* the states on the path are not explored: do not keep
 			 * them as failed (a work cap may stop a search that a
 			 * later one on this engine goes on from) */
+			unmark_path(g, top, unbounded);
 			return VSC_UNKNOWN;
 		}
 		charged = g->steps;
@@ -404,7 +444,9 @@ int engine_search(struct engine *g, long bound)
 		g->last = f->last;
 		t = candidate(g, running(g), f);
 		if (t == ENGINE_NOBODY) { /* every way on from the node failed */
-			r = remember_failed(g, unbounded, left_after(bound, f->cost, unbounded));
+			if (!g->eager)    /* else recorded on entry */
+				r = remember_failed(g, unbounded,
+						    left_after(bound, f->cost, unbounded));
 			top--;
 			continue;
 		}
@@ -422,8 +464,10 @@ int engine_search(struct engine *g, long bound)
 	}
 	if (r < 0)
 		return r;
-	if (r == 2)
+	if (r == 2) {
+		unmark_path(g, top, unbounded);
 		return VSC_CONSISTENT;
+	}
 	return VSC_INCONSISTENT;
 }
 
@@ -441,6 +485,7 @@ void engine_free(struct engine *g)
 	free(g->key_vars);
 	free(g->key);
 	free(g->frames);
+	free(g->path_state);
 	free(g->must_wait);
 	free(g->open_reads);
 	state_table_free(&g->table[0]);
@@ -538,6 +583,7 @@ static int engine_key(struct engine *g)
 	for (uint32_t v = 0; v < a->nvars; v++)
 		if (a->var_reads[v] && (a->writers[v] > 1 || a->init[v] == VALUE_UNDECIDED))
 			g->key_vars[g->nkey_vars++] = v;
+	g->eager = g->k + 1 + g->nkey_vars > ENGINE_EAGER_WORDS;
 	g->key = malloc((g->k + 1 + g->nkey_vars) * sizeof(uint32_t));
 	if (!g->key || state_table_init(&g->table[0], g->k + 1 + g->nkey_vars) ||
 	    state_table_init(&g->table[1], g->k + 1 + g->nkey_vars))

@@ -32,6 +32,9 @@ struct engine {
 	struct state_table table[2]; /* [0] unbounded, [1] bounded */
 	struct engine_frame *frames;
 	size_t frames_cap;
+	int eager;            /* wide keys: states recorded on entry (enter_marking()) */
+	uint32_t *path_state; /* then: the state of each frame */
+	size_t path_cap;
 	uint64_t nodes;              /* statistics: branch points visited */
 	uint64_t steps;              /* statistics: events run (and undone) */
 	const struct forced *forced; /* NULL, or the saturated forced orders */
@@ -43,6 +46,8 @@ struct engine {
 };
 
 #define ENGINE_NOBODY UINT32_MAX
+/* State keys wider than this many words are recorded on entry. */
+#define ENGINE_EAGER_WORDS 4096
 #define ENGINE_UNBOUNDED (-1L)
 
 /* forced: NULL or saturated forced orders (used when forced->after is set);
