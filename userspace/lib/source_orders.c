@@ -424,7 +424,7 @@ static int applies(const struct vsc_program *p, const struct analysis *a, const 
 int source_orders_refute(const struct vsc_program *p, const struct analysis *a, struct budget *b)
 {
 	struct sources s;
-	int r, grew = 1;
+	int r = 0, grew = 1; /* set by the first round: grew starts at 1 */
 
 	if (!applies(p, a, b))
 		return SOURCE_ORDERS_OPEN;
