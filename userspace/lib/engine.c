@@ -278,6 +278,16 @@ static uint32_t known_failing(struct engine *g, int unbounded)
 	return id < 0 ? 0 : t->records[id].cost;
 }
 
+/* The current state's record in the table of its kind (bounded or not),
+ * added when absent. Its index, or -ENOMEM. */
+static int64_t current_state(struct engine *g, int unbounded)
+{
+	int added;
+
+	make_key(g, unbounded);
+	return state_table_get(&g->table[!unbounded], g->key, &added);
+}
+
 /* The current state fails with left preemptions left: remember it. Only
  * failed states are kept (a state is never met again below itself: every
  * step advances a thread), so a search that goes straight to a witness
@@ -285,11 +295,8 @@ static uint32_t known_failing(struct engine *g, int unbounded)
 static int remember_failed(struct engine *g, int unbounded, uint32_t left)
 {
 	struct state_table *t = &g->table[!unbounded];
-	int added;
-	int64_t id;
+	int64_t id = current_state(g, unbounded);
 
-	make_key(g, unbounded);
-	id = state_table_get(t, g->key, &added);
 	if (id < 0)
 		return (int)id;
 	if (t->records[id].cost < left + 1)
@@ -362,11 +369,8 @@ static int push_frame(struct engine *g, size_t *top, uint32_t cost)
 static int enter_marking(struct engine *g, size_t *top, uint32_t cost, uint32_t left, int unbounded)
 {
 	struct state_table *t = &g->table[!unbounded];
-	int added;
-	int64_t id;
+	int64_t id = current_state(g, unbounded);
 
-	make_key(g, unbounded);
-	id = state_table_get(t, g->key, &added);
 	if (id < 0)
 		return (int)id;
 	if (t->records[id].cost > left)
