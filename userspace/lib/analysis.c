@@ -135,10 +135,11 @@ static inline uint32_t pair_id(struct pair_map *m, uint32_t var, int64_t value)
 	return *slot - 1;
 }
 
-/* Each variable's span of values (one pass over the events), and a table
- * for those whose span is dense (value_span.h's rule, variable by
- * variable). 0 or -ENOMEM. */
-static int plan_dense(struct pair_map *m, const struct vsc_program *p, uint32_t nv)
+/* Each variable's span of values (one pass over the events, unless the
+ * caller's pass found them: known), and a table for those whose span is
+ * dense (value_span.h's rule, variable by variable). 0 or -ENOMEM. */
+static int plan_dense(struct pair_map *m, const struct vsc_program *p, uint32_t nv,
+		      const struct value_span *known)
 {
 	size_t vv = nv ? nv : 1, total = 0;
 	struct value_span *span = malloc(vv * sizeof(*span));
@@ -149,7 +150,10 @@ static int plan_dense(struct pair_map *m, const struct vsc_program *p, uint32_t 
 		free(span);
 		return -ENOMEM;
 	}
-	value_spans_find(span, p, VALUES_ALL);
+	if (known)
+		memcpy(span, known, nv * sizeof(*span));
+	else
+		value_spans_find(span, p, VALUES_ALL);
 	for (uint32_t v = 0; v < nv; v++) {
 		uint64_t width = value_span_width(&span[v]);
 		m->least[v] = span[v].least;
@@ -178,6 +182,8 @@ void analysis_free(struct analysis *a)
 	free(a->var_writes);
 	free(a->writers);
 	free(a->writer);
+	free(a->written_pairs);
+	free(a->last_write);
 	free(a->init);
 	memset(a, 0, sizeof(*a));
 }
@@ -204,17 +210,83 @@ static inline void count_access(struct analysis *a, const struct event_pairs *ep
 	}
 	if (ep->write == PAIR_NONE)
 		return;
-	a->writes_of[ep->write]++;
+	a->written_pairs[v] += a->writes_of[ep->write]++ == 0;
 	a->var_writes[v]++;
+	a->last_write[v] = ep->write;
 	if (a->writer[v] != t) {
 		a->writers[v]++;
 		a->writer[v] = t;
 	}
 }
 
-/* Pair ids and the counts per pair and per variable, in one pass. */
+/* What the pass of assign_pairs() sees of static_refutation()'s second
+ * check, so that the check's own pass runs only when it may refute: a
+ * thread's read of a variable that is not the thread's last value of it
+ * (or the initial value) is a miss; a variable is suspect once a thread
+ * that writes it missed on it. Only a suspect variable that ends with one
+ * writer can fail the check. own[v]: thread t's last value of v when
+ * owner[v] is t + 1, else the initial value. */
+struct own_watch {
+	uint32_t *own, *owner;
+	uint32_t *missed, nmissed; /* the variables the thread missed on ... */
+	uint32_t *missed_by;       /* ... each once: thread + 1 */
+	uint8_t *suspect;
+};
+
+static int own_watch_init(struct own_watch *w, uint32_t nvars)
+{
+	size_t vv = nvars ? nvars : 1;
+
+	w->own = malloc(vv * sizeof(uint32_t));
+	w->owner = calloc(vv, sizeof(uint32_t));
+	w->missed = malloc(vv * sizeof(uint32_t));
+	w->missed_by = calloc(vv, sizeof(uint32_t));
+	w->suspect = calloc(vv, 1);
+	w->nmissed = 0;
+	return w->own && w->owner && w->missed && w->missed_by && w->suspect ? 0 : -ENOMEM;
+}
+
+static void own_watch_free(struct own_watch *w)
+{
+	free(w->own);
+	free(w->owner);
+	free(w->missed);
+	free(w->missed_by);
+	free(w->suspect);
+}
+
+static inline void own_watch_event(struct own_watch *w, const struct analysis *a, uint32_t t,
+				   uint32_t v, const struct event_pairs *ep)
+{
+	if (w->owner[v] != t + 1) {
+		w->owner[v] = t + 1;
+		w->own[v] = a->init[v];
+	}
+	if (ep->read != PAIR_NONE) {
+		if (w->own[v] != ep->read && w->own[v] != VALUE_UNDECIDED &&
+		    w->missed_by[v] != t + 1) {
+			w->missed_by[v] = t + 1;
+			w->missed[w->nmissed++] = v;
+		}
+		w->own[v] = ep->read;
+	}
+	if (ep->write != PAIR_NONE)
+		w->own[v] = ep->write;
+}
+
+/* Thread t is done: the variables it missed on and wrote are suspect
+ * (a->writer[v] is t just when t wrote v, threads coming in order). */
+static void own_watch_thread_done(struct own_watch *w, const struct analysis *a, uint32_t t)
+{
+	for (uint32_t j = 0; j < w->nmissed; j++)
+		w->suspect[w->missed[j]] |= a->writer[w->missed[j]] == t;
+	w->nmissed = 0;
+}
+
+/* Pair ids and the counts per pair and per variable, in one pass, which
+ * also watches the writers' own reads (w). */
 static int assign_pairs(struct analysis *a, const struct vsc_program *p, struct pair_map *m,
-			struct budget *b)
+			struct own_watch *w, struct budget *b)
 {
 	uint64_t done = 0;
 
@@ -227,6 +299,7 @@ static int assign_pairs(struct analysis *a, const struct vsc_program *p, struct 
 	for (uint32_t v = 0; v < a->nvars; v++) {
 		uint8_t kind = p->inits[v].kind;
 		a->writer[v] = UINT32_MAX;
+		a->last_write[v] = VALUE_NONE;
 		a->init[v] = kind == VSC_INIT_KNOWN     ? pair_id(m, v, p->inits[v].value)
 			     : kind == VSC_INIT_UNKNOWN ? VALUE_UNDECIDED
 							: VALUE_NONE;
@@ -247,27 +320,72 @@ static int assign_pairs(struct analysis *a, const struct vsc_program *p, struct 
 					    : pair_id(m, e->var,
 						      e->kind == VSC_RMW ? e->new_value : e->value);
 			count_access(a, ep, e->var, t);
+			own_watch_event(w, a, t, e->var, ep);
 		}
+		own_watch_thread_done(w, a, t);
 	}
 	return 0;
 }
 
-/* Reads that can never see their value. One pass over the events: `own`
- * starts as the initial values and each thread puts back what it changed
- * when it is done, so many threads over many variables cost no more than
- * their events (copying the initial values per thread was threads x vars). */
-static int static_refutation(struct analysis *a, const struct vsc_program *p)
+/* Can a writer's own read fail? Only on a suspect variable (struct
+ * own_watch) that has one writer. */
+static int maybe_own_miss(const struct analysis *a, const struct own_watch *w)
 {
-	uint32_t *own = malloc((a->nvars ? a->nvars : 1) * sizeof(*own));
+	for (uint32_t v = 0; v < a->nvars; v++)
+		if (w->suspect[v] && a->writers[v] == 1)
+			return 1;
+	return 0;
+}
 
-	if (!own)
+/* May some read see a value that nothing writes (and no init gives)? By the
+ * pairs' counts: the pairs read and never written are each some variable's
+ * initial value exactly when there are no more of them than such initial
+ * values (a pair is of one variable). With `init x ?` the answer may be a
+ * false yes, which only costs the full check. */
+static int maybe_unwritten_read(const struct analysis *a)
+{
+	uint64_t unwritten = 0, initial = 0;
+
+	for (uint32_t q = 0; q < a->npairs; q++)
+		unwritten += a->reads_of[q] && !a->writes_of[q];
+	for (uint32_t v = 0; v < a->nvars; v++) {
+		uint32_t q = a->init[v];
+		initial += q < VALUE_UNDECIDED && a->reads_of[q] && !a->writes_of[q];
+	}
+	return unwritten > initial;
+}
+
+/* Reads that can never see their value. One pass over the events: own[v]
+ * is thread t's last value of v when owner[v] is t + 1, else the initial
+ * value, so many threads over many variables cost no more than their
+ * events (copying the initial values per thread was threads x vars, and
+ * putting back what a thread changed was a second walk over its events).
+ * It runs only when the counts and the watch (w) say that a check may
+ * fail, which on consistent traces is seldom: then it finds the first
+ * failing read and says why. */
+static int static_refutation(struct analysis *a, const struct vsc_program *p,
+			     const struct own_watch *w)
+{
+	if (!maybe_unwritten_read(a) && !maybe_own_miss(a, w))
+		return 0;
+
+	uint32_t *own = malloc((a->nvars ? a->nvars : 1) * sizeof(*own));
+	uint32_t *owner = calloc(a->nvars ? a->nvars : 1, sizeof(*owner));
+
+	if (!own || !owner) {
+		free(own);
+		free(owner);
 		return -ENOMEM;
-	memcpy(own, a->init, a->nvars * sizeof(*own));
+	}
 	for (uint32_t t = 0; t < a->k && !a->refuted; t++) {
 		const struct vsc_thread *th = &p->threads[t];
 		for (uint32_t i = 0; i < th->length && !a->refuted; i++) {
 			const struct event_pairs *ep = &a->pairs[t][i];
 			uint32_t v = th->events[i].var;
+			if (owner[v] != t + 1) {
+				owner[v] = t + 1;
+				own[v] = a->init[v];
+			}
 			if (ep->read != PAIR_NONE && a->writes_of[ep->read] == 0 &&
 			    a->init[v] != ep->read && a->init[v] != VALUE_UNDECIDED) {
 				a->refuted = 1;
@@ -285,10 +403,9 @@ static int static_refutation(struct analysis *a, const struct vsc_program *p)
 			if (ep->write != PAIR_NONE)
 				own[v] = ep->write;
 		}
-		for (uint32_t i = 0; i < th->length; i++)
-			own[th->events[i].var] = a->init[th->events[i].var];
 	}
 	free(own);
+	free(owner);
 	return 0;
 }
 
@@ -299,10 +416,17 @@ int analysis_build(struct analysis *a, const struct vsc_program *p)
 
 int analysis_build_within(struct analysis *a, const struct vsc_program *p, struct budget *b)
 {
+	return analysis_build_spanned(a, p, b, NULL);
+}
+
+int analysis_build_spanned(struct analysis *a, const struct vsc_program *p, struct budget *b,
+			   const struct value_span *spans)
+{
 	uint32_t k = program_threads(p), nv = program_vars(p);
 	size_t kk = k ? k : 1, vv = nv ? nv : 1;
+	struct own_watch w;
 	struct pair_map m;
-	int err = 0;
+	int err = own_watch_init(&w, nv);
 
 	memset(a, 0, sizeof(*a));
 	a->k = k;
@@ -312,20 +436,24 @@ int analysis_build_within(struct analysis *a, const struct vsc_program *p, struc
 	a->var_writes = calloc(vv, sizeof(uint32_t));
 	a->writers = calloc(vv, sizeof(uint32_t));
 	a->writer = malloc(vv * sizeof(uint32_t));
+	a->written_pairs = calloc(vv, sizeof(uint32_t));
+	a->last_write = malloc(vv * sizeof(uint32_t));
 	a->init = malloc(vv * sizeof(uint32_t));
 	memset(&m, 0, sizeof(m));
-	if (!a->pairs || !a->var_reads || !a->var_writes || !a->writers || !a->writer || !a->init)
+	if (!a->pairs || !a->var_reads || !a->var_writes || !a->writers || !a->writer || !a->init ||
+	    !a->written_pairs || !a->last_write)
 		err = -ENOMEM;
 	if (!err)
-		err = plan_dense(&m, p, nv);
+		err = plan_dense(&m, p, nv, spans);
 	if (!err)
-		err = assign_pairs(a, p, &m, b);
+		err = assign_pairs(a, p, &m, &w, b);
 	if (!err && m.failed)
 		err = -ENOMEM;
 	a->npairs = m.count;
 	pair_map_free(&m);
 	if (!err)
-		err = static_refutation(a, p);
+		err = static_refutation(a, p, &w);
+	own_watch_free(&w);
 	if (err)
 		analysis_free(a);
 	return err;

@@ -26,6 +26,9 @@ struct analysis {
 	uint32_t *var_reads, *var_writes; /* per variable */
 	uint32_t *writers;                /* per variable: threads that write it */
 	uint32_t *writer;                 /* per variable: the writer thread when there is one */
+	uint32_t *written_pairs;          /* per variable: distinct pairs written */
+	uint32_t *last_write;             /* per variable: pair of its last write in thread
+					   * order (threads in turn), or VALUE_NONE */
 	uint32_t *init;                   /* per variable: initial memory (pair or VALUE_*) */
 	int refuted;                      /* no SC interleaving exists, whatever the bound */
 	const char *why;                  /* what refuted it */
@@ -35,6 +38,11 @@ int analysis_build(struct analysis *a, const struct vsc_program *p);
 /* The same within budget b (NULL: none), which it reports progress to:
  * -ETIME when b's deadline passed. */
 int analysis_build_within(struct analysis *a, const struct vsc_program *p, struct budget *b);
+/* The same with the spans of p's values (value_span.h, VALUES_ALL) found
+ * already (NULL: found here, a pass over the events). */
+struct value_span;
+int analysis_build_spanned(struct analysis *a, const struct vsc_program *p, struct budget *b,
+			   const struct value_span *spans);
 void analysis_free(struct analysis *a);
 
 #endif

@@ -498,18 +498,19 @@ void engine_free(struct engine *g)
 }
 
 /* Can the writer W of a one-writer variable x read a value cur of x after
- * overwriting it? Only when x holds cur again later: W writes it twice, or
- * it is (or may be) x's initial value. */
-static int writer_rereads(const struct analysis *a, const struct vsc_program *p)
+ * overwriting it? Only when x holds cur again later: W writes some value
+ * twice (more writes than values written), or writes what is (or may be)
+ * x's initial value. By the analysis's counts, with no pass over events. */
+static int writer_rereads(const struct analysis *a)
 {
-	for (uint32_t t = 0; t < a->k; t++)
-		for (uint32_t i = 0; i < p->threads[t].length; i++) {
-			uint32_t x = p->threads[t].events[i].var, pair = a->pairs[t][i].write;
-			if (pair != PAIR_NONE && a->writers[x] == 1 &&
-			    (a->writes_of[pair] >= 2 || a->init[x] == pair ||
-			     a->init[x] == VALUE_UNDECIDED))
-				return 1;
-		}
+	for (uint32_t x = 0; x < a->nvars; x++) {
+		uint32_t init = a->init[x];
+		if (a->writers[x] != 1)
+			continue;
+		if (a->var_writes[x] > a->written_pairs[x] || init == VALUE_UNDECIDED ||
+		    (init != VALUE_NONE && a->writes_of[init] > 0))
+			return 1;
+	}
 	return 0;
 }
 
@@ -519,7 +520,7 @@ static int count_writer_reads(struct engine *g)
 {
 	const struct analysis *a = g->a;
 
-	if (!writer_rereads(a, g->p))
+	if (!writer_rereads(a))
 		return 0;
 	g->writer_reads = calloc(a->npairs ? a->npairs : 1, sizeof(uint32_t));
 	if (!g->writer_reads)

@@ -34,16 +34,6 @@ static int add_order(struct order_graph *g, uint32_t before, uint32_t after)
 	return 0;
 }
 
-static void last_values(const struct analysis *a, const struct vsc_program *p, uint32_t *last)
-{
-	for (uint32_t x = 0; x < a->nvars; x++)
-		last[x] = VALUE_NONE;
-	for (uint32_t t = 0; t < a->k; t++)
-		for (uint32_t i = 0; i < p->threads[t].length; i++)
-			if (a->pairs[t][i].write != PAIR_NONE)
-				last[p->threads[t].events[i].var] = a->pairs[t][i].write;
-}
-
 /* The initial values: an unknown one (init x ?) must be what the writer
  * reads before its first write of x and what any other thread reads that
  * is not the writer's last value; with no such read, the last value (it
@@ -164,7 +154,7 @@ static int decide(struct order_graph *g, const struct analysis *a, const struct 
 		int undecided = a->refuted;
 		for (uint32_t x = 0; x < a->nvars; x++)
 			undecided |= a->init[x] == VALUE_UNDECIDED;
-		last_values(a, p, last);
+		memcpy(last, a->last_write, a->nvars * sizeof(*last)); /* one writer: W's last */
 		memcpy(init, a->init, a->nvars * sizeof(*init));
 		r = undecided ? initial_values(a, p, last, init, written) : 0;
 		for (uint32_t t = 0; undecided && !r && t < a->k; t++) {
