@@ -66,71 +66,80 @@ static void starts_back(uint32_t *off, uint32_t n)
 }
 
 /* xw: each one-writer variable's writes, in its writer's order; pe: each
- * pair's epochs. One pass over the events to count (the constrained reads
- * too, for collect_reads), one to fill (a pass per variable would cost
- * variables x events). */
+ * pair's epochs; read_flat: the constrained reads. The analysis counted
+ * the writes (every write of a one-writer variable opens an epoch, and a
+ * pair is of one variable), so one pass over the events fills all three.
+ * pe_off leaves room for every pair's writes; only the pairs of one-writer
+ * variables are filled, each start moving to its end (pe_start(),
+ * pe_end()). read_flat has room for every read of a one-writer variable
+ * (the writers' own reads are left out: that room is never touched). */
 static int index_writes(struct sat_state *s)
 {
 	const struct analysis *a = s->a;
 	uint32_t nv = a->nvars, np = a->npairs, x, *epochs;
+	size_t writes = 0, pair_writes = 0, reads = 0;
 
-	s->xw_off = calloc((size_t)nv + 1, sizeof(uint32_t));
-	s->pe_off = calloc((size_t)np + 1, sizeof(uint32_t));
-	if (!s->xw_off || !s->pe_off)
-		return -ENOMEM;
-	for (uint32_t t = 0; t < s->k; t++)
-		for (uint32_t i = 0; i < s->p->threads[t].length; i++)
-			if (opens_epoch(s, t, i)) {
-				s->xw_off[s->p->threads[t].events[i].var + 1]++;
-				s->pe_off[a->pairs[t][i].write + 1]++;
-			} else {
-				s->reads_max += (uint32_t)constrained(s, t, i, &x);
-			}
-	counts_to_starts(s->xw_off, nv);
-	counts_to_starts(s->pe_off, np);
-	s->xw = malloc(((size_t)s->xw_off[nv] + 1) * sizeof(uint32_t));
-	s->pe = malloc(((size_t)s->xw_off[nv] + 1) * sizeof(uint32_t));
+	s->xw_off = malloc(((size_t)nv + 1) * sizeof(uint32_t));
+	s->pe_off = malloc(((size_t)np + 1) * sizeof(uint32_t));
 	epochs = calloc((size_t)nv + 1, sizeof(uint32_t));
-	if (!s->xw || !s->pe || !epochs) {
+	if (!s->xw_off || !s->pe_off || !epochs) {
+		free(epochs);
+		return -ENOMEM;
+	}
+	for (x = 0; x < nv; x++) {
+		s->xw_off[x] = (uint32_t)writes;
+		writes += a->writers[x] == 1 ? a->var_writes[x] : 0;
+		reads += a->writers[x] == 1 ? a->var_reads[x] : 0;
+	}
+	s->xw_off[nv] = (uint32_t)writes;
+	for (uint32_t q = 0; q < np; q++) {
+		s->pe_off[q] = (uint32_t)pair_writes;
+		pair_writes += a->writes_of[q];
+	}
+	s->xw = malloc((writes + 1) * sizeof(uint32_t));
+	s->pe = malloc((pair_writes + 1) * sizeof(uint32_t));
+	s->read_flat = malloc((reads + 1) * sizeof(uint32_t));
+	if (!s->xw || !s->pe || !s->read_flat) {
 		free(epochs);
 		return -ENOMEM;
 	}
 	/* in program order, so that each pair's epochs come in order and the
 	 * pairs, numbered by first sight, are met nearly in order too (by
 	 * variable they were met 64 apart at 10^7 events: a cache miss each) */
-	for (uint32_t t = 0; t < s->k; t++)
-		for (uint32_t i = 0; i < s->p->threads[t].length; i++)
+	for (uint32_t t = 0, f = 0; t < s->k; t++)
+		for (uint32_t i = 0; i < s->p->threads[t].length; i++, f++)
 			if (opens_epoch(s, t, i)) {
 				x = s->p->threads[t].events[i].var;
 				s->xw[s->xw_off[x]++] = i;
 				s->pe[s->pe_off[a->pairs[t][i].write]++] = ++epochs[x];
+			} else if (constrained(s, t, i, &x)) {
+				s->read_flat[s->reads_max++] = f;
 			}
 	free(epochs);
-	starts_back(s->xw_off, nv);
-	starts_back(s->pe_off, np);
+	starts_back(s->xw_off, nv); /* every variable's slot was filled whole */
 	return 0;
 }
 
+/* Each constrained read's first range [lo, hi]: the first and the last
+ * epoch holding its value. */
 static int collect_reads(struct sat_state *s)
 {
-	s->read_flat = malloc(((size_t)s->reads_max + 1) * sizeof(uint32_t));
+	uint32_t t = 0, i;
+
 	s->lo = malloc(((size_t)s->reads_max + 1) * sizeof(uint32_t));
 	s->hi = malloc(((size_t)s->reads_max + 1) * sizeof(uint32_t));
-	if (!s->read_flat || !s->lo || !s->hi)
+	if (!s->lo || !s->hi)
 		return -ENOMEM;
-	for (uint32_t t = 0; t < s->k; t++)
-		for (uint32_t i = 0; i < s->p->threads[t].length; i++) {
-			uint32_t x, pair = s->a->pairs[t][i].read, r = s->nreads;
-			if (!constrained(s, t, i, &x))
-				continue;
-			s->read_flat[r] = s->base[t] + i;
-			s->lo[r] = next_match(s, x, pair, 0);
-			s->hi[r] = prev_match(s, x, pair, epochs_of(s, x));
-			if (s->lo[r] == UINT32_MAX || s->hi[r] == UINT32_MAX)
-				return 1; /* never satisfiable: refuted */
-			s->choices |= s->lo[r] < s->hi[r];
-			s->nreads++;
-		}
+	for (uint32_t r = 0; r < s->reads_max; r++) { /* reads are in flat order */
+		uint32_t x = flat_event_in_order(s, s->read_flat[r], &t, &i)->var;
+		uint32_t pair = s->a->pairs[t][i].read;
+		s->lo[r] = next_match(s, x, pair, 0);
+		s->hi[r] = prev_match(s, x, pair, epochs_of(s, x));
+		if (s->lo[r] == UINT32_MAX || s->hi[r] == UINT32_MAX)
+			return 1; /* never satisfiable: refuted */
+		s->choices |= s->lo[r] < s->hi[r];
+		s->nreads++;
+	}
 	return 0;
 }
 

@@ -41,6 +41,7 @@ struct stream {
 	uint32_t *read;               /* per thread: the number of its next read */
 	uint32_t *epoch;              /* per variable: W's writes of it passed */
 	uint32_t *waiting;            /* per xw entry: reads the write still waits for */
+	int waiting_counted;          /* index_pairs() counted them for the first pass */
 	uint8_t *read_by_other;       /* per pair: bit set when another thread than W reads it */
 	uint32_t *close_off, *closes; /* per xw entry: the pairs whose hi + 1 it opens */
 	uint32_t *slot_of;            /* per pair: its slot, or NO_SLOT */
@@ -63,7 +64,7 @@ static uint32_t first_epoch(const struct sat_state *s, uint32_t x, uint32_t p)
 {
 	if (init_matches(s, x, p))
 		return 0;
-	return s->pe_off[p] < s->pe_off[p + 1] ? s->pe[s->pe_off[p]] : UINT32_MAX;
+	return s->a->writes_of[p] ? s->pe[pe_start(s, p)] : UINT32_MAX;
 }
 
 static uint32_t *slot_words(const struct stream *st, uint32_t slot)
@@ -243,7 +244,9 @@ static void stream_reset(const struct sat_state *s, struct stream *st)
 {
 	size_t k = st->k;
 
-	count_waiting(s, st->waiting);
+	if (!st->waiting_counted)
+		count_waiting(s, st->waiting);
+	st->waiting_counted = 0;
 	memset(st->cur, 0, k * k * sizeof(uint32_t));
 	memset(st->version, 0, k * sizeof(uint32_t));
 	memset(st->epoch, 0, (size_t)s->a->nvars * sizeof(uint32_t));
@@ -309,7 +312,8 @@ static void ask_back(struct stream *st, const uint32_t *last)
 
 /* Which pairs another thread than W reads, and the write that closes each
  * (close_off, closes by xw entry: the write opening hi + 1, hi being the
- * range of every read of the pair). */
+ * range of every read of the pair). The first of its two passes over the
+ * reads counts the first stream pass's waiting too (count_waiting()). */
 static int index_pairs(const struct sat_state *s, struct stream *st)
 {
 	size_t np = s->a->npairs, nw = s->xw_off[s->a->nvars];
@@ -317,6 +321,8 @@ static int index_pairs(const struct sat_state *s, struct stream *st)
 
 	st->read_by_other = calloc(np / 8 + 1, 1);
 	st->close_off = calloc(nw + 2, sizeof(uint32_t));
+	memset(st->waiting, 0, (nw + 1) * sizeof(uint32_t));
+	st->waiting_counted = 1;
 	st->closes = malloc((np + 1) * sizeof(uint32_t));
 	if (!filled || !st->read_by_other || !st->close_off || !st->closes) {
 		free(filled);
@@ -328,6 +334,8 @@ static int index_pairs(const struct sat_state *s, struct stream *st)
 		for (uint32_t r = 0; r < s->nreads; r++) { /* reads are in flat order */
 			uint32_t x = flat_event_in_order(s, s->read_flat[r], &t, &i)->var;
 			uint32_t p = s->a->pairs[t][i].read, c = s->xw_off[x] + s->hi[r];
+			if (!fill && s->hi[r] < epochs_of(s, x))
+				st->waiting[c]++;
 			if (seen[p / 8] & (1u << p % 8))
 				continue;
 			seen[p / 8] |= (uint8_t)(1u << p % 8);

@@ -34,7 +34,7 @@ struct sat_state {
 	uint32_t *base;        /* per thread + 1: flat number of its event 0 */
 	uint32_t *thread_of;   /* per flat event (the fixpoint's graph only) */
 	uint32_t *xw_off, *xw; /* per one-writer variable: W's indices of its writes */
-	uint32_t *pe_off, *pe; /* per pair: epochs (>= 1) that hold it */
+	uint32_t *pe_off, *pe; /* per pair: epochs (>= 1) that hold it (pe_start()) */
 	uint32_t reads_max;    /* constrained reads (index_writes counts them) */
 	uint32_t nreads, *read_flat, *lo, *hi;
 	int choices;             /* some read has a choice of epochs (lo < hi) */
@@ -56,6 +56,18 @@ static inline uint32_t epochs_of(const struct sat_state *s, uint32_t x)
 	return s->xw_off[x + 1] - s->xw_off[x];
 }
 
+/* Where pair's epochs are in pe: pe_off[pair] is their end (index_writes);
+ * a pair of a one-writer variable has an epoch per write. */
+static inline uint32_t pe_start(const struct sat_state *s, uint32_t pair)
+{
+	return s->pe_off[pair] - s->a->writes_of[pair];
+}
+
+static inline uint32_t pe_end(const struct sat_state *s, uint32_t pair)
+{
+	return s->pe_off[pair];
+}
+
 static inline int init_matches(const struct sat_state *s, uint32_t x, uint32_t pair)
 {
 	return s->a->init[x] == pair || s->a->init[x] == VALUE_UNDECIDED;
@@ -67,14 +79,14 @@ static inline uint32_t next_match(const struct sat_state *s, uint32_t x, uint32_
 	uint32_t lo;
 	if (e == 0 && init_matches(s, x, pair))
 		return 0;
-	lo = first_at_least(s->pe, s->pe_off[pair], s->pe_off[pair + 1], e);
-	return lo < s->pe_off[pair + 1] ? s->pe[lo] : UINT32_MAX;
+	lo = first_at_least(s->pe, pe_start(s, pair), pe_end(s, pair), e);
+	return lo < pe_end(s, pair) ? s->pe[lo] : UINT32_MAX;
 }
 
 /* Largest epoch <= e of variable x holding pair, or UINT32_MAX. */
 static inline uint32_t prev_match(const struct sat_state *s, uint32_t x, uint32_t pair, uint32_t e)
 {
-	uint32_t lo = s->pe_off[pair], hi = s->pe_off[pair + 1];
+	uint32_t lo = pe_start(s, pair), hi = pe_end(s, pair);
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (s->pe[mid] <= e)
@@ -82,7 +94,7 @@ static inline uint32_t prev_match(const struct sat_state *s, uint32_t x, uint32_
 		else
 			hi = mid;
 	}
-	if (lo > s->pe_off[pair])
+	if (lo > pe_start(s, pair))
 		return s->pe[lo - 1];
 	return init_matches(s, x, pair) ? 0 : UINT32_MAX;
 }
