@@ -443,15 +443,17 @@ static void analysis_done(struct analysis *a, const struct vsc_program *p, const
 
 /* Analysis, then the search. best may hold a witness already (its count is
  * an upper bound); least: the least preemptions are known to be at least
- * this; writers: vsc_program_writers(p). */
-static int search_whole(const struct vsc_program *p, size_t writers, const struct query *q,
-			struct budget *b, struct vsc_result *res, struct best *best, long least)
+ * this; writers: vsc_program_writers(p); spans: the spans of p's values
+ * when the caller found them (NULL: the analysis does). */
+static int search_whole(const struct vsc_program *p, size_t writers, const struct value_span *spans,
+			const struct query *q, struct budget *b, struct vsc_result *res,
+			struct best *best, long least)
 {
 	struct analysis a;
 	int r;
 
 	budget_phase(b, "analysis");
-	if ((r = analysis_build_within(&a, p, b))) {
+	if ((r = analysis_build_spanned(&a, p, b, spans))) {
 		if (r != -ETIME)
 			return r;
 		res->verdict = VSC_UNKNOWN;
@@ -509,9 +511,10 @@ static int try_runs(const struct vsc_program *p, const struct query *q, struct b
 }
 
 /* writers: vsc_program_writers(p), which the caller knows (a pass over the
- * events each time it is asked). */
-static int solve_whole(const struct vsc_program *p, size_t writers, const struct query *q,
-		       struct budget *b, struct vsc_result *res, enum use_coherence coherence)
+ * events each time it is asked), as it may know spans (search_whole()). */
+static int solve_whole(const struct vsc_program *p, size_t writers, const struct value_span *spans,
+		       const struct query *q, struct budget *b, struct vsc_result *res,
+		       enum use_coherence coherence)
 {
 	struct coherence_open open = { 0, NULL, -1 };
 	struct best best = { NULL, -1, 0, 0 };
@@ -528,7 +531,7 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 		best.witness = open.witness;
 		best.preemptions = open.preemptions;
 	}
-	r = search_whole(p, writers, q, b, res, &best, open.least);
+	r = search_whole(p, writers, spans, q, b, res, &best, open.least);
 	free(best.witness);
 	return r;
 }
@@ -539,7 +542,8 @@ static int solve_part(const struct vsc_program *gp, const struct query *q, struc
 {
 	size_t writers = vsc_program_writers(gp);
 
-	return solve_whole(gp, writers, q, b, res, writers > 1 ? COHERENCE_FIRST : COHERENCE_SKIP);
+	return solve_whole(gp, writers, NULL, q, b, res,
+			   writers > 1 ? COHERENCE_FIRST : COHERENCE_SKIP);
 }
 
 static int auto_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
@@ -558,11 +562,15 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 	res->parts = rd.parts > 1 ? rd.parts : 0;
 	if (!reduce_worth_it(&rd, p)) {
 		size_t writers = rd.writers;
+		struct value_span *spans = rd.spans;
+		rd.spans = NULL;
 		reduce_free(&rd);
 		res->spins = res->dropped = 0;
 		res->parts = 0;
-		return solve_whole(p, writers, q, b, res,
-				   writers > 1 ? COHERENCE_FIRST : COHERENCE_SKIP);
+		r = solve_whole(p, writers, spans, q, b, res,
+				writers > 1 ? COHERENCE_FIRST : COHERENCE_SKIP);
+		free(spans);
+		return r;
 	}
 	if (rd.refuted) {
 		res->verdict = VSC_INCONSISTENT;
@@ -582,7 +590,7 @@ const struct solver auto_solver = { "auto", auto_solve };
 static int coherence_only(const struct vsc_program *p, const struct query *q, struct budget *b,
 			  struct vsc_result *res)
 {
-	return solve_whole(p, vsc_program_writers(p), q, b, res, COHERENCE_ONLY);
+	return solve_whole(p, vsc_program_writers(p), NULL, q, b, res, COHERENCE_ONLY);
 }
 
 const struct solver coherence_solver = { "coherence", coherence_only };

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Exact reductions before the search; why each is exact is in
- * docs/solvers.md ("Reductions"). One pass to classify variables, one to
- * replay the ones that cannot matter, one to give each event its fate, and
- * a union-find over threads for the independent parts. */
+ * docs/solvers.md ("Reductions"). One pass classifies the variables (and
+ * finds the spans of their values, which the analysis of the whole program
+ * takes), counts spins and joins threads into parts (a union-find) as though no
+ * variable could be dropped; when one can, a second pass replays those
+ * variables and does the rest again. Each event's fate is written only
+ * when the plan is worth building reduced programs for. */
 #include "reduce.h"
 
 #include <errno.h>
@@ -42,9 +45,7 @@ static uint32_t find(uint32_t *parent, uint32_t t)
 	return t;
 }
 
-/* Who accesses each variable, and r->writers (vsc_program_writers(), in
- * the same pass, so that the solvers need not make another). */
-static void classify_vars(struct reduction *r, struct var_facts *vf, const struct vsc_program *p)
+static void var_facts_init(struct var_facts *vf, const struct vsc_program *p)
 {
 	for (uint32_t v = 0; v < program_vars(p); v++) {
 		uint8_t kind = p->inits[v].kind;
@@ -54,24 +55,36 @@ static void classify_vars(struct reduction *r, struct var_facts *vf, const struc
 						       : MEM_NONE;
 		vf[v].value = p->inits[v].value;
 	}
-	for (uint32_t t = 0; t < program_threads(p); t++) {
-		const struct vsc_thread *th = &p->threads[t];
-		for (uint32_t i = 0; i < th->length; i++) {
-			struct var_facts *f = &vf[th->events[i].var];
-			if (f->accessor == ACCESS_NONE)
-				f->accessor = t;
-			else if (f->accessor != t)
-				f->accessor = ACCESS_MANY;
-			if (th->events[i].kind == VSC_READ || f->last_writer == t + 1)
-				continue;
-			f->written = 1;
-			f->last_writer = t + 1;
-			if (++f->writers > r->writers)
-				r->writers = f->writers;
-		}
-	}
-	for (uint32_t v = 0; v < program_vars(p); v++)
+}
+
+/* Thread t's event e in the facts of its variable, and r->writers
+ * (vsc_program_writers(), in the same pass, so that the solvers need not
+ * make another). */
+static inline void see_access(struct reduction *r, struct var_facts *f, uint32_t t,
+			      const struct vsc_event *e)
+{
+	if (f->accessor == ACCESS_NONE)
+		f->accessor = t;
+	else if (f->accessor != t)
+		f->accessor = ACCESS_MANY;
+	if (e->kind == VSC_READ || f->last_writer == t + 1)
+		return;
+	f->written = 1;
+	f->last_writer = t + 1;
+	if (++f->writers > r->writers)
+		r->writers = f->writers;
+}
+
+/* Set each variable's droppable; 1 when some accessed variable is. */
+static int mark_droppable(struct var_facts *vf, const struct vsc_program *p)
+{
+	int any = 0;
+
+	for (uint32_t v = 0; v < program_vars(p); v++) {
 		vf[v].droppable = vf[v].accessor != ACCESS_MANY || !vf[v].written;
+		any |= vf[v].droppable && vf[v].accessor != ACCESS_NONE;
+	}
+	return any;
 }
 
 /* A variable that cannot matter: one thread's accesses (program order) or
@@ -93,7 +106,7 @@ static int replay(struct var_facts *f, const struct vsc_event *e)
 	return 1;
 }
 
-static int is_spin(const struct vsc_event *prev, const struct vsc_event *e)
+static inline int is_spin(const struct vsc_event *prev, const struct vsc_event *e)
 {
 	return prev && prev->kind == VSC_READ && e->kind == VSC_READ && prev->var == e->var &&
 	       prev->value == e->value;
@@ -120,6 +133,17 @@ static int parts_init(struct parts *pt, uint32_t k, uint32_t nvars)
 	return 0;
 }
 
+/* Back to every thread alone, for a second pass. */
+static void parts_reset(struct parts *pt, uint32_t k, uint32_t nvars)
+{
+	for (uint32_t t = 0; t < k; t++) {
+		pt->parent[t] = t;
+		pt->size[t] = 0;
+	}
+	for (uint32_t v = 0; v < nvars; v++)
+		pt->owner[v] = PART_NONE;
+}
+
 static void parts_free(struct parts *pt)
 {
 	free(pt->parent);
@@ -134,6 +158,45 @@ static void parts_keep(struct parts *pt, uint32_t t, uint32_t v)
 	if (pt->owner[v] != PART_NONE && pt->owner[v] != t)
 		pt->parent[find(pt->parent, pt->owner[v])] = find(pt->parent, t);
 	pt->owner[v] = t; /* joined: t stands for v's part from here */
+}
+
+/* The one pass when no variable can be dropped: the variables' facts, and
+ * the spins and parts as give_fates() finds them then (every event but a
+ * spin kept), without writing the fates. */
+static void survey(struct reduction *r, struct var_facts *vf, const struct vsc_program *p,
+		   struct parts *pt)
+{
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		const struct vsc_thread *th = &p->threads[t];
+		const struct vsc_event *prev = NULL;
+		for (uint32_t i = 0; i < th->length; i++) {
+			const struct vsc_event *e = &th->events[i];
+			see_access(r, &vf[e->var], t, e);
+			value_spans_see_event(r->spans, e, VALUES_ALL);
+			if (is_spin(prev, e)) {
+				r->spins++;
+			} else {
+				r->kept++;
+				prev = e;
+				parts_keep(pt, t, e->var);
+			}
+		}
+	}
+}
+
+/* The fates survey() found, when no variable can be dropped. */
+static void spin_fates(struct reduction *r, const struct vsc_program *p)
+{
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		const struct vsc_thread *th = &p->threads[t];
+		const struct vsc_event *prev = NULL;
+		for (uint32_t i = 0; i < th->length; i++) {
+			const struct vsc_event *e = &th->events[i];
+			int spin = is_spin(prev, e);
+			r->fate[r->base[t] + i] = spin ? FATE_SPIN : FATE_KEEP;
+			prev = spin ? prev : e;
+		}
+	}
 }
 
 static void give_fates(struct reduction *r, struct var_facts *vf, const struct vsc_program *p,
@@ -246,6 +309,7 @@ void reduce_free(struct reduction *r)
 	free(r->next);
 	free(r->local);
 	free(r->group_kept);
+	free(r->spans);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -257,11 +321,11 @@ int reduce_plan(struct reduction *r, const struct vsc_program *p)
 	int err = parts_init(&pt, k, program_vars(p));
 
 	memset(r, 0, sizeof(*r));
-	r->fate = malloc(p->event_count + 1);
 	r->base = malloc((k + 1) * sizeof(*r->base));
 	r->group = malloc((k + 1) * sizeof(*r->group));
 	r->local = malloc((program_vars(p) + 1) * sizeof(*r->local));
-	if (err || !vf || !r->fate || !r->base || !r->group || !r->local ||
+	r->spans = malloc((program_vars(p) + 1) * sizeof(*r->spans));
+	if (err || !vf || !r->base || !r->group || !r->local || !r->spans ||
 	    p->event_count >= UINT32_MAX) {
 		free(vf);
 		parts_free(&pt);
@@ -274,10 +338,25 @@ int reduce_plan(struct reduction *r, const struct vsc_program *p)
 	}
 	for (uint32_t v = 0; v < program_vars(p); v++)
 		r->local[v] = UINT32_MAX;
-	classify_vars(r, vf, p);
-	give_fates(r, vf, p, &pt);
-	if (!r->refuted)
+	var_facts_init(vf, p);
+	value_spans_start(r->spans, p, VALUES_ALL);
+	survey(r, vf, p, &pt);
+	if (mark_droppable(vf, p)) {
+		r->spins = r->kept = 0;
+		parts_reset(&pt, k, program_vars(p));
+		if ((r->fate = malloc(p->event_count + 1)))
+			give_fates(r, vf, p, &pt);
+		else
+			err = -ENOMEM;
+	}
+	if (!err && !r->refuted)
 		err = group_threads(r, p, &pt);
+	if (!err && !r->fate && reduce_worth_it(r, p)) {
+		if ((r->fate = malloc(p->event_count + 1)))
+			spin_fates(r, p);
+		else
+			err = -ENOMEM;
+	}
 	free(vf);
 	parts_free(&pt);
 	if (err)

@@ -11,6 +11,7 @@
 #define VSC_REDUCE_H
 
 #include "program.h"
+#include "value_span.h"
 
 enum event_fate {
 	FATE_KEEP, /* stays (the first read of a spin stands for the run) */
@@ -21,7 +22,7 @@ enum event_fate {
 #define PART_NONE UINT32_MAX
 
 struct reduction {
-	uint8_t *fate;        /* per flat event: base[t] + index */
+	uint8_t *fate;        /* per flat event: base[t] + index (NULL unless worth it) */
 	uint32_t *base;       /* per thread + 1 */
 	uint32_t *group;      /* per thread: its group of parts, or PART_NONE */
 	uint32_t ngroups;     /* parts, small ones packed together */
@@ -35,6 +36,9 @@ struct reduction {
 	uint64_t kept;
 	uint32_t writers; /* the most threads writing one variable (vsc_program_writers()) */
 	int refuted;      /* a dropped variable's own reads contradict */
+	/* per variable: the span of its values (VALUES_ALL), from the same
+	 * pass, for the analysis of the whole program */
+	struct value_span *spans;
 };
 
 /* Plan the reductions. Returns 0 (r->refuted may be set) or -ENOMEM. */

@@ -32,6 +32,28 @@ enum value_span_kind {
 /* span[x] for each of p's variables, by one pass over its events. */
 void value_spans_find(struct value_span *span, const struct vsc_program *p,
 		      enum value_span_kind kind);
+/* The same in a caller's pass: start (the initial values), then see each
+ * event once. */
+void value_spans_start(struct value_span *span, const struct vsc_program *p,
+		       enum value_span_kind kind);
+
+static inline void value_span_see(struct value_span *s, int64_t v)
+{
+	if (v < s->least)
+		s->least = v;
+	if (v > s->most)
+		s->most = v;
+	s->seen++;
+}
+
+static inline void value_spans_see_event(struct value_span *span, const struct vsc_event *e,
+					 enum value_span_kind kind)
+{
+	if (e->kind != VSC_WRITE && kind == VALUES_ALL)
+		value_span_see(&span[e->var], e->value);
+	if (e->kind != VSC_READ)
+		value_span_see(&span[e->var], e->kind == VSC_RMW ? e->new_value : e->value);
+}
 
 /* The entries of s's table less one (it may be 2^64 - 1: compare it with
  * <, never add 1 first); 0 when no value was seen. */
