@@ -248,17 +248,35 @@ static int try_coherence(const struct vsc_program *p, const struct query *q, str
  * filled) and a negative errno: the next stage must decide. */
 #define SEARCH_ON 1
 
+/* Whole threads in some order: first fit's witness (serial.c), else, with
+ * one writer per variable, an order of the threads (thread_order.c, exact).
+ * Returns 1 with the witness, or what thread_order_witness() returns when
+ * first fit finds none. The exact answer is asked first: when there is no
+ * order (most traces with one writer per variable) first fit cannot find
+ * one either, and its passes over the threads (up to 4 an event) are
+ * saved; when there is one, first fit still picks the witness. */
+static int whole_threads_witness(const struct analysis *a, const struct vsc_program *p,
+				 uint32_t **witness)
+{
+	int r = thread_order_witness(a, p, witness);
+
+	if (r != 1 && r != THREAD_ORDER_NOT_APPLY)
+		return r;
+	free(*witness);
+	r = serial_witness(a, p, witness);
+	return r == 0 ? thread_order_witness(a, p, witness) : r;
+}
+
 /* Whole threads in some order: first fit, or (one writer per variable,
  * exactly) an order of the threads. Sets *least to 1 when there is
  * provably none (0 when it cannot say). */
 static int try_whole_threads(const struct analysis *a, const struct vsc_program *p,
 			     const struct query *q, struct vsc_result *res, long *least)
 {
-	int r = serial_witness(a, p, &res->witness);
+	int r = whole_threads_witness(a, p, &res->witness);
 
-	if (r == 0) { /* first fit failed: with one writer per variable, exactly */
-		r = thread_order_witness(a, p, &res->witness);
-		if (r == 0 && q->bound == 0) /* no order of whole threads */
+	if (r == 0 || r == THREAD_ORDER_NOT_APPLY) { /* first fit failed */
+		if (r == 0 && q->bound == 0)         /* no order of whole threads */
 			return 0;
 		if (r == 0 && *least < 1)
 			*least = 1; /* keeps what saturation proved */
