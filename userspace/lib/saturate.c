@@ -72,11 +72,12 @@ static void starts_back(uint32_t *off, uint32_t n)
  * pe_off leaves room for every pair's writes; only the pairs of one-writer
  * variables are filled, each start moving to its end (pe_start(),
  * pe_end()). read_flat has room for every read of a one-writer variable
- * (the writers' own reads are left out: that room is never touched). */
+ * until the pass has left out the writers' own reads; then it shrinks, so
+ * that the room it gives back serves the arrays made next. */
 static int index_writes(struct sat_state *s)
 {
 	const struct analysis *a = s->a;
-	uint32_t nv = a->nvars, np = a->npairs, x, *epochs;
+	uint32_t nv = a->nvars, np = a->npairs, x, *epochs, *read_flat;
 	size_t writes = 0, pair_writes = 0, reads = 0;
 
 	s->xw_off = malloc(((size_t)nv + 1) * sizeof(uint32_t));
@@ -117,6 +118,8 @@ static int index_writes(struct sat_state *s)
 			}
 	free(epochs);
 	starts_back(s->xw_off, nv); /* every variable's slot was filled whole */
+	read_flat = realloc(s->read_flat, ((size_t)s->reads_max + 1) * sizeof(uint32_t));
+	s->read_flat = read_flat ? read_flat : s->read_flat; /* a failed shrink keeps it whole */
 	return 0;
 }
 
