@@ -184,21 +184,6 @@ static void survey(struct reduction *r, struct var_facts *vf, const struct vsc_p
 	}
 }
 
-/* The fates survey() found, when no variable can be dropped. */
-static void spin_fates(struct reduction *r, const struct vsc_program *p)
-{
-	for (uint32_t t = 0; t < program_threads(p); t++) {
-		const struct vsc_thread *th = &p->threads[t];
-		const struct vsc_event *prev = NULL;
-		for (uint32_t i = 0; i < th->length; i++) {
-			const struct vsc_event *e = &th->events[i];
-			int spin = is_spin(prev, e);
-			r->fate[r->base[t] + i] = spin ? FATE_SPIN : FATE_KEEP;
-			prev = spin ? prev : e;
-		}
-	}
-}
-
 static void give_fates(struct reduction *r, struct var_facts *vf, const struct vsc_program *p,
 		       struct parts *pt)
 {
@@ -224,6 +209,19 @@ static void give_fates(struct reduction *r, struct var_facts *vf, const struct v
 			}
 		}
 	}
+}
+
+/* The pass that gives every event its fate, from scratch (the spins, kept
+ * events and parts survey() counted are counted again). 0 or -ENOMEM. */
+static int fates_pass(struct reduction *r, struct var_facts *vf, const struct vsc_program *p,
+		      struct parts *pt)
+{
+	r->spins = r->kept = 0;
+	parts_reset(pt, program_threads(p), program_vars(p));
+	if (!(r->fate = malloc(p->event_count + 1)))
+		return -ENOMEM;
+	give_fates(r, vf, p, pt);
+	return 0;
 }
 
 /* Each group's threads as a list, in thread order. */
@@ -341,22 +339,12 @@ int reduce_plan(struct reduction *r, const struct vsc_program *p)
 	var_facts_init(vf, p);
 	value_spans_start(r->spans, p, VALUES_ALL);
 	survey(r, vf, p, &pt);
-	if (mark_droppable(vf, p)) {
-		r->spins = r->kept = 0;
-		parts_reset(&pt, k, program_vars(p));
-		if ((r->fate = malloc(p->event_count + 1)))
-			give_fates(r, vf, p, &pt);
-		else
-			err = -ENOMEM;
-	}
+	if (mark_droppable(vf, p))
+		err = fates_pass(r, vf, p, &pt);
 	if (!err && !r->refuted)
 		err = group_threads(r, p, &pt);
-	if (!err && !r->fate && reduce_worth_it(r, p)) {
-		if ((r->fate = malloc(p->event_count + 1)))
-			spin_fates(r, p);
-		else
-			err = -ENOMEM;
-	}
+	if (!err && !r->fate && reduce_worth_it(r, p))
+		err = fates_pass(r, vf, p, &pt); /* the same counts and parts again */
 	free(vf);
 	parts_free(&pt);
 	if (err)
