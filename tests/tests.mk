@@ -7,7 +7,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_HELP := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
 CHECK_EXTRA += check-unit check-cli check-reports check-gen check-reductions check-limits \
-	check-jobs
+	check-jobs check-stream
 ifneq ($(VSC_NO_ASAN),1)
 CHECK_EXTRA += check-distribute
 endif
@@ -49,6 +49,12 @@ check-reductions: $(BUILD)/vsc
 .PHONY: check-jobs
 check-jobs: $(BUILD)/vsc
 	@tests/cli/jobs.sh $(BUILD)/vsc
+
+# Lab runs decided segment by segment report what whole-file checks do,
+# on whole and damaged traces (tests/cli/stream.sh)
+.PHONY: check-stream
+check-stream: $(BUILD)/vsc
+	@tests/cli/stream.sh $(BUILD)/vsc
 
 # Hostile inputs under --timeout and a memory cap (tests/cli/limits.sh)
 .PHONY: check-limits
@@ -107,7 +113,7 @@ check-asan:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan VSC_NO_ASAN=1 \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" check-unit check-cli check-reports check-gen check-jobs \
-		check-trace-writer \
+		check-stream check-trace-writer \
 		check-reductions
 
 # ---- fuzzing (not part of `make check`: `make fuzz`) ------------------------

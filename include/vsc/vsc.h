@@ -73,6 +73,12 @@ typedef void (*vsc_error_fn)(void *ctx, const char *message);
 /* Receives a progress line (no newline) during long work. */
 typedef void (*vsc_progress_fn)(void *ctx, const char *line);
 
+/* Receives one execution of a trace as soon as it is read whole (at the
+ * next `segment` line, or at the end of the input) and owns it from then
+ * on (vsc_program_free). Returns 0, or a negative errno to stop reading:
+ * the parse then returns NULL with that errno. */
+typedef int (*vsc_program_fn)(void *ctx, struct vsc_program *prog);
+
 struct vsc_parse_opts {
 	size_t sz;
 	const char *filename;  /* used in messages; default "<input>" */
@@ -90,6 +96,15 @@ struct vsc_parse_opts {
 	 * 4 bytes per event less, for a caller that cites no event by its
 	 * line. Messages about bad input still give their lines. */
 	bool no_event_lines;
+	/* Hand each execution to on_program instead of keeping it in the
+	 * trace, so that a file of many segments is decided segment by segment
+	 * in the memory of one. The trace returned then holds no program
+	 * (vsc_trace_program_count() is 0), only what the whole file says
+	 * (completeness, lost events). No execution is handed over after the
+	 * first error in the input; the caller drops those it was given when
+	 * the parse returns NULL. */
+	vsc_program_fn on_program;
+	void *program_ctx;
 };
 
 /* Parse a file ("-" reads standard input). On bad input, reports every

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* vsc check: shared/CONTRACT.md section 3, plus --explain, --svg, --summary
- * and --jobs. Files are parsed in order, their executions decided (in
- * parallel with --jobs; check_decide.c), then reported in input order
- * (check_text.c, check_json.c, and the files --svg, --core-out and --html
- * ask for). */
+ * and --jobs. Files are parsed in order and their executions decided as
+ * they are read (in parallel with --jobs; check_stream.c, check_decide.c),
+ * then reported in input order (check_text.c, check_json.c, and the files
+ * --svg, --core-out and --html ask for). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -127,7 +127,7 @@ static int draw_pictures(const struct file_report *files, size_t nfiles, const c
 	for (size_t i = 0; i < nfiles; i++) {
 		for (size_t s = 0; files[i].trace && s < files[i].count; s++) {
 			char path[4096], title[512];
-			const char *name = vsc_program_name(files[i].items[s].prog);
+			const char *name = files[i].items[s].facts.name;
 			picture_path(path, sizeof(path), svg, total, k);
 			snprintf(title, sizeof(title), "%s%s%s: %s", files[i].path,
 				 name ? " segment " : "", name ? name : "",
@@ -257,6 +257,7 @@ static int parse_check_args(struct check_args *a, int argc, char **argv)
 	int parsed;
 
 	a->opts.progress = isatty(STDERR_FILENO);
+	a->keep_executions = getenv("VSC_KEEP_EXECUTIONS") != NULL;
 	a->opts.on_progress = diag_progress;
 	parsed = options_parse(&table, argc, argv, take_option, a);
 	if (parsed != OPTIONS_OK)
@@ -316,12 +317,8 @@ static int combine_worst(int status, int next)
 static void free_files(struct file_report *files, size_t nfiles)
 {
 	for (size_t i = 0; i < nfiles; i++) {
-		for (size_t s = 0; s < files[i].count; s++) {
-			vsc_result_free(files[i].items[s].res);
-			vsc_core_free(files[i].items[s].core);
-			prefix_free(files[i].items[s].prefix);
-		}
-		free(files[i].items);
+		check_free_items(&files[i]);
+		text_blocks_free(&files[i].names);
 		notes_free(files[i].notes);
 		vsc_trace_free(files[i].trace);
 	}
@@ -330,7 +327,10 @@ static void free_files(struct file_report *files, size_t nfiles)
 
 int cmd_check(int argc, char **argv)
 {
-	struct check_args a = { .opts = { .sz = sizeof(struct vsc_check_opts) }, .jobs = 1 };
+	struct outcome_names outcomes = { 0 };
+	struct check_args a = { .opts = { .sz = sizeof(struct vsc_check_opts) },
+				.jobs = 1,
+				.outcomes = &outcomes };
 	struct file_report *files;
 	size_t nfiles;
 	int status = parse_check_args(&a, argc, argv);
@@ -342,17 +342,14 @@ int cmd_check(int argc, char **argv)
 	files = calloc(nfiles, sizeof(*files));
 	if (!files)
 		return EXIT_UNKNOWN;
-	for (size_t i = 0; i < nfiles; i++) {
+	for (size_t i = 0; i < nfiles; i++)
 		files[i].path = argv[optind + (int)i];
-		check_load(&files[i], &a);
-	}
+	check_read_and_decide(files, nfiles, &a);
 	if (a.svg && !pictures_writable(files, nfiles, a.svg)) {
 		free_files(files, nfiles);
-		return EXIT_USAGE; /* a usage error: before any verdict */
+		outcome_names_free(&outcomes);
+		return EXIT_USAGE; /* a usage error: before any verdict is printed */
 	}
-	check_decide_all(files, nfiles, &a);
-	for (size_t i = 0; i < nfiles; i++)
-		check_withhold(&files[i], &a);
 	for (size_t i = 0; i < nfiles && (check_wants_core(&a) || a.html); i++)
 		if (files[i].trace)
 			notes_load(&files[i], a.html != NULL);
@@ -362,5 +359,6 @@ int cmd_check(int argc, char **argv)
 	status = write_reports(files, nfiles, &a, status);
 	fflush(stdout);
 	free_files(files, nfiles);
+	outcome_names_free(&outcomes);
 	return status;
 }

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* vsc check, reading and deciding: each FILE parsed and checked for
- * completeness, its executions decided (by --jobs workers), verdicts of
- * incomplete traces withheld. */
+/* vsc check, deciding: one execution decided, what the reports keep of it,
+ * and once a FILE is read (check_stream.c), its completeness checked and
+ * the verdicts of an incomplete trace withheld. */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "report.h"
+#include "summary.h"
 #include "userspace/util/clock.h"
 #include "userspace/util/diag.h"
 
@@ -36,37 +36,6 @@ bool item_least_bounds(const struct item *it, long *lo, long *hi)
 }
 
 /* ---- deciding ------------------------------------------------------------ */
-
-struct pool {
-	struct file_report *files;
-	size_t nfiles;
-	const struct check_args *args;
-	pthread_mutex_t lock;
-	size_t next_file, next_item; /* the next item to take */
-};
-
-static int take(struct pool *pool, struct file_report **f, struct item **it)
-{
-	int found = 0;
-
-	pthread_mutex_lock(&pool->lock);
-	while (pool->next_file < pool->nfiles && !found) {
-		struct file_report *file = &pool->files[pool->next_file];
-		if (pool->next_item < file->count) {
-			*f = file;
-			*it = &file->items[pool->next_item++];
-			if (file->deadline == 0 && pool->args->opts.timeout_s > 0)
-				file->deadline =
-					clock_now_s() + pool->args->opts.timeout_s - file->read_s;
-			found = 1;
-		} else {
-			pool->next_file++;
-			pool->next_item = 0;
-		}
-	}
-	pthread_mutex_unlock(&pool->lock);
-	return found;
-}
 
 /* VSC_STATS=1: the search's counts, for tuning (the library keeps them in
  * the result; it never reads the environment or prints). */
@@ -106,7 +75,8 @@ static const char *refusal(const char *solver, int err)
 	return NULL;
 }
 
-static void decide(struct item *it, const struct check_args *a, double deadline, const char *path)
+void check_decide_item(struct item *it, const struct check_args *a, double deadline,
+		       const char *path)
 {
 	struct vsc_check_opts opts = a->opts;
 	int err;
@@ -141,51 +111,57 @@ static void decide(struct item *it, const struct check_args *a, double deadline,
 	}
 }
 
-static void *worker(void *arg)
-{
-	struct pool *pool = arg;
-	struct file_report *f;
-	struct item *it;
+/* ---- what is kept of it ------------------------------------------------- */
 
-	while (take(pool, &f, &it))
-		decide(it, pool->args, f->deadline, f->path);
-	return NULL;
+bool check_keeps_all(const struct check_args *a)
+{
+	return a->keep_executions || a->svg || a->html ||
+	       (!a->summary && (a->witness || (a->json && a->opts.minimize)));
 }
 
-void check_decide_all(struct file_report *files, size_t nfiles, const struct check_args *a)
+/* The solver's name as vsc_solver_names() has it: it outlives the result
+ * (the library's names are static; a name it does not list is kept as
+ * given, as before results were let go). */
+static const char *lasting_solver_name(const char *name)
 {
-	struct check_args inner = *a;
-	struct pool pool = { .files = files, .nfiles = nfiles, .args = &inner };
-	size_t items = check_execution_count(files, nfiles);
-	/* --jobs N: N workers over the executions, and what is left over to
-	 * the parts of each (the library's jobs): never more than N threads */
-	long jobs = a->jobs > 1 ? a->jobs : 1;
-	pthread_t *threads;
-	long started = 0;
+	for (const char *const *n = vsc_solver_names(); *n; n++)
+		if (strcmp(*n, name) == 0)
+			return *n;
+	return name;
+}
 
-	if (items > 0 && (size_t)jobs > items)
-		jobs = (long)items;
-	inner.opts.jobs = (unsigned)((a->jobs > 1 ? a->jobs : 1) / jobs);
-	if (jobs > 1)
-		inner.opts.progress = false; /* interleaved progress lines help nobody */
-	threads = calloc((size_t)jobs, sizeof(*threads));
-	pthread_mutex_init(&pool.lock, NULL);
-	for (long i = 1; threads && i < jobs; i++) {
-		if (pthread_create(&threads[i], NULL, worker, &pool) != 0)
-			break;
-		started = i;
+int check_note_facts(struct item *it, const struct check_args *a, struct text_blocks *names)
+{
+	struct item_facts *f = &it->facts;
+	const char *name = vsc_program_name(it->prog);
+	struct vsc_reductions red;
+
+	f->name = name ? text_blocks_add(names, name) : NULL;
+	if (name && !f->name)
+		return -ENOMEM;
+	f->threads = (uint32_t)vsc_program_thread_count(it->prog);
+	f->events = vsc_program_event_count(it->prog);
+	f->writers = (uint32_t)vsc_program_writers(it->prog);
+	f->preemptions = -1;
+	f->outcome = OUTCOME_NONE;
+	if (it->res) {
+		f->decided = true;
+		f->solver = lasting_solver_name(vsc_result_solver(it->res));
+		f->time_s = vsc_result_time(it->res);
+		f->preemptions = (int32_t)vsc_result_preemptions(it->res);
+		vsc_result_reductions(it->res, &red);
+		f->spins = (uint32_t)red.spins;
+		f->dropped = (uint32_t)red.dropped;
+		f->parts = (uint32_t)red.parts;
 	}
-	worker(&pool);
-	for (long i = 1; i <= started; i++)
-		pthread_join(threads[i], NULL);
-	pthread_mutex_destroy(&pool.lock);
-	free(threads);
+	if (a->summary)
+		f->outcome = outcome_names_get(a->outcomes, outcome_text(it->prog));
+	return a->summary && f->outcome == OUTCOME_NONE ? -ENOMEM : 0;
 }
 
-/* ---- reading ------------------------------------------------------------- */
+/* ---- once a file is read ------------------------------------------------ */
 
-/* The file's name in messages, as the parser's own messages give it. */
-static const char *shown_path(const struct file_report *f)
+const char *check_shown_path(const struct file_report *f)
 {
 	return strcmp(f->path, "-") == 0 ? "<stdin>" : f->path;
 }
@@ -204,53 +180,15 @@ static int check_completeness(struct file_report *f, const struct check_args *a)
 		diag(NULL,
 		     "warning: %s: %s; the verdict is about the events present only, "
 		     "not the whole run (--accept-incomplete)",
-		     shown_path(f), f->comp.why);
+		     check_shown_path(f), f->comp.why);
 		return 0;
 	}
 	if (f->comp.state == VSC_TRACE_INCOMPLETE)
 		return 0; /* decided, then reported as unknown */
 	diag(NULL, "%s: %s; no verdict (--accept-incomplete decides the events present)",
-	     shown_path(f), f->comp.why);
+	     check_shown_path(f), f->comp.why);
 	f->status = EXIT_USAGE;
 	return -1;
-}
-
-int check_load(struct file_report *f, const struct check_args *a)
-{
-	VSC_OPTS(vsc_parse_opts, popts, .filename = shown_path(f), .on_error = diag_parse_error,
-		 .timeout_s = a->opts.timeout_s, .progress = a->opts.progress,
-		 .on_progress = a->opts.on_progress, .progress_ctx = a->opts.progress_ctx,
-		 .no_event_lines = !check_wants_core(a)); /* only the reports cite lines */
-	double started = clock_now_s();
-
-	f->trace = vsc_trace_parse_file(f->path, &popts);
-	f->read_s = clock_now_s() - started;
-	if (!f->trace && (errno == ETIME || errno == ENOMEM)) {
-		f->read_stopped = errno == ETIME ? "--timeout" : "the memory limit";
-		diag(NULL, "%s: %s reached while reading the input", f->path, f->read_stopped);
-		f->status = EXIT_UNKNOWN;
-		return -1;
-	}
-	if (!f->trace) {
-		if (errno != EINVAL)
-			diag(NULL, "%s: %s", f->path, strerror(errno));
-		f->status = EXIT_USAGE;
-		return -1;
-	}
-	if (check_completeness(f, a))
-		return -1;
-	f->count = vsc_trace_program_count(f->trace);
-	f->segmented = f->count != 1 || vsc_program_name(vsc_trace_program(f->trace, 0)) != NULL;
-	f->items = calloc(f->count ? f->count : 1, sizeof(*f->items));
-	if (!f->items) {
-		diag(NULL, "%s: out of memory", f->path);
-		f->status = EXIT_UNKNOWN;
-		f->count = 0;
-		return -1;
-	}
-	for (size_t i = 0; i < f->count; i++)
-		f->items[i].prog = vsc_trace_program(f->trace, i);
-	return 0;
 }
 
 /* The status of several executions or files: between verdicts, the
@@ -269,9 +207,9 @@ int check_combine_status(int so_far, int next)
 
 /* An incomplete trace's executions were decided on the events present;
  * unless that was asked for, their verdict becomes unknown. */
-void check_withhold(struct file_report *f, const struct check_args *a)
+static void withhold(struct file_report *f, const struct check_args *a)
 {
-	if (!f->trace || f->comp.state == VSC_TRACE_WHOLE || a->accept_incomplete)
+	if (f->comp.state == VSC_TRACE_WHOLE || a->accept_incomplete)
 		return;
 	for (size_t i = 0; i < f->count; i++) {
 		struct item *it = &f->items[i];
@@ -282,4 +220,14 @@ void check_withhold(struct file_report *f, const struct check_args *a)
 		it->status = EXIT_UNKNOWN;
 		it->withheld = true;
 	}
+}
+
+void check_finish_file(struct file_report *f, const struct check_args *a)
+{
+	if (check_completeness(f, a)) {
+		check_free_items(f); /* cut short: no verdict at all */
+		return;
+	}
+	f->segmented = f->count != 1 || f->items[0].facts.name != NULL;
+	withhold(f, a);
 }

@@ -39,18 +39,15 @@ static void json_completeness(struct json *j, const struct file_report *f,
 }
 
 /* What the exact reductions took away, when they took anything. */
-static void json_reductions(struct json *j, const struct vsc_result *res)
+static void json_reductions(struct json *j, const struct item_facts *f)
 {
-	struct vsc_reductions red;
-
-	vsc_result_reductions(res, &red);
-	if (!red.spins && !red.dropped && !red.parts)
+	if (!f->spins && !f->dropped && !f->parts)
 		return;
 	json_key(j, "reductions");
 	json_object_begin(j);
-	json_key_uint(j, "spin_reads_collapsed", red.spins);
-	json_key_uint(j, "events_dropped", red.dropped);
-	json_key_uint(j, "parts", red.parts);
+	json_key_uint(j, "spin_reads_collapsed", f->spins);
+	json_key_uint(j, "events_dropped", f->dropped);
+	json_key_uint(j, "parts", f->parts);
 	json_object_end(j);
 }
 
@@ -77,18 +74,18 @@ static void json_witness(struct json *j, const struct item *it)
 static void json_program_keys(struct json *j, const struct item *it, const struct check_args *a)
 {
 	long lo, hi;
-	const struct vsc_program *prog = it->prog;
+	const struct item_facts *f = &it->facts;
 
 	json_key_string(j, "verdict", verdict_name(it->status));
 	if (it->withheld) {
 		json_key_string(j, "verdict_on_events_present", verdict_name(it->present_status));
 	}
-	json_key_uint(j, "threads", vsc_program_thread_count(prog));
-	json_key_uint(j, "events", vsc_program_event_count(prog));
-	json_key_uint(j, "writers", vsc_program_writers(prog));
+	json_key_uint(j, "threads", f->threads);
+	json_key_uint(j, "events", f->events);
+	json_key_uint(j, "writers", f->writers);
 	json_key(j, "preemptions");
-	if (it->res && vsc_result_preemptions(it->res) >= 0)
-		json_int(j, vsc_result_preemptions(it->res));
+	if (f->decided && f->preemptions >= 0)
+		json_int(j, f->preemptions);
 	else
 		json_null(j);
 	if (item_least_bounds(it, &lo, &hi)) {
@@ -103,11 +100,11 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 		json_witness(j, it);
 	if (a->explain && it->status == EXIT_INCONSISTENT)
 		story_json(j, it);
-	if (it->res) {
-		json_key_string(j, "solver", vsc_result_solver(it->res));
-		json_reductions(j, it->res);
+	if (f->decided) {
+		json_key_string(j, "solver", f->solver);
+		json_reductions(j, f);
 	}
-	json_key_double(j, "time_s", it->res ? vsc_result_time(it->res) : 0.0);
+	json_key_double(j, "time_s", f->decided ? f->time_s : 0.0);
 }
 
 /* A segmented file: its totals over every segment, then each segment. */
@@ -121,14 +118,14 @@ static void json_segmented_keys(struct json *j, const struct file_report *f,
 	for (size_t i = 0; i < f->count; i++) {
 		const struct item *it = &f->items[i];
 		inconsistent += it->status == EXIT_INCONSISTENT;
-		events += vsc_program_event_count(it->prog);
-		if (vsc_program_thread_count(it->prog) > threads)
-			threads = vsc_program_thread_count(it->prog);
-		if (vsc_program_writers(it->prog) > writers)
-			writers = vsc_program_writers(it->prog);
-		if (it->res && vsc_result_preemptions(it->res) > max_pre)
-			max_pre = vsc_result_preemptions(it->res);
-		total += it->res ? vsc_result_time(it->res) : 0;
+		events += it->facts.events;
+		if (it->facts.threads > threads)
+			threads = it->facts.threads;
+		if (it->facts.writers > writers)
+			writers = it->facts.writers;
+		if (it->facts.decided && it->facts.preemptions > max_pre)
+			max_pre = it->facts.preemptions;
+		total += it->facts.decided ? it->facts.time_s : 0;
 	}
 	json_key_string(j, "verdict", verdict_name(f->status));
 	json_key_uint(j, "threads", threads);
@@ -144,7 +141,7 @@ static void json_segmented_keys(struct json *j, const struct file_report *f,
 	json_key(j, "segments");
 	json_array_begin(j);
 	for (size_t i = 0; i < f->count; i++) {
-		const char *name = vsc_program_name(f->items[i].prog);
+		const char *name = f->items[i].facts.name;
 		json_object_begin(j);
 		json_key(j, "name");
 		if (name)

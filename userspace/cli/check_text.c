@@ -46,9 +46,9 @@ static void print_item(const struct file_report *f, const struct item *it,
 	long pre, lo, hi;
 	int bounds;
 
-	if (!it->res)
+	if (!it->facts.decided)
 		return;
-	pre = vsc_result_preemptions(it->res);
+	pre = it->facts.preemptions;
 	bounds = item_least_bounds(it, &lo, &hi);
 	if (pre >= 0)
 		printf("%spreemptions: %ld%s\n", indent, pre, a->opts.minimize ? " (least)" : "");
@@ -94,7 +94,7 @@ void check_text_file(const struct file_report *f, const struct check_args *a)
 		inconsistent += f->items[i].status == EXIT_INCONSISTENT;
 	printf("segments: %zu, inconsistent: %zu\n", f->count, inconsistent);
 	for (size_t i = 0; i < f->count; i++) {
-		const char *name = vsc_program_name(f->items[i].prog);
+		const char *name = f->items[i].facts.name;
 		printf("segment %s: %s", name ? name : "(before the first segment)",
 		       verdict_name(f->items[i].status));
 		if (f->items[i].withheld)

@@ -5,6 +5,7 @@
 #define VSC_CLI_REPORT_H
 
 #include "json.h"
+#include "run_store.h"
 #include "vsc/vsc.h"
 
 /* One execution (a file, or one segment of it) and what became of it. */
@@ -17,15 +18,31 @@ struct html_prefix {
 	size_t steps;
 };
 
+/* What the reports say of every execution, kept when its program and
+ * result are let go (check_stream.c): a consistent execution of a lab run
+ * needs no more than this. */
+struct item_facts {
+	const char *name;   /* the segment's name (the file's copy), NULL: none */
+	const char *solver; /* NULL when deciding failed */
+	double time_s;
+	uint64_t events;
+	uint32_t threads, writers;
+	uint32_t outcome;               /* with --summary: its number in check_args.outcomes */
+	int32_t preemptions;            /* of the result's witness (least with --min), -1: none */
+	uint32_t spins, dropped, parts; /* what the reductions took (vsc_reductions) */
+	bool decided;                   /* there was a result */
+};
+
 struct item {
-	const struct vsc_program *prog;
-	struct vsc_result *res;     /* NULL when deciding failed */
+	struct vsc_program *prog;   /* NULL once let go (check_stream.c) */
+	struct vsc_result *res;     /* NULL when deciding failed, or let go */
 	struct vsc_core *core;      /* with --explain/--svg, for inconsistent ones */
-	int core_err;               /* why there is no core (negative errno) */
-	int status;                 /* exit status of this execution */
-	int present_status;         /* with withheld: what the events present gave */
-	bool withheld;              /* the trace is incomplete: status is unknown */
 	struct html_prefix *prefix; /* with --html, inconsistent: its violating prefix */
+	int core_err;               /* why there is no core (negative errno) */
+	int8_t status;              /* exit status of this execution */
+	int8_t present_status;      /* with withheld: what the events present gave */
+	bool withheld;              /* the trace is incomplete: status is unknown */
+	struct item_facts facts;
 };
 
 struct line_notes; /* trailing comments of the lines explanations name */
@@ -35,14 +52,18 @@ struct file_report {
 	struct line_notes *notes; /* with --explain and friends, once decided */
 	struct vsc_trace *trace;  /* NULL when it could not be parsed */
 	struct item *items;
-	size_t count;
+	size_t count, cap;
+	struct text_blocks names; /* of its segments */
 	int status;
 	int segmented;                      /* has `segment` lines: report per segment */
-	double deadline;                    /* of --timeout, set when its first item starts */
+	double deadline;                    /* of --timeout, set when its first item is queued */
 	struct vsc_trace_completeness comp; /* is the recorded trace whole? */
 	int present_status;                 /* with a withheld verdict: the events present's */
-	double read_s;            /* seconds spent reading and parsing, out of --timeout */
+	double read_s;                  /* seconds spent reading and parsing, out of --timeout */
+	double read_started, blocked_s; /* while reading: when, and how long it waited */
+	bool read_done;
 	const char *read_stopped; /* the limit that stopped reading: nothing decided */
+	bool keep_failed;         /* out of memory keeping a decided execution */
 };
 
 struct check_args {
@@ -55,21 +76,38 @@ struct check_args {
 	const char *core_out; /* --core-out FILE */
 	const char *html;     /* --html FILE */
 	long jobs;
-	int several;           /* more than one FILE: prefix text lines with it */
-	int accept_incomplete; /* verdicts on incomplete traces' events present */
+	int several;                    /* more than one FILE: prefix text lines with it */
+	int accept_incomplete;          /* verdicts on incomplete traces' events present */
+	struct outcome_names *outcomes; /* with --summary: every outcome seen */
+	/* VSC_KEEP_EXECUTIONS=1: keep every execution whole, as when files
+	 * were parsed whole (tests compare the reports of the two ways) */
+	int keep_executions;
 };
 
-/* check_decide.c: reading, deciding, and what was decided */
+/* check_decide.c: deciding, and what was decided */
 const char *verdict_name(int status);
-/* Parse FILE and check that a recorded trace is whole; -1 when there is
- * nothing to decide (f->status says why). */
-int check_load(struct file_report *f, const struct check_args *a);
-/* Decide every item of every file, with a->jobs workers. */
-void check_decide_all(struct file_report *files, size_t nfiles, const struct check_args *a);
+/* Decide one execution (by --deadline, 0: none); path names it in messages. */
+void check_decide_item(struct item *it, const struct check_args *a, double deadline,
+		       const char *path);
+/* Once decided: what the reports need of it into it->facts (the name into
+ * names; with --summary the outcome into a->outcomes). 0 or -ENOMEM. */
+int check_note_facts(struct item *it, const struct check_args *a, struct text_blocks *names);
+/* Does any report need the program and result of every execution (the
+ * witnesses, the pictures), not only of those that failed? */
+bool check_keeps_all(const struct check_args *a);
+/* The file's name in messages, as the parser's own messages give it. */
+const char *check_shown_path(const struct file_report *f);
+/* A file whose completeness is known: checked, and its verdicts withheld
+ * when it is not whole (or, cut short, dropped with exit status 2). */
+void check_finish_file(struct file_report *f, const struct check_args *a);
+
+/* check_stream.c: read every file and decide its executions as they are
+ * read, on a->jobs threads; only what the reports need is kept. */
+void check_read_and_decide(struct file_report *files, size_t nfiles, const struct check_args *a);
+/* Let go of a file's executions. */
+void check_free_items(struct file_report *f);
 /* The executions of the files that were read. */
 size_t check_execution_count(const struct file_report *files, size_t nfiles);
-/* An incomplete trace's verdicts become unknown unless accepted. */
-void check_withhold(struct file_report *f, const struct check_args *a);
 /* The status of several executions or files. */
 int check_combine_status(int so_far, int next);
 /* Does anything asked for need the minimal cores? */

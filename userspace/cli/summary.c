@@ -23,19 +23,19 @@ static void count_all(const struct file_report *files, size_t nfiles, struct tal
 	for (size_t i = 0; i < nfiles; i++) {
 		for (size_t s = 0; s < files[i].count; s++) {
 			const struct item *it = &files[i].items[s];
-			long pre = it->res ? vsc_result_preemptions(it->res) : -1;
+			long pre = it->facts.decided ? it->facts.preemptions : -1;
 			t->total++;
 			t->by_status[it->status]++;
 			if (pre >= 0)
 				t->histogram[pre > HISTOGRAM_MAX ? HISTOGRAM_MAX : pre]++;
-			t->time_s += it->res ? vsc_result_time(it->res) : 0;
+			t->time_s += it->facts.decided ? it->facts.time_s : 0;
 		}
 	}
 }
 
 static const char *segment_name(const struct item *it)
 {
-	const char *name = vsc_program_name(it->prog);
+	const char *name = it->facts.name;
 	return name ? name : "(whole file)";
 }
 
@@ -50,8 +50,8 @@ static void list_json(struct json *j, const struct file_report *files, size_t nf
 			json_object_begin(j);
 			json_key_string(j, "file", files[i].path);
 			json_key(j, "segment");
-			if (vsc_program_name(files[i].items[s].prog))
-				json_string(j, vsc_program_name(files[i].items[s].prog));
+			if (files[i].items[s].facts.name)
+				json_string(j, files[i].items[s].facts.name);
 			else
 				json_null(j);
 			if (explain) /* --explain: the core of each (issue: cores per segment) */
@@ -140,7 +140,7 @@ void summary_print(const struct file_report *files, size_t nfiles, const struct 
 {
 	struct tally t = { 0 };
 	struct outcome_table outcomes;
-	int have_outcomes = outcomes_collect(files, nfiles, &outcomes) == 0;
+	int have_outcomes = outcomes_collect(files, nfiles, a->outcomes, &outcomes) == 0;
 
 	count_all(files, nfiles, &t);
 	if (!have_outcomes)

@@ -14,7 +14,6 @@
 #define TEXT_LIST_MAX 100 /* items (executions or ranges) per outcome in text; JSON lists all */
 
 struct execution {
-	char *outcome;
 	const struct file_report *file;
 	const struct item *item;
 };
@@ -27,7 +26,7 @@ static int compare_names(const void *a, const void *b, void *ctx)
 }
 
 /* "T1:0 T2:1,0": per thread (by name) the values its reads saw, in order. */
-static char *outcome_of(const struct vsc_program *p)
+char *outcome_text(const struct vsc_program *p)
 {
 	size_t threads = vsc_program_thread_count(p), len = 0;
 	size_t *order = malloc((threads ? threads : 1) * sizeof(*order));
@@ -66,71 +65,109 @@ static char *outcome_of(const struct vsc_program *p)
 	return text;
 }
 
-static int compare_executions(const void *a, const void *b)
+static int compare_texts(const void *a, const void *b, void *ctx)
 {
-	const struct execution *x = a, *y = b;
-	int c = strcmp(x->outcome, y->outcome);
-	if (c)
-		return c;
-	if (x->file != y->file)
-		return x->file < y->file ? -1 : 1;
-	return x->item < y->item ? -1 : x->item > y->item;
+	const struct outcome_names *names = ctx;
+	return strcmp(names->texts[*(const uint32_t *)a], names->texts[*(const uint32_t *)b]);
 }
 
-int outcomes_collect(const struct file_report *files, size_t nfiles, struct outcome_table *tab)
+/* The place of each outcome (by number) in the order of their texts. */
+static uint32_t *outcome_ranks(const struct outcome_names *names)
 {
-	size_t n = 0;
+	uint32_t *order = malloc((names->count + 1) * sizeof(*order));
+	uint32_t *rank = malloc((names->count + 1) * sizeof(*rank));
 
-	memset(tab, 0, sizeof(*tab));
-	for (size_t i = 0; i < nfiles; i++)
-		n += files[i].count;
-	/* on failure the table holds what was collected: outcomes_free() it */
-	tab->executions = calloc(n ? n : 1, sizeof(*tab->executions));
-	if (!tab->executions)
-		return -1;
+	if (!order || !rank) {
+		free(order);
+		free(rank);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < names->count; i++)
+		order[i] = i;
+	qsort_r(order, names->count, sizeof(*order), compare_texts, (void *)names);
+	for (uint32_t i = 0; i < names->count; i++)
+		rank[order[i]] = i;
+	free(order);
+	return rank;
+}
+
+/* Each execution at its place: by outcome text, then in input order (file,
+ * then segment). A counting sort on the outcomes' ranks, stable, so the
+ * input order within an outcome costs nothing. */
+static void place_executions(const struct file_report *files, size_t nfiles, const uint32_t *rank,
+			     size_t *next, struct outcome_table *tab)
+{
 	for (size_t i = 0; i < nfiles; i++)
 		for (size_t s = 0; s < files[i].count; s++) {
-			if (!files[i].items[s].prog)
-				continue;
-			struct execution *e = &tab->executions[tab->count];
-			e->outcome = outcome_of(files[i].items[s].prog);
-			if (!e->outcome)
-				return -1;
-			e->file = &files[i];
-			e->item = &files[i].items[s];
-			tab->count++;
+			const struct item *it = &files[i].items[s];
+			struct execution *e = &tab->executions[next[rank[it->facts.outcome]]++];
+			*e = (struct execution){ &files[i], it };
 		}
-	qsort(tab->executions, tab->count, sizeof(*tab->executions), compare_executions);
+}
+
+int outcomes_collect(const struct file_report *files, size_t nfiles,
+		     const struct outcome_names *names, struct outcome_table *tab)
+{
+	size_t n = 0, *next = calloc(names->count + 1, sizeof(*next));
+	uint32_t *rank = outcome_ranks(names);
+
+	memset(tab, 0, sizeof(*tab));
+	tab->names = names;
+	for (size_t i = 0; i < nfiles && next && rank; i++)
+		for (size_t s = 0; s < files[i].count; s++) {
+			uint32_t o = files[i].items[s].facts.outcome;
+			if (o == OUTCOME_NONE)
+				n = SIZE_MAX; /* not known (out of memory): no table */
+			else if (n != SIZE_MAX && ++n)
+				next[rank[o] + 1]++;
+		}
+	/* on failure the table is empty: outcomes_free() it all the same */
+	if (next && rank && n != SIZE_MAX)
+		tab->executions = calloc(n ? n : 1, sizeof(*tab->executions));
+	if (!tab->executions) {
+		free(next);
+		free(rank);
+		return -1;
+	}
+	for (uint32_t r = 1; r <= names->count; r++)
+		next[r] += next[r - 1];
+	place_executions(files, nfiles, rank, next, tab);
+	tab->count = n;
+	free(next);
+	free(rank);
 	return 0;
 }
 
 void outcomes_free(struct outcome_table *tab)
 {
-	for (size_t i = 0; i < tab->count; i++)
-		free(tab->executions[i].outcome);
 	free(tab->executions);
+}
+
+static const char *outcome_of(const struct outcome_table *tab, size_t k)
+{
+	return tab->names->texts[tab->executions[k].item->facts.outcome];
 }
 
 /* The run of executions [begin, end) with one outcome. */
 static size_t group_end(const struct outcome_table *tab, size_t begin)
 {
 	size_t end = begin + 1;
-	while (end < tab->count &&
-	       strcmp(tab->executions[end].outcome, tab->executions[begin].outcome) == 0)
+	while (end < tab->count && tab->executions[end].item->facts.outcome ==
+					   tab->executions[begin].item->facts.outcome)
 		end++;
 	return end;
 }
 
 static const char *execution_name(const struct execution *e)
 {
-	const char *name = vsc_program_name(e->item->prog);
+	const char *name = e->item->facts.name;
 	return name ? name : "(whole file)";
 }
 
 /* A segment named by a decimal number, or -1. */
 static long segment_number(const struct execution *x)
 {
-	const char *name = vsc_program_name(x->item->prog);
+	const char *name = x->item->facts.name;
 	char *end;
 	long n;
 
@@ -179,8 +216,7 @@ void outcomes_text(const struct outcome_table *tab, size_t nfiles)
 		for (size_t i = b; i < e; i++)
 			by_status[tab->executions[i].item->status]++;
 		printf("  %8zu %10zu %12zu %8zu  %s\n", e - b, by_status[EXIT_CONSISTENT],
-		       by_status[EXIT_INCONSISTENT], by_status[EXIT_UNKNOWN],
-		       tab->executions[b].outcome);
+		       by_status[EXIT_INCONSISTENT], by_status[EXIT_UNKNOWN], outcome_of(tab, b));
 		print_executions(tab, b, e, nfiles);
 	}
 }
@@ -194,7 +230,7 @@ void outcomes_json(struct json *j, const struct outcome_table *tab)
 		for (size_t i = b; i < e; i++)
 			by_status[tab->executions[i].item->status]++;
 		json_object_begin(j);
-		json_key_string(j, "outcome", tab->executions[b].outcome);
+		json_key_string(j, "outcome", outcome_of(tab, b));
 		json_key_uint(j, "count", e - b);
 		json_key_uint(j, "consistent", by_status[EXIT_CONSISTENT]);
 		json_key_uint(j, "inconsistent", by_status[EXIT_INCONSISTENT]);
@@ -206,8 +242,8 @@ void outcomes_json(struct json *j, const struct outcome_table *tab)
 			json_object_begin(j);
 			json_key_string(j, "file", x->file->path);
 			json_key(j, "segment");
-			if (vsc_program_name(x->item->prog))
-				json_string(j, vsc_program_name(x->item->prog));
+			if (x->item->facts.name)
+				json_string(j, x->item->facts.name);
 			else
 				json_null(j);
 			json_object_end(j);

@@ -240,7 +240,7 @@ void completeness_finish(struct vsc_trace *trace)
 	char detail[160];
 	const char *cut;
 
-	c->events = 0;
+	c->events = trace->handed_events;
 	for (size_t i = 0; i < trace->count; i++)
 		c->events += trace->programs[i]->event_count;
 	if (c->trailer_line && c->trailer_ok) {

@@ -200,6 +200,26 @@ static int trace_add_program(struct vsc_trace *trace, struct vsc_program *p)
 	return 0;
 }
 
+/* An execution read whole: into the trace, or to the caller's on_program,
+ * which owns it from then on (it is freed here when it is not taken: after
+ * an error the input gives no verdict, so nothing more is decided). */
+static int complete_program(struct parser *ps, struct vsc_program *p)
+{
+	if (!ps->on_program) {
+		int err = trace_add_program(ps->trace, p);
+		if (err)
+			vsc_program_free(p);
+		return err;
+	}
+	if (ps->errors) {
+		vsc_program_free(p);
+		return 0;
+	}
+	program_trim(p);
+	ps->trace->handed_events += p->event_count;
+	return ps->on_program(ps->program_ctx, p);
+}
+
 static int set_init(struct vsc_program *p, const char *name, size_t len, uint8_t kind,
 		    int64_t value, int global, uint32_t line)
 {
@@ -223,7 +243,8 @@ static void forget_names(struct parser *ps)
 
 static int start_segment(struct parser *ps, const struct token *name)
 {
-	struct vsc_program *p = vsc_program_new();
+	struct vsc_program *p = vsc_program_new(), *done = ps->cur;
+	int err = 0;
 
 	if (!p)
 		return -ENOMEM;
@@ -232,24 +253,20 @@ static int start_segment(struct parser *ps, const struct token *name)
 		vsc_program_free(p);
 		return -ENOMEM;
 	}
+	ps->cur = p;
 	/* The unnamed execution before the first segment is kept only when it
 	 * has events of its own. */
-	if (!ps->seen_segment && ps->cur->event_count == 0) {
-		vsc_program_free(ps->cur);
-	} else if (trace_add_program(ps->trace, ps->cur)) {
-		vsc_program_free(p);
-		return -ENOMEM;
-	}
-	ps->cur = p;
+	if (!ps->seen_segment && done->event_count == 0)
+		vsc_program_free(done);
+	else
+		err = complete_program(ps, done);
 	ps->seen_segment = 1;
 	forget_names(ps); /* ids are per program */
-	for (size_t i = 0; i < ps->nglobals; i++) {
+	for (size_t i = 0; i < ps->nglobals && !err; i++) {
 		struct global_init *g = &ps->globals[i];
-		int err = set_init(p, g->name, strlen(g->name), g->kind, g->value, 1, g->line);
-		if (err)
-			return err;
+		err = set_init(p, g->name, strlen(g->name), g->kind, g->value, 1, g->line);
 	}
-	return 0;
+	return err;
 }
 
 static int remember_global(struct parser *ps, const struct token *var, uint8_t kind, int64_t value)
@@ -540,6 +557,8 @@ struct parser *parser_new(const struct vsc_parse_opts *o, struct read_progress *
 	ps->max_errors = o->max_errors ? o->max_errors : 20;
 	ps->deadline = deadline_after(o->timeout_s);
 	ps->event_lines = !o->no_event_lines;
+	ps->on_program = o->on_program;
+	ps->program_ctx = o->program_ctx;
 	ps->progress = rp;
 	init_classes(ps);
 	ps->trace = calloc(1, sizeof(*ps->trace));
@@ -596,9 +615,9 @@ struct vsc_trace *parser_finish(struct parser *ps, int err)
 	struct vsc_trace *trace = ps->trace;
 
 	if (!err && !ps->errors) {
-		err = trace_add_program(trace, ps->cur);
-		if (!err)
-			ps->cur = NULL;
+		struct vsc_program *last = ps->cur;
+		ps->cur = NULL;
+		err = complete_program(ps, last);
 	}
 	if (!err && !ps->errors) {
 		completeness_finish(trace);

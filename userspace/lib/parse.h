@@ -72,7 +72,9 @@ struct parser {
 	struct packed_name threads8[NAME_CACHE], vars8[NAME_CACHE]; /* the fast path's */
 	uint8_t cls[256];                                           /* CC_* of each byte */
 	struct timespec deadline;                                   /* tv_sec == 0: none */
-	bool event_lines; /* keep each event's line number */
+	bool event_lines;          /* keep each event's line number */
+	vsc_program_fn on_program; /* NULL: the trace keeps every program */
+	void *program_ctx;
 	struct read_progress *progress;
 	size_t bytes_before; /* of the input, before the piece being parsed */
 	size_t bytes_total;  /* of the input, 0 when not known */

@@ -34,7 +34,8 @@ struct vsc_trace {
 	struct vsc_program **programs;
 	size_t count;
 	size_t cap;
-	uint64_t lost_events; /* the largest `# lost events: N` (or trailer lost=) */
+	uint64_t lost_events;   /* the largest `# lost events: N` (or trailer lost=) */
+	uint64_t handed_events; /* of the programs handed to on_program, not kept here */
 	struct trace_completeness comp;
 };
 

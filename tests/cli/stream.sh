@@ -1,0 +1,122 @@
+#!/bin/sh
+# Lab runs decided segment by segment (docs/lab.md, "Memory") report what
+# a whole-file check reports: for a recorded lab run (data/lab_sb_recorded.vsc)
+# and generated ones, whole and damaged (lost events in the header, no
+# end-of-trace line, the last segment cut short, cut in the middle of a
+# line, a bad line), `vsc check` with and without --summary, --json,
+# --explain and --accept-incomplete prints the same bytes (but for the
+# times JSON reports), writes the same messages and exits the same, whether
+# it keeps every execution whole (VSC_KEEP_EXECUTIONS=1) or lets the
+# consistent ones go, with --jobs 1 and 3. A trace that lost events or has
+# no end never gets a plain verdict.
+set -u
+vsc=${1:?usage: stream.sh PATH-TO-VSC}
+case $vsc in /*) ;; *) vsc=$PWD/$vsc ;; esac
+data=$(cd "$(dirname "$0")" && pwd)/data
+tmp=$(mktemp -d /tmp/vsc-stream-test.XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+no() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+# lab SEED EXECUTIONS: a store-buffering lab run in the recorder's form,
+# outcomes drawn at random (both reads 0 is the inconsistent one), with a
+# global init, a segment's own init, an RMW and a spin now and then
+gen_lab() {
+	awk -v seed="$1" -v n="$2" 'BEGIN {
+		srand(seed)
+		events = 0
+		for (i = 0; i < n; i++) {
+			r0 = rand() < 0.5; r1 = rand() < 0.5
+			body[i] = sprintf("segment %d\ninit x:%d 0\ninit y:%d 0\n", i, i, i)
+			if (i % 7 == 3)
+				body[i] = body[i] "init z:" i " 5\n101 u z:" i " 5 6\n"
+			body[i] = body[i] sprintf("100 w x:%d 1 @%d # run+0x364 (lab_sb)\n", i, 10 * i)
+			body[i] = body[i] sprintf("101 w y:%d 1\n100 r y:%d %d\n", i, i, r0)
+			if (i % 5 == 2)
+				body[i] = body[i] sprintf("101 r x:%d %d\n", i, r1)
+			body[i] = body[i] sprintf("101 r x:%d %d\n", i, r1)
+			events += 4 + (i % 5 == 2) + 2 * (i % 7 == 3) - (i % 7 == 3)
+		}
+		print "vsc 1"
+		print "# vsc trace: generated in the form of a recorded lab run"
+		print "# events: " events
+		print "# lost events: 0"
+		print "# uncertain values: 0"
+		print "init x:0 0"
+		for (i = 0; i < n; i++)
+			printf "%s", body[i]
+		print "# end of trace: events=" events " lost=0 uncertain=0"
+	}'
+}
+
+gen_lab 1 300 > "$tmp/gen1.vsc"
+gen_lab 2 60 > "$tmp/gen2.vsc"
+cp "$data/lab_sb_recorded.vsc" "$tmp/recorded.vsc"
+
+# The damaged forms of each input.
+for base in gen1 gen2 recorded; do
+	f=$tmp/$base.vsc
+	lines=$(wc -l < "$f")
+	sed 's/^# lost events: 0$/# lost events: 2/' "$f" > "$tmp/$base-lost.vsc"
+	sed '$d' "$f" > "$tmp/$base-notrailer.vsc"
+	head -n $((lines - 3)) "$f" > "$tmp/$base-cutseg.vsc"
+	head -c $(($(wc -c < "$f") * 2 / 3 + 5)) "$f" > "$tmp/$base-midline.vsc"
+	awk -v at=$((lines / 2)) 'NR == at { print "100 q x:0 1" } { print }' "$f" \
+		> "$tmp/$base-badline.vsc"
+done
+
+# run NAME ENV... -- ARGS...: stdout (times removed), stderr and status
+run() {
+	out=$1
+	shift
+	env "$@" > "$tmp/raw" 2> "$tmp/$out.err"
+	echo $? > "$tmp/$out.status"
+	sed 's/"time_s":[^,}]*//g' "$tmp/raw" > "$tmp/$out.out"
+}
+
+same() {
+	cmp -s "$tmp/$1.out" "$tmp/$2.out" && cmp -s "$tmp/$1.err" "$tmp/$2.err" &&
+		cmp -s "$tmp/$1.status" "$tmp/$2.status"
+}
+
+for f in "$tmp"/*.vsc; do
+	for opts in "" "--summary" "--json" "--summary --json" "--explain" \
+		"--summary --explain" "--json --explain" "--accept-incomplete --summary"; do
+		# shellcheck disable=SC2086 # opts are words
+		run whole VSC_KEEP_EXECUTIONS=1 "$vsc" check $opts "$f"
+		for j in 1 3; do
+			# shellcheck disable=SC2086
+			run stream VSC_KEEP_EXECUTIONS= "$vsc" check -j $j $opts "$f"
+			if same whole stream; then
+				ok
+			else
+				no "$(basename "$f") $opts -j $j: streamed report differs from the whole one"
+				diff "$tmp/whole.out" "$tmp/stream.out" | head -5
+				diff "$tmp/whole.err" "$tmp/stream.err" | head -5
+			fi
+		done
+		status=$(cat "$tmp/stream.status")
+		case "$(basename "$f") $opts" in
+		*-lost.vsc\ --accept* | *-notrailer.vsc\ --accept* | *-cutseg.vsc\ --accept*) ;;
+		*-lost.vsc* | *-notrailer.vsc* | *-cutseg.vsc*)
+			if [ "$status" = 0 ] || [ "$status" = 1 ]; then
+				no "$(basename "$f") $opts: a plain verdict (exit $status) on an incomplete trace"
+			else
+				ok
+			fi
+			;;
+		esac
+	done
+done
+
+# The whole files are decided at all (the comparisons above are not empty).
+"$vsc" check --summary "$tmp/gen1.vsc" > "$tmp/sum" 2>&1
+if grep -q '^executions: 300 in 1 file$' "$tmp/sum" && grep -q '^  inconsistent  *[1-9]' "$tmp/sum"; then
+	ok
+else
+	no "gen1.vsc: not 300 executions with some inconsistent"
+fi
+
+echo "stream: $pass passed, $fail failed"
+[ "$fail" = 0 ]
