@@ -117,7 +117,7 @@ rm -f "$t" "$t.json"
 fault_verdict() { # NAME TRACE STATUS [attached]
   name=$1 trace=$2 status=$3 attached=${4:-}
   if [ "$status" != 0 ]; then
-    bad "$name: record exit $status: $(tail -2 "$work/err")"
+    bad "$name: record exit $status: $(tail -6 "$work/err")"
     return
   fi
   if ! tail -1 "$trace" | grep -q '^# end of trace:'; then
