@@ -27,6 +27,7 @@
 
 #include "coherence.h"
 #include "engine.h"
+#include "lock_stops.h"
 #include "parts.h"
 #include "serial.h"
 #include "source_orders.h"
@@ -39,6 +40,7 @@ struct best {
 	long preemptions;  /* -1: none yet */
 	long lower;        /* the least preemptions are proven at least this */
 	int sources_tried; /* source_orders_refute() ran on this program */
+	long lock_least;   /* the own and lock stops' bound, -1 until counted */
 };
 
 static int keep_witness(struct engine *g, struct best *best)
@@ -186,11 +188,43 @@ static int refuted_by_sources(struct engine *g, const struct query *q, struct be
 	return r == SOURCE_ORDERS_REFUTED;
 }
 
+/* A bound or --min with several writers: the stops a spin lock forces on
+ * its holders (lock_stops.c) beyond the own stops raise the least
+ * preemptions at the start, and the interleaving along its holds is a
+ * witness; counted once a program. */
+static long with_lock_stops(struct engine *g, const struct query *q, struct best *best, long least)
+{
+	unsigned long cap = g->budget->work_cap;
+	struct lock_stops found;
+
+	if ((q->bound < 0 && !q->minimize) || !g->stops.point)
+		return least;
+	if (best->lock_least < 0) { /* linear but for its episodes' programs: */
+		g->budget->work_cap = 0; /* a search's cap is not for it */
+		budget_phase(g->budget, "lock stops");
+		lock_stops_find(&found, g->p, g->a, g->budget);
+		budget_phase(g->budget, "search");
+		g->budget->work_cap = cap;
+		best->lock_least = (long)(g->stops.total + found.extra);
+		if (found.witness && (!best->witness || found.preemptions < best->preemptions)) {
+			free(best->witness);
+			best->witness = found.witness;
+			best->preemptions = found.preemptions;
+			found.witness = NULL;
+		}
+		lock_stops_free(&found);
+	}
+	return best->lock_least > least ? best->lock_least : least;
+}
+
 static int decide(struct engine *g, const struct query *q, struct best *best, long least)
 {
 	int r, err;
 
+	least = with_lock_stops(g, q, best, least);
 	best->lower = least;
+	if (q->bound >= 0 && least > q->bound)
+		return VSC_INCONSISTENT; /* every bound up to q->bound fails */
 	r = try_at_least(g, q, best, &least, AT_LEAST_FIRST_WORK);
 	if (r == AT_LEAST_OPEN && refuted_by_sources(g, q, best))
 		return VSC_INCONSISTENT;
@@ -535,7 +569,7 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 		       enum use_coherence coherence)
 {
 	struct coherence_open open = { 0, NULL, -1 };
-	struct best best = { NULL, -1, 0, 0 };
+	struct best best = { NULL, -1, 0, 0, -1 };
 	int r;
 
 	if (coherence != COHERENCE_ONLY && (r = try_runs(p, q, b, res)) != SEARCH_ON)

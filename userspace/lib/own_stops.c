@@ -33,22 +33,15 @@
 #include <errno.h>
 #include <stdlib.h>
 
-struct interval {
-	uint32_t left, right;
-};
-
 static int by_left_descending(const void *a, const void *b)
 {
-	const struct interval *x = a, *y = b;
+	const struct own_interval *x = a, *y = b;
 
 	return x->left < y->left ? 1 : x->left > y->left ? -1 : 0;
 }
 
-/* The intervals of thread t's reads into iv; returns how many. last_pair
- * (what x holds for t after its last access) and last_pos are
- * per-variable scratch, PAIR_NONE between threads. */
-static uint32_t thread_intervals(const struct vsc_program *p, const struct analysis *a, uint32_t t,
-				 uint32_t *last_pair, uint32_t *last_pos, struct interval *iv)
+uint32_t own_stops_intervals(const struct vsc_program *p, const struct analysis *a, uint32_t t,
+			     uint32_t *last_pair, uint32_t *last_pos, struct own_interval *iv)
 {
 	const struct vsc_thread *th = &p->threads[t];
 	uint32_t n = 0;
@@ -57,7 +50,7 @@ static uint32_t thread_intervals(const struct vsc_program *p, const struct analy
 		const struct event_pairs *ep = &a->pairs[t][i];
 		uint32_t x = th->events[i].var;
 		if (ep->read != PAIR_NONE && last_pair[x] != PAIR_NONE && last_pair[x] != ep->read)
-			iv[n++] = (struct interval){ last_pos[x] + 1, i };
+			iv[n++] = (struct own_interval){ last_pos[x] + 1, i };
 		last_pair[x] = ep->write != PAIR_NONE ? ep->write : ep->read;
 		last_pos[x] = i;
 	}
@@ -68,7 +61,7 @@ static uint32_t thread_intervals(const struct vsc_program *p, const struct analy
 
 /* The greedy from the right over iv (n of them): its points, ascending,
  * into out; returns how many. */
-static uint32_t stab(struct interval *iv, uint32_t n, uint32_t *out)
+static uint32_t stab(struct own_interval *iv, uint32_t n, uint32_t *out)
 {
 	uint32_t m = 0, point = UINT32_MAX;
 
@@ -107,7 +100,7 @@ int own_stops_build(struct own_stops *s, const struct vsc_program *p, const stru
 	uint32_t most = longest_thread(p), used = 0;
 	size_t vv = a->nvars ? a->nvars : 1;
 	uint32_t *last_pair, *last_pos;
-	struct interval *iv;
+	struct own_interval *iv;
 
 	s->k = a->k;
 	s->total = 0;
@@ -132,7 +125,7 @@ int own_stops_build(struct own_stops *s, const struct vsc_program *p, const stru
 	for (size_t x = 0; x < vv; x++)
 		last_pair[x] = PAIR_NONE;
 	for (uint32_t t = 0; t < a->k; t++) {
-		uint32_t n = thread_intervals(p, a, t, last_pair, last_pos, iv);
+		uint32_t n = own_stops_intervals(p, a, t, last_pair, last_pos, iv);
 		s->off[t] = used;
 		used += stab(iv, n, s->point + used);
 	}

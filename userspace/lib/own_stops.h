@@ -16,6 +16,18 @@ struct own_stops {
 	uint64_t total;  /* stop points in all */
 };
 
+/* Cut points left .. right of a thread: it stops at one of them. */
+struct own_interval {
+	uint32_t left, right;
+};
+
+/* The intervals of thread t's reads into iv (room for one per event, in
+ * program order of their reads); returns how many. last_pair (what x
+ * holds for t after its last access) and last_pos are per-variable
+ * scratch, PAIR_NONE on entry and on return. */
+uint32_t own_stops_intervals(const struct vsc_program *p, const struct analysis *a, uint32_t t,
+			     uint32_t *last_pair, uint32_t *last_pos, struct own_interval *iv);
+
 /* Returns 0 (s->total may be 0: nothing to gain) or -ENOMEM. */
 int own_stops_build(struct own_stops *s, const struct vsc_program *p, const struct analysis *a);
 void own_stops_free(struct own_stops *s);

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/* An SC interleaving along the line of a lock's holds and gaps
+ * (lock_stops.c): an upper bound to meet the lower one.
+ *
+ * Each episode's reads are put at places of the line in turn, each at the
+ * first place of its value after the previous one that costs nothing (not
+ * costly, or costly and already taken by another episode: its holder stops
+ * there anyway) while the reads left still fit, else at the first place.
+ * Then the threads run place by place: at hold k its holder up to just
+ * before its give (a hold never given: to its end), the readers put there
+ * up to their reads, the give; at a gap the readers put there, the next hold's holder last (its
+ * take follows at once); at the end what is left of each thread. Nothing
+ * here is trusted: the interleaving is verified before it is kept. */
+#include "lock_stops_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The first place of parity `hold` in from .. to that costs nothing, else
+ * the first of that parity; NO_PLACE when there is none. */
+static uint32_t cheapest_first(const struct line *ln, uint32_t from, uint32_t to, int hold)
+{
+	uint32_t q = from + ((from & 1) != (uint32_t)hold);
+
+	for (uint32_t at = q; at <= to; at += 2)
+		if (!ln->costly[at] || ln->used[at])
+			return at;
+	return q <= to ? q : NO_PLACE;
+}
+
+static void put_episode(struct line *ln, uint32_t t, uint32_t m, uint32_t j, uint32_t j2)
+{
+	uint32_t lo = 2 * j, hi = j2 > ln->l->n ? 2 * ln->l->n : 2 * j2 - 2, from = lo;
+
+	if (ln->stopped || !m)
+		return;
+	if (lo > hi || lock_spend(ln->b, (unsigned long)m * (hi - lo + 1) / 16 + 1)) {
+		ln->stopped = 1;
+		return;
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t q = hi - lo + 1 < m - i
+				     ? NO_PLACE
+				     : cheapest_first(ln, from, hi - (m - 1 - i), ln->reads[i]);
+		if (q == NO_PLACE) {
+			ln->stopped = 1;
+			return;
+		}
+		ln->place[ln->base[t] + ln->read_at[i]] = q;
+		ln->used[q] = 1;
+		from = q + 1;
+	}
+}
+
+struct run {
+	const struct vsc_program *p;
+	uint32_t *pos, *witness;
+	size_t n;
+};
+
+/* Thread t runs up to its event `last` (inclusive). */
+static void run_to(struct run *r, uint32_t t, uint32_t last)
+{
+	while (r->pos[t] <= last && r->pos[t] < r->p->threads[t].length) {
+		r->witness[r->n++] = t;
+		r->pos[t]++;
+	}
+}
+
+/* Readers of each place (flat events, CSR by place), the next holder's
+ * read of a gap last. */
+static int readers_by_place(const struct line *ln, uint32_t **off, uint32_t **ev)
+{
+	size_t events = ln->s->p->event_count;
+
+	*off = calloc((size_t)ln->places + 2, sizeof(uint32_t));
+	*ev = malloc((events + 1) * sizeof(uint32_t));
+	if (!*off || !*ev)
+		return -1;
+	for (size_t e = 0; e < events; e++)
+		if (ln->place[e] != NO_PLACE)
+			(*off)[ln->place[e] + 2]++;
+	for (uint32_t q = 0; q < ln->places; q++)
+		(*off)[q + 2] += (*off)[q + 1];
+	for (size_t e = 0; e < events; e++)
+		if (ln->place[e] != NO_PLACE)
+			(*ev)[(*off)[ln->place[e] + 1]++] = (uint32_t)e;
+	return 0;
+}
+
+static uint32_t thread_of(const struct line *ln, uint32_t e)
+{
+	uint32_t lo = 0, hi = ln->s->a->k - 1;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo + 1) / 2;
+		if (ln->base[mid] <= e)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Reader t runs up to its read at `at` and the reads of the same value
+ * right after it (which the same place serves). */
+static void run_reader(const struct line *ln, struct run *r, uint32_t t, uint32_t at)
+{
+	const struct event_pairs *pairs = ln->s->a->pairs[t];
+	const struct vsc_thread *th = &r->p->threads[t];
+	uint32_t end = at;
+
+	while (end + 1 < th->length && th->events[end + 1].var == ln->l->x &&
+	       pairs[end + 1].write == PAIR_NONE && pairs[end + 1].read == pairs[at].read)
+		end++;
+	run_to(r, t, end);
+}
+
+/* The readers of place q run up to their reads; `last` (a thread, or
+ * NO_PLACE) after the others. */
+static void run_readers(const struct line *ln, struct run *r, const uint32_t *off,
+			const uint32_t *ev, uint32_t q, uint32_t last)
+{
+	uint32_t late = NO_PLACE;
+
+	for (uint32_t at = off[q]; at < off[q + 1]; at++) {
+		uint32_t t = thread_of(ln, ev[at]);
+		if (t == last)
+			late = ev[at];
+		else
+			run_reader(ln, r, t, (uint32_t)(ev[at] - ln->base[t]));
+	}
+	if (late != NO_PLACE)
+		run_reader(ln, r, last, (uint32_t)(late - ln->base[last]));
+}
+
+static void run_line(const struct line *ln, struct run *r, const uint32_t *off, const uint32_t *ev)
+{
+	const struct lock *l = ln->l;
+
+	for (uint32_t q = 0; q < ln->places; q++) {
+		const struct hold *h = q & 1 ? &l->holds[q / 2] : NULL;
+		if (h) { /* the readers come just before the give, or after the last */
+			run_to(r, h->thread, h->give != NO_PLACE ? h->give - 1 : UINT32_MAX - 1);
+			run_readers(ln, r, off, ev, q, NO_PLACE);
+			if (h->give != NO_PLACE)
+				run_to(r, h->thread, h->give);
+		} else {
+			run_readers(ln, r, off, ev, q,
+				    q / 2 < l->n ? l->holds[q / 2].thread : NO_PLACE);
+		}
+	}
+	for (uint32_t t = 0; t < ln->s->a->k; t++)
+		run_to(r, t, UINT32_MAX - 1);
+}
+
+static uint32_t *interleave(struct line *ln)
+{
+	const struct vsc_program *p = ln->s->p;
+	struct run r = { p, calloc(ln->s->a->k, sizeof(uint32_t)),
+			 malloc((p->event_count + 1) * sizeof(uint32_t)), 0 };
+	uint32_t *off = NULL, *ev = NULL;
+
+	if (r.pos && r.witness && !readers_by_place(ln, &off, &ev))
+		run_line(ln, &r, off, ev);
+	free(off);
+	free(ev);
+	free(r.pos);
+	if (r.n != p->event_count) {
+		free(r.witness);
+		return NULL;
+	}
+	return r.witness;
+}
+
+static int witness_alloc(struct line *ln)
+{
+	const struct vsc_program *p = ln->s->p;
+	size_t at = 0;
+
+	ln->base = malloc(((size_t)ln->s->a->k + 1) * sizeof(size_t));
+	ln->place = malloc((p->event_count + 1) * sizeof(uint32_t));
+	ln->used = calloc(ln->places, 1);
+	if (!ln->base || !ln->place || !ln->used)
+		return -1;
+	for (uint32_t t = 0; t < ln->s->a->k; t++) {
+		ln->base[t] = at;
+		at += p->threads[t].length;
+	}
+	for (size_t e = 0; e < p->event_count; e++)
+		ln->place[e] = NO_PLACE;
+	return 0;
+}
+
+uint32_t *lock_witness(struct line *ln, long *preemptions)
+{
+	uint32_t *witness = NULL;
+
+	if (!witness_alloc(ln))
+		for (uint32_t t = 0; t < ln->s->a->k && !ln->stopped; t++)
+			if (lock_walk_episodes(ln, t, put_episode))
+				ln->stopped = 1;
+	if (!ln->stopped && (witness = interleave(ln)) &&
+	    vsc_witness_verify(ln->s->p, witness, ln->s->p->event_count, preemptions, NULL, 0)) {
+		free(witness);
+		witness = NULL;
+	}
+	free(ln->base);
+	free(ln->place);
+	free(ln->used);
+	ln->base = NULL;
+	ln->place = NULL;
+	ln->used = NULL;
+	return witness;
+}
