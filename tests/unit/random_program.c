@@ -12,7 +12,7 @@ uint64_t random_next(uint64_t *s)
 	return *s * 0x2545F4914F6CDD1DULL;
 }
 
-static unsigned below(uint64_t *s, unsigned n)
+unsigned random_below(uint64_t *s, unsigned n)
 {
 	return n ? (unsigned)(random_next(s) % n) : 0;
 }
@@ -43,24 +43,24 @@ struct vsc_program *random_program(uint64_t *s, const struct random_shape *sh)
 	if (!p)
 		return NULL;
 	for (unsigned v = 0; v < sh->vars; v++) {
-		owner[v] = below(s, sh->threads);
+		owner[v] = random_below(s, sh->threads);
 		has[v] = 0;
-		if (below(s, 100) < sh->init_pct) {
-			mem[v] = (int64_t)below(s, sh->values);
+		if (random_below(s, 100) < sh->init_pct) {
+			mem[v] = (int64_t)random_below(s, sh->values);
 			has[v] = 1;
-			if (below(s, 2))
+			if (random_below(s, 2))
 				vsc_program_set_init(p, v, VSC_INIT_KNOWN, mem[v]);
 			else
 				vsc_program_set_init(p, v, VSC_INIT_UNKNOWN, 0);
 		}
 	}
 	for (unsigned n = 0; n < sh->events; n++) {
-		unsigned t = below(s, sh->threads), v = below(s, sh->vars);
+		unsigned t = random_below(s, sh->threads), v = random_below(s, sh->vars);
 		struct vsc_event e = { .var = v };
 		int may_write = !sh->one_writer || owner[v] == t;
-		if (may_write && below(s, 100) < sh->write_pct) {
-			int64_t value = (int64_t)below(s, sh->values);
-			if (has[v] && below(s, 100) < sh->rmw_pct) {
+		if (may_write && random_below(s, 100) < sh->write_pct) {
+			int64_t value = (int64_t)random_below(s, sh->values);
+			if (has[v] && random_below(s, 100) < sh->rmw_pct) {
 				e.kind = VSC_RMW;
 				e.value = mem[v];
 				e.new_value = value;
@@ -72,11 +72,11 @@ struct vsc_program *random_program(uint64_t *s, const struct random_shape *sh)
 			has[v] = 1;
 		} else {
 			e.kind = VSC_READ;
-			e.value = has[v] ? mem[v] : (int64_t)below(s, sh->values);
-			if (below(s, 100) < sh->wrong_pct)
-				e.value = (int64_t)below(s, sh->values);
+			e.value = has[v] ? mem[v] : (int64_t)random_below(s, sh->values);
+			if (random_below(s, 100) < sh->wrong_pct)
+				e.value = (int64_t)random_below(s, sh->values);
 		}
-		vsc_program_append(p, t, &e, sh->timestamps ? 1 + 10 * n + below(s, 25) : 0);
+		vsc_program_append(p, t, &e, sh->timestamps ? 1 + 10 * n + random_below(s, 25) : 0);
 	}
 	return p;
 }

@@ -23,6 +23,8 @@ struct random_shape {
 
 /* xorshift64*: the seed picks the program. */
 uint64_t random_next(uint64_t *state);
+/* A number below n (0 when n is 0). */
+unsigned random_below(uint64_t *state, unsigned n);
 struct vsc_program *random_program(uint64_t *state, const struct random_shape *shape);
 /* An empty program with threads T0.. and variables x0.. (NULL: no memory). */
 struct vsc_program *named_program(unsigned threads, unsigned vars);

@@ -170,25 +170,13 @@ static void auto_agrees_on_long_threads(void **state)
  * twice, init lines, RMWs, a thread starting with a write) have several or
  * none. auto must agree with exact on them, and the unique run must have
  * decided a good share of them itself (consistent and inconsistent). */
-static unsigned below(uint64_t *s, unsigned n)
-{
-	return (unsigned)(random_next(s) % n);
-}
-
-static void append(struct vsc_program *p, unsigned t, uint32_t kind, unsigned var, int64_t value,
-		   int64_t new_value)
-{
-	struct vsc_event e = { .kind = kind, .var = var, .value = value, .new_value = new_value };
-
-	assert_int_equal(vsc_program_append(p, t, &e, 0), 0);
-}
 
 /* The token (variables 0..tokens-1) passed `steps` times among k threads;
  * variable tokens + t is thread t's own. */
 static struct vsc_program *token_chain(uint64_t *s, unsigned k, unsigned tokens, unsigned steps)
 {
 	struct vsc_program *p = vsc_program_new();
-	unsigned holder = below(s, k), var = 0, perturb = below(s, 4);
+	unsigned holder = random_below(s, k), var = 0, perturb = random_below(s, 4);
 	int64_t value = 1;
 	char name[16];
 
@@ -199,29 +187,30 @@ static struct vsc_program *token_chain(uint64_t *s, unsigned k, unsigned tokens,
 	for (unsigned v = 0; v < tokens + k; v++) {
 		snprintf(name, sizeof(name), "x%u", v);
 		vsc_program_add_var(p, name);
-		if (below(s, 8) == 0)
-			vsc_program_set_init(p, v, below(s, 2) ? VSC_INIT_KNOWN : VSC_INIT_UNKNOWN,
-					     below(s, 3));
+		if (random_below(s, 8) == 0)
+			vsc_program_set_init(p, v,
+					     random_below(s, 2) ? VSC_INIT_KNOWN : VSC_INIT_UNKNOWN,
+					     random_below(s, 3));
 	}
-	append(p, holder, VSC_WRITE, var, value, 0);
+	append_event(p, holder, VSC_WRITE, var, value, 0);
 	for (unsigned i = 0; i < steps; i++) {
-		unsigned next = below(s, k), nvar = below(s, tokens);
-		int64_t seen = perturb == 1 && below(s, 12) == 0 ? value + 1 : value;
-		int64_t nvalue = perturb == 2 && below(s, 8) == 0 ? value : value + 1;
+		unsigned next = random_below(s, k), nvar = random_below(s, tokens);
+		int64_t seen = perturb == 1 && random_below(s, 12) == 0 ? value + 1 : value;
+		int64_t nvalue = perturb == 2 && random_below(s, 8) == 0 ? value : value + 1;
 
-		if (below(s, 3) == 0)
-			append(p, next, VSC_RMW, var, seen, nvalue);
+		if (random_below(s, 3) == 0)
+			append_event(p, next, VSC_RMW, var, seen, nvalue);
 		else {
-			append(p, next, VSC_READ, var, seen, 0);
-			if (below(s, 4) == 0)
-				append(p, next, VSC_WRITE, tokens + next, (int64_t)i, 0);
-			append(p, next, VSC_WRITE, nvar, nvalue, 0);
+			append_event(p, next, VSC_READ, var, seen, 0);
+			if (random_below(s, 4) == 0)
+				append_event(p, next, VSC_WRITE, tokens + next, (int64_t)i, 0);
+			append_event(p, next, VSC_WRITE, nvar, nvalue, 0);
 		}
 		value = nvalue;
 		var = nvar;
 	}
 	if (perturb == 3) /* a thread that starts with a write: two can start */
-		append(p, below(s, k), VSC_WRITE, var, 99, 0);
+		append_event(p, random_below(s, k), VSC_WRITE, var, 99, 0);
 	return p;
 }
 
@@ -248,14 +237,14 @@ static void unique_run_agrees_with_exact(void **state)
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {
-		unsigned k = 2 + below(&seed, 4), tokens = 1 + below(&seed, 2);
-		struct vsc_program *p = token_chain(&seed, k, tokens, 1 + below(&seed, 7));
+		unsigned k = 2 + random_below(&seed, 4), tokens = 1 + random_below(&seed, 2);
+		struct vsc_program *p = token_chain(&seed, k, tokens, 1 + random_below(&seed, 7));
 		int v = unique_verdict(p);
 
 		if (v >= 0)
 			decided[v == VSC_INCONSISTENT]++;
 		compare_on(p, "auto", -1, 0);
-		compare_on(p, "auto", (long)below(&seed, 5), 0);
+		compare_on(p, "auto", (long)random_below(&seed, 5), 0);
 		compare_on(p, "auto", -1, 1);
 		compare_on(p, "auto", 2, 1);
 		vsc_program_free(p);

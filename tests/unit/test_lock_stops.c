@@ -34,19 +34,6 @@ struct tally {
 	int witness_meets; /* the witness along the holds is a least one */
 };
 
-static unsigned below(uint64_t *s, unsigned n)
-{
-	return (unsigned)(random_next(s) % n);
-}
-
-static void append(struct vsc_program *p, unsigned t, uint32_t kind, unsigned var, int64_t value,
-		   int64_t new_value)
-{
-	struct vsc_event e = { .kind = kind, .var = var, .value = value, .new_value = new_value };
-
-	assert_int_equal(vsc_program_append(p, t, &e, 0), 0);
-}
-
 /* What a spinning thread does next (state: 0 wants the lock, 1..3 in its
  * critical section, 4 done). */
 struct spinner {
@@ -60,36 +47,36 @@ static void spin_step(struct vsc_program *p, uint64_t *s, unsigned t, struct spi
 {
 	switch (sp->state) {
 	case 0:
-		if (mem[LOCK] == 0 && below(s, 3)) {
-			append(p, t, VSC_RMW, LOCK, 0, 1);
+		if (mem[LOCK] == 0 && random_below(s, 3)) {
+			append_event(p, t, VSC_RMW, LOCK, 0, 1);
 			mem[LOCK] = 1;
 			sp->state = 1;
 		} else {
-			int64_t seen =
-				below(s, 100) < (odd == 1 ? 15u : 0u) ? 1 - mem[LOCK] : mem[LOCK];
-			append(p, t, VSC_READ, LOCK, seen, 0);
+			int64_t seen = random_below(s, 100) < (odd == 1 ? 15u : 0u) ? 1 - mem[LOCK]
+										    : mem[LOCK];
+			append_event(p, t, VSC_READ, LOCK, seen, 0);
 		}
 		break;
 	case 1:
-		if (odd == 2 && below(s, 2))
-			append(p, t, VSC_READ, DATA, (int64_t)below(s, 2), 0);
-		append(p, t, VSC_READ, COUNTER, mem[COUNTER], 0);
+		if (odd == 2 && random_below(s, 2))
+			append_event(p, t, VSC_READ, DATA, (int64_t)random_below(s, 2), 0);
+		append_event(p, t, VSC_READ, COUNTER, mem[COUNTER], 0);
 		sp->state = 2;
 		break;
 	case 2:
 		if (odd == 3)
-			append(p, t, VSC_WRITE, COUNTER, mem[COUNTER] + 1, 0);
-		else if (odd != 4 || below(s, 2))
-			append(p, t, VSC_RMW, COUNTER, mem[COUNTER],
-			       odd == 5 ? mem[COUNTER] : mem[COUNTER] + 1);
+			append_event(p, t, VSC_WRITE, COUNTER, mem[COUNTER] + 1, 0);
+		else if (odd != 4 || random_below(s, 2))
+			append_event(p, t, VSC_RMW, COUNTER, mem[COUNTER],
+				     odd == 5 ? mem[COUNTER] : mem[COUNTER] + 1);
 		mem[COUNTER] += odd == 5 ? 0 : 1;
-		if (odd == 2 && below(s, 2))
-			append(p, t, VSC_WRITE, DATA, (int64_t)below(s, 2), 0);
+		if (odd == 2 && random_below(s, 2))
+			append_event(p, t, VSC_WRITE, DATA, (int64_t)random_below(s, 2), 0);
 		sp->state = 3;
 		break;
 	default:
-		append(p, t, odd == 6 && below(s, 3) == 0 ? VSC_WRITE : VSC_RMW, LOCK,
-		       odd == 6 ? 0 : 1, 0);
+		append_event(p, t, odd == 6 && random_below(s, 3) == 0 ? VSC_WRITE : VSC_RMW, LOCK,
+			     odd == 6 ? 0 : 1, 0);
 		mem[LOCK] = 0;
 		sp->state = --sp->rounds ? 0 : 4;
 	}
@@ -101,10 +88,10 @@ static void spin_step(struct vsc_program *p, uint64_t *s, unsigned t, struct spi
  * counter value, a plain unlock, an unknown initial lock or counter. */
 static struct vsc_program *spin_program(uint64_t *s, unsigned events, unsigned odd)
 {
-	unsigned k = 2 + below(s, 3), alive = k;
+	unsigned k = 2 + random_below(s, 3), alive = k;
 	struct vsc_program *p = named_program(k, 3);
 	struct spinner sp[4];
-	int64_t mem[2] = { 0, (int64_t)below(s, 3) };
+	int64_t mem[2] = { 0, (int64_t)random_below(s, 3) };
 
 	assert_non_null(p);
 	vsc_program_set_init(p, LOCK, odd == 7 ? VSC_INIT_UNKNOWN : VSC_INIT_KNOWN, 0);
@@ -112,26 +99,15 @@ static struct vsc_program *spin_program(uint64_t *s, unsigned events, unsigned o
 			     mem[COUNTER]);
 	vsc_program_set_init(p, DATA, VSC_INIT_KNOWN, 0);
 	for (unsigned t = 0; t < k; t++)
-		sp[t] = (struct spinner){ 0, 1 + below(s, 3) };
+		sp[t] = (struct spinner){ 0, 1 + random_below(s, 3) };
 	while (alive && vsc_program_event_count(p) < events) {
-		unsigned t = below(s, k);
+		unsigned t = random_below(s, k);
 		if (sp[t].state == 4)
 			continue;
 		spin_step(p, s, t, &sp[t], mem, odd);
 		alive -= sp[t].state == 4;
 	}
 	return p;
-}
-
-static struct vsc_result *check_with(const struct vsc_program *p, const char *solver, long bound)
-{
-	VSC_OPTS(vsc_check_opts, opts, .minimize = bound < 0, .bounded = bound >= 0,
-		 .preemptions = bound < 0 ? 0 : (unsigned long)bound, .want_witness = 1,
-		 .solver = solver);
-	struct vsc_result *res = NULL;
-
-	assert_int_equal(vsc_check(p, &opts, &res), 0);
-	return res;
 }
 
 static int verified(const struct vsc_program *p, const struct vsc_result *res, long *count)
@@ -145,7 +121,7 @@ static int verified(const struct vsc_program *p, const struct vsc_result *res, l
 /* auto's --min, and -p least - 1 and least, against exact's least. */
 static int auto_agrees(const struct vsc_program *p, int consistent, long least)
 {
-	struct vsc_result *res = check_with(p, "auto", -1);
+	struct vsc_result *res = decide(p, "auto", -1, 1);
 	long count = -1;
 	int ok = (vsc_result_verdict(res) == VSC_CONSISTENT) == consistent;
 
@@ -156,7 +132,7 @@ static int auto_agrees(const struct vsc_program *p, int consistent, long least)
 	for (long b = least - 1; ok && consistent && b <= least; b++) {
 		if (b < 0)
 			continue;
-		res = check_with(p, "auto", b);
+		res = decide(p, "auto", b, 0);
 		ok = (vsc_result_verdict(res) == VSC_CONSISTENT) == (b >= least) &&
 		     (b < least || (verified(p, res, &count) && count <= b));
 		vsc_result_free(res);
@@ -167,7 +143,7 @@ static int auto_agrees(const struct vsc_program *p, int consistent, long least)
 /* 1 when the lock stops or auto are wrong on p. */
 static int check_program(const struct vsc_program *p, struct tally *tally)
 {
-	struct vsc_result *exact = check_with(p, "exact", -1);
+	struct vsc_result *exact = decide(p, "exact", -1, 1);
 	int consistent = vsc_result_verdict(exact) == VSC_CONSISTENT;
 	long least = consistent ? vsc_result_preemptions(exact) : -1, count = -1;
 	struct lock_stops found;
@@ -206,8 +182,8 @@ static void lock_stops_within_least(void **state)
 
 	(void)state;
 	for (int i = 0; i < SPIN_PROGRAMS; i++) {
-		struct vsc_program *p =
-			spin_program(&seed, 12 + below(&seed, 24), i % 2 ? 0 : below(&seed, 9));
+		struct vsc_program *p = spin_program(&seed, 12 + random_below(&seed, 24),
+						     i % 2 ? 0 : random_below(&seed, 9));
 		bad += check_program(p, &tally);
 		vsc_program_free(p);
 	}

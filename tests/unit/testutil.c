@@ -61,3 +61,11 @@ struct vsc_result *decide_jobs(const struct vsc_program *p, const char *solver, 
 	assert_int_equal(vsc_check(p, &opts, &res), 0);
 	return res;
 }
+
+void append_event(struct vsc_program *p, unsigned t, uint32_t kind, unsigned var, int64_t value,
+		  int64_t new_value)
+{
+	struct vsc_event e = { .kind = kind, .var = var, .value = value, .new_value = new_value };
+
+	assert_int_equal(vsc_program_append(p, t, &e, 0), 0);
+}

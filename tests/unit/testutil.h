@@ -5,6 +5,7 @@
 #define VSC_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "vsc/vsc.h"
 
@@ -28,6 +29,9 @@ struct vsc_result *decide(const struct vsc_program *p, const char *solver, long 
 /* The same with `jobs` threads for the independent parts. */
 struct vsc_result *decide_jobs(const struct vsc_program *p, const char *solver, long bound,
 			       int minimize, unsigned jobs);
+/* Append an event to thread t (the test fails when it cannot). */
+void append_event(struct vsc_program *p, unsigned t, uint32_t kind, unsigned var, int64_t value,
+		  int64_t new_value);
 /* Print a program in the text format to stderr (to reproduce a failure). */
 void dump_program(const char *why, const struct vsc_program *prog);
 

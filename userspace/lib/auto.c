@@ -199,8 +199,10 @@ static long with_lock_stops(struct engine *g, const struct query *q, struct best
 
 	if ((q->bound < 0 && !q->minimize) || !g->stops.point)
 		return least;
-	if (best->lock_least < 0) { /* linear but for its episodes' programs: */
-		g->budget->work_cap = 0; /* a search's cap is not for it */
+	if (best->lock_least < 0) {
+		/* linear but for its episodes' programs: a search's cap is not
+		 * for it (the deadline is) */
+		g->budget->work_cap = 0;
 		budget_phase(g->budget, "lock stops");
 		lock_stops_find(&found, g->p, g->a, g->budget);
 		budget_phase(g->budget, "search");

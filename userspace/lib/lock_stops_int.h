@@ -64,6 +64,7 @@ struct line {
 	size_t *base;    /* per thread: the flat number of its event 0 */
 	uint32_t *place; /* per flat event: the place of a read put on the line */
 	uint8_t *used;   /* per place: a costly place some episode took */
+	void *placing;   /* the episodes kept for placing (lock_witness.c) */
 };
 
 /* Called with each episode of thread t: m reads (ln->reads, ln->read_at)

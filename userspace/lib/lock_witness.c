@@ -2,7 +2,8 @@
 /* An SC interleaving along the line of a lock's holds and gaps
  * (lock_stops.c): an upper bound to meet the lower one.
  *
- * Each episode's reads are put at places of the line in turn, each at the
+ * Each episode's reads are put at places of the line, the episodes by
+ * where their ranges start, each read at the
  * first place of its value after the previous one that costs nothing (not
  * costly, or costly and already taken by another episode: its holder stops
  * there anyway) while the reads left still fit, else at the first place.
@@ -28,28 +29,100 @@ static uint32_t cheapest_first(const struct line *ln, uint32_t from, uint32_t to
 	return q <= to ? q : NO_PLACE;
 }
 
-static void put_episode(struct line *ln, uint32_t t, uint32_t m, uint32_t j, uint32_t j2)
-{
-	uint32_t lo = 2 * j, hi = j2 > ln->l->n ? 2 * ln->l->n : 2 * j2 - 2, from = lo;
+/* An episode kept for placing: its reads are at `first` in the line's
+ * kept arrays. */
+struct kept {
+	uint32_t t, m, lo, hi;
+	size_t first;
+	int taken_after; /* the episode ends at a take of t's */
+};
 
-	if (ln->stopped || !m)
+struct placing {
+	struct kept *episodes;
+	size_t n, reads; /* episodes and reads kept */
+	uint8_t *value;  /* per read kept: 1 for B */
+	uint32_t *at;    /* per read kept: its position in its thread */
+};
+
+static struct placing *placing_of(struct line *ln)
+{
+	return (struct placing *)ln->placing;
+}
+
+static void keep_episode(struct line *ln, uint32_t t, uint32_t m, uint32_t j, uint32_t j2)
+{
+	struct placing *pl = placing_of(ln);
+	uint32_t lo = 2 * j, hi = j2 > ln->l->n ? 2 * ln->l->n : 2 * j2 - 2;
+
+	if (!m)
 		return;
-	if (lo > hi || lock_spend(ln->b, (unsigned long)m * (hi - lo + 1) / 16 + 1)) {
+	if (lo > hi) {
 		ln->stopped = 1;
 		return;
 	}
-	for (uint32_t i = 0; i < m; i++) {
-		uint32_t q = hi - lo + 1 < m - i
+	pl->episodes[pl->n++] = (struct kept){ t, m, lo, hi, pl->reads, j2 <= ln->l->n };
+	memcpy(pl->value + pl->reads, ln->reads, m);
+	memcpy(pl->at + pl->reads, ln->read_at, m * sizeof(uint32_t));
+	pl->reads += m;
+}
+
+static void put_episode(struct line *ln, const struct kept *e)
+{
+	const struct placing *pl = placing_of(ln);
+	uint32_t from = e->lo;
+
+	if (lock_spend(ln->b, (unsigned long)e->m * (e->hi - e->lo + 1) / 16 + 1)) {
+		ln->stopped = 1;
+		return;
+	}
+	for (uint32_t i = 0; i < e->m; i++) {
+		int value = pl->value[e->first + i];
+		uint32_t q = e->hi - e->lo + 1 < e->m - i
 				     ? NO_PLACE
-				     : cheapest_first(ln, from, hi - (m - 1 - i), ln->reads[i]);
+				     : cheapest_first(ln, from, e->hi - (e->m - 1 - i), value);
+		/* a last read of A just before t's take: the take follows at once */
+		if (i + 1 == e->m && !value && e->taken_after && q != NO_PLACE)
+			q = e->hi;
 		if (q == NO_PLACE) {
 			ln->stopped = 1;
 			return;
 		}
-		ln->place[ln->base[t] + ln->read_at[i]] = q;
+		ln->place[ln->base[e->t] + pl->at[e->first + i]] = q;
 		ln->used[q] = 1;
 		from = q + 1;
 	}
+}
+
+static int by_start(const void *x, const void *y)
+{
+	const struct kept *a = x, *b = y;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->hi < b->hi ? -1 : a->hi > b->hi;
+}
+
+/* Every thread's episodes, then placed by where their ranges start (so
+ * that the costly places one takes are there for the ones that overlap). */
+static void put_episodes(struct line *ln)
+{
+	size_t events = ln->s->p->event_count + 1;
+	struct placing pl = { malloc((events + ln->s->a->k) * sizeof(struct kept)), 0, 0,
+			      malloc(events), malloc(events * sizeof(uint32_t)) };
+
+	ln->placing = &pl;
+	ln->stopped = !pl.episodes || !pl.value || !pl.at;
+	for (uint32_t t = 0; t < ln->s->a->k && !ln->stopped; t++)
+		if (lock_walk_episodes(ln, t, keep_episode))
+			ln->stopped = 1;
+	if (!ln->stopped)
+		qsort(pl.episodes, pl.n, sizeof(*pl.episodes), by_start);
+	for (size_t i = 0; i < pl.n && !ln->stopped; i++)
+		put_episode(ln, &pl.episodes[i]);
+	free(pl.episodes);
+	free(pl.value);
+	free(pl.at);
+	ln->placing = NULL;
 }
 
 struct run {
@@ -102,18 +175,24 @@ static uint32_t thread_of(const struct line *ln, uint32_t e)
 	return lo;
 }
 
-/* Reader t runs up to its read at `at` and the reads of the same value
- * right after it (which the same place serves). */
-static void run_reader(const struct line *ln, struct run *r, uint32_t t, uint32_t at)
+/* Thread t runs up to its event `at` and its reads of x right after it
+ * that read `pair` (which the same place serves). */
+static void run_with_reads(const struct line *ln, struct run *r, uint32_t t, uint32_t at,
+			   uint32_t pair)
 {
 	const struct event_pairs *pairs = ln->s->a->pairs[t];
 	const struct vsc_thread *th = &r->p->threads[t];
 	uint32_t end = at;
 
 	while (end + 1 < th->length && th->events[end + 1].var == ln->l->x &&
-	       pairs[end + 1].write == PAIR_NONE && pairs[end + 1].read == pairs[at].read)
+	       pairs[end + 1].write == PAIR_NONE && pairs[end + 1].read == pair)
 		end++;
 	run_to(r, t, end);
+}
+
+static void run_reader(const struct line *ln, struct run *r, uint32_t t, uint32_t at)
+{
+	run_with_reads(ln, r, t, at, ln->s->a->pairs[t][at].read);
 }
 
 /* The readers of place q run up to their reads; `last` (a thread, or
@@ -144,7 +223,7 @@ static void run_line(const struct line *ln, struct run *r, const uint32_t *off, 
 			run_to(r, h->thread, h->give != NO_PLACE ? h->give - 1 : UINT32_MAX - 1);
 			run_readers(ln, r, off, ev, q, NO_PLACE);
 			if (h->give != NO_PLACE)
-				run_to(r, h->thread, h->give);
+				run_with_reads(ln, r, h->thread, h->give, ln->l->free);
 		} else {
 			run_readers(ln, r, off, ev, q,
 				    q / 2 < l->n ? l->holds[q / 2].thread : NO_PLACE);
@@ -196,10 +275,10 @@ uint32_t *lock_witness(struct line *ln, long *preemptions)
 {
 	uint32_t *witness = NULL;
 
-	if (!witness_alloc(ln))
-		for (uint32_t t = 0; t < ln->s->a->k && !ln->stopped; t++)
-			if (lock_walk_episodes(ln, t, put_episode))
-				ln->stopped = 1;
+	if (witness_alloc(ln))
+		ln->stopped = 1;
+	else
+		put_episodes(ln);
 	if (!ln->stopped && (witness = interleave(ln)) &&
 	    vsc_witness_verify(ln->s->p, witness, ln->s->p->event_count, preemptions, NULL, 0)) {
 		free(witness);
