@@ -93,6 +93,16 @@ check_seqlock() {
   check_consistent "$1" "$2"
 }
 
+# check_peterson NAME TRACE N: stress_peterson's N increments (seqcst) are
+# each `w counter K` once, K = 1 .. N, and the run is consistent (its lock
+# is plain seq_cst stores: victim[] has several writers and few values).
+check_peterson() {
+  awk -v n="$3" '$2 == "w" && $3 == "counter" { if ($4 < 1 || $4 > n || seen[$4]++) bad++; k++ }
+    END { exit !(k == n && !bad) }' "$2" &&
+    ok "$1: each of $3 increments once" || bad "$1: the increments w counter 1..$3 are not each once"
+  check_consistent "$1" "$2"
+}
+
 # check_lab NAME TRACE ITERATIONS OUTCOMES: lab_sb's trace has one segment
 # per iteration; exactly the iterations where the target saw r0 = r1 = 0
 # are inconsistent, the rest consistent, none unknown.

@@ -376,6 +376,8 @@ static int write_trace(struct recorder *rec)
 static int record_running(struct recorder *rec)
 {
 	int status = FAILED, err;
+	/* from here on the -o file's old content is no trace of this run */
+	trace_writer_begin(rec->writer);
 	if (rec->target.launched) {
 		err = vsc_target_start(&rec->target);
 		if (err) {

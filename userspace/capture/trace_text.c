@@ -195,20 +195,58 @@ void trace_text_discard(struct trace_text *t)
 	t->discarded = true;
 }
 
-/* An empty file is a valid (empty, consistent) trace, so a recording that
- * failed before writing anything leaves a header that promises a trailer
- * instead: `vsc check` then calls it cut short. If even that cannot be
- * written (a full disk), the file goes. */
-static void mark_unfinished(struct trace_text *t)
+/* The header of a recording that has not ended: it promises a trailer
+ * that never comes, so `vsc check` calls the file cut short. */
+static bool put_unfinished(FILE *out)
 {
-	if (claim_destination(t) == 0) {
-		fputs("vsc 1\n# vsc trace: the recording failed before its end\n"
-		      "# events: see end of trace\n",
-		      t->out);
-		if (fflush(t->out) == 0)
-			return;
-	}
+	fputs("vsc 1\n# vsc trace: the recording failed before its end\n"
+	      "# events: see end of trace\n",
+	      out);
+	return fflush(out) == 0;
+}
+
+/* An empty file is a valid (empty, consistent) trace, so a recording that
+ * failed before writing anything leaves that header instead. If even that
+ * cannot be written (a full disk), the file goes. False then. */
+static bool mark_unfinished(struct trace_text *t)
+{
+	if (claim_destination(t) == 0 && put_unfinished(t->out))
+		return true;
 	unlink(t->path);
+	return false;
+}
+
+void trace_text_begin(struct trace_text *t)
+{
+	if (t->streaming || t->claimed || t->err || !t->out)
+		return;
+	if (t->path) {
+		if (!mark_unfinished(t))
+			keep_error(t, errno ? -errno : -EIO);
+		t->begun_at = 0;
+	} else {
+		/* standard output sent to a file (`-o - > run.vsc`, or >>):
+		 * the mark goes where the trace will start, which with >> is
+		 * the end (the shell does not seek there: the offset is 0) */
+		int flags = fcntl(fileno(t->out), F_GETFL);
+		if (flags >= 0 && (flags & O_APPEND))
+			fseeko(t->out, 0, SEEK_END);
+		t->begun_at = ftello(t->out);
+		if (t->begun_at < 0 || !put_unfinished(t->out))
+			keep_error(t, errno ? -errno : -EIO);
+	}
+	t->begun = true;
+}
+
+/* The destination holds the mark of trace_text_begin(): start over there. */
+static int restart_destination(struct trace_text *t)
+{
+	if (!t->begun)
+		return 0;
+	if (fflush(t->out) || ftruncate(fileno(t->out), t->begun_at) ||
+	    fseeko(t->out, t->begun_at, SEEK_SET))
+		return -errno;
+	return 0;
 }
 
 void trace_text_close(struct trace_text *t)
@@ -332,6 +370,8 @@ int trace_text_finish(struct trace_text *t, const struct trace_header *h,
 	if (!t->out)
 		return -EINVAL;
 	int claim = claim_destination(t);
+	if (!claim)
+		claim = restart_destination(t);
 	if (claim) {
 		keep_error(t, claim);
 		return t->err;

@@ -46,11 +46,13 @@ struct trace_counts {
 };
 
 struct trace_text {
-	FILE *out;    /* the destination; NULL: chosen at the end */
-	bool own_out; /* opened here, closed by trace_text_close() */
-	char *path;   /* of an opened destination */
-	bool created; /* the destination did not exist before */
-	bool claimed; /* truncated and made 0600: ours now */
+	FILE *out;      /* the destination; NULL: chosen at the end */
+	bool own_out;   /* opened here, closed by trace_text_close() */
+	char *path;     /* of an opened destination */
+	bool created;   /* the destination did not exist before */
+	bool claimed;   /* truncated and made 0600: ours now */
+	bool begun;     /* holds the mark of trace_text_begin() */
+	off_t begun_at; /* where: the trace starts there */
 	bool finished, discarded;
 	FILE *body;     /* event lines: out itself when streaming, else the spill file */
 	bool streaming; /* header first, counts in the trailer */
@@ -62,14 +64,22 @@ struct trace_text {
 
 /* Open the destination now: path "-" is standard output; NULL leaves it
  * to trace_text_finish() (the lines are spilled meanwhile). What the file
- * holds is left alone until the first line is written there: then a
- * regular file is truncated and set to mode 0600 (a FIFO or device keeps
- * its mode). Closed without finishing, the file is left empty (no
- * trailer: cut short). 0 or -errno. */
+ * holds is left alone until trace_text_begin() or the first line written
+ * there: then a regular file is truncated and set to mode 0600 (a FIFO or
+ * device keeps its mode). Closed without finishing, the file keeps only a
+ * header that promises a trailer (cut short). 0 or -errno. */
 int trace_text_open(struct trace_text *t, const char *path);
 /* Nothing will be written (the recording was refused): remove the file if
  * it was created by trace_text_open(), else leave it as it was. */
 void trace_text_discard(struct trace_text *t);
+/* The recording has begun (no more refusals): a regular file's old content
+ * goes now, replaced by a header that promises a trailer, so a recorder
+ * that dies before its end (SIGKILL, out of memory) leaves a trace that
+ * says it was cut short, never the trace of an earlier run nor an empty
+ * file (a valid, empty trace). Standard output sent to a regular file gets
+ * that header where the trace will start. A failure is kept (and a file
+ * opened here removed), as for a line. */
+void trace_text_begin(struct trace_text *t);
 /* Create or truncate path as above; NULL and errno on failure. */
 FILE *trace_text_open_file(const char *path);
 /* The same for a stream the caller owns (and closes). */

@@ -609,6 +609,11 @@ void trace_writer_discard(struct trace_writer *w)
 	trace_text_discard(&w->text);
 }
 
+void trace_writer_begin(struct trace_writer *w)
+{
+	trace_text_begin(&w->text);
+}
+
 void trace_writer_add_lost(struct trace_writer *w, uint64_t lost)
 {
 	w->lost_reported += lost;

@@ -83,6 +83,10 @@ void trace_writer_free(struct trace_writer *w);
 /* Before freeing a writer whose recording was refused: remove the output
  * file it created, or leave an existing one untouched. */
 void trace_writer_discard(struct trace_writer *w);
+/* The recording has begun: the destination's old content goes now (see
+ * trace_text_begin()), so a recorder killed before the end leaves a trace
+ * that says it was cut short. */
+void trace_writer_begin(struct trace_writer *w);
 
 /* Take one event. 0, -EINVAL (bad kind or size) or -ENOMEM. */
 int trace_writer_add(struct trace_writer *w, const struct vsc_capture_event *ev);

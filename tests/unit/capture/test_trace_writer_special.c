@@ -2,8 +2,8 @@
 /*
  * The trace writer and its destination: a regular file becomes 0600 but a
  * FIFO keeps its mode; a pipe gets the counts at the end; a refused
- * recording leaves an existing file alone; a failed one leaves no trace
- * that looks complete; write errors (device full, file size limit, a
+ * recording leaves an existing file alone; a failed or killed one leaves
+ * no trace that looks complete; write errors (device full, file size limit, a
  * closed pipe) are reported; memory stays bounded over a long recording.
  */
 #include <setjmp.h>
@@ -140,6 +140,104 @@ static void test_refused_and_failed(void **state)
 
 	assert_int_equal(trace_writer_open(&w, "/nonexistent-dir/x.vsc", NULL), -ENOENT);
 	assert_null(w);
+}
+
+/* A recorder killed (SIGKILL) while it records into path: opened by the
+ * writer, or as standard output the shell sent there (a stream). */
+static void kill_while_recording(const char *path, bool as_stream)
+{
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct trace_writer *w = NULL;
+		FILE *out = as_stream ? fopen(path, "w") : NULL;
+		if (as_stream ? !out || trace_writer_open_stream(&w, out, NULL)
+			      : trace_writer_open(&w, path, NULL) != 0)
+			_exit(1);
+		trace_writer_begin(w);
+		add_stores(w, 7, 0, 100);
+		raise(SIGKILL);
+		_exit(1);
+	}
+	int status;
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+/* Once the recording has begun, a recorder killed before its end
+ * (SIGKILL, out of memory) must not leave the trace of an earlier run in
+ * the file, which `vsc check` would decide as if it were this one; and a
+ * recording that ends well writes its trace from the file's first byte. */
+static void test_killed_after_begin(void **state)
+{
+	(void)state;
+	static const char old[] = "vsc 1\n# an old trace\n1 w x 1\n"
+				  "# end of trace: events=1 lost=0 uncertain=0\n";
+	char *path = tw_temp_path();
+	FILE *f = fopen(path, "w");
+	fputs(old, f);
+	fclose(f);
+	kill_while_recording(path, false);
+	char *text = tw_slurp(path);
+	assert_null(strstr(text, "an old trace"));
+	assert_null(strstr(text, "# end of trace"));
+	assert_non_null(strstr(text, "# events: see end of trace\n"));
+	free(text);
+
+	struct trace_writer *w = NULL;
+	assert_int_equal(trace_writer_open(&w, path, NULL), 0);
+	trace_writer_begin(w);
+	add_stores(w, 7, 0, 3);
+	assert_int_equal(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	text = tw_slurp(path);
+	assert_int_equal(strncmp(text, "vsc 1\n# vsc trace: observed", 27), 0);
+	assert_null(strstr(text, "failed before its end"));
+	assert_int_equal(tw_header(text, "events"), 3);
+	assert_non_null(strstr(text, "\n# end of trace: events=3 lost=0 uncertain=0\n"));
+	free(text);
+	unlink(path);
+	free(path);
+}
+
+/* Standard output sent to a file (`vsc record -o - > run.vsc`, or >>): a
+ * recorder killed there left the shell's empty file, a valid empty trace
+ * that `vsc check` called consistent. The mark goes where the trace will
+ * start, and a recording that ends writes its trace from there. */
+static void test_killed_into_stdout_file(void **state)
+{
+	(void)state;
+	static const char before[] = "earlier output\n";
+	char *path = tw_temp_path();
+	FILE *f = fopen(path, "w");
+	fclose(f);
+	kill_while_recording(path, true);
+	char *text = tw_slurp(path);
+	assert_non_null(strstr(text, "# events: see end of trace\n"));
+	assert_null(strstr(text, "# end of trace"));
+	free(text);
+
+	f = fopen(path, "w");
+	fputs(before, f);
+	fclose(f);
+	/* as the shell's >> opens it: O_APPEND, the offset still 0 */
+	FILE *out = fdopen(open(path, O_WRONLY | O_APPEND), "a");
+	assert_non_null(out);
+	struct trace_writer *w = NULL;
+	assert_int_equal(trace_writer_open_stream(&w, out, NULL), 0);
+	trace_writer_begin(w);
+	add_stores(w, 7, 0, 3);
+	assert_int_equal(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	fclose(out);
+	text = tw_slurp(path);
+	assert_int_equal(strncmp(text, before, strlen(before)), 0);
+	assert_int_equal(strncmp(text + strlen(before), "vsc 1\n# vsc trace: observed", 27), 0);
+	assert_null(strstr(text, "failed before its end"));
+	assert_non_null(strstr(text, "\n# end of trace: events=3 lost=0 uncertain=0\n"));
+	free(text);
+	unlink(path);
+	free(path);
 }
 
 /* A pipe cannot take the header at the end: counts say "see end of trace",
@@ -391,6 +489,8 @@ int main(void)
 		cmocka_unit_test(test_fifo_keeps_its_mode),
 		cmocka_unit_test(test_regular_file_is_0600),
 		cmocka_unit_test(test_refused_and_failed),
+		cmocka_unit_test(test_killed_after_begin),
+		cmocka_unit_test(test_killed_into_stdout_file),
 		cmocka_unit_test(test_pipe_streams),
 		cmocka_unit_test(test_device_full),
 		cmocka_unit_test(test_closed_pipe),
