@@ -236,6 +236,9 @@ while [ $i -lt $repeat ]; do
   wait_recorder $rpid
   st=$?
   pid=$(sed -n 's/^# what: command (pid \([0-9]*\)).*/\1/p' "$t")
+  # a failed recording may have no header: the recorder names the command
+  # that runs on (left running, it held the test's files and a core)
+  [ -n "$pid" ] || pid=$(sed -n 's/.*the command (pid \([0-9]*\)) runs on.*/\1/p' "$work/err")
   [ -n "$pid" ] && kill -TERM "$pid" 2> /dev/null
   fault_verdict "-- CMD, recorder gets SIGINT ($i)" "$t" $st
   rm -f "$work"/*.vsc
