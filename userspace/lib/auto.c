@@ -27,6 +27,7 @@
 
 #include "coherence.h"
 #include "engine.h"
+#include "greedy_run.h"
 #include "lock_stops.h"
 #include "parts.h"
 #include "serial.h"
@@ -606,6 +607,10 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 	struct reduction rd;
 	int r;
 
+	budget_phase(b, "greedy run");
+	r = greedy_run_solve(p, q, b, res);
+	if (r != GREEDY_RUN_OPEN)
+		return r == -ETIME ? (res->verdict = VSC_UNKNOWN, 0) : r;
 	budget_phase(b, "reductions");
 	r = reduce_plan(&rd, p);
 

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* The greedy run (userspace/lib/greedy_run.c): on thousands of small random
+ * programs (one writer per variable and not, fresh and repeated values,
+ * RMWs, `init x v`, `init x ?`, wrong reads), every answer it gives agrees
+ * with the exact search for the same bound (and --min), and its witness
+ * passes the verifier with the count it claims. Where each variable has
+ * one writer and values identify writes, it must complete whenever the
+ * program is SC (no bound). Then auto on a longer trace: the run decides it
+ * and the witness verifies. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "greedy_run.h"
+#include "random_program.h"
+#include "testutil.h"
+
+/* The run alone on p for (bound, minimize): the verdict, or -1 when it
+ * answers nothing; its witness checked with the verifier. */
+static int run_verdict(const struct vsc_program *p, long bound, int minimize, long *pre)
+{
+	struct query q = { .bound = bound, .minimize = minimize, .want_witness = 1 };
+	struct vsc_result res = { .preemptions = -1, .lower = -1 };
+	VSC_OPTS(vsc_check_opts, opts);
+	struct budget b;
+	long verified = -1;
+	char why[200] = "";
+	int r;
+
+	budget_init(&b, &opts);
+	r = greedy_run_solve(p, &q, &b, &res);
+	assert_true(r == GREEDY_RUN_DECIDED || r == GREEDY_RUN_OPEN);
+	if (r == GREEDY_RUN_OPEN) {
+		assert_null(res.witness);
+		return -1;
+	}
+	assert_int_equal(res.verdict, VSC_CONSISTENT);
+	if (vsc_witness_verify(p, res.witness, res.witness_length, &verified, why, sizeof(why))) {
+		vsc_program_write(p, stderr);
+		fail_msg("greedy witness rejected: %s", why);
+	}
+	assert_int_equal(verified, res.preemptions);
+	*pre = res.preemptions;
+	free(res.witness);
+	return VSC_CONSISTENT;
+}
+
+/* Each variable written by one thread, each (variable, value) written at
+ * most once and never its known initial value, no `init x ?`: the orders
+ * of the run are then exactly the SC orders. */
+static int values_identify_writes(const struct vsc_program *p)
+{
+	size_t vars = vsc_program_var_count(p), threads = vsc_program_thread_count(p);
+
+	for (size_t x = 0; x < vars; x++) {
+		int64_t init = 0;
+		int kind = vsc_program_var_init(p, x, &init);
+		long writer = -1;
+		if (kind == VSC_INIT_UNKNOWN)
+			return 0;
+		for (size_t t = 0; t < threads; t++) {
+			for (size_t i = 0; i < vsc_program_thread_length(p, t); i++) {
+				const struct vsc_event *e = &vsc_program_events(p, t)[i];
+				int64_t v = e->kind == VSC_RMW ? e->new_value : e->value;
+				if (e->var != x || e->kind == VSC_READ)
+					continue;
+				if ((writer >= 0 && writer != (long)t) ||
+				    (kind == VSC_INIT_KNOWN && v == init))
+					return 0;
+				writer = (long)t;
+				for (size_t u = 0; u < threads; u++)
+					for (size_t j = 0; j < vsc_program_thread_length(p, u);
+					     j++) {
+						const struct vsc_event *f =
+							&vsc_program_events(p, u)[j];
+						if (f != e && f->var == x && f->kind != VSC_READ &&
+						    (f->kind == VSC_RMW ? f->new_value
+									: f->value) == v)
+							return 0;
+					}
+			}
+		}
+	}
+	return 1;
+}
+
+static void check_answer(const struct vsc_program *p, long bound, int minimize, long pre)
+{
+	struct vsc_result *want = decide(p, "exact", bound, minimize);
+
+	if (vsc_result_verdict(want) != VSC_CONSISTENT || (bound >= 0 && pre > bound) ||
+	    (minimize && (pre != 0 || vsc_result_preemptions(want) != 0))) {
+		vsc_program_write(p, stderr);
+		fail_msg("bound %ld min %d: the run says consistent with %ld, exact says %d (%ld)",
+			 bound, minimize, pre, vsc_result_verdict(want),
+			 vsc_result_preemptions(want));
+	}
+	vsc_result_free(want);
+}
+
+/* Fresh values, one writer, consistent: the run must complete (no bound).
+ * Returns 1 when the program is of that kind. */
+static int check_complete(const struct vsc_program *p, int answered)
+{
+	struct vsc_result *want;
+
+	if (!values_identify_writes(p))
+		return 0;
+	if (answered)
+		return 1;
+	want = decide(p, "exact", -1, 0);
+	if (vsc_result_verdict(want) == VSC_CONSISTENT) {
+		vsc_program_write(p, stderr);
+		fail_msg("values identify writes, SC, and the run did not complete");
+	}
+	vsc_result_free(want);
+	return 1;
+}
+
+static void run_agrees_with_exact(void **state)
+{
+	uint64_t seed = 0x6a7eed1ULL;
+	int answered = 0, asked = 0, identified = 0, programs = 20000;
+
+	(void)state;
+	for (int i = 0; i < programs; i++) {
+		struct random_shape shape = {
+			.threads = 1 + random_below(&seed, 4),
+			.events = 1 + random_below(&seed, 12),
+			.vars = 1 + random_below(&seed, 3),
+			.values = random_below(&seed, 2) ? 2 + random_below(&seed, 3) : 40,
+			.one_writer = random_below(&seed, 4) != 0,
+			.write_pct = 30 + random_below(&seed, 40),
+			.rmw_pct = random_below(&seed, 2) ? 25 : 0,
+			.wrong_pct = random_below(&seed, 3) ? 0 : 10,
+			.init_pct = random_below(&seed, 2) ? 50 : 0,
+		};
+		struct vsc_program *p = random_program(&seed, &shape);
+		long bounds[] = { -1, 0, 1, 2, 3 };
+
+		assert_non_null(p);
+		for (unsigned j = 0; j < 6; j++) {
+			long bound = j < 5 ? bounds[j] : -1, pre = -1;
+			int minimize = j == 5, v = run_verdict(p, bound, minimize, &pre);
+			asked++;
+			if (j == 0)
+				identified += check_complete(p, v >= 0);
+			if (v < 0)
+				continue;
+			answered++;
+			check_answer(p, bound, minimize, pre);
+		}
+		vsc_program_free(p);
+	}
+	print_message("the greedy run answered %d of %d questions (%d programs whose values "
+		      "identify writes)\n",
+		      answered, asked, identified);
+	assert_true(answered > asked / 10);
+	assert_true(identified > programs / 20);
+}
+
+/* A 1-Writer trace of 8 threads in slices (the generator's shape): auto
+ * decides it by the run; the witness verifies within the bound. */
+static void auto_decides_slices(void **state)
+{
+	struct vsc_program *p = named_program(8, 16);
+	int64_t next[16] = { 0 };
+	uint64_t seed = 0x511ce5ULL;
+	unsigned order[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+
+	(void)state;
+	assert_non_null(p);
+	for (unsigned x = 0; x < 16; x++)
+		vsc_program_set_init(p, x, VSC_INIT_KNOWN, 0);
+	/* each thread runs whole, but T0 stops halfway for everybody else */
+	for (unsigned s = 0; s < 9; s++) {
+		unsigned t = s == 0 || s == 8 ? 0 : order[s];
+		for (unsigned e = 0; e < 3000; e++) {
+			struct vsc_event ev = { .var = random_below(&seed, 16) };
+			if (ev.var % 8 == t) {
+				ev.kind = VSC_WRITE;
+				ev.value = ++next[ev.var];
+			} else {
+				ev.kind = VSC_READ;
+				ev.value = next[ev.var];
+			}
+			assert_int_equal(vsc_program_append(p, t, &ev, 0), 0);
+		}
+	}
+	for (long bound = 0; bound <= 2; bound++) {
+		struct vsc_result *res = decide(p, "auto", bound, 0);
+		const uint32_t *w;
+		size_t n = vsc_result_witness(res, &w);
+		long pre = -1;
+		assert_int_equal(vsc_result_verdict(res),
+				 bound ? VSC_CONSISTENT : VSC_INCONSISTENT);
+		if (bound) {
+			assert_int_equal(vsc_witness_verify(p, w, n, &pre, NULL, 0), 0);
+			assert_true(pre <= bound);
+			assert_int_equal(run_verdict(p, bound, 0, &pre), VSC_CONSISTENT);
+		}
+		vsc_result_free(res);
+	}
+	vsc_program_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(run_agrees_with_exact),
+		cmocka_unit_test(auto_decides_slices),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/* A greedy run, before anything else (auto.c): most 1-Writer traces that a
+ * program produced are decided by it in three linear passes, without the
+ * reductions, the analysis, the forced orders and the search's set-up.
+ *
+ * The run is a simulation: a read runs only when memory holds its value,
+ * so a run that completes is an SC interleaving, whatever else is true of
+ * the program, and its preemptions (switches away from a thread with
+ * events left) answer every bound at or above them. What makes it find
+ * one: a write runs only when no read still to come anywhere reads the
+ * value it overwrites (a count per (variable, value)). When each variable
+ * has one writer thread and values identify its writes, those are exactly
+ * the orders every SC interleaving keeps (the value's reads come after its
+ * write and before the next one), so the run completes whenever the
+ * program is SC. It runs the current thread as far as it can go and, when
+ * that thread stops, switches to the next thread after it that can go on.
+ * This need not give the least preemptions: so it answers a bound only
+ * when it stays within it, --min only with no preemption, and otherwise
+ * (stuck, too many preemptions, several writers, `init x ?`, values too
+ * scattered for a table) leaves the program to the usual way, which
+ * decides it exactly. */
+#include "greedy_run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "value_span.h"
+
+#define GREEDY_RUN_CHUNK 4096 /* events between looks at the budget */
+#define GREEDY_RUN_LOOK 4096  /* events a look ahead runs at most */
+#define GREEDY_RUN_LOOKS_PER_EVENT 2
+
+/* A variable's state in the run. */
+struct cell {
+	int64_t value;   /* what memory holds, when has */
+	uint64_t offset; /* reads[offset + (uint64_t)v]: the count of reads of v */
+	uint32_t has;    /* 0: no value yet (no init line, no write) */
+	uint32_t writer; /* 1 + the thread that writes it, 0: none yet */
+};
+
+struct greedy_run {
+	const struct vsc_program *p;
+	struct cell *cells;
+	uint32_t *reads; /* per (variable, value): reads still to come */
+	uint32_t *pos;   /* per thread: its next event */
+	uint32_t *witness;
+	struct cell *undo; /* GREEDY_RUN_LOOK cells: a look ahead's writes */
+	size_t done, looked;
+	long preemptions;
+};
+
+/* Pass 1: one writer thread per variable, and the spans of the values.
+ * False when the run does not apply. */
+static bool find_spans(struct greedy_run *g, struct value_span *span)
+{
+	const struct vsc_program *p = g->p;
+
+	value_spans_start(span, p, VALUES_ALL);
+	for (uint32_t x = 0; x < program_vars(p); x++) {
+		if (p->inits[x].kind == VSC_INIT_UNKNOWN)
+			return false;
+		g->cells[x].has = p->inits[x].kind == VSC_INIT_KNOWN;
+		g->cells[x].value = p->inits[x].value;
+	}
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		const struct vsc_thread *th = &p->threads[t];
+		for (uint32_t i = 0; i < th->length; i++) {
+			const struct vsc_event *e = &th->events[i];
+			struct cell *c = &g->cells[e->var];
+			if (e->kind != VSC_READ && c->writer != t + 1) {
+				if (c->writer)
+					return false; /* several writers */
+				c->writer = t + 1;
+			}
+			value_spans_see_event(span, e, VALUES_ALL);
+		}
+	}
+	return true;
+}
+
+/* The count table: one dense run of entries per variable. False when some
+ * variable's values are too scattered for it, or no memory (*err). */
+static bool make_table(struct greedy_run *g, const struct value_span *span, int *err)
+{
+	uint64_t total = 0;
+
+	for (uint32_t x = 0; x < program_vars(g->p); x++) {
+		uint64_t width = value_span_width(&span[x]);
+		if (!value_span_dense(width, span[x].seen, 64))
+			return false;
+		g->cells[x].offset = total - (uint64_t)span[x].least;
+		total += span[x].seen ? width + 1 : 0;
+	}
+	g->reads = calloc(total ? total : 1, sizeof(*g->reads));
+	if (!g->reads)
+		*err = -ENOMEM;
+	return g->reads != NULL;
+}
+
+/* Pass 2: how many reads (and RMWs) read each (variable, value). */
+static void count_reads(struct greedy_run *g)
+{
+	const struct vsc_program *p = g->p;
+
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		const struct vsc_thread *th = &p->threads[t];
+		for (uint32_t i = 0; i < th->length; i++) {
+			const struct vsc_event *e = &th->events[i];
+			if (e->kind != VSC_WRITE)
+				g->reads[g->cells[e->var].offset + (uint64_t)e->value]++;
+		}
+	}
+}
+
+/* May e run now? A read when memory holds its value; a write when no read
+ * still to come reads the value it overwrites; an RMW both (its own read
+ * the only one left). */
+static inline bool can_run(const struct greedy_run *g, const struct vsc_event *e)
+{
+	const struct cell *c = &g->cells[e->var];
+	uint32_t left;
+
+	if (!c->has)
+		return e->kind == VSC_WRITE;
+	left = g->reads[c->offset + (uint64_t)c->value];
+	if (e->kind == VSC_WRITE)
+		return left == 0;
+	return c->value == e->value && (e->kind == VSC_READ || left == 1);
+}
+
+static inline void run_event(struct greedy_run *g, const struct vsc_event *e)
+{
+	struct cell *c = &g->cells[e->var];
+
+	if (e->kind != VSC_WRITE)
+		g->reads[c->offset + (uint64_t)e->value]--;
+	if (e->kind != VSC_READ) {
+		c->has = 1;
+		c->value = e->kind == VSC_RMW ? e->new_value : e->value;
+	}
+}
+
+/* Thread t from its next event as far as it can go, at most `most`
+ * events; with undo, each write's old cell is kept there (undo_thread()
+ * takes the run back). Returns the events run. */
+static uint32_t go(struct greedy_run *g, uint32_t t, uint32_t most, struct cell *undo)
+{
+	const struct vsc_thread *th = &g->p->threads[t];
+	uint32_t i = g->pos[t], end = th->length - i > most ? i + most : th->length, w = 0;
+
+	while (i < end && can_run(g, &th->events[i])) {
+		if (undo && th->events[i].kind != VSC_READ)
+			undo[w++] = g->cells[th->events[i].var];
+		run_event(g, &th->events[i++]);
+	}
+	most = i - g->pos[t];
+	g->pos[t] = i;
+	return most;
+}
+
+/* Take back the last `ran` events of t that go() ran with undo. */
+static void undo_thread(struct greedy_run *g, uint32_t t, uint32_t ran, const struct cell *undo)
+{
+	const struct vsc_thread *th = &g->p->threads[t];
+	uint32_t w = 0;
+
+	for (uint32_t i = g->pos[t] - ran; i < g->pos[t]; i++)
+		w += th->events[i].kind != VSC_READ;
+	while (ran--) {
+		const struct vsc_event *e = &th->events[--g->pos[t]];
+		if (e->kind != VSC_READ)
+			g->cells[e->var] = undo[--w];
+		if (e->kind != VSC_WRITE)
+			g->reads[g->cells[e->var].offset + (uint64_t)e->value]++;
+	}
+}
+
+/* Thread t as far as it can go, at most `most` events, into the witness. */
+static uint32_t run_thread(struct greedy_run *g, uint32_t t, uint32_t most)
+{
+	uint32_t ran = go(g, t, most, NULL);
+
+	for (uint32_t j = 0; j < ran; j++)
+		g->witness[g->done++] = t;
+	return ran;
+}
+
+static bool can_go_on(const struct greedy_run *g, uint32_t t)
+{
+	const struct vsc_thread *th = &g->p->threads[t];
+
+	return g->pos[t] < th->length && can_run(g, &th->events[g->pos[t]]);
+}
+
+/* How far t can go from here, up to GREEDY_RUN_LOOK events (the state is
+ * as before). */
+static uint32_t look_ahead(struct greedy_run *g, uint32_t t)
+{
+	uint32_t ran = go(g, t, GREEDY_RUN_LOOK, g->undo);
+
+	undo_thread(g, t, ran, g->undo);
+	g->looked += ran;
+	return ran;
+}
+
+/* The thread to switch to from t: of those that can go on, the first (in
+ * turn after t, from t itself when first is 0) that can finish or go
+ * GREEDY_RUN_LOOK events, else the one
+ * that goes farthest; t itself when none can go on. A slice that ends
+ * soon costs a preemption more, so a few looks ahead pay (up to
+ * GREEDY_RUN_LOOKS_PER_EVENT events a run event in all; then the first
+ * that can go on). */
+static uint32_t next_thread(struct greedy_run *g, uint32_t t, uint32_t first)
+{
+	uint32_t k = program_threads(g->p), best = t, farthest = 0;
+
+	for (uint32_t d = first; d < k; d++) {
+		uint32_t u = (t + d) % k, ran;
+		if (!can_go_on(g, u))
+			continue;
+		if (g->looked > GREEDY_RUN_LOOKS_PER_EVENT * g->p->event_count)
+			return u;
+		ran = look_ahead(g, u);
+		if (ran == GREEDY_RUN_LOOK || g->pos[u] + ran == g->p->threads[u].length)
+			return u;
+		if (ran > farthest) {
+			farthest = ran;
+			best = u;
+		}
+	}
+	return best;
+}
+
+/* Pass 3: the run itself, with at most `most` preemptions (-1: any).
+ * Returns 0 when it completes, GREEDY_RUN_OPEN when it stops, -ETIME. */
+static int run(struct greedy_run *g, struct budget *b, long most)
+{
+	const struct vsc_program *p = g->p;
+	uint32_t t = 0;
+
+	t = next_thread(g, t, 0);
+	while (g->done < p->event_count) {
+		uint32_t ran = run_thread(g, t, GREEDY_RUN_CHUNK);
+		uint32_t u;
+		if (ran && budget_spend(b, ran))
+			return -ETIME;
+		if (ran == GREEDY_RUN_CHUNK)
+			continue;
+		u = next_thread(g, t, 1);
+		if (u == t)
+			return g->done < p->event_count ? GREEDY_RUN_OPEN : 0;
+		if (g->pos[t] < p->threads[t].length && ++g->preemptions > most && most >= 0)
+			return GREEDY_RUN_OPEN;
+		t = u;
+	}
+	return 0;
+}
+
+static bool applies(const struct vsc_program *p)
+{
+	return p->event_count > 0 && p->event_count <= UINT32_MAX &&
+	       program_threads(p) <= GREEDY_RUN_THREADS;
+}
+
+int greedy_run_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
+		     struct vsc_result *res)
+{
+	struct greedy_run g = { .p = p };
+	struct value_span *span = NULL;
+	long most = q->minimize ? 0 : q->bound;
+	int r = -ENOMEM;
+
+	if (!applies(p))
+		return GREEDY_RUN_OPEN;
+	g.cells = calloc(program_vars(p) + 1, sizeof(*g.cells));
+	span = malloc((program_vars(p) + 1) * sizeof(*span));
+	g.pos = calloc(program_threads(p), sizeof(*g.pos));
+	g.witness = malloc(p->event_count * sizeof(*g.witness));
+	g.undo = malloc(GREEDY_RUN_LOOK * sizeof(*g.undo));
+	if (g.cells && span && g.pos && g.witness && g.undo) {
+		r = GREEDY_RUN_OPEN;
+		if (find_spans(&g, span) && make_table(&g, span, &r)) {
+			count_reads(&g);
+			r = run(&g, b, most);
+		}
+	}
+	if (r == 0) {
+		res->verdict = VSC_CONSISTENT;
+		res->witness = g.witness;
+		res->witness_length = p->event_count;
+		res->preemptions = res->lower = g.preemptions;
+		g.witness = NULL;
+	}
+	free(g.witness);
+	free(g.undo);
+	free(g.pos);
+	free(span);
+	free(g.reads);
+	free(g.cells);
+	return r;
+}
