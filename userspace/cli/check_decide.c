@@ -141,7 +141,8 @@ int check_note_facts(struct item *it, const struct check_args *a, struct text_bl
 		return -ENOMEM;
 	f->threads = (uint32_t)vsc_program_thread_count(it->prog);
 	f->events = vsc_program_event_count(it->prog);
-	f->writers = (uint32_t)vsc_program_writers(it->prog);
+	/* a pass over the events: only JSON names it */
+	f->writers = a->json ? (uint32_t)vsc_program_writers(it->prog) : 0;
 	f->preemptions = -1;
 	f->outcome = OUTCOME_NONE;
 	if (it->res) {

@@ -26,7 +26,7 @@ struct item_facts {
 	const char *solver; /* NULL when deciding failed */
 	double time_s;
 	uint64_t events;
-	uint32_t threads, writers;
+	uint32_t threads, writers;      /* writers: with --json only (0 else) */
 	uint32_t outcome;               /* with --summary: its number in check_args.outcomes */
 	int32_t preemptions;            /* of the result's witness (least with --min), -1: none */
 	uint32_t spins, dropped, parts; /* what the reductions took (vsc_reductions) */
