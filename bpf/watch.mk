@@ -2,7 +2,9 @@
 # whose pattern rules build bpf/watch.bpf.c into $(BPF_OUT)/watch.skel.h.
 
 $(BUILD)/obj/userspace/capture/watch.o: $(BPF_OUT)/watch.skel.h
-CLI_EXTRA_LIBS += -lcapstone -ldw
+# Capstone is loaded by the first decoder (userspace/capture/capstone_lazy.c),
+# not linked: its relocations cost every vsc command's start ~4 ms.
+CLI_EXTRA_LIBS += -ldw -ldl
 
 # ---- uninstrumented targets and the system tests ----------------------------
 # Each target is built twice: as a PIE (the default) and as a fixed-address
