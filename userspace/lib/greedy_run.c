@@ -24,11 +24,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "value_span.h"
-
 #define GREEDY_RUN_CHUNK 4096 /* events between looks at the budget */
 #define GREEDY_RUN_LOOK 4096  /* events a look ahead runs at most */
 #define GREEDY_RUN_LOOKS_PER_EVENT 2
+#define GREEDY_RUN_ENTRIES_PER_EVENT 4 /* the count table's size at most */
 
 /* A variable's state in the run. */
 struct cell {
@@ -41,75 +40,101 @@ struct cell {
 struct greedy_run {
 	const struct vsc_program *p;
 	struct cell *cells;
-	uint32_t *reads; /* per (variable, value): reads still to come */
-	uint32_t *pos;   /* per thread: its next event */
+	uint32_t *reads;  /* per (variable, value): reads still to come */
+	uint64_t entries; /* in reads */
+	uint32_t *pos;    /* per thread: its next event */
 	uint32_t *witness;
 	struct cell *undo; /* GREEDY_RUN_LOOK cells: a look ahead's writes */
 	size_t done, looked;
 	long preemptions;
 };
 
-/* Pass 1: one writer thread per variable, and the spans of the values.
- * False when the run does not apply. */
-static bool find_spans(struct greedy_run *g, struct value_span *span)
+/* The cells from the initial values. False when some is `init x ?`. */
+static bool start_cells(struct greedy_run *g)
 {
 	const struct vsc_program *p = g->p;
 
-	value_spans_start(span, p, VALUES_ALL);
 	for (uint32_t x = 0; x < program_vars(p); x++) {
 		if (p->inits[x].kind == VSC_INIT_UNKNOWN)
 			return false;
 		g->cells[x].has = p->inits[x].kind == VSC_INIT_KNOWN;
 		g->cells[x].value = p->inits[x].value;
 	}
-	for (uint32_t t = 0; t < program_threads(p); t++) {
-		const struct vsc_thread *th = &p->threads[t];
-		for (uint32_t i = 0; i < th->length; i++) {
-			const struct vsc_event *e = &th->events[i];
-			struct cell *c = &g->cells[e->var];
-			if (e->kind != VSC_READ && c->writer != t + 1) {
-				if (c->writer)
-					return false; /* several writers */
-				c->writer = t + 1;
-			}
-			value_spans_see_event(span, e, VALUES_ALL);
-		}
-	}
 	return true;
 }
 
-/* The count table: one dense run of entries per variable. False when some
- * variable's values are too scattered for it, or no memory (*err). */
-static bool make_table(struct greedy_run *g, const struct value_span *span, int *err)
+/* The count table: one run of entries per variable, from the spans the
+ * program keeps (program.h), with at most GREEDY_RUN_ENTRIES_PER_EVENT
+ * entries an event in all. False when the values are too scattered for
+ * it, or no memory (*err). */
+static bool make_table(struct greedy_run *g, int *err)
 {
-	uint64_t total = 0;
+	const struct vsc_program *p = g->p;
+	uint64_t room = GREEDY_RUN_ENTRIES_PER_EVENT * (uint64_t)p->event_count + 64;
 
-	for (uint32_t x = 0; x < program_vars(g->p); x++) {
-		uint64_t width = value_span_width(&span[x]);
-		if (!value_span_dense(width, span[x].seen, 64))
+	g->entries = 0;
+	for (uint32_t x = 0; x < program_vars(p); x++) {
+		const struct vsc_var_init *in = &p->inits[x];
+		int64_t least = in->least, most = in->most;
+		uint64_t width;
+		if (in->kind == VSC_INIT_KNOWN) {
+			least = in->value < least ? in->value : least;
+			most = in->value > most ? in->value : most;
+		}
+		if (least > most)
+			continue; /* no value: nothing indexes it */
+		width = (uint64_t)most - (uint64_t)least;
+		if (width >= room - g->entries)
 			return false;
-		g->cells[x].offset = total - (uint64_t)span[x].least;
-		total += span[x].seen ? width + 1 : 0;
+		g->cells[x].offset = g->entries - (uint64_t)least;
+		g->entries += width + 1;
 	}
-	g->reads = calloc(total ? total : 1, sizeof(*g->reads));
+	g->reads = calloc(g->entries ? g->entries : 1, sizeof(*g->reads));
 	if (!g->reads)
 		*err = -ENOMEM;
 	return g->reads != NULL;
 }
 
-/* Pass 2: how many reads (and RMWs) read each (variable, value). */
-static void count_reads(struct greedy_run *g)
+/* The entry of v in x's run; entries (past the table) when the span the
+ * program keeps does not hold it. */
+static inline uint64_t entry(const struct greedy_run *g, uint32_t x, int64_t v)
+{
+	uint64_t i = g->cells[x].offset + (uint64_t)v;
+
+	return i < g->entries ? i : g->entries;
+}
+
+/* One pass: how many reads (and RMWs) read each (variable, value); that
+ * each variable has one writer thread; that every value has its entry (so
+ * the run indexes inside the table). False when the run does not apply. */
+static bool count_reads(struct greedy_run *g)
 {
 	const struct vsc_program *p = g->p;
+	uint64_t outside = 0;
 
 	for (uint32_t t = 0; t < program_threads(p); t++) {
 		const struct vsc_thread *th = &p->threads[t];
 		for (uint32_t i = 0; i < th->length; i++) {
 			const struct vsc_event *e = &th->events[i];
-			if (e->kind != VSC_WRITE)
-				g->reads[g->cells[e->var].offset + (uint64_t)e->value]++;
+			struct cell *c = &g->cells[e->var];
+			uint64_t at = c->offset + (uint64_t)e->value;
+			outside |= at >= g->entries;
+			if (e->kind == VSC_READ) {
+				g->reads[at < g->entries ? at : 0]++;
+				continue;
+			}
+			if (c->writer != t + 1) {
+				if (c->writer)
+					return false; /* several writers */
+				c->writer = t + 1;
+			}
+			if (e->kind == VSC_RMW) {
+				g->reads[at < g->entries ? at : 0]++;
+				outside |= entry(g, e->var, e->new_value) == g->entries;
+			}
 		}
 	}
+	return !outside;
 }
 
 /* May e run now? A read when memory holds its value; a write when no read
@@ -266,23 +291,19 @@ int greedy_run_solve(const struct vsc_program *p, const struct query *q, struct 
 		     struct vsc_result *res)
 {
 	struct greedy_run g = { .p = p };
-	struct value_span *span = NULL;
 	long most = q->minimize ? 0 : q->bound;
 	int r = -ENOMEM;
 
 	if (!applies(p))
 		return GREEDY_RUN_OPEN;
 	g.cells = calloc(program_vars(p) + 1, sizeof(*g.cells));
-	span = malloc((program_vars(p) + 1) * sizeof(*span));
 	g.pos = calloc(program_threads(p), sizeof(*g.pos));
 	g.witness = malloc(p->event_count * sizeof(*g.witness));
 	g.undo = malloc(GREEDY_RUN_LOOK * sizeof(*g.undo));
-	if (g.cells && span && g.pos && g.witness && g.undo) {
+	if (g.cells && g.pos && g.witness && g.undo) {
 		r = GREEDY_RUN_OPEN;
-		if (find_spans(&g, span) && make_table(&g, span, &r)) {
-			count_reads(&g);
+		if (start_cells(&g) && make_table(&g, &r) && count_reads(&g))
 			r = run(&g, b, most);
-		}
 	}
 	if (r == 0) {
 		res->verdict = VSC_CONSISTENT;
@@ -294,7 +315,6 @@ int greedy_run_solve(const struct vsc_program *p, const struct query *q, struct 
 	free(g.witness);
 	free(g.undo);
 	free(g.pos);
-	free(span);
 	free(g.reads);
 	free(g.cells);
 	return r;

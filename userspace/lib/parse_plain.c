@@ -207,6 +207,7 @@ HOT int append_plain(struct parser *ps, uint32_t t, const struct vsc_event *ev)
 	 * array when line numbers are kept: after it, th->lines says whether */
 	if (th->length < th->cap && !th->ts) {
 		th->events[th->length] = *ev;
+		var_span_see(&ps->cur->inits[ev->var], ev);
 		if (th->lines)
 			th->lines[th->length] = ps->line;
 		th->length++;

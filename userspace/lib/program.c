@@ -128,6 +128,8 @@ int program_var(struct vsc_program *p, const char *name, size_t len)
 	if (ARRAY_RESERVE_FROM(p->inits, p->inits_cap, (size_t)v + 1, 2))
 		return -ENOMEM;
 	memset(&p->inits[v], 0, sizeof(p->inits[v]));
+	p->inits[v].least = INT64_MAX;
+	p->inits[v].most = INT64_MIN;
 	return v;
 }
 
@@ -164,6 +166,7 @@ int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_even
 			return -ENOMEM;
 	}
 	th->events[th->length] = *ev;
+	var_span_see(&p->inits[ev->var], ev);
 	if (th->ts)
 		th->ts[th->length] = ts;
 	if (th->lines)

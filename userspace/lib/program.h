@@ -23,7 +23,23 @@ struct vsc_var_init {
 	uint8_t global; /* came from an init line before the first segment */
 	uint32_t line;  /* the init line of the trace, 0 when none */
 	int64_t value;
+	/* Every value an event of the variable reads or writes lies in
+	 * [least, most] (least > most: none yet): kept as events are appended
+	 * (program_append, the parser's fast path), so a table by value needs
+	 * no pass of its own to find its size (greedy_run.c). A program made
+	 * from another may copy a wider span: still true. */
+	int64_t least, most;
 };
+
+/* The event's values into its variable's span. */
+static inline void var_span_see(struct vsc_var_init *in, const struct vsc_event *ev)
+{
+	int64_t v = ev->value, w = ev->kind == VSC_RMW ? ev->new_value : v;
+	int64_t lo = v < w ? v : w, hi = v < w ? w : v;
+
+	in->least = lo < in->least ? lo : in->least;
+	in->most = hi > in->most ? hi : in->most;
+}
 
 struct vsc_program {
 	char *name; /* segment name or NULL */
