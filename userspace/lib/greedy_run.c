@@ -31,10 +31,10 @@
 
 /* A variable's state in the run. */
 struct cell {
-	int64_t value;   /* what memory holds, when has */
-	uint64_t offset; /* reads[offset + (uint64_t)v]: the count of reads of v */
-	uint32_t has;    /* 0: no value yet (no init line, no write) */
-	uint32_t writer; /* 1 + the thread that writes it, 0: none yet */
+	int64_t value;    /* what memory holds, when has */
+	uint64_t offset;  /* reads[offset + (uint64_t)v]: the count of reads of v */
+	uint64_t writers; /* bit t: thread t writes it (at most 64 threads) */
+	bool has;         /* false: no value yet (no init line, no write) */
 };
 
 struct greedy_run {
@@ -88,6 +88,8 @@ static bool make_table(struct greedy_run *g, int *err)
 			return false;
 		g->cells[x].offset = g->entries - (uint64_t)least;
 		g->entries += width + 1;
+		if (!g->cells[x].has)
+			g->cells[x].value = least; /* inside the table; has tells */
 	}
 	g->reads = calloc(g->entries ? g->entries : 1, sizeof(*g->reads));
 	if (!g->reads)
@@ -106,7 +108,8 @@ static inline uint64_t entry(const struct greedy_run *g, uint32_t x, int64_t v)
 
 /* One pass: how many reads (and RMWs) read each (variable, value); that
  * each variable has one writer thread; that every value has its entry (so
- * the run indexes inside the table). False when the run does not apply. */
+ * the run indexes inside the table). False when the run does not apply.
+ * Branch-free but for RMWs (kinds alternate at random). */
 static bool count_reads(struct greedy_run *g)
 {
 	const struct vsc_program *p = g->p;
@@ -119,56 +122,51 @@ static bool count_reads(struct greedy_run *g)
 			struct cell *c = &g->cells[e->var];
 			uint64_t at = c->offset + (uint64_t)e->value;
 			outside |= at >= g->entries;
-			if (e->kind == VSC_READ) {
-				g->reads[at < g->entries ? at : 0]++;
-				continue;
-			}
-			if (c->writer != t + 1) {
-				if (c->writer)
-					return false; /* several writers */
-				c->writer = t + 1;
-			}
-			if (e->kind == VSC_RMW) {
-				g->reads[at < g->entries ? at : 0]++;
+			g->reads[at < g->entries ? at : 0] += e->kind != VSC_WRITE;
+			c->writers |= (uint64_t)(e->kind != VSC_READ) << t;
+			if (e->kind == VSC_RMW)
 				outside |= entry(g, e->var, e->new_value) == g->entries;
-			}
 		}
 	}
+	for (uint32_t x = 0; x < program_vars(p); x++)
+		if (g->cells[x].writers & (g->cells[x].writers - 1))
+			return false; /* several writers */
 	return !outside;
 }
 
 /* May e run now? A read when memory holds its value; a write when no read
  * still to come reads the value it overwrites; an RMW both (its own read
- * the only one left). */
+ * the only one left). Without branches on the kind, which alternates at
+ * random in a trace: a cell with no value yet holds a value of its span
+ * (make_table), so the look-up is always inside the table. */
 static inline bool can_run(const struct greedy_run *g, const struct vsc_event *e)
 {
 	const struct cell *c = &g->cells[e->var];
-	uint32_t left;
+	uint32_t left = g->reads[c->offset + (uint64_t)c->value], kind = e->kind;
+	bool match = c->has & (c->value == e->value);
+	bool write_ok = !c->has | (left == 0);
+	bool read_ok = match & ((kind == VSC_READ) | (left == 1));
 
-	if (!c->has)
-		return e->kind == VSC_WRITE;
-	left = g->reads[c->offset + (uint64_t)c->value];
-	if (e->kind == VSC_WRITE)
-		return left == 0;
-	return c->value == e->value && (e->kind == VSC_READ || left == 1);
+	return kind == VSC_WRITE ? write_ok : read_ok;
 }
 
 static inline void run_event(struct greedy_run *g, const struct vsc_event *e)
 {
 	struct cell *c = &g->cells[e->var];
+	uint32_t kind = e->kind;
+	int64_t written = kind == VSC_RMW ? e->new_value : e->value;
 
-	if (e->kind != VSC_WRITE)
-		g->reads[c->offset + (uint64_t)e->value]--;
-	if (e->kind != VSC_READ) {
-		c->has = 1;
-		c->value = e->kind == VSC_RMW ? e->new_value : e->value;
-	}
+	/* a write's own value has its entry too (count_reads): it takes 0 */
+	g->reads[c->offset + (uint64_t)e->value] -= kind != VSC_WRITE;
+	c->value = kind == VSC_READ ? c->value : written;
+	c->has |= kind != VSC_READ;
 }
 
 /* Thread t from its next event as far as it can go, at most `most`
  * events; with undo, each write's old cell is kept there (undo_thread()
  * takes the run back). Returns the events run. */
-static uint32_t go(struct greedy_run *g, uint32_t t, uint32_t most, struct cell *undo)
+static inline __attribute__((always_inline)) uint32_t go(struct greedy_run *g, uint32_t t,
+							 uint32_t most, struct cell *undo)
 {
 	const struct vsc_thread *th = &g->p->threads[t];
 	uint32_t i = g->pos[t], end = th->length - i > most ? i + most : th->length, w = 0;
