@@ -17,36 +17,15 @@
 
 #include "greedy_run.h"
 #include "random_program.h"
+#include "step_alone.h"
 #include "testutil.h"
 
 /* The run alone on p for (bound, minimize): the verdict, or -1 when it
  * answers nothing; its witness checked with the verifier. */
 static int run_verdict(const struct vsc_program *p, long bound, int minimize, long *pre)
 {
-	struct query q = { .bound = bound, .minimize = minimize, .want_witness = 1 };
-	struct vsc_result res = { .preemptions = -1, .lower = -1 };
-	VSC_OPTS(vsc_check_opts, opts);
-	struct budget b;
-	long verified = -1;
-	char why[200] = "";
-	int r;
-
-	budget_init(&b, &opts);
-	r = greedy_run_solve(p, &q, &b, &res);
-	assert_true(r == GREEDY_RUN_DECIDED || r == GREEDY_RUN_OPEN);
-	if (r == GREEDY_RUN_OPEN) {
-		assert_null(res.witness);
-		return -1;
-	}
-	assert_int_equal(res.verdict, VSC_CONSISTENT);
-	if (vsc_witness_verify(p, res.witness, res.witness_length, &verified, why, sizeof(why))) {
-		vsc_program_write(p, stderr);
-		fail_msg("greedy witness rejected: %s", why);
-	}
-	assert_int_equal(verified, res.preemptions);
-	*pre = res.preemptions;
-	free(res.witness);
-	return VSC_CONSISTENT;
+	return step_alone_verdict(greedy_run_solve, GREEDY_RUN_DECIDED, GREEDY_RUN_OPEN, p, bound,
+				  minimize, pre);
 }
 
 /* Each variable written by one thread, each (variable, value) written at
@@ -86,20 +65,6 @@ static int values_identify_writes(const struct vsc_program *p)
 		}
 	}
 	return 1;
-}
-
-static void check_answer(const struct vsc_program *p, long bound, int minimize, long pre)
-{
-	struct vsc_result *want = decide(p, "exact", bound, minimize);
-
-	if (vsc_result_verdict(want) != VSC_CONSISTENT || (bound >= 0 && pre > bound) ||
-	    (minimize && (pre != 0 || vsc_result_preemptions(want) != 0))) {
-		vsc_program_write(p, stderr);
-		fail_msg("bound %ld min %d: the run says consistent with %ld, exact says %d (%ld)",
-			 bound, minimize, pre, vsc_result_verdict(want),
-			 vsc_result_preemptions(want));
-	}
-	vsc_result_free(want);
 }
 
 /* Fresh values, one writer, consistent: the run must complete (no bound).
@@ -152,7 +117,8 @@ static void run_agrees_with_exact(void **state)
 			if (v < 0)
 				continue;
 			answered++;
-			check_answer(p, bound, minimize, pre);
+			assert_true(!minimize || pre == 0); /* --min: only with none */
+			step_alone_agrees(p, bound, minimize, pre);
 		}
 		vsc_program_free(p);
 	}

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "random_program.h"
+#include "step_alone.h"
 #include "testutil.h"
 #include "ts_replay.h"
 
@@ -28,30 +29,8 @@ static unsigned below(uint64_t *s, unsigned n)
  * answers nothing; its witness checked with the verifier. */
 static int replay_verdict(const struct vsc_program *p, long bound, int minimize, long *pre)
 {
-	struct query q = { .bound = bound, .minimize = minimize, .want_witness = 1 };
-	struct vsc_result res = { .preemptions = -1, .lower = -1 };
-	VSC_OPTS(vsc_check_opts, opts);
-	struct budget b;
-	long verified = -1;
-	char why[200] = "";
-	int r;
-
-	budget_init(&b, &opts);
-	r = ts_replay_solve(p, &q, &b, &res);
-	assert_true(r == TS_REPLAY_DECIDED || r == TS_REPLAY_OPEN);
-	if (r == TS_REPLAY_OPEN) {
-		assert_null(res.witness);
-		return -1;
-	}
-	assert_int_equal(res.verdict, VSC_CONSISTENT);
-	if (vsc_witness_verify(p, res.witness, res.witness_length, &verified, why, sizeof(why))) {
-		vsc_program_write(p, stderr);
-		fail_msg("replay witness rejected: %s", why);
-	}
-	assert_int_equal(verified, res.preemptions);
-	*pre = res.preemptions;
-	free(res.witness);
-	return VSC_CONSISTENT;
+	return step_alone_verdict(ts_replay_solve, TS_REPLAY_DECIDED, TS_REPLAY_OPEN, p, bound,
+				  minimize, pre);
 }
 
 static void replay_agrees_with_exact(void **state)
@@ -79,23 +58,11 @@ static void replay_agrees_with_exact(void **state)
 		for (unsigned j = 0; j < 6; j++) {
 			long bound = j < 5 ? bounds[j] : -1, pre = -1;
 			int minimize = j == 5, v = replay_verdict(p, bound, minimize, &pre);
-			struct vsc_result *want;
 			asked++;
 			if (v < 0)
 				continue;
 			answered++;
-			want = decide(p, "exact", bound, minimize);
-			if (vsc_result_verdict(want) != VSC_CONSISTENT ||
-			    (bound >= 0 && pre > bound) ||
-			    (minimize && vsc_result_preemptions(want) != pre)) {
-				vsc_program_write(p, stderr);
-				fail_msg(
-					"bound %ld min %d: the replay says consistent with %ld, exact "
-					"says %d (%ld)",
-					bound, minimize, pre, vsc_result_verdict(want),
-					vsc_result_preemptions(want));
-			}
-			vsc_result_free(want);
+			step_alone_agrees(p, bound, minimize, pre);
 		}
 		vsc_program_free(p);
 	}
