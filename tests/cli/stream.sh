@@ -4,8 +4,9 @@
 # and generated ones, whole and damaged (lost events in the header, no
 # end-of-trace line, the last segment cut short, cut in the middle of a
 # line, a bad line), `vsc check` with and without --summary, --json,
-# --explain and --accept-incomplete prints the same bytes (but for the
-# times JSON reports), writes the same messages and exits the same, whether
+# --explain, --accept-incomplete, --witness, --min, --svg and --html prints
+# the same bytes (but for the times JSON reports), draws the same pictures,
+# writes the same messages and exits the same, whether
 # it keeps every execution whole (VSC_KEEP_EXECUTIONS=1) or lets the
 # consistent ones go, with --jobs 1 and 3. A trace that lost events or has
 # no end never gets a plain verdict.
@@ -66,23 +67,31 @@ for base in gen1 gen2 recorded; do
 		> "$tmp/$base-badline.vsc"
 done
 
-# run NAME ENV... -- ARGS...: stdout (times removed), stderr and status
+# run NAME ENV... -- ARGS...: stdout (times removed), stderr and status;
+# the pictures and the page (options with @ write them to $tmp/NAME.pics)
 run() {
 	out=$1
 	shift
-	env "$@" > "$tmp/raw" 2> "$tmp/$out.err"
+	rm -rf "$tmp/$out.pics"
+	mkdir "$tmp/$out.pics"
+	(cd "$tmp/$out.pics" && env "$@") > "$tmp/raw" 2> "$tmp/$out.err"
 	echo $? > "$tmp/$out.status"
 	sed 's/"time_s":[^,}]*//g' "$tmp/raw" > "$tmp/$out.out"
+	sed -i 's/"time_s":[^,}]*//g' "$tmp/$out.pics"/* 2> /dev/null
 }
 
 same() {
 	cmp -s "$tmp/$1.out" "$tmp/$2.out" && cmp -s "$tmp/$1.err" "$tmp/$2.err" &&
-		cmp -s "$tmp/$1.status" "$tmp/$2.status"
+		cmp -s "$tmp/$1.status" "$tmp/$2.status" &&
+		diff -r "$tmp/$1.pics" "$tmp/$2.pics" > /dev/null
 }
 
 for f in "$tmp"/*.vsc; do
 	for opts in "" "--summary" "--json" "--summary --json" "--explain" \
-		"--summary --explain" "--json --explain" "--accept-incomplete --summary"; do
+		"--summary --explain" "--json --explain" "--accept-incomplete --summary" \
+		"--witness" "--min --witness" "--json --witness" "--json --min" \
+		"--svg p.svg" "--html p.html" "--html p.html --svg p.svg --witness" \
+		"--accept-incomplete --json --witness"; do
 		# shellcheck disable=SC2086 # opts are words
 		run whole VSC_KEEP_EXECUTIONS=1 "$vsc" check $opts "$f"
 		for j in 1 3; do

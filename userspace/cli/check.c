@@ -78,70 +78,6 @@ static int parse_seconds(const char *s, double *out)
 	return errno || *end || !(*out > 0) || !isfinite(*out) ? -1 : 0;
 }
 
-/* The picture of the k-th execution (from 0) out of total: FILE as given
- * when there is one, else FILE with -1, -2, ... before its extension. */
-static void picture_path(char *path, size_t size, const char *svg, size_t total, size_t k)
-{
-	const char *dot = strrchr(svg, '.');
-	size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - svg) : strlen(svg);
-
-	if (total == 1)
-		snprintf(path, size, "%s", svg);
-	else
-		snprintf(path, size, "%.*s-%zu%s", (int)stem, svg, k, svg + stem);
-}
-
-size_t check_execution_count(const struct file_report *files, size_t nfiles)
-{
-	size_t total = 0;
-
-	for (size_t i = 0; i < nfiles; i++)
-		total += files[i].trace ? files[i].count : 0;
-	return total;
-}
-
-/* Before any verdict is printed: every picture file can be written. */
-static int pictures_writable(const struct file_report *files, size_t nfiles, const char *svg)
-{
-	size_t total = check_execution_count(files, nfiles);
-
-	for (size_t k = 0; k < total; k++) {
-		char path[4096];
-		FILE *out;
-		picture_path(path, sizeof(path), svg, total, k);
-		out = fopen(path, "a");
-		if (!out) {
-			diag("check", "--svg %s: %s", path, strerror(errno));
-			return 0;
-		}
-		fclose(out);
-	}
-	return 1;
-}
-
-static int draw_pictures(const struct file_report *files, size_t nfiles, const char *svg)
-{
-	size_t total = check_execution_count(files, nfiles), k = 0;
-	int status = 0;
-
-	for (size_t i = 0; i < nfiles; i++) {
-		for (size_t s = 0; files[i].trace && s < files[i].count; s++) {
-			char path[4096], title[512];
-			const char *name = files[i].items[s].facts.name;
-			picture_path(path, sizeof(path), svg, total, k);
-			snprintf(title, sizeof(title), "%s%s%s: %s", files[i].path,
-				 name ? " segment " : "", name ? name : "",
-				 verdict_name(files[i].items[s].status));
-			k++; /* files are numbered from 0, like lab segments */
-			if (svg_write(path, &files[i].items[s], title)) {
-				diag(NULL, "%s: %s", path, strerror(errno));
-				status = EXIT_USAGE;
-			}
-		}
-	}
-	return status;
-}
-
 /* --core-out and --html; a file that cannot be written is exit status 2. */
 static int write_reports(const struct file_report *files, size_t nfiles, const struct check_args *a,
 			 int status)
@@ -254,10 +190,12 @@ static bool solver_known(const char *solver)
 static int parse_check_args(struct check_args *a, int argc, char **argv)
 {
 	static const struct options_table table = OPTIONS_TABLE(check_options, check_usage);
+	const char *keep;
 	int parsed;
 
 	a->opts.progress = isatty(STDERR_FILENO);
-	a->keep_executions = getenv("VSC_KEEP_EXECUTIONS") != NULL;
+	keep = getenv("VSC_KEEP_EXECUTIONS"); /* set and empty is unset, as in the tests */
+	a->keep_executions = keep && *keep;
 	a->opts.on_progress = diag_progress;
 	parsed = options_parse(&table, argc, argv, take_option, a);
 	if (parsed != OPTIONS_OK)
@@ -328,9 +266,11 @@ static void free_files(struct file_report *files, size_t nfiles)
 int cmd_check(int argc, char **argv)
 {
 	struct outcome_names outcomes = { 0 };
+	struct witness_spill spill = { 0 };
 	struct check_args a = { .opts = { .sz = sizeof(struct vsc_check_opts) },
 				.jobs = 1,
-				.outcomes = &outcomes };
+				.outcomes = &outcomes,
+				.spill = &spill };
 	struct file_report *files;
 	size_t nfiles;
 	int status = parse_check_args(&a, argc, argv);
@@ -345,9 +285,10 @@ int cmd_check(int argc, char **argv)
 	for (size_t i = 0; i < nfiles; i++)
 		files[i].path = argv[optind + (int)i];
 	check_read_and_decide(files, nfiles, &a);
-	if (a.svg && !pictures_writable(files, nfiles, a.svg)) {
+	if (a.svg && !check_pictures_writable(files, nfiles, a.svg)) {
 		free_files(files, nfiles);
 		outcome_names_free(&outcomes);
+		witness_spill_close(&spill);
 		return EXIT_USAGE; /* a usage error: before any verdict is printed */
 	}
 	for (size_t i = 0; i < nfiles && (check_wants_core(&a) || a.html); i++)
@@ -355,10 +296,11 @@ int cmd_check(int argc, char **argv)
 			notes_load(&files[i], a.html != NULL);
 	status = report_all(files, nfiles, &a);
 	if (a.svg)
-		status = combine_worst(status, draw_pictures(files, nfiles, a.svg));
+		status = combine_worst(status, check_draw_pictures(files, nfiles, a.svg));
 	status = write_reports(files, nfiles, &a, status);
 	fflush(stdout);
 	free_files(files, nfiles);
 	outcome_names_free(&outcomes);
+	witness_spill_close(&spill);
 	return status;
 }

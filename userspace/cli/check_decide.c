@@ -113,12 +113,6 @@ void check_decide_item(struct item *it, const struct check_args *a, double deadl
 
 /* ---- what is kept of it ------------------------------------------------- */
 
-bool check_keeps_all(const struct check_args *a)
-{
-	return a->keep_executions || a->svg || a->html ||
-	       (!a->summary && (a->witness || (a->json && a->opts.minimize)));
-}
-
 /* The solver's name as vsc_solver_names() has it: it outlives the result
  * (the library's names are static; a name it does not list is kept as
  * given, as before results were let go). */

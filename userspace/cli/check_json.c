@@ -52,14 +52,13 @@ static void json_reductions(struct json *j, const struct item_facts *f)
 }
 
 /* The witness as [thread, index] pairs. */
-static void json_witness(struct json *j, const struct item *it)
+void json_witness_array(struct json *j, const struct vsc_program *prog,
+			const struct vsc_result *res)
 {
-	const struct vsc_program *prog = it->prog;
 	const uint32_t *w;
-	size_t n = it->res ? vsc_result_witness(it->res, &w) : 0;
+	size_t n = res ? vsc_result_witness(res, &w) : 0;
 	size_t *next = calloc(vsc_program_thread_count(prog) + 1, sizeof(*next));
 
-	json_key(j, "witness");
 	json_array_begin(j);
 	for (size_t i = 0; i < n && next; i++) {
 		json_array_begin(j);
@@ -69,6 +68,15 @@ static void json_witness(struct json *j, const struct item *it)
 	}
 	json_array_end(j);
 	free(next);
+}
+
+static void json_witness(struct json *j, const struct item *it, const struct check_args *a)
+{
+	json_key(j, "witness");
+	if (it->facts.witness.len) /* let go with its witness spilled */
+		witness_spill_print_json(a->spill, &it->facts.witness, j);
+	else
+		json_witness_array(j, it->prog, it->res);
 }
 
 static void json_program_keys(struct json *j, const struct item *it, const struct check_args *a)
@@ -97,7 +105,7 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 	}
 	if ((a->witness || a->opts.minimize) &&
 	    (item_shown_status(it) == EXIT_CONSISTENT || item_least_bounds(it, &lo, &hi)))
-		json_witness(j, it);
+		json_witness(j, it, a);
 	if (a->explain && it->status == EXIT_INCONSISTENT)
 		story_json(j, it);
 	if (f->decided) {

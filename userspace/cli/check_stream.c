@@ -4,9 +4,10 @@
  * a queue of a few executions that --jobs threads take from. Executions are
  * let out of the queue in input order: what the reports need of each is
  * noted (check_note_facts), and a consistent one's program and result are
- * freed unless a report draws every execution (check_keeps_all). A lab run
- * of 10^6 segments thus takes the memory of a few segments plus its report
- * (docs/lab.md, "Memory"), not that of the whole file. */
+ * freed unless a picture may show it (its witness, when printed, waits in
+ * a temporary file: witness_spill.c). A lab run of 10^6 segments thus
+ * takes the memory of a few segments plus its report (docs/lab.md,
+ * "Memory"), not that of the whole file, whatever is asked. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -126,25 +127,33 @@ static void *worker(void *arg)
 /* ---- letting out, in input order (the reading thread) -------------------- */
 
 /* Does any report need the program and result of it, once its facts are
- * noted? Those that draw or witness every execution; the explanations of
- * inconsistent ones; unknown ones (their bounds with --min) and those not
- * decided are few and kept whole. */
-static bool needs_program(const struct check_args *a, const struct item *it)
+ * noted? The explanations of inconsistent ones; the pictures and the page,
+ * of the first few of each file that are not inconsistent (the others are
+ * never shown: check_pictured_max); unknown ones (their bounds with --min)
+ * and those not decided are few and kept whole. A consistent one's witness
+ * waits in the spill instead. */
+static bool needs_program(const struct check_args *a, struct file_report *f, const struct item *it)
 {
-	if (check_keeps_all(a))
+	if (a->keep_executions)
 		return true;
 	if (it->status == EXIT_INCONSISTENT)
 		return check_wants_core(a);
+	if (f->may_be_shown++ < check_pictured_max(a))
+		return true;
 	return it->status != EXIT_CONSISTENT;
 }
 
 /* A decided execution into its file's items, with its facts noted; its
- * program and result go unless a report needs them. */
+ * program and result go unless a report needs them (or its witness could
+ * not be spilled: the report then prints it from them). */
 static void keep(struct stream *st, struct file_report *f, struct item *it)
 {
-	int err = check_note_facts(it, st->a, &f->names);
+	const struct check_args *a = st->a;
+	int err = check_note_facts(it, a, &f->names);
 
-	if (!err && !needs_program(st->a, it)) {
+	if (!err && !needs_program(a, f, it) &&
+	    (!witness_spill_wanted(a, it) ||
+	     witness_spill_add(a->spill, a, it, &it->facts.witness) == 0)) {
 		vsc_result_free(it->res);
 		vsc_program_free(it->prog);
 		it->res = NULL;

@@ -7,22 +7,23 @@
 #include "commands.h"
 #include "report.h"
 
-static void print_event(const struct vsc_program *prog, size_t t, size_t i, const char *indent)
+static void print_event(FILE *out, const struct vsc_program *prog, size_t t, size_t i,
+			const char *indent)
 {
 	const struct vsc_event *e = &vsc_program_events(prog, t)[i];
 	static const char op[] = { 'r', 'w', 'u' };
 
-	printf("%s  %s[%zu] %c %s %lld", indent, vsc_program_thread_name(prog, t), i, op[e->kind],
-	       vsc_program_var_name(prog, e->var), (long long)e->value);
+	fprintf(out, "%s  %s[%zu] %c %s %lld", indent, vsc_program_thread_name(prog, t), i,
+		op[e->kind], vsc_program_var_name(prog, e->var), (long long)e->value);
 	if (e->kind == VSC_RMW)
-		printf(" %lld", (long long)e->new_value);
-	putchar('\n');
+		fprintf(out, " %lld", (long long)e->new_value);
+	fputc('\n', out);
 }
 
 /* The witness in text: one event per line, `THREAD[INDEX] OP VAR VALUE`,
  * and a line `-- preemption --` where a thread is left unfinished. */
-static void print_witness(const struct vsc_program *prog, const struct vsc_result *res,
-			  const char *indent)
+void text_witness(FILE *out, const struct vsc_program *prog, const struct vsc_result *res,
+		  const char *indent)
 {
 	const uint32_t *w;
 	size_t n = vsc_result_witness(res, &w);
@@ -30,12 +31,12 @@ static void print_witness(const struct vsc_program *prog, const struct vsc_resul
 
 	if (!next)
 		return;
-	printf("%switness:\n", indent);
+	fprintf(out, "%switness:\n", indent);
 	for (size_t i = 0; i < n; i++) {
-		print_event(prog, w[i], next[w[i]]++, indent);
+		print_event(out, prog, w[i], next[w[i]]++, indent);
 		if (i + 1 < n && w[i + 1] != w[i] &&
 		    next[w[i]] < vsc_program_thread_length(prog, w[i]))
-			printf("%s  -- preemption --\n", indent);
+			fprintf(out, "%s  -- preemption --\n", indent);
 	}
 	free(next);
 }
@@ -56,8 +57,10 @@ static void print_item(const struct file_report *f, const struct item *it,
 		printf("%sleast: between %ld and %ld (the witness has %ld)\n", indent, lo, hi, hi);
 	if (item_shown_status(it) == EXIT_UNKNOWN)
 		printf("%sstopped by a limit (--timeout or memory) before deciding\n", indent);
-	if (a->witness && (item_shown_status(it) == EXIT_CONSISTENT || bounds))
-		print_witness(it->prog, it->res, indent);
+	if (a->witness && it->facts.witness.len) /* let go with its witness spilled */
+		witness_spill_print_text(a->spill, &it->facts.witness, indent);
+	else if (a->witness && (item_shown_status(it) == EXIT_CONSISTENT || bounds))
+		text_witness(stdout, it->prog, it->res, indent);
 	if (a->explain && it->status == EXIT_INCONSISTENT)
 		story_print(f, it, indent);
 }

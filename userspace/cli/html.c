@@ -15,7 +15,6 @@
 
 #define HTML_AROUND 6            /* events shown on each side of a core event */
 #define HTML_WITNESS_WINDOW 2000 /* witness steps shown */
-#define HTML_MAX_EXECUTIONS 50   /* executions on one page */
 #define HTML_PREFIX_WINDOW 200   /* last steps of a violating prefix shown */
 
 extern const char html_page_head[], html_page_tail[];

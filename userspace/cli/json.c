@@ -8,6 +8,13 @@ void json_init(struct json *j, FILE *out)
 	j->count[0] = 0;
 }
 
+void json_init_inner(struct json *j, FILE *out)
+{
+	json_init(j, out);
+	j->depth = 1; /* as in a container: its values end no line */
+	j->count[1] = 0;
+}
+
 /* Before a value: a comma unless it is the first at its depth or follows a key. */
 static void separate(struct json *j)
 {
@@ -58,6 +65,12 @@ void json_object_end(struct json *j)
 void json_array_begin(struct json *j)
 {
 	open_container(j, '[');
+}
+
+FILE *json_raw_value(struct json *j)
+{
+	value_start(j);
+	return j->out;
 }
 
 void json_array_end(struct json *j)

@@ -15,6 +15,11 @@ struct json {
 };
 
 void json_init(struct json *j, FILE *out);
+/* A writer of one value that goes inside another document later (no
+ * newline after it): its bytes are what the same calls give there. */
+void json_init_inner(struct json *j, FILE *out);
+/* The next value is written by the caller, as is, to the FILE returned. */
+FILE *json_raw_value(struct json *j);
 void json_object_begin(struct json *j);
 void json_object_end(struct json *j);
 void json_array_begin(struct json *j);

@@ -6,6 +6,7 @@
 
 #include "json.h"
 #include "run_store.h"
+#include "witness_spill.h"
 #include "vsc/vsc.h"
 
 /* One execution (a file, or one segment of it) and what became of it. */
@@ -31,6 +32,7 @@ struct item_facts {
 	int32_t preemptions;            /* of the result's witness (least with --min), -1: none */
 	uint32_t spins, dropped, parts; /* what the reductions took (vsc_reductions) */
 	bool decided;                   /* there was a result */
+	struct spilled_witness witness; /* its witness, when let go before the report */
 };
 
 struct item {
@@ -64,6 +66,7 @@ struct file_report {
 	bool read_done;
 	const char *read_stopped; /* the limit that stopped reading: nothing decided */
 	bool keep_failed;         /* out of memory keeping a decided execution */
+	size_t may_be_shown;      /* of its executions let out, those not inconsistent */
 };
 
 struct check_args {
@@ -82,6 +85,7 @@ struct check_args {
 	/* VSC_KEEP_EXECUTIONS=1: keep every execution whole, as when files
 	 * were parsed whole (tests compare the reports of the two ways) */
 	int keep_executions;
+	struct witness_spill *spill; /* the witnesses of executions let go */
 };
 
 /* check_decide.c: deciding, and what was decided */
@@ -92,9 +96,6 @@ void check_decide_item(struct item *it, const struct check_args *a, double deadl
 /* Once decided: what the reports need of it into it->facts (the name into
  * names; with --summary the outcome into a->outcomes). 0 or -ENOMEM. */
 int check_note_facts(struct item *it, const struct check_args *a, struct text_blocks *names);
-/* Does any report need the program and result of every execution (the
- * witnesses, the pictures), not only of those that failed? */
-bool check_keeps_all(const struct check_args *a);
 /* The file's name in messages, as the parser's own messages give it. */
 const char *check_shown_path(const struct file_report *f);
 /* A file whose completeness is known: checked, and its verdicts withheld
@@ -106,8 +107,6 @@ void check_finish_file(struct file_report *f, const struct check_args *a);
 void check_read_and_decide(struct file_report *files, size_t nfiles, const struct check_args *a);
 /* Let go of a file's executions. */
 void check_free_items(struct file_report *f);
-/* The executions of the files that were read. */
-size_t check_execution_count(const struct file_report *files, size_t nfiles);
 /* The status of several executions or files. */
 int check_combine_status(int so_far, int next);
 /* Does anything asked for need the minimal cores? */
@@ -125,6 +124,11 @@ void check_text_file(const struct file_report *f, const struct check_args *a);
 void check_text_unread(const struct file_report *f, const struct check_args *a);
 void check_json_file(struct json *j, const struct file_report *f, const struct check_args *a);
 void check_json_unread(struct json *j, const struct file_report *f);
+/* the witness of a result in text (each line after indent), in JSON */
+void text_witness(FILE *out, const struct vsc_program *prog, const struct vsc_result *res,
+		  const char *indent);
+void json_witness_array(struct json *j, const struct vsc_program *prog,
+			const struct vsc_result *res);
 
 /* the comments of the lines the cores name (with html: of every event the
  * page shows), read in one pass per file */
@@ -161,6 +165,22 @@ void prefix_free(struct html_prefix *pre);
 
 /* one SVG picture of an item: witness lanes, or the core with its orders */
 int svg_write(const char *path, const struct item *it, const char *title);
+
+/* --svg over every file (check_pictures.c): at most SVG_MAX_PICTURES
+ * pictures, the inconsistent executions first; the page of --html shows
+ * at most HTML_MAX_EXECUTIONS executions, the same way */
+#define SVG_MAX_PICTURES 100
+#define HTML_MAX_EXECUTIONS 50
+/* The executions of the files that were read. */
+size_t check_execution_count(const struct file_report *files, size_t nfiles);
+/* Of each file, how many executions that are not inconsistent, the first
+ * in input order, a picture or the page may show: kept whole. */
+size_t check_pictured_max(const struct check_args *a);
+/* Before any verdict is printed: 1 when every picture file can be written,
+ * else 0 (and a message). */
+int check_pictures_writable(const struct file_report *files, size_t nfiles, const char *svg);
+/* Draw them; 0, or exit status 2 when a picture could not be written. */
+int check_draw_pictures(const struct file_report *files, size_t nfiles, const char *svg);
 
 /* the lab-run table over every item of every file */
 void summary_print(const struct file_report *files, size_t nfiles, const struct check_args *a);

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/* Witnesses waiting in a temporary file for the report (witness_spill.h).
+ * Each is rendered by the report's own writers (check_text.c,
+ * check_json.c), text without its indent (a segment's lines get theirs
+ * when printed: whether a file has segments is known once it is read). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "report.h"
+#include "witness_spill.h"
+
+bool witness_spill_wanted(const struct check_args *a, const struct item *it)
+{
+	if (a->summary || it->status != EXIT_CONSISTENT)
+		return false; /* the others' witnesses, if any, come from their kept results */
+	return a->witness || (a->json && a->opts.minimize);
+}
+
+static FILE *spill_file(struct witness_spill *s)
+{
+	if (!s->file && !s->failed) {
+		s->file = tmpfile();
+		s->failed = s->file == NULL;
+	}
+	return s->file;
+}
+
+int witness_spill_add(struct witness_spill *s, const struct check_args *a, const struct item *it,
+		      struct spilled_witness *to)
+{
+	FILE *out = spill_file(s);
+	off_t at, end;
+
+	if (!out || (at = ftello(out)) < 0)
+		return -1;
+	if (a->json) {
+		struct json j;
+		json_init_inner(&j, out);
+		json_witness_array(&j, it->prog, it->res);
+	} else {
+		text_witness(out, it->prog, it->res, "");
+	}
+	end = ftello(out);
+	if (ferror(out) || end < at) {
+		s->failed = true; /* what it holds may be cut: nothing more goes in */
+		return -1;
+	}
+	*to = (struct spilled_witness){ .at = (uint64_t)at, .len = (uint64_t)(end - at) };
+	return 0;
+}
+
+/* Calls put(chunk, n, ctx) over the bytes of w, in order. */
+static void read_back(struct witness_spill *s, const struct spilled_witness *w,
+		      void (*put)(const char *chunk, size_t n, void *ctx), void *ctx)
+{
+	char buf[1 << 16];
+	uint64_t left = w->len;
+
+	if (!s->file || fflush(s->file) || fseeko(s->file, (off_t)w->at, SEEK_SET))
+		return;
+	while (left > 0) {
+		size_t n = fread(buf, 1, left < sizeof(buf) ? (size_t)left : sizeof(buf), s->file);
+		if (n == 0)
+			break;
+		put(buf, n, ctx);
+		left -= n;
+	}
+	fseeko(s->file, 0, SEEK_END); /* where the next witness goes */
+}
+
+struct indented {
+	const char *indent;
+	bool line_start;
+};
+
+static void put_indented(const char *chunk, size_t n, void *ctx)
+{
+	struct indented *in = ctx;
+
+	while (n > 0) {
+		const char *nl = memchr(chunk, '\n', n);
+		size_t len = nl ? (size_t)(nl - chunk) + 1 : n;
+		if (in->line_start)
+			fputs(in->indent, stdout);
+		fwrite(chunk, 1, len, stdout);
+		in->line_start = nl != NULL;
+		chunk += len;
+		n -= len;
+	}
+}
+
+void witness_spill_print_text(struct witness_spill *s, const struct spilled_witness *w,
+			      const char *indent)
+{
+	struct indented in = { .indent = indent, .line_start = true };
+
+	read_back(s, w, put_indented, &in);
+}
+
+static void put_raw(const char *chunk, size_t n, void *ctx)
+{
+	fwrite(chunk, 1, n, ctx);
+}
+
+void witness_spill_print_json(struct witness_spill *s, const struct spilled_witness *w,
+			      struct json *j)
+{
+	read_back(s, w, put_raw, json_raw_value(j));
+}
+
+void witness_spill_close(struct witness_spill *s)
+{
+	if (s->file)
+		fclose(s->file);
+	*s = (struct witness_spill){ 0 };
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Witnesses of executions let go before the report is printed
+ * (witness_spill.c). A lab run's report opens with totals over every
+ * segment, so no segment's witness can be printed when it is decided; its
+ * program and result are let go anyway and its witness, rendered as the
+ * report prints it, waits in a temporary file. Memory then stays that of a
+ * few segments, however many there are; the report is the same bytes. */
+#ifndef VSC_CLI_WITNESS_SPILL_H
+#define VSC_CLI_WITNESS_SPILL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json.h"
+
+struct item;
+struct check_args;
+
+struct witness_spill {
+	FILE *file; /* opened at the first witness; NULL: none yet, or it failed */
+	bool failed;
+};
+
+/* Where an execution's witness waits in the spill; len 0: not there. */
+struct spilled_witness {
+	uint64_t at, len;
+};
+
+/* Is it's witness printed in the report a (the text or the JSON one)? */
+bool witness_spill_wanted(const struct check_args *a, const struct item *it);
+/* Render it's witness into the spill, where *to says it is; 0, or -1 when
+ * the spill cannot take it (then it keeps its program: the report draws it
+ * from there). */
+int witness_spill_add(struct witness_spill *s, const struct check_args *a, const struct item *it,
+		      struct spilled_witness *to);
+/* The text witness at w to stdout, each line after indent. */
+void witness_spill_print_text(struct witness_spill *s, const struct spilled_witness *w,
+			      const char *indent);
+/* The JSON witness at w, as the next value of j. */
+void witness_spill_print_json(struct witness_spill *s, const struct spilled_witness *w,
+			      struct json *j);
+void witness_spill_close(struct witness_spill *s);
+
+#endif
