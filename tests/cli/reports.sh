@@ -245,7 +245,14 @@ width=$(sed -n 's/.*<svg [^>]*width="\([0-9]*\)".*/\1/p' "$tmp/long.svg" | head 
 "$vsc" check --svg "$tmp/stale.svg" "$tmp/stale.vsc" > /dev/null
 width=$(sed -n 's/.*<svg [^>]*width="\([0-9]*\)".*/\1/p' "$tmp/stale.svg" | head -n 1)
 [ -n "$width" ] && [ "$width" -le 3000 ] || bad "core picture of a 20000-event trace is $width px wide"
-for svg in "$tmp/sbq.svg" "$tmp/long.svg" "$tmp/stale.svg"; do
+# a pool of many threads: lanes only for the threads the boxes have (10^5
+# threads drew 10^5 lanes, 10 MB), and the title says so
+"$vsc" gen sc --threads 5000 --total 20000 --vars 16 -p 3 --seed 1 -o "$tmp/pool.vsc"
+"$vsc" check --svg "$tmp/pool.svg" "$tmp/pool.vsc" > /dev/null
+height=$(sed -n 's/.*<svg [^>]*height="\([0-9]*\)".*/\1/p' "$tmp/pool.svg" | head -n 1)
+[ -n "$height" ] && [ "$height" -le 20000 ] || bad "many-thread witness picture is $height px high"
+grep -q "lanes of the [0-9]* threads drawn, of 5000" "$tmp/pool.svg" || bad "pool picture title"
+for svg in "$tmp/sbq.svg" "$tmp/long.svg" "$tmp/stale.svg" "$tmp/pool.svg"; do
   xmllint --noout "$svg" 2>/dev/null || bad "$svg is not well-formed XML"
   if command -v rsvg-convert > /dev/null; then
     rsvg-convert -o "$svg.png" "$svg" && [ -s "$svg.png" ] || bad "$svg does not render"

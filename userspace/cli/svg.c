@@ -2,7 +2,9 @@
 /* --svg: threads as horizontal lanes, time going right.
  * Consistent: the witness, one box per event (or, past SVG_MAX_BOXES events,
  * one box per run of a thread, at most SVG_MAX_BOXES of them), preemptions
- * marked by red dashed lines. Inconsistent: the core's events (red) and
+ * marked by red dashed lines; past SVG_MAX_LANES threads, lanes only for
+ * the threads the drawn boxes have (a pool of 10^5 threads drew 10^5
+ * lanes: 10 MB for 200 boxes). Inconsistent: the core's events (red) and
  * their neighbours (grey) per thread in program order, with the cycle as
  * numbered arrows from box edge to box edge. The size follows the core,
  * never the trace. */
@@ -14,6 +16,7 @@
 #include "report.h"
 
 #define SVG_MAX_BOXES 200
+#define SVG_MAX_LANES 64
 #define SVG_AROUND 2 /* neighbours drawn on each side of a core event */
 #define LANE_H 76
 #define BOX_W 84
@@ -99,6 +102,62 @@ static void event_label(const struct vsc_program *p, uint32_t t, uint32_t i, cha
 			 (long long)e->value);
 }
 
+/* The witness's steps the picture draws: one box per event up to
+ * SVG_MAX_BOXES events, else one per run of a thread, SVG_MAX_BOXES at most.
+ * Returns how many steps, *columns how many boxes. */
+static size_t drawn_steps(const uint32_t *w, size_t n, size_t runs, size_t *columns)
+{
+	size_t i = 0, column = 0;
+
+	if (n <= SVG_MAX_BOXES) {
+		*columns = n;
+		return n;
+	}
+	for (; i < n && column < SVG_MAX_BOXES; column++) {
+		size_t j = i;
+		while (j < n && w[j] == w[i])
+			j++;
+		i = j;
+	}
+	*columns = runs < SVG_MAX_BOXES ? runs : SVG_MAX_BOXES;
+	return i;
+}
+
+/* Each thread's lane (row), SIZE_MAX for none: every thread has one, in
+ * order; past SVG_MAX_LANES threads only those in the first steps do. The
+ * number of lanes into *lanes; NULL when out of memory. */
+static size_t *lane_rows(const struct vsc_program *p, const uint32_t *w, size_t steps,
+			 size_t *lanes)
+{
+	size_t k = vsc_program_thread_count(p), *row = malloc((k + 1) * sizeof(*row));
+
+	if (!row)
+		return NULL;
+	for (size_t t = 0; t < k; t++)
+		row[t] = k <= SVG_MAX_LANES ? t : SIZE_MAX;
+	for (size_t i = 0; k > SVG_MAX_LANES && i < steps; i++)
+		row[w[i]] = 0; /* has a lane: numbered below, in thread order */
+	*lanes = 0;
+	for (size_t t = 0; t < k; t++)
+		if (row[t] != SIZE_MAX)
+			row[t] = (*lanes)++;
+	return row;
+}
+
+static void witness_title(char *out, size_t len, const char *title, size_t runs, size_t n,
+			  size_t lanes, size_t k)
+{
+	int at = snprintf(out, len, "%s", title);
+
+	if (at >= 0 && (size_t)at < len && n > SVG_MAX_BOXES && runs > SVG_MAX_BOXES)
+		at += snprintf(out + at, len - (size_t)at,
+			       " (the first %d of %zu runs of its %zu-event witness)",
+			       SVG_MAX_BOXES, runs, n);
+	if (at >= 0 && (size_t)at < len && lanes < k)
+		snprintf(out + at, len - (size_t)at, " (lanes of the %zu threads drawn, of %zu)",
+			 lanes, k);
+}
+
 /* The witness: one box per event up to SVG_MAX_BOXES events, else one box
  * per run of a thread, and at most SVG_MAX_BOXES of those: the picture
  * shows the start of a long witness and says how much it leaves out. */
@@ -107,25 +166,26 @@ static void draw_witness(FILE *out, const struct item *it, const char *title)
 	const struct vsc_program *p = it->prog;
 	const uint32_t *w;
 	size_t n = vsc_result_witness(it->res, &w), k = vsc_program_thread_count(p);
-	size_t runs = 0, column = 0, *next = calloc(k + 1, sizeof(*next));
+	size_t runs = 0, column = 0, columns, lanes, steps, *row;
+	size_t *next = calloc(k + 1, sizeof(*next));
 	int blocks;
 	char full_title[1024];
 
-	if (!next)
-		return;
 	for (size_t i = 0; i < n; i++)
 		runs += i == 0 || w[i] != w[i - 1];
+	steps = drawn_steps(w, n, runs, &columns);
+	row = lane_rows(p, w, steps, &lanes);
+	if (!next || !row) {
+		free(next);
+		free(row);
+		return;
+	}
 	blocks = n > SVG_MAX_BOXES;
-	if (blocks && runs > SVG_MAX_BOXES)
-		snprintf(full_title, sizeof(full_title),
-			 "%s (the first %d of %zu runs of its %zu-event witness)", title,
-			 SVG_MAX_BOXES, runs, n);
-	else
-		snprintf(full_title, sizeof(full_title), "%s", title);
-	header(out, blocks ? (runs < SVG_MAX_BOXES ? runs : SVG_MAX_BOXES) : n, k, full_title);
+	witness_title(full_title, sizeof(full_title), title, runs, n, lanes, k);
+	header(out, columns, lanes, full_title);
 	for (size_t t = 0; t < k; t++)
-		lane(out, t, vsc_program_thread_name(p, t),
-		     blocks ? (runs < SVG_MAX_BOXES ? runs : SVG_MAX_BOXES) : n);
+		if (row[t] != SIZE_MAX)
+			lane(out, row[t], vsc_program_thread_name(p, t), columns);
 	for (size_t i = 0; i < n && column < SVG_MAX_BOXES; column++) {
 		size_t j = i;
 		char label[128];
@@ -138,7 +198,7 @@ static void draw_witness(FILE *out, const struct item *it, const char *title)
 			j = i + 1;
 			event_label(p, w[i], (uint32_t)next[w[i]], label, sizeof(label));
 		}
-		box(out, column, w[i], label, "#d6eaf8");
+		box(out, column, row[w[i]], label, "#d6eaf8");
 		next[w[i]] += j - i;
 		if (j < n && w[j] != w[i] && next[w[i]] < vsc_program_thread_length(p, w[i]) &&
 		    column + 1 < SVG_MAX_BOXES) {
@@ -146,11 +206,12 @@ static void draw_witness(FILE *out, const struct item *it, const char *title)
 			fprintf(out,
 				"<line x1=\"%u\" y1=\"%d\" x2=\"%u\" y2=\"%u\" stroke=\"#c0392b\" "
 				"stroke-dasharray=\"4,3\"><title>preemption</title></line>\n",
-				x, TOP - 8, x, (unsigned)(TOP + k * LANE_H));
+				x, TOP - 8, x, (unsigned)(TOP + lanes * LANE_H));
 		}
 		i = j;
 	}
 	free(next);
+	free(row);
 }
 
 /* The core picture's layout: the core's events and SVG_AROUND neighbours
