@@ -118,13 +118,18 @@ static int verified(const struct vsc_program *p, const struct vsc_result *res, l
 	return vsc_witness_verify(p, w, n, count, NULL, 0) == 0;
 }
 
-/* auto's --min, and -p least - 1 and least, against exact's least. */
+/* auto's plain verdict (the lock's witness is taken there too) and --min,
+ * and -p least - 1 and least, against exact's least. */
 static int auto_agrees(const struct vsc_program *p, int consistent, long least)
 {
-	struct vsc_result *res = decide(p, "auto", -1, 1);
+	struct vsc_result *res = decide(p, "auto", -1, 0);
 	long count = -1;
-	int ok = (vsc_result_verdict(res) == VSC_CONSISTENT) == consistent;
+	int ok = (vsc_result_verdict(res) == VSC_CONSISTENT) == consistent &&
+		 (!consistent || (verified(p, res, &count) && count >= least));
 
+	vsc_result_free(res);
+	res = decide(p, "auto", -1, 1);
+	ok = ok && (vsc_result_verdict(res) == VSC_CONSISTENT) == consistent;
 	if (ok && consistent)
 		ok = vsc_result_preemptions(res) == least && verified(p, res, &count) &&
 		     count == least;
