@@ -48,6 +48,16 @@ BENCH_EXTRA += bench-explain
 bench-explain: $(BUILD)/vsc
 	@BENCH_QUICK=$(BENCH_QUICK) bench/explain.sh $(BUILD)
 
+# Every output at length: plain, --witness, --json, --min, --svg, --html,
+# -j 2, --summary on every generated family at 10^6 and 10^7 events, each
+# output checked usable (witnesses replayed); recorded traces as
+# BENCH_RECORDED="NAME=FILE ..." (bench/outputs.sh, bench/results/outputs.md).
+.PHONY: bench-outputs
+BENCH_EXTRA += bench-outputs
+BENCH_RECORDED ?=
+bench-outputs: $(BUILD)/vsc
+	@BENCH_QUICK=$(BENCH_QUICK) bench/outputs.sh $(BUILD) $(BENCH_RECORDED)
+
 # The trace writer alone: events/s and peak RSS up to 10^7 events and 2 M
 # segments (bench/trace_writer.sh, bench/results/trace_writer.txt).
 .PHONY: bench-trace-writer
