@@ -252,7 +252,22 @@ width=$(sed -n 's/.*<svg [^>]*width="\([0-9]*\)".*/\1/p' "$tmp/stale.svg" | head
 height=$(sed -n 's/.*<svg [^>]*height="\([0-9]*\)".*/\1/p' "$tmp/pool.svg" | head -n 1)
 [ -n "$height" ] && [ "$height" -le 20000 ] || bad "many-thread witness picture is $height px high"
 grep -q "lanes of the [0-9]* threads drawn, of 5000" "$tmp/pool.svg" || bad "pool picture title"
-for svg in "$tmp/sbq.svg" "$tmp/long.svg" "$tmp/stale.svg" "$tmp/pool.svg"; do
+# a core too big to draw whole (store buffering around a ring of 300
+# threads: a core of 600 events): the picture and the page show 500 of them
+awk 'BEGIN { print "vsc 1"; for (i = 0; i < 300; i++) print "init x" i " 0"
+	for (i = 0; i < 300; i++) print "T" i " w x" i " 1\nT" i " r x" (i + 1) % 300 " 0" }' \
+	> "$tmp/ring.vsc"
+"$vsc" check --svg "$tmp/ring.svg" --html "$tmp/ring.html" "$tmp/ring.vsc" > /dev/null
+boxes=$(grep -c "<rect x=" "$tmp/ring.svg")
+[ "$boxes" -gt 0 ] && [ "$boxes" -le 500 ] || bad "big core picture draws $boxes boxes"
+python3 - "$tmp/ring.html" <<'PY' || bad "big core page"
+import json, re, sys
+page = open(sys.argv[1]).read()
+data = json.loads(re.search(r'id="vsc-data">(.*?)</script>', page, re.S).group(1))
+x = data["executions"][0]
+assert 0 < len(x["ev"]) <= 500 and len(x["cycle"]) <= 250, (len(x["ev"]), len(x["cycle"]))
+PY
+for svg in "$tmp/sbq.svg" "$tmp/long.svg" "$tmp/stale.svg" "$tmp/pool.svg" "$tmp/ring.svg"; do
   xmllint --noout "$svg" 2>/dev/null || bad "$svg is not well-formed XML"
   if command -v rsvg-convert > /dev/null; then
     rsvg-convert -o "$svg.png" "$svg" && [ -s "$svg.png" ] || bad "$svg does not render"

@@ -33,7 +33,7 @@ size_t check_execution_count(const struct file_report *files, size_t nfiles)
 
 /* The executions drawn, walked in input order. */
 struct picture_pick {
-	size_t total, inconsistent;  /* executions, and inconsistent ones, in all */
+	size_t total, inconsistent; /* executions, and inconsistent ones, in all */
 	size_t inconsistent_taken, others_taken;
 };
 
@@ -124,8 +124,9 @@ int check_draw_pictures(const struct file_report *files, size_t nfiles, const ch
 		}
 	}
 	if (pick.total > SVG_MAX_PICTURES)
-		diag("check", "--svg: %zu pictures of the %zu executions (the inconsistent first, "
-			      "then the others in input order); the others are left out",
+		diag("check",
+		     "--svg: %zu pictures of the %zu executions (the inconsistent first, "
+		     "then the others in input order); the others are left out",
 		     pick_count(&pick), pick.total);
 	return status;
 }

@@ -136,12 +136,13 @@ int html_shown_events(const struct item *it, struct vsc_event_ref **events, size
 	return both ? 0 : -1;
 }
 
+/* Its place among the events shown (a core's are sorted), s->count when
+ * it is not shown. */
 static size_t find_shown(const struct shown *s, struct vsc_event_ref r)
 {
-	for (size_t i = 0; i < s->count; i++)
-		if (!event_ref_compare(&s->ev[i], &r))
-			return i;
-	return s->count;
+	const struct vsc_event_ref *at = bsearch(&r, s->ev, s->count, sizeof(r), event_ref_compare);
+
+	return at ? (size_t)(at - s->ev) : s->count;
 }
 
 static int in_core(const struct item *it, struct vsc_event_ref r)
@@ -194,6 +195,7 @@ static void put_cycle(FILE *out, const struct item *it, const struct shown *s)
 	const struct vsc_order *cycle, *why;
 	size_t m = it->core ? vsc_core_cycle(it->core, &cycle) : 0;
 
+	m = m < PICTURE_MAX_CYCLE ? m : PICTURE_MAX_CYCLE;
 	fputs(",\"cycle\":[", out);
 	for (size_t i = 0; i < m; i++) {
 		size_t w = vsc_core_order_why(it->core, &cycle[i], &why);

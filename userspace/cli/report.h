@@ -139,7 +139,13 @@ void notes_free(struct line_notes *notes);
 /* order of event refs: by thread, then index (qsort/bsearch) */
 int event_ref_compare(const void *a, const void *b);
 /* The core's events and `around` neighbours on each side in their threads,
- * sorted and distinct, into a new array; 0 or -1 (out of memory). */
+ * sorted and distinct, into a new array; 0 or -1 (out of memory). A core
+ * of more than PICTURE_MAX_CORE events (one a limit stopped before it was
+ * shrunk: 10^6 events drew a 168 MB picture) gives the events of the first
+ * PICTURE_MAX_CYCLE steps of its cycle alone; the pictures and the page
+ * draw those steps only. */
+#define PICTURE_MAX_CORE 500
+#define PICTURE_MAX_CYCLE 250
 int core_neighbourhood(const struct item *it, size_t around, struct vsc_event_ref **out,
 		       size_t *count);
 

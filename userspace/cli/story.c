@@ -27,23 +27,63 @@ int event_ref_compare(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
+/* What a picture shows of a core too big to show whole, sorted and
+ * distinct, into a new array (NULL: out of memory): the events of the
+ * first PICTURE_MAX_CYCLE steps of its cycle, or without a cycle its first
+ * PICTURE_MAX_CORE events. */
+static struct vsc_event_ref *shown_of_big_core(const struct item *it, size_t *n)
+{
+	const struct vsc_order *cycle;
+	const struct vsc_event_ref *core;
+	size_t m = vsc_core_cycle(it->core, &cycle), k = 0;
+	struct vsc_event_ref *ev = malloc((2 * PICTURE_MAX_CYCLE + PICTURE_MAX_CORE) * sizeof(*ev));
+
+	if (!ev)
+		return NULL;
+	for (size_t i = 0; i < m && i < PICTURE_MAX_CYCLE; i++) {
+		ev[k++] = cycle[i].before;
+		ev[k++] = cycle[i].after;
+	}
+	if (m == 0) {
+		vsc_core_events(it->core, &core);
+		memcpy(ev, core, PICTURE_MAX_CORE * sizeof(*ev));
+		k = PICTURE_MAX_CORE;
+	}
+	qsort(ev, k, sizeof(*ev), event_ref_compare);
+	*n = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!*n || event_ref_compare(&ev[*n - 1], &ev[i]))
+			ev[(*n)++] = ev[i];
+	return ev;
+}
+
 int core_neighbourhood(const struct item *it, size_t around, struct vsc_event_ref **out,
 		       size_t *count)
 {
 	const struct vsc_event_ref *core;
 	size_t n = vsc_core_events(it->core, &core), m = 0;
-	struct vsc_event_ref *ev = malloc((n * (2 * around + 1) + 1) * sizeof(*ev));
+	struct vsc_event_ref *ev, *cut = NULL;
 
+	if (n > PICTURE_MAX_CORE) { /* one a limit stopped before it was shrunk */
+		core = cut = shown_of_big_core(it, &n);
+		around = 0;
+		if (!cut)
+			return -1;
+	}
+	ev = malloc((n * (2 * around + 1) + 1) * sizeof(*ev));
 	*out = ev;
 	*count = 0;
-	if (!ev)
+	if (!ev) {
+		free(cut);
 		return -1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t len = vsc_program_thread_length(it->prog, core[i].thread);
 		size_t from = core[i].index > around ? core[i].index - around : 0;
 		for (size_t k = from; k < len && k <= (size_t)core[i].index + around; k++)
 			ev[m++] = (struct vsc_event_ref){ core[i].thread, (uint32_t)k };
 	}
+	free(cut);
 	qsort(ev, m, sizeof(*ev), event_ref_compare);
 	for (size_t i = 0; i < m; i++)
 		if (!*count || event_ref_compare(&ev[*count - 1], &ev[i]))

@@ -248,12 +248,12 @@ static int layout_core(const struct item *it, struct core_layout *l)
 	return 0;
 }
 
+/* Its place in l->ev (sorted), l->count when it is not drawn. */
 static size_t find_event(const struct core_layout *l, struct vsc_event_ref r)
 {
-	for (size_t i = 0; i < l->count; i++)
-		if (!event_ref_compare(&l->ev[i], &r))
-			return i;
-	return l->count;
+	const struct vsc_event_ref *at = bsearch(&r, l->ev, l->count, sizeof(r), event_ref_compare);
+
+	return at ? (size_t)(at - l->ev) : l->count;
 }
 
 /* Where the line from box centre (x, y) towards (tx, ty) leaves the box,
@@ -333,7 +333,7 @@ static void draw_core(FILE *out, const struct item *it, const char *title)
 		box(out, l.column[i], l.row[l.ev[i].thread], label,
 		    is_core ? "#fadbd8" : "#f2f2f2");
 	}
-	for (size_t e = 0; e < m; e++)
+	for (size_t e = 0; e < m && e < PICTURE_MAX_CYCLE; e++)
 		draw_step(out, &l, &cycle[e], e);
 out:
 	free(l.ev);
