@@ -40,6 +40,18 @@ assert sum(s["preemptions"].values()) == s["segments_consistent"]
 assert len(s["inconsistent"]) == 18
 PY
 
+# --summary of one long execution: its outcome (every value read) is cut
+# in the text (10^7 events printed 30 MB on one line), whole in JSON.
+"$vsc" gen sc --threads 4 --total 20000 --vars 8 --writers 1 -p 3 --seed 3 -o "$tmp/one.vsc"
+"$vsc" check --summary "$tmp/one.vsc" > "$tmp/one.txt"
+longest=$(awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }' "$tmp/one.txt")
+[ "$longest" -le 400 ] || bad "--summary text has a line of $longest bytes"
+grep -q "values read in all" "$tmp/one.txt" || bad "--summary text does not say the outcome is cut"
+"$vsc" check --summary --json "$tmp/one.vsc" | python3 -c '
+import json, sys
+o = json.load(sys.stdin)["outcomes"][0]["outcome"]
+assert o.count(",") + o.count(":") > 5000, len(o)' || bad "--summary --json outcome not whole"
+
 # --jobs: the same output as a serial run, time values aside.
 for opts in "--json --min --witness" "--explain" "--summary"; do
   # shellcheck disable=SC2086

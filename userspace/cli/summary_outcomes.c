@@ -12,6 +12,9 @@
 #include "summary.h"
 
 #define TEXT_LIST_MAX 100 /* items (executions or ranges) per outcome in text; JSON lists all */
+#define TEXT_OUTCOME_MAX \
+	200 /* bytes of an outcome in text (a long execution's read
+			      * 5 M values: 30 MB on one line); JSON gives all */
 
 struct execution {
 	const struct file_report *file;
@@ -205,6 +208,23 @@ static void print_executions(const struct outcome_table *tab, size_t b, size_t e
 	printf("\n");
 }
 
+/* An outcome in the text table: whole, or its first values (to the last
+ * separator within TEXT_OUTCOME_MAX bytes) and how many values it has. */
+static void print_outcome(const char *text)
+{
+	size_t len = strlen(text), cut = TEXT_OUTCOME_MAX, values = 0;
+
+	if (len <= TEXT_OUTCOME_MAX) {
+		printf("%s\n", text);
+		return;
+	}
+	while (cut > 0 && text[cut] != ',' && text[cut] != ' ')
+		cut--;
+	for (const char *c = text; *c; c++)
+		values += *c == ':' || *c == ',';
+	printf("%.*s ... (%zu values read in all; --json gives them)\n", (int)cut, text, values);
+}
+
 void outcomes_text(const struct outcome_table *tab, size_t nfiles)
 {
 	printf("outcomes (values read, per thread):\n");
@@ -215,8 +235,9 @@ void outcomes_text(const struct outcome_table *tab, size_t nfiles)
 		e = group_end(tab, b);
 		for (size_t i = b; i < e; i++)
 			by_status[tab->executions[i].item->status]++;
-		printf("  %8zu %10zu %12zu %8zu  %s\n", e - b, by_status[EXIT_CONSISTENT],
-		       by_status[EXIT_INCONSISTENT], by_status[EXIT_UNKNOWN], outcome_of(tab, b));
+		printf("  %8zu %10zu %12zu %8zu  ", e - b, by_status[EXIT_CONSISTENT],
+		       by_status[EXIT_INCONSISTENT], by_status[EXIT_UNKNOWN]);
+		print_outcome(outcome_of(tab, b));
 		print_executions(tab, b, e, nfiles);
 	}
 }
