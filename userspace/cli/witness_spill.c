@@ -9,6 +9,9 @@
 #include "commands.h"
 #include "report.h"
 #include "witness_spill.h"
+#include "userspace/util/diag.h"
+
+#define SPILL_FLUSH_BYTES ((uint64_t)1 << 20)
 
 bool witness_spill_wanted(const struct check_args *a, const struct item *it)
 {
@@ -42,23 +45,39 @@ int witness_spill_add(struct witness_spill *s, const struct check_args *a, const
 		text_witness(out, it->prog, it->res, "");
 	}
 	end = ftello(out);
+	/* flushed every MiB at least: a write that fails loses what the buffer
+	 * held, witnesses already placed too; those are known (from flushed) */
+	if (!ferror(out) && end >= at && (uint64_t)end - s->flushed >= SPILL_FLUSH_BYTES &&
+	    fflush(out) == 0)
+		s->flushed = (uint64_t)end;
 	if (ferror(out) || end < at) {
-		s->failed = true; /* what it holds may be cut: nothing more goes in */
+		s->failed = true; /* nothing more goes in */
 		return -1;
 	}
 	*to = (struct spilled_witness){ .at = (uint64_t)at, .len = (uint64_t)(end - at) };
 	return 0;
 }
 
-/* Calls put(chunk, n, ctx) over the bytes of w, in order. */
-static void read_back(struct witness_spill *s, const struct spilled_witness *w,
+/* Calls put(chunk, n, ctx) over the bytes of w, in order; false when they
+ * are lost (said once on stderr). */
+static bool read_back(struct witness_spill *s, const struct spilled_witness *w,
 		      void (*put)(const char *chunk, size_t n, void *ctx), void *ctx)
 {
 	char buf[1 << 16];
 	uint64_t left = w->len;
 
-	if (!s->file || fflush(s->file) || fseeko(s->file, (off_t)w->at, SEEK_SET))
-		return;
+	if (!s->failed && s->file) { /* the report has begun: nothing more is added */
+		s->failed = fflush(s->file) != 0;
+		s->flushed = s->failed ? s->flushed : UINT64_MAX;
+	}
+	if (s->failed && w->at + w->len > s->flushed) {
+		if (!s->told)
+			diag("check", "witnesses lost: their temporary file could not be written");
+		s->told = true;
+		return false;
+	}
+	if (!s->file || fseeko(s->file, (off_t)w->at, SEEK_SET))
+		return false;
 	while (left > 0) {
 		size_t n = fread(buf, 1, left < sizeof(buf) ? (size_t)left : sizeof(buf), s->file);
 		if (n == 0)
@@ -67,6 +86,7 @@ static void read_back(struct witness_spill *s, const struct spilled_witness *w,
 		left -= n;
 	}
 	fseeko(s->file, 0, SEEK_END); /* where the next witness goes */
+	return left == 0;
 }
 
 struct indented {
@@ -95,7 +115,7 @@ void witness_spill_print_text(struct witness_spill *s, const struct spilled_witn
 {
 	struct indented in = { .indent = indent, .line_start = true };
 
-	read_back(s, w, put_indented, &in);
+	(void)read_back(s, w, put_indented, &in); /* lost: said on stderr */
 }
 
 static void put_raw(const char *chunk, size_t n, void *ctx)
@@ -106,7 +126,10 @@ static void put_raw(const char *chunk, size_t n, void *ctx)
 void witness_spill_print_json(struct witness_spill *s, const struct spilled_witness *w,
 			      struct json *j)
 {
-	read_back(s, w, put_raw, json_raw_value(j));
+	FILE *out = json_raw_value(j);
+
+	if (!read_back(s, w, put_raw, out))
+		fputs("null", out); /* lost: the document stays well-formed */
 }
 
 void witness_spill_close(struct witness_spill *s)

@@ -20,6 +20,10 @@ struct check_args;
 struct witness_spill {
 	FILE *file; /* opened at the first witness; NULL: none yet, or it failed */
 	bool failed;
+	/* written out (flushed) up to here; once writing failed, what lies
+	 * from here on may be lost */
+	uint64_t flushed;
+	bool told; /* the loss was said */
 };
 
 /* Where an execution's witness waits in the spill; len 0: not there. */
