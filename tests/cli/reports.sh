@@ -358,7 +358,7 @@ PY
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$chromium" ]; then
   # NAME:PAGE; stale.html#1 opens the stale trace's second view, its prefix
-  for view in sb:sb.html stale:stale.html prefix:stale.html#1; do
+  for view in sb:sb.html stale:stale.html prefix:stale.html#1 ring:ring.html; do
     page=${view%%:*} url=file://$tmp/${view#*:}
     profile=$(mktemp -d)
     set -- --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
@@ -370,6 +370,9 @@ if [ -n "$chromium" ]; then
     rm -rf "$profile"
     [ -s "$tmp/$page.png" ] || bad "no screenshot of the $page page"
   done
+  # past 64 threads the page names only the threads it shows, by number
+  grep -q 'class="lname"[^>]*>T1<' "$tmp/ring.dom" && ! grep -q '>undefined' "$tmp/ring.dom" ||
+    bad "html: the lanes of a 300-thread core are not named"
   grep -q 'class="stop"' "$tmp/prefix.dom" && grep -q 'class="ev next"' "$tmp/prefix.dom" &&
     grep -q 'where the prefix stops' "$tmp/prefix.dom" ||
     bad "html: the violating prefix (where it stops) is not drawn"

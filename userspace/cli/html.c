@@ -16,6 +16,7 @@
 #define HTML_AROUND 6            /* events shown on each side of a core event */
 #define HTML_WITNESS_WINDOW 2000 /* witness steps shown */
 #define HTML_PREFIX_WINDOW 200   /* last steps of a violating prefix shown */
+#define HTML_MAX_LANES 64        /* threads named whole; past it, those shown */
 
 extern const char html_page_head[], html_page_tail[];
 
@@ -236,11 +237,43 @@ static void prefix_note(const struct item *it, const struct shown *s, char *note
 		 pre->steps, vsc_program_event_count(it->prog), s->stop);
 }
 
+/* The threads' names, by number: every thread's in an array; past
+ * HTML_MAX_LANES threads only those of the events shown, in an object (a
+ * pool of 10^5 threads put 0.9 MB of names in the page). The script reads
+ * them by number either way. 0, or -1 when out of memory. */
+static int put_threads(FILE *out, const struct vsc_program *p, const struct shown *s)
+{
+	size_t k = vsc_program_thread_count(p), put = 0;
+	bool *shown;
+
+	if (k <= HTML_MAX_LANES) {
+		for (size_t t = 0; t < k; t++) {
+			fputs(t ? "," : "[", out);
+			put_string(out, vsc_program_thread_name(p, t));
+		}
+		fputs(k ? "]" : "[]", out);
+		return 0;
+	}
+	if (!(shown = calloc(k, sizeof(*shown))))
+		return -1;
+	for (size_t i = 0; i < s->count; i++)
+		shown[s->ev[i].thread] = true;
+	for (size_t t = 0; t < k; t++) {
+		if (!shown[t])
+			continue;
+		fprintf(out, "%s\"%zu\":", put++ ? "," : "{", t);
+		put_string(out, vsc_program_thread_name(p, t));
+	}
+	fputs(put ? "}" : "{}", out);
+	free(shown);
+	return 0;
+}
+
 static int put_execution(FILE *out, const struct file_report *f, const struct item *it, int first,
 			 bool prefix)
 {
 	const char *name = vsc_program_name(it->prog);
-	size_t total = vsc_program_event_count(it->prog), k = vsc_program_thread_count(it->prog);
+	size_t total = vsc_program_event_count(it->prog);
 	int witness = it->status == EXIT_CONSISTENT && it->res;
 	struct shown s = { 0 };
 	char title[1024], note[512];
@@ -267,15 +300,14 @@ static int put_execution(FILE *out, const struct file_report *f, const struct it
 	put_string(out, title);
 	fputs(",\"note\":", out);
 	put_string(out, note);
-	fprintf(out, ",\"mode\":\"%s\",\"threads\":[",
+	fprintf(out, ",\"mode\":\"%s\",\"threads\":",
 		prefix    ? "prefix"
 		: witness ? "witness"
 			  : "core");
-	for (size_t t = 0; t < k; t++) {
-		fputs(t ? "," : "", out);
-		put_string(out, vsc_program_thread_name(it->prog, t));
+	if (put_threads(out, it->prog, &s)) {
+		free(s.ev);
+		return -1;
 	}
-	fputc(']', out);
 	put_events(out, f, it, &s);
 	if (prefix)
 		fputs(",\"cycle\":[]", out);
