@@ -6,6 +6,8 @@
  *  - an accepted input walks cleanly through every accessor, and each of
  *    its programs, written back with vsc_program_write() and parsed again,
  *    is the same program;
+ *  - every value an event reads or writes lies in the span its variable
+ *    keeps (program.h: the greedy run indexes its table by it);
  *  - its completeness (recorded traces) agrees with what was parsed;
  *  - read as a stream (in pieces of whole lines: this build makes them
  *    64 bytes), and for half the inputs without line numbers, it gives the
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "vsc/vsc.h"
+#include "program.h"
 
 struct sink {
 	unsigned count;
@@ -71,6 +74,19 @@ static void same_program(const struct vsc_program *a, const struct vsc_program *
 	}
 }
 
+static void spans_hold(const struct vsc_program *p)
+{
+	for (uint32_t t = 0; t < program_threads(p); t++)
+		for (uint32_t i = 0; i < p->threads[t].length; i++) {
+			const struct vsc_event *e = &p->threads[t].events[i];
+			const struct vsc_var_init *in = &p->inits[e->var];
+			int64_t w = e->kind == VSC_RMW ? e->new_value : e->value;
+			if (e->value < in->least || e->value > in->most || w < in->least ||
+			    w > in->most)
+				abort();
+		}
+}
+
 static void round_trip(const struct vsc_program *p)
 {
 	char *text = NULL;
@@ -78,6 +94,7 @@ static void round_trip(const struct vsc_program *p)
 	FILE *f = open_memstream(&text, &len);
 	struct sink sink = { 0 };
 
+	spans_hold(p);
 	if (!f)
 		return;
 	if (vsc_program_write(p, f))

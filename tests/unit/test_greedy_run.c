@@ -9,6 +9,7 @@
  * and the witness verifies. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,144 @@ static void run_agrees_with_exact(void **state)
 	assert_true(identified > programs / 20);
 }
 
+/* The values of p through one of these maps, each one to one: the run
+ * compares values only, so it must answer as on p, unless the span is too
+ * wide for its table (then it leaves the program alone). */
+enum value_map {
+	NEAR_MIN,
+	NEAR_MAX_REVERSED,
+	NEGATIVE,
+	CROSS_ZERO,
+	EXTREMES,
+	SPREAD,
+	MAPS
+};
+
+static int64_t map_value(enum value_map m, int64_t v)
+{
+	switch (m) {
+	case NEAR_MIN:
+		return INT64_MIN + v;
+	case NEAR_MAX_REVERSED:
+		return INT64_MAX - v;
+	case NEGATIVE:
+		return -v - 1;
+	case CROSS_ZERO:
+		return v - 2;
+	case EXTREMES: /* the span is all of int64_t */
+		return v == 0 ? INT64_MIN : v == 1 ? INT64_MAX : v - 2;
+	default: /* SPREAD: a span of 2^61 and more, never a table that wide */
+		return v * ((int64_t)1 << 56);
+	}
+}
+
+/* p with its values mapped, and an empty thread among the others. */
+static struct vsc_program *mapped_copy(const struct vsc_program *p, enum value_map m)
+{
+	size_t threads = vsc_program_thread_count(p), vars = vsc_program_var_count(p);
+	struct vsc_program *q = named_program((unsigned)threads + 1, (unsigned)vars);
+	size_t empty = (size_t)m % (threads + 1);
+
+	assert_non_null(q);
+	for (size_t x = 0; x < vars; x++) {
+		int64_t init = 0;
+		int kind = vsc_program_var_init(p, x, &init);
+		if (kind != VSC_INIT_NONE)
+			vsc_program_set_init(q, x, kind,
+					     kind == VSC_INIT_KNOWN ? map_value(m, init) : 0);
+	}
+	for (size_t t = 0; t < threads; t++)
+		for (size_t i = 0; i < vsc_program_thread_length(p, t); i++) {
+			struct vsc_event e = vsc_program_events(p, t)[i];
+			e.value = map_value(m, e.value);
+			e.new_value = map_value(m, e.new_value);
+			assert_int_equal(vsc_program_append(q, t + (t >= empty), &e, 0), 0);
+		}
+	return q;
+}
+
+/* Values near INT64_MIN and INT64_MAX, negative, across 0, spanning all of
+ * int64_t or 2^61, with an empty thread: the same answers as on the
+ * small values, each checked against exact and the verifier. */
+static void run_same_on_any_values(void **state)
+{
+	uint64_t seed = 0x5a1e5ULL;
+	int answered = 0;
+
+	(void)state;
+	for (int i = 0; i < 3000; i++) {
+		struct random_shape shape = {
+			.threads = 1 + random_below(&seed, 5),
+			.events = 1 + random_below(&seed, 11),
+			.vars = 1 + random_below(&seed, 3),
+			.values = 2 + random_below(&seed, 6),
+			.one_writer = random_below(&seed, 4) != 0,
+			.write_pct = 30 + random_below(&seed, 40),
+			.rmw_pct = random_below(&seed, 2) ? 25 : 0,
+			.wrong_pct = random_below(&seed, 3) ? 0 : 10,
+			.init_pct = random_below(&seed, 2) ? 60 : 0,
+		};
+		struct vsc_program *p = random_program(&seed, &shape);
+		assert_non_null(p);
+		for (enum value_map m = 0; m < MAPS; m++) {
+			struct vsc_program *q = mapped_copy(p, m);
+			for (unsigned j = 0; j < 6; j++) {
+				long bound = j < 5 ? (long)j - 1 : -1, pre = -1, pre_q = -1;
+				int minimize = j == 5, v = run_verdict(p, bound, minimize, &pre);
+				int w = run_verdict(q, bound, minimize, &pre_q);
+				if (w >= 0) {
+					answered++;
+					step_alone_agrees(q, bound, minimize, pre_q);
+				}
+				if (m == EXTREMES || m == SPREAD)
+					continue; /* no table: may leave q alone */
+				if (v != w)
+					vsc_program_write(q, stderr);
+				assert_int_equal(v, w);
+			}
+			vsc_program_free(q);
+		}
+		vsc_program_free(p);
+	}
+	assert_true(answered > 3000);
+}
+
+/* More than GREEDY_RUN_THREADS threads, a read of a value never written:
+ * the run leaves them alone, auto decides them. */
+static void run_leaves_what_it_cannot_take(void **state)
+{
+	struct vsc_program *p = named_program(GREEDY_RUN_THREADS + 1, 2);
+	struct vsc_result *res;
+	const uint32_t *w;
+	long pre = -1;
+	size_t n;
+
+	(void)state;
+	assert_non_null(p);
+	vsc_program_set_init(p, 0, VSC_INIT_KNOWN, 0);
+	for (unsigned t = 0; t <= GREEDY_RUN_THREADS; t++) {
+		struct vsc_event wr = { .kind = VSC_WRITE, .var = 0, .value = t + 1 };
+		struct vsc_event rd = { .kind = VSC_READ, .var = 0, .value = t + 1 };
+		assert_int_equal(vsc_program_append(p, t, &wr, 0), 0);
+		assert_int_equal(vsc_program_append(p, t, &rd, 0), 0);
+	}
+	assert_int_equal(run_verdict(p, -1, 0, &pre), -1);
+	res = decide(p, "auto", 0, 0);
+	n = vsc_result_witness(res, &w);
+	assert_int_equal(vsc_result_verdict(res), VSC_CONSISTENT);
+	assert_int_equal(vsc_witness_verify(p, w, n, &pre, NULL, 0), 0);
+	assert_int_equal(pre, 0);
+	vsc_result_free(res);
+	{
+		struct vsc_event never = { .kind = VSC_READ, .var = 1, .value = INT64_MIN };
+		assert_int_equal(vsc_program_append(p, 0, &never, 0), 0);
+	}
+	res = decide(p, "auto", -1, 0);
+	assert_int_equal(vsc_result_verdict(res), VSC_INCONSISTENT);
+	vsc_result_free(res);
+	vsc_program_free(p);
+}
+
 /* A 1-Writer trace of 8 threads in slices (the generator's shape): auto
  * decides it by the run; the witness verifies within the bound. */
 static void auto_decides_slices(void **state)
@@ -178,6 +317,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(run_agrees_with_exact),
+		cmocka_unit_test(run_same_on_any_values),
+		cmocka_unit_test(run_leaves_what_it_cannot_take),
 		cmocka_unit_test(auto_decides_slices),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
