@@ -51,5 +51,24 @@ $(BUILD)/tests/watch_test_decode: tests/unit/watch/test_decode.c $(DECODE_SRC) \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Iuserspace/capture -o $@ tests/unit/watch/test_decode.c \
 		$(DECODE_SRC) userspace/capture/llsc_guard.c $(LDFLAGS) -lcapstone -lcmocka
-check-watch-decode: $(BUILD)/tests/watch_test_decode
+# The decoder with Capstone loaded at its first use: the library of the
+# build, then a fake of another version first in the search path (under
+# each name the loader may ask for).
+FAKE_CAPSTONE := $(BUILD)/tests/fake-capstone
+$(FAKE_CAPSTONE)/libcapstone.so: tests/unit/watch/fake_capstone.c
+	@mkdir -p $(dir $@)
+	$(CC) -shared -fPIC -o $@ $<
+	@for v in 3 4 5 6 7; do ln -sf libcapstone.so $(dir $@)libcapstone.so.$$v; done
+$(BUILD)/tests/watch_test_capstone_lazy: tests/unit/watch/test_capstone_lazy.c $(DECODE_SRC) \
+		userspace/capture/capstone_lazy.c userspace/capture/decode.h \
+		userspace/capture/llsc_guard.c userspace/capture/llsc_guard.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Iuserspace/capture -o $@ tests/unit/watch/test_capstone_lazy.c \
+		$(DECODE_SRC) userspace/capture/capstone_lazy.c userspace/capture/llsc_guard.c \
+		$(LDFLAGS) -ldl -lpthread -lcmocka
+check-watch-decode: $(BUILD)/tests/watch_test_decode $(BUILD)/tests/watch_test_capstone_lazy \
+		$(FAKE_CAPSTONE)/libcapstone.so
 	@echo "== $<"; $<
+	@echo "== $(BUILD)/tests/watch_test_capstone_lazy"; $(BUILD)/tests/watch_test_capstone_lazy
+	@echo "== $(BUILD)/tests/watch_test_capstone_lazy (another version)"; \
+		VSC_FAKE_CAPSTONE=1 LD_LIBRARY_PATH=$(FAKE_CAPSTONE) $(BUILD)/tests/watch_test_capstone_lazy

@@ -5,11 +5,17 @@
  * start took, where `wc -l` starts in under 1 ms). The decoder (decode*.c)
  * calls the functions below as it would call the library's; each goes
  * through the symbol looked up once. When the library cannot be loaded,
- * cs_open() fails as it does for an architecture it lacks. */
+ * or is of another major version than the headers it was built with (its
+ * structures differ: decoding with it would misread instructions), no
+ * call goes to it: cs_open() fails as for an architecture it lacks, and
+ * watch_capstone_error() says why. */
 #include <capstone/capstone.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
+
+#include "decode.h"
 
 #define CS_STR2(x) #x
 #define CS_STR(x) CS_STR2(x)
@@ -26,6 +32,19 @@ static struct {
 } lib;
 static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
 static int lib_loaded;
+static char lib_error[256];
+
+/* The major version of the library h, -1 when it does not say. */
+static int major_of(void *h)
+{
+	unsigned int (*version)(int *, int *);
+	int major = -1, minor = -1;
+
+	*(void **)&version = dlsym(h, "cs_version");
+	if (version)
+		version(&major, &minor);
+	return major;
+}
 
 /* Every symbol or none: a partial table is never used. */
 static void load(void)
@@ -34,8 +53,16 @@ static void load(void)
 
 	if (!h)
 		h = dlopen("libcapstone.so", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
+	if (!h) {
+		snprintf(lib_error, sizeof(lib_error), "cannot load Capstone: %s", dlerror());
 		return;
+	}
+	if (major_of(h) != CS_API_MAJOR) {
+		snprintf(lib_error, sizeof(lib_error),
+			 "Capstone %d found, vsc was built for version %d", major_of(h),
+			 CS_API_MAJOR);
+		return;
+	}
 	*(void **)&lib.open = dlsym(h, "cs_open");
 	*(void **)&lib.close = dlsym(h, "cs_close");
 	*(void **)&lib.option = dlsym(h, "cs_option");
@@ -46,6 +73,13 @@ static void load(void)
 	*(void **)&lib.regs_access = dlsym(h, "cs_regs_access");
 	lib_loaded = lib.open && lib.close && lib.option && lib.malloc && lib.free &&
 		     lib.disasm_iter && lib.insn_group && lib.regs_access;
+	if (!lib_loaded)
+		snprintf(lib_error, sizeof(lib_error), "Capstone lacks a function vsc calls");
+}
+
+const char *watch_capstone_error(void)
+{
+	return lib_error[0] ? lib_error : NULL;
 }
 
 cs_err cs_open(cs_arch arch, cs_mode mode, csh *handle)

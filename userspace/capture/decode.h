@@ -84,8 +84,13 @@ struct watch_insn {
 
 struct watch_decoder;
 
-/* Returns NULL and sets errno on failure (ENOTSUP: no such arch). */
+/* Returns NULL and sets errno on failure (ENOTSUP: no such arch, or
+ * Capstone could not be loaded: see watch_capstone_error()). */
 struct watch_decoder *watch_decoder_new(enum watch_arch arch);
+
+/* Why the first decoder could not load Capstone (capstone_lazy.c); NULL
+ * when it did, or none was made yet. */
+const char *watch_capstone_error(void);
 void watch_decoder_free(struct watch_decoder *dec);
 enum watch_arch watch_decoder_arch(const struct watch_decoder *dec);
 

@@ -423,7 +423,8 @@ static int attach(struct capture_source *base, struct recorder *rec)
 #endif
 	if (!run->events) {
 		err = -errno;
-		diag("record", "cannot set up the decoder: %s", strerror(-err));
+		diag("record", "cannot set up the decoder: %s",
+		     watch_capstone_error() ? watch_capstone_error() : strerror(-err));
 		return err;
 	}
 	err = load_bpf(run);
