@@ -42,6 +42,10 @@ struct best {
 	long lower;        /* the least preemptions are proven at least this */
 	int sources_tried; /* source_orders_refute() ran on this program */
 	long lock_least;   /* the own and lock stops' bound, -1 until counted */
+	/* budget units the search may take after the steps decide() runs once
+	 * a program (the tries at the least, the source orders), 0: no cap of
+	 * its own; search_cap: the cap that gave, once applied (else 0) */
+	unsigned long search_work, search_cap;
 };
 
 static int keep_witness(struct engine *g, struct best *best)
@@ -222,6 +226,17 @@ static long with_lock_stops(struct engine *g, struct best *best, long least)
 	return best->lock_least > least ? best->lock_least : least;
 }
 
+/* From here on the search has best->search_work units (if a cap was asked
+ * for), under any cap already set. */
+static void cap_search(struct budget *b, struct best *best)
+{
+	if (!best->search_work)
+		return;
+	best->search_cap = b->steps + best->search_work;
+	if (!b->work_cap || best->search_cap < b->work_cap)
+		b->work_cap = best->search_cap;
+}
+
 static int decide(struct engine *g, const struct query *q, struct best *best, long least)
 {
 	int r, err;
@@ -237,6 +252,7 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 		r = try_at_least(g, q, best, &least, AT_LEAST_WORK);
 	if (r != AT_LEAST_OPEN)
 		return r;
+	cap_search(g->budget, best);
 	if (!best->witness && !q->minimize && q->bound >= 0 &&
 	    program_threads(g->p) <= BOUNDED_FIRST_THREADS) {
 		/* the bound's answer is all we need: no search on g after it */
@@ -384,11 +400,14 @@ static void take_verdict(const struct vsc_program *p, const struct query *q, str
 
 /* One search on the forced orders built as how asks (saturate.h). Returns
  * the verdict or -errno; *partial: the fixpoint was left out, so the search
- * stopped at cap (budget units) and a build without FORCED_FIRST_RANGES
- * would be stronger. */
+ * had work (budget units, after what decide() runs once a program: on a
+ * recorded Peterson's lock of 4 threads the tries at the least and the
+ * source orders took 44 units per event, the search without a bound then
+ * 8), and best->search_cap is set when that stopped it; a build without
+ * FORCED_FIRST_RANGES would be stronger. */
 static int search_with(const struct vsc_program *p, struct analysis *a, const struct query *q,
 		       struct budget *b, struct vsc_result *res, struct best *best, long least,
-		       int how, unsigned long cap, int *partial)
+		       int how, unsigned long work, int *partial)
 {
 	struct forced forced;
 	struct engine g;
@@ -412,11 +431,13 @@ static int search_with(const struct vsc_program *p, struct analysis *a, const st
 	}
 	budget_phase(b, "search");
 	outer = b->work_cap; /* a cap of the caller's (search_then_sat) holds too */
-	b->work_cap = *partial && (!outer || cap < outer) ? cap : outer;
+	best->search_work = *partial ? work : 0;
+	best->search_cap = 0;
 	r = engine_rank_by_ts(&g);
 	if (!r)
 		r = decide(&g, q, best, least);
 	b->work_cap = outer;
+	best->search_work = 0;
 	res->nodes += g.nodes;
 	res->steps += g.steps;
 	engine_free(&g);
@@ -433,10 +454,11 @@ static int search_engine(const struct vsc_program *p, struct analysis *a, const 
 			 struct budget *b, struct vsc_result *res, struct best *best, long least)
 {
 	int how = q->bound >= 0 || q->minimize ? FORCED_BOUND : 0, partial = 0;
-	unsigned long cap = b->steps + FIRST_RANGES_WORK * (p->event_count + 1);
-	int r = search_with(p, a, q, b, res, best, least, how | FORCED_FIRST_RANGES, cap, &partial);
+	unsigned long work = FIRST_RANGES_WORK * (p->event_count + 1);
+	int r = search_with(p, a, q, b, res, best, least, how | FORCED_FIRST_RANGES, work,
+			    &partial);
 
-	if (r == VSC_UNKNOWN && partial && b->steps >= cap)
+	if (r == VSC_UNKNOWN && partial && best->search_cap && b->steps >= best->search_cap)
 		r = search_with(p, a, q, b, res, best, least, how, 0, &partial);
 	if (r >= 0) {
 		take_verdict(p, q, res, best, r);
@@ -574,7 +596,7 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 		       enum use_coherence coherence)
 {
 	struct coherence_open open = { 0, NULL, -1 };
-	struct best best = { NULL, -1, 0, 0, -1 };
+	struct best best = { NULL, -1, 0, 0, -1, 0, 0 };
 	int r;
 
 	if (coherence != COHERENCE_ONLY && (r = try_runs(p, q, b, res)) != SEARCH_ON)
