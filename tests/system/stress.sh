@@ -172,7 +172,9 @@ wait_recorder() { # RPID
   wait "$1"
 }
 # Wait (at most 30 s) until a recorder run with -v says it records: a
-# signal then stops a running recording, not its set-up.
+# signal then stops a running recording, not its set-up. The caller
+# empties ERR_FILE before it starts the recorder: an earlier run's
+# "recording" line there would let the signal come during the set-up.
 wait_recording() { # ERR_FILE
   n=0
   while ! grep -q "^vsc record: recording " "$1" 2> /dev/null && [ $n -lt 300 ]; do
@@ -215,6 +217,7 @@ while [ $i -lt $repeat ]; do
       rec -p $pid --duration 0.3 -o "$t" 2> "$work/err"
       st=$?
     else
+      : > "$work/err"
       "$vsc" record -v -p $pid -o "$t" 2> "$work/err" & rpid=$!
       wait_recording "$work/err"
       sleep 0.1
@@ -229,6 +232,7 @@ while [ $i -lt $repeat ]; do
   done
   # -- CMD: the recorder gets SIGINT (the command does not: it runs on)
   t=$work/cmd-int.vsc
+  : > "$work/err"
   "$vsc" record -v -o "$t" -- "$targets/stress_fault" 4 0 wait 2> "$work/err" & rpid=$!
   wait_recording "$work/err"
   sleep 0.1
@@ -252,6 +256,7 @@ done
 # kill the recorder once it records, end its command; $st: vsc check's
 # status on TRACE.
 kill_recording() {
+  : > "$work/err"
   if [ "${2:-}" = - ]; then
     "$vsc" record -v -o - -- "$targets/stress_fault" 4 0 wait > "$1" 2> "$work/err" & rpid=$!
   else
@@ -275,6 +280,40 @@ kill_recording "$t" -
 [ $st = 2 ] || [ $st = 3 ] && ok "recorder killed, -o - > FILE: vsc check status $st" ||
   bad "recorder killed, -o - > FILE: vsc check status $st ($(wc -c < "$t") bytes)"
 rm -f "$t"
+
+# A signal that comes while the recorder sets up (its new -o file is
+# there, the command not started yet) stops the recording as soon as it
+# begins: a whole trace of this run. Before, SIGHUP and SIGTERM killed the
+# recorder and left the empty -o file (an empty trace: "consistent"), and
+# a SIGINT that the shell of a background job still ignored was lost (the
+# recording ran on until the disk was full).
+for sig in HUP TERM INT; do
+  t=$work/setup-$sig.vsc
+  rm -f "$t"
+  "$vsc" record -o "$t" -- "$targets/stress_fault" 4 0 wait 2> "$work/err" & rpid=$!
+  n=0
+  while [ ! -e "$t" ] && kill -0 $rpid 2> /dev/null && [ $n -lt 3000 ]; do
+    sleep 0.001
+    n=$((n + 1))
+  done
+  kill -$sig $rpid
+  # a recording that goes on is a failure: killed after 20 s
+  n=0
+  while kill -0 $rpid 2> /dev/null && [ $n -lt 200 ]; do
+    sleep 0.1
+    n=$((n + 1))
+  done
+  kill -0 $rpid 2> /dev/null && kill -KILL $rpid
+  wait $rpid
+  st=$?
+  pid=$(sed -n 's/^# what: command (pid \([0-9]*\)).*/\1/p' "$t")
+  [ -n "$pid" ] || pid=$(sed -n 's/.*the command (pid \([0-9]*\)) runs on.*/\1/p' "$work/err")
+  [ -n "$pid" ] && kill -TERM "$pid" 2> /dev/null
+  grep -qx '# recording stopped by: a signal' "$t" ||
+    bad "SIG$sig while the recorder sets up: record exit $st, stopped by '$(header "$t" 'recording stopped by')'"
+  fault_verdict "-- CMD, SIG$sig while the recorder sets up" "$t" $st
+  rm -f "$t"
+done
 
 # -p: the start of the recording, many times (a wrong verdict there was seen
 # about once in 40 runs before accesses at the start were marked). Each

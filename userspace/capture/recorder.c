@@ -35,7 +35,7 @@ struct recorder {
 	bool started; /* the target runs its own code */
 };
 
-/* The one piece of mutable global state: set by SIGINT/SIGTERM. */
+/* The one piece of mutable global state: set by SIGINT/SIGTERM/SIGHUP. */
 static volatile sig_atomic_t stop_requested;
 
 static void on_stop_signal(int sig)
@@ -172,14 +172,15 @@ static void describe_target(struct recorder *rec)
 	snprintf(buf, len, "process %ld (%s, %s)", (long)t->pid, comm, t->exe);
 }
 
-/* Launch (held before its first instruction of its own) or attach. */
-static int take_target(struct recorder *rec)
+/* Launch (held before its first instruction of its own) or attach. The
+ * command gets child_mask, the signal mask we were started with. */
+static int take_target(struct recorder *rec, const sigset_t *child_mask)
 {
 	const struct recorder_opts *o = rec->opts;
 	struct vsc_target_error terr = { "" };
 	/* the trace on stdout: the command's own output goes to stderr */
 	bool to_stderr = !o->output || !strcmp(o->output, "-");
-	int err = o->argv ? vsc_target_launch(&rec->target, o->argv, to_stderr, &terr)
+	int err = o->argv ? vsc_target_launch(&rec->target, o->argv, to_stderr, child_mask, &terr)
 			  : vsc_target_attach(&rec->target, o->pid, &terr);
 	if (err) {
 		recorder_say(rec, "%s", terr.message);
@@ -400,18 +401,41 @@ static int record_running(struct recorder *rec)
 	return status;
 }
 
-/* SIGINT and SIGTERM only set the flag, from the moment the target is
- * taken: one that comes while the source attaches stops the recording as
- * soon as it runs (it is not lost, nor does it kill the recorder half-way).
- * Not before: a launched command keeps the dispositions we were given
- * (exec keeps SIG_IGN, so an ignored SIGPIPE would be the command's too). */
+/* SIGINT, SIGTERM and SIGHUP only set the flag. They are blocked from
+ * the very start and caught once the target is taken: one that comes
+ * while we set up waits and then stops the recording as soon as it runs
+ * (it is neither lost, as one that comes while the shell of a background
+ * job still ignores SIGINT was, so the recording ran until the disk was
+ * full; nor does it kill the recorder half-way, leaving an empty -o file
+ * or an earlier run's trace there to be decided). A launched command gets
+ * the mask and the dispositions we were given (exec keeps SIG_IGN, so an
+ * ignored SIGPIPE would be the command's too): caught only after it is
+ * launched. SA_RESTART: a wait for a thread's stop is not cut short by a
+ * second ^C (epoll_wait is never restarted: the loop looks at the flag). */
 struct saved_signals {
-	struct sigaction int_, term, pipe, chld;
+	struct sigaction int_, term, hup, pipe, chld;
+	sigset_t mask;
 };
+
+static void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+/* Before anything else: signals that stop the recording wait. */
+static void hold_signals(struct saved_signals *saved)
+{
+	sigset_t stops;
+	stop_signals(&stops);
+	sigprocmask(SIG_BLOCK, &stops, &saved->mask);
+}
 
 static void catch_signals(struct saved_signals *saved)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	struct sigaction ignore = { .sa_handler = SIG_IGN };
 	/* SA_RESTART: other calls go on; epoll_wait is never restarted */
 	struct sigaction chld = { .sa_handler = on_child_stop, .sa_flags = SA_RESTART };
@@ -421,14 +445,18 @@ static void catch_signals(struct saved_signals *saved)
 	sigemptyset(&chld.sa_mask);
 	sigaction(SIGINT, &sa, &saved->int_);
 	sigaction(SIGTERM, &sa, &saved->term);
+	sigaction(SIGHUP, &sa, &saved->hup);
 	sigaction(SIGPIPE, &ignore, &saved->pipe); /* a closed pipe is an error we report */
 	sigaction(SIGCHLD, &chld, &saved->chld);
+	/* one that came meanwhile is taken now */
+	sigprocmask(SIG_SETMASK, &saved->mask, NULL);
 }
 
 static void restore_signals(const struct saved_signals *saved)
 {
 	sigaction(SIGINT, &saved->int_, NULL);
 	sigaction(SIGTERM, &saved->term, NULL);
+	sigaction(SIGHUP, &saved->hup, NULL);
 	sigaction(SIGPIPE, &saved->pipe, NULL);
 	sigaction(SIGCHLD, &saved->chld, NULL);
 }
@@ -438,7 +466,8 @@ int recorder_run(const struct recorder_opts *opts, struct capture_source *src)
 	struct recorder rec = { .opts = opts, .src = src, .stop_reason = "the process ended" };
 	struct saved_signals saved;
 	int status = REFUSED;
-	bool taken = !open_output(&rec) && !take_target(&rec);
+	hold_signals(&saved);
+	bool taken = !open_output(&rec) && !take_target(&rec, &saved.mask);
 	catch_signals(&saved);
 	if (!taken || src->ops->attach(src, &rec)) {
 		status = refuse(&rec, REFUSED);

@@ -4,7 +4,7 @@
  *
  *   open the output -> launch or attach the target -> source attach ->
  *   let the target run -> poll the source into the trace writer, follow
- *   the target, stop at its end / --duration / SIGINT or SIGTERM ->
+ *   the target, stop at its end / --duration / SIGINT, SIGTERM or SIGHUP ->
  *   stop every thread -> source drain (what is left; detach) -> resume ->
  *   (a launched command still running: stop it, or say it runs on) ->
  *   header notes, counts, trailer.

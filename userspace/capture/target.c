@@ -90,10 +90,13 @@ int vsc_target_attach(struct vsc_target *t, pid_t pid, struct vsc_target_error *
 /* The child: wait until the parent has seized it, then exec; an exec
  * that fails sends its errno through fail. */
 static void __attribute__((noreturn))
-launch_child(const int go[2], const int fail[2], char *const argv[], bool stdout_to_stderr)
+launch_child(const int go[2], const int fail[2], char *const argv[], bool stdout_to_stderr,
+	     const sigset_t *mask)
 {
 	char c;
 
+	if (mask)
+		sigprocmask(SIG_SETMASK, mask, NULL);
 	close(go[1]);
 	close(fail[0]);
 	if (read(go[0], &c, 1) != 1)
@@ -133,7 +136,7 @@ static int wait_exec_stop(struct vsc_target *t, const char *name, struct vsc_tar
 }
 
 int vsc_target_launch(struct vsc_target *t, char *const argv[], bool stdout_to_stderr,
-		      struct vsc_target_error *err)
+		      const sigset_t *child_mask, struct vsc_target_error *err)
 {
 	int go[2], fail[2];
 	memset(t, 0, sizeof(*t));
@@ -148,7 +151,7 @@ int vsc_target_launch(struct vsc_target *t, char *const argv[], bool stdout_to_s
 		return -e;
 	}
 	if (pid == 0)
-		launch_child(go, fail, argv, stdout_to_stderr);
+		launch_child(go, fail, argv, stdout_to_stderr, child_mask);
 	close(go[0]);
 	close(fail[1]);
 	t->pid = pid;

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
 
 struct vsc_target {
@@ -48,9 +49,10 @@ int vsc_target_attach(struct vsc_target *t, pid_t pid, struct vsc_target_error *
 /* Start argv[0] (searched in PATH) stopped right after its exec. With
  * stdout_to_stderr its standard output is our standard error (when the
  * trace goes to our standard output, the program's own output must not
- * land in it). */
+ * land in it). The command runs with child_mask as its blocked signals
+ * (NULL: ours), so signals we block while setting up are not its. */
 int vsc_target_launch(struct vsc_target *t, char *const argv[], bool stdout_to_stderr,
-		      struct vsc_target_error *err);
+		      const sigset_t *child_mask, struct vsc_target_error *err);
 /* Run a launched command from its exec stop to its entry point (a one-shot
  * breakpoint, then the original instruction back): the loader has mapped
  * every library it needs by then, and none of the program's own code ran.

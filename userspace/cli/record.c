@@ -51,8 +51,8 @@ struct record_opts {
 	  "or its end")                                                                        \
 	X(DURATION, 'd', "duration", "SEC", "stop after SEC seconds")                          \
 	X(STOP_COMMAND, 0, "stop-command", "SIGNAL",                                           \
-	  "\nwhen the recording stops (^C, SIGTERM, --duration) before\n"                      \
-	  "CMD ends: send CMD SIGNAL (TERM, INT, KILL, ... or a\n"                             \
+	  "\nwhen the recording stops (^C, SIGTERM, SIGHUP, --duration)\n"                     \
+	  "before CMD ends: send CMD SIGNAL (TERM, INT, KILL, ... or a\n"                      \
 	  "number) and wait for its end; without it CMD runs on")                              \
 	X(RING_SIZE, 0, "ring-size", "BYTES",                                                  \
 	  "\nBPF ring buffer size (power of 2 pages, probes: >= 64k)")                         \
