@@ -91,40 +91,113 @@ static void check_cycle(const struct vsc_program *p, const struct vsc_core *c)
 	}
 }
 
-/* Every read of the events keeps a possible source among them (a write of
- * its value, or an initial value that may be it), unless nothing in p
- * writes its value at all. */
+static const struct vsc_event *event_at(const struct vsc_program *p, struct vsc_event_ref r)
+{
+	return &vsc_program_events(p, r.thread)[r.index];
+}
+
+static int64_t written_value(const struct vsc_event *w)
+{
+	return w->kind == VSC_RMW ? w->new_value : w->value;
+}
+
+/* The index of the last write of r's variable by r's thread before r in
+ * p, or -1. */
+static long hiding_write(const struct vsc_program *p, struct vsc_event_ref r)
+{
+	const struct vsc_event *events = vsc_program_events(p, r.thread);
+
+	for (uint32_t k = r.index; k-- > 0;)
+		if (events[k].kind != VSC_READ && events[k].var == events[r.index].var)
+			return (long)k;
+	return -1;
+}
+
+/* Whether the read ev[i] keeps, among ev[0..n), a source the whole program
+ * offers it: its thread's last write of the variable before it in p, if it
+ * writes the value (with no such write, an initial value that may be it),
+ * or another thread's write of the value. Written apart from
+ * core_sources.c. */
+static int has_candidate(const struct vsc_program *p, const struct vsc_event_ref *ev, size_t n,
+			 size_t i)
+{
+	const struct vsc_event *r = event_at(p, ev[i]);
+	long h = hiding_write(p, ev[i]);
+	int64_t init_value;
+	int init = vsc_program_var_init(p, r->var, &init_value);
+
+	for (size_t j = 0; j < n; j++) {
+		const struct vsc_event *w = event_at(p, ev[j]);
+		if (w->kind == VSC_READ || w->var != r->var || written_value(w) != r->value)
+			continue;
+		if (ev[j].thread != ev[i].thread || (long)ev[j].index == h)
+			return 1;
+	}
+	return h < 0 &&
+	       (init == VSC_INIT_UNKNOWN || (init == VSC_INIT_KNOWN && init_value == r->value));
+}
+
+/* A read with no candidate source in the whole program keeps, among
+ * ev[0..n), what shows it: its thread's last write of the variable before
+ * it (if any) and some write of its value (if p has one). */
+static int shows_no_source(const struct vsc_program *p, const struct vsc_event_ref *ev, size_t n,
+			   size_t i)
+{
+	const struct vsc_event *r = event_at(p, ev[i]);
+	long h = hiding_write(p, ev[i]);
+	int hidden = h < 0, kept = 0, anywhere = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		const struct vsc_event *w = event_at(p, ev[j]);
+		hidden |= ev[j].thread == ev[i].thread && (long)ev[j].index == h;
+		kept |= j != i && w->kind != VSC_READ && w->var == r->var &&
+			written_value(w) == r->value;
+	}
+	for (size_t t = 0; t < vsc_program_thread_count(p); t++)
+		for (size_t k = 0; k < vsc_program_thread_length(p, t); k++) {
+			const struct vsc_event *w = &vsc_program_events(p, t)[k];
+			anywhere |= (t != ev[i].thread || k != ev[i].index) &&
+				    w->kind != VSC_READ && w->var == r->var &&
+				    written_value(w) == r->value;
+		}
+	return hidden && (kept || !anywhere);
+}
+
+/* Every read of the events keeps a candidate source among them, unless it
+ * has none even in the whole program p (then shows_no_source). */
 static int keeps_sources(const struct vsc_program *p, const struct vsc_event_ref *ev, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct vsc_event *r = &vsc_program_events(p, ev[i].thread)[ev[i].index];
-		int64_t init_value;
-		int init = vsc_program_var_init(p, r->var, &init_value), found = 0, anywhere = 0;
-		if (r->kind == VSC_WRITE || init == VSC_INIT_UNKNOWN ||
-		    (init == VSC_INIT_KNOWN && init_value == r->value))
-			continue;
-		for (size_t j = 0; j < n && !found; j++) {
-			const struct vsc_event *w =
-				&vsc_program_events(p, ev[j].thread)[ev[j].index];
-			found = j != i && w->kind != VSC_READ && w->var == r->var &&
-				(w->kind == VSC_RMW ? w->new_value : w->value) == r->value;
+	struct vsc_event_ref all[64];
+	size_t m = 0, at = 0;
+
+	for (size_t t = 0; t < vsc_program_thread_count(p); t++)
+		for (size_t k = 0; k < vsc_program_thread_length(p, t); k++) {
+			assert_true(m < sizeof(all) / sizeof(all[0]));
+			all[m++] = (struct vsc_event_ref){ (uint32_t)t, (uint32_t)k };
 		}
-		for (size_t t = 0; t < vsc_program_thread_count(p) && !found && !anywhere; t++)
-			for (size_t k = 0; k < vsc_program_thread_length(p, t); k++) {
-				const struct vsc_event *w = &vsc_program_events(p, t)[k];
-				anywhere |=
-					(t != ev[i].thread || k != ev[i].index) &&
-					w->kind != VSC_READ && w->var == r->var &&
-					(w->kind == VSC_RMW ? w->new_value : w->value) == r->value;
-			}
-		if (!found && anywhere)
+	for (size_t i = 0; i < n; i++) {
+		if (event_at(p, ev[i])->kind == VSC_WRITE || has_candidate(p, ev, n, i))
+			continue;
+		while (all[at].thread != ev[i].thread || all[at].index != ev[i].index)
+			at++;
+		if (has_candidate(p, all, m, at) || !shows_no_source(p, ev, n, i))
 			return 0;
 	}
 	return 1;
 }
 
-static int with_cycle; /* cores whose reason is a cycle of forced orders */
-static int reused;     /* cores explained from the analysis the verdict kept */
+/* The core is a set of the program's events, in program order. */
+static void check_subset(const struct vsc_program *p, const struct vsc_event_ref *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		assert_true(ev[i].thread < vsc_program_thread_count(p));
+		assert_true(ev[i].index < vsc_program_thread_length(p, ev[i].thread));
+		assert_true(i == 0 || ev[i - 1].thread < ev[i].thread ||
+			    (ev[i - 1].thread == ev[i].thread && ev[i - 1].index < ev[i].index));
+	}
+}
+
+static int proofs; /* cores that are proofs */
 
 /* The brute-force enumerator of brute.c (shares no code with libvsc's
  * solvers): is there an SC interleaving within the bound? */
@@ -135,6 +208,67 @@ static int brute_allows(const struct vsc_program *p, long bound)
 	assert_int_equal(brute_solve(p, 50000000ULL, &ans), 0);
 	return ans.consistent && (bound < 0 || ans.least <= bound);
 }
+
+/* ev[0..n) with every candidate source of each read (its thread's last
+ * write of the variable before it, if it writes the value, and every
+ * other thread's write of the value), again for the RMWs added: into out
+ * (room for 64), sorted. Returns the count. */
+static size_t close_sources(const struct vsc_program *p, const struct vsc_event_ref *ev, size_t n,
+			    struct vsc_event_ref *out)
+{
+	unsigned char in[8][64] = { { 0 } };
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		in[ev[i].thread][ev[i].index] = 1;
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t t = 0; t < vsc_program_thread_count(p); t++)
+			for (size_t k = 0; k < vsc_program_thread_length(p, t); k++) {
+				struct vsc_event_ref r = { (uint32_t)t, (uint32_t)k };
+				const struct vsc_event *e = event_at(p, r);
+				long h = hiding_write(p, r);
+				if (!in[t][k] || e->kind == VSC_WRITE)
+					continue;
+				for (size_t u = 0; u < vsc_program_thread_count(p); u++)
+					for (size_t j = 0; j < vsc_program_thread_length(p, u); j++) {
+						const struct vsc_event *w =
+							&vsc_program_events(p, u)[j];
+						if (in[u][j] || w->kind == VSC_READ ||
+						    w->var != e->var || written_value(w) != e->value ||
+						    (u == t && (long)j != h))
+							continue;
+						in[u][j] = 1;
+						changed = 1;
+					}
+			}
+	}
+	for (size_t t = 0; t < vsc_program_thread_count(p); t++)
+		for (size_t k = 0; k < vsc_program_thread_length(p, t); k++)
+			if (in[t][k])
+				out[m++] = (struct vsc_event_ref){ (uint32_t)t, (uint32_t)k };
+	return m;
+}
+
+/* vsc_core_proof: 1 exactly when the core with every candidate source of
+ * its reads is inconsistent (by the enumerator), 0 when consistent. */
+static void check_proof(const struct vsc_program *p, const struct vsc_core *c, long bound)
+{
+	const struct vsc_event_ref *core;
+	struct vsc_event_ref closed[64];
+	size_t n = vsc_core_events(c, &core), m = close_sources(p, core, n, closed), events;
+	struct vsc_program *sub = vsc_program_subset(p, closed, m);
+	int proof = vsc_core_proof(c, &events);
+
+	assert_non_null(sub);
+	assert_int_equal(events, m);
+	assert_int_equal(proof, !brute_allows(sub, bound));
+	proofs += proof == 1;
+	vsc_program_free(sub);
+}
+
+static int with_cycle; /* cores whose reason is a cycle of forced orders */
+static int reused;     /* cores explained from the analysis the verdict kept */
 
 /* vsc_explain_result on the verdict of vsc_check (keep_for_explain) gives
  * the core vsc_explain gives, and leaves the result's verdict alone. */
@@ -179,6 +313,7 @@ static size_t check_core(const struct vsc_program *p, long bound)
 	n = vsc_core_events(c, &core);
 	assert_true(n >= 1 && n <= 256);
 	assert_int_equal(vsc_core_context(c, NULL), n);
+	check_subset(p, core, n);
 	assert_true(keeps_sources(p, core, n));
 	sub = vsc_program_subset(p, core, n);
 	assert_non_null(sub);
@@ -198,6 +333,7 @@ static size_t check_core(const struct vsc_program *p, long bound)
 		vsc_program_free(sub);
 	}
 	check_cycle(p, c);
+	check_proof(p, c, bound);
 	same_core_from_result(p, &opts, c);
 	with_cycle += vsc_core_cycle(c, NULL) > 0;
 	vsc_core_free(c);
@@ -219,7 +355,7 @@ static void test_random_cores(void **state)
 			}
 		vsc_program_free(p);
 	}
-	print_message("checked %d cores\n", checked);
+	print_message("checked %d cores, %d of them proofs\n", checked, proofs);
 	assert_true(checked > 100);
 }
 
@@ -302,6 +438,41 @@ static void test_localize_sound(void **state)
 	assert_true(found > 300);
 }
 
+/* The argument behind vsc_core_proof: for any set of events, the set with
+ * every candidate source of its reads is consistent whenever the program
+ * is (each within the bound). Random sets of random programs, consistent
+ * and not, by the enumerator. */
+static void test_closure_sound(void **state)
+{
+	uint64_t seed = 0xc105ed;
+	int refuting = 0;
+
+	(void)state;
+	for (int round = 0; round < 3000; round++) {
+		struct vsc_program *p = generated_program(&seed, 10, 4, round % 2 ? 10 : 0);
+		struct vsc_event_ref set[64], closed[64];
+		size_t n = 0, m;
+		long bound = round % 3 == 2 ? 1 : -1;
+		for (size_t t = 0; t < vsc_program_thread_count(p); t++)
+			for (size_t k = 0; k < vsc_program_thread_length(p, t); k++)
+				if (random_next(&seed) % 3 == 0)
+					set[n++] = (struct vsc_event_ref){ (uint32_t)t, (uint32_t)k };
+		m = close_sources(p, set, n, closed);
+		if (m) {
+			struct vsc_program *sub = vsc_program_subset(p, closed, m);
+			assert_non_null(sub);
+			if (!brute_allows(sub, bound)) {
+				assert_false(brute_allows(p, bound));
+				refuting++;
+			}
+			vsc_program_free(sub);
+		}
+		vsc_program_free(p);
+	}
+	print_message("%d closed sets refuted their program\n", refuting);
+	assert_true(refuting > 100);
+}
+
 static void test_consistent_has_no_core(void **state)
 {
 	static const char text[] = "T1 w x 1\nT2 r x 1\n";
@@ -347,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_random_cores),
 		cmocka_unit_test(test_generated_cores),
 		cmocka_unit_test(test_localize_sound),
+		cmocka_unit_test(test_closure_sound),
 		cmocka_unit_test(test_consistent_has_no_core),
 		cmocka_unit_test(test_store_buffering_cycle),
 	};

@@ -51,9 +51,10 @@ static void write_core(FILE *out, const struct file_report *f, const struct item
 	const char *name = vsc_program_name(p);
 	static const char op[] = { 'r', 'w', 'u' };
 
-	fprintf(out, "# core of %s%s%s: %zu of %zu events, %s\n", f->path, name ? " segment " : "",
-		name ? name : "", n, vsc_program_event_count(p),
-		vsc_core_is_minimal(it->core) ? "1-minimal" : "not minimal (a limit stopped it)");
+	fprintf(out, "# core of %s%s%s: %zu of %zu events, %s, %s\n", f->path,
+		name ? " segment " : "", name ? name : "", n, vsc_program_event_count(p),
+		vsc_core_is_minimal(it->core) ? "1-minimal" : "not minimal (a limit stopped it)",
+		story_proof(it->core));
 	if (segment) {
 		fputs("segment ", out);
 		write_token(out, name ? name : "whole");

@@ -289,11 +289,11 @@ static int put_execution(FILE *out, const struct file_report *f, const struct it
 			 s.count ? s.count - 1 : 0, total);
 	else if (it->core)
 		snprintf(note, sizeof(note),
-			 "core: %zu of %zu events%s, with up to %d events on each side in their "
-			 "threads",
+			 "core: %zu of %zu events%s, %s; with up to %d events on each side in "
+			 "their threads",
 			 vsc_core_events(it->core, NULL), total,
 			 vsc_core_is_minimal(it->core) ? " (1-minimal)" : " (not minimal)",
-			 HTML_AROUND);
+			 story_proof(it->core), HTML_AROUND);
 	else
 		snprintf(note, sizeof(note), "no witness and no core to show");
 	fputs(first ? "{\"title\":" : ",{\"title\":", out);

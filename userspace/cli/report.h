@@ -155,6 +155,8 @@ void story_describe(const struct file_report *f, const struct vsc_program *p,
 		    struct vsc_event_ref r, char *out, size_t len);
 void story_print(const struct file_report *f, const struct item *it, const char *indent);
 void story_brief(const struct item *it, const char *indent);
+/* Whether the core is a proof, in a few words (docs/explain.md). */
+const char *story_proof(const struct vsc_core *core);
 void story_json(struct json *j, const struct item *it);
 
 /* --core-out: every core as a standalone trace (a segment each when there

@@ -187,6 +187,45 @@ static void print_chain(const struct file_report *f, const struct item *it,
 /* init x ?: the values the core's reads fix, when no write of the core
  * makes them. Returns how many variables got two such values (a reason on
  * its own). */
+/* The index of the last write of r's variable by its thread before it in
+ * the trace, or -1: it hides the initial value and the thread's older
+ * writes from r. */
+static long hiding_write(const struct vsc_program *p, struct vsc_event_ref r)
+{
+	const struct vsc_event *events = vsc_program_events(p, r.thread);
+
+	for (uint32_t k = r.index; k-- > 0;)
+		if (events[k].kind != VSC_READ && events[k].var == events[r.index].var)
+			return (long)k;
+	return -1;
+}
+
+/* Whether core[k] may be the write the read core[i] sees, as far as program
+ * order goes: a write of its value by another thread, or the last write of
+ * the variable by its own thread before it (docs/explain.md). */
+static bool may_source(const struct vsc_program *p, const struct vsc_event_ref *core, size_t i,
+		       size_t k)
+{
+	const struct vsc_event *r = event_at(p, core[i]), *w = event_at(p, core[k]);
+
+	if (k == i || w->kind == VSC_READ || w->var != r->var ||
+	    (w->kind == VSC_RMW ? w->new_value : w->value) != r->value)
+		return false;
+	return core[k].thread != core[i].thread || hiding_write(p, core[i]) == (long)core[k].index;
+}
+
+/* Whether the initial value may be what the read r sees: its thread writes
+ * the variable nowhere before it, and the value may be it. */
+static bool init_may_source(const struct vsc_program *p, struct vsc_event_ref r)
+{
+	const struct vsc_event *e = event_at(p, r);
+	int64_t init_value;
+	int init = vsc_program_var_init(p, e->var, &init_value);
+
+	return hiding_write(p, r) < 0 &&
+	       (init == VSC_INIT_UNKNOWN || (init == VSC_INIT_KNOWN && init_value == e->value));
+}
+
 static int print_unknown_inits(const struct vsc_program *p, const struct vsc_event_ref *core,
 			       size_t n, const char *indent)
 {
@@ -198,13 +237,11 @@ static int print_unknown_inits(const struct vsc_program *p, const struct vsc_eve
 		size_t first = n, written = 0;
 		char a[96], b[96];
 		if (r->kind == VSC_WRITE ||
-		    vsc_program_var_init(p, r->var, &ignored) != VSC_INIT_UNKNOWN)
+		    vsc_program_var_init(p, r->var, &ignored) != VSC_INIT_UNKNOWN ||
+		    !init_may_source(p, core[i]))
 			continue;
-		for (size_t j = 0; j < n && !written; j++) {
-			const struct vsc_event *w = event_at(p, core[j]);
-			written = j != i && w->kind != VSC_READ && w->var == r->var &&
-				  (w->kind == VSC_RMW ? w->new_value : w->value) == r->value;
-		}
+		for (size_t j = 0; j < n && !written; j++)
+			written = may_source(p, core, i, j);
 		for (size_t j = 0; j < i && first == n; j++) /* print each variable once */
 			if (event_at(p, core[j])->var == r->var &&
 			    event_at(p, core[j])->kind != VSC_WRITE)
@@ -217,14 +254,11 @@ static int print_unknown_inits(const struct vsc_program *p, const struct vsc_eve
 		for (size_t j = i + 1; j < n; j++) {
 			const struct vsc_event *o = event_at(p, core[j]);
 			int other_written = 0;
-			if (o->kind == VSC_WRITE || o->var != r->var || o->value == r->value)
+			if (o->kind == VSC_WRITE || o->var != r->var || o->value == r->value ||
+			    !init_may_source(p, core[j]))
 				continue;
-			for (size_t k = 0; k < n && !other_written; k++) {
-				const struct vsc_event *w = event_at(p, core[k]);
-				other_written =
-					k != j && w->kind != VSC_READ && w->var == o->var &&
-					(w->kind == VSC_RMW ? w->new_value : w->value) == o->value;
-			}
+			for (size_t k = 0; k < n && !other_written; k++)
+				other_written = may_source(p, core, j, k);
 			if (other_written)
 				continue;
 			ref_name(p, core[j], b, sizeof(b));
@@ -238,36 +272,65 @@ static int print_unknown_inits(const struct vsc_program *p, const struct vsc_eve
 	return conflicts;
 }
 
-/* What a read can see: the writes of its value in the core, and the initial value. */
+/* What a read can see: the writes of its value in the core, and the
+ * initial value, those that program order does not rule out. */
 static void print_sources(const struct file_report *f, const struct vsc_program *p,
 			  const struct vsc_event_ref *core, size_t n, const char *indent)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct vsc_event *e = event_at(p, core[i]);
-		int64_t init_value;
-		int init = vsc_program_var_init(p, e->var, &init_value);
 		size_t sources = 0;
 		char text[512];
-		if (e->kind == VSC_WRITE)
+		if (event_at(p, core[i])->kind == VSC_WRITE)
 			continue;
 		story_describe(f, p, core[i], text, sizeof(text));
 		printf("%s    %s can read from:", indent, text);
-		if (init == VSC_INIT_UNKNOWN ||
-		    (init == VSC_INIT_KNOWN && init_value == e->value)) {
+		if (init_may_source(p, core[i])) {
 			printf(" the initial value");
 			sources++;
 		}
 		for (size_t k = 0; k < n; k++) {
-			const struct vsc_event *w = event_at(p, core[k]);
-			int64_t v = w->kind == VSC_RMW ? w->new_value : w->value;
-			if (k == i || w->kind == VSC_READ || w->var != e->var || v != e->value)
+			if (!may_source(p, core, i, k))
 				continue;
 			printf("%s %s[%u]", sources ? "," : "",
 			       vsc_program_thread_name(p, core[k].thread), core[k].index);
 			sources++;
 		}
-		printf("%s\n", sources ? "" : " nothing: no event of the trace writes this value");
+		printf("%s\n", sources ? "" : " nothing: no write in the trace that program order allows");
 	}
+}
+
+const char *story_proof(const struct vsc_core *core)
+{
+	switch (vsc_core_proof(core, NULL)) {
+	case 1:
+		return "a proof";
+	case 0:
+		return "not a proof: it holds only for the writes it keeps";
+	default:
+		return "not known to be a proof";
+	}
+}
+
+/* Whether the core with every write its reads may see in the trace is
+ * still inconsistent: what makes it a proof, or not. */
+static void print_proof(const struct vsc_core *core, const char *indent)
+{
+	size_t events;
+	int proof = vsc_core_proof(core, &events);
+
+	if (proof == 1)
+		printf("%sa proof: with every write of the trace that its reads may see (%zu "
+		       "events in all), it is still inconsistent, so the trace is\n",
+		       indent, events);
+	else if (proof == 0)
+		printf("%snot a proof: with every write of the trace that its reads may see (%zu "
+		       "events in all), it is consistent; it holds only for the writes it keeps, and the "
+		       "trace's reason spans more of it\n",
+		       indent, events);
+	else
+		printf("%snot known to be a proof: its reads may see %s%zu events of the trace, "
+		       "not checked together\n",
+		       indent, events >= 200000 ? "at least " : "", events);
 }
 
 void story_print(const struct file_report *f, const struct item *it, const char *indent)
@@ -295,6 +358,7 @@ void story_print(const struct file_report *f, const struct item *it, const char 
 		story_describe(f, p, core[i], a, sizeof(a));
 		printf("%s  %s\n", indent, a);
 	}
+	print_proof(it->core, indent);
 	snprintf(deeper, sizeof(deeper), "%s  ", indent);
 	if (print_unknown_inits(p, core, n, indent) && !m)
 		return;
@@ -328,8 +392,10 @@ void story_brief(const struct item *it, const char *indent)
 	}
 	n = vsc_core_events(it->core, &core);
 	m = vsc_core_cycle(it->core, &cycle);
-	printf("%score (%zu events%s):", indent, n,
-	       vsc_core_is_minimal(it->core) ? "" : ", not minimal");
+	printf("%score (%zu events%s%s%s):", indent, n,
+	       vsc_core_is_minimal(it->core) ? "" : ", not minimal",
+	       vsc_core_proof(it->core, NULL) == 1 ? "" : ", ",
+	       vsc_core_proof(it->core, NULL) == 1 ? "" : story_proof(it->core));
 	for (size_t i = 0; i < n; i++) {
 		story_event(it->prog, core[i], a, sizeof(a));
 		printf("%s %s", i ? "," : "", a);
@@ -384,7 +450,7 @@ void story_json(struct json *j, const struct item *it)
 {
 	const struct vsc_event_ref *core;
 	const struct vsc_order *cycle;
-	size_t n, m;
+	size_t n, m, proof_events;
 
 	if (!it->core)
 		return;
@@ -396,6 +462,12 @@ void story_json(struct json *j, const struct item *it)
 		json_ref(j, it->prog, core[i]);
 	json_array_end(j);
 	json_key_bool(j, "core_minimal", vsc_core_is_minimal(it->core));
+	json_key(j, "core_proof");
+	if (vsc_core_proof(it->core, &proof_events) < 0)
+		json_null(j);
+	else
+		json_bool(j, vsc_core_proof(it->core, NULL));
+	json_key_uint(j, "core_proof_events", proof_events);
 	json_key(j, "cycle");
 	json_orders(j, it, cycle, m, 0);
 }

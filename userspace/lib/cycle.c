@@ -4,7 +4,9 @@
  * Orders are saturated to a fixpoint on the core's events: program order;
  * reads-from (the only write a read can still see comes first); from-read
  * (a read comes before a write that would hide the value it reads: any write
- * after its source, or any write at all when it reads the initial value);
+ * after its source, or any write at all when it reads the initial value; a
+ * read whose thread wrote its variable before it cannot read the initial
+ * value);
  * coherence (a write that comes before a read cannot fall between the read
  * and its only source, so it comes before the source). `init x ?` takes the
  * value of a read that no write of the core explains. Each derived order
@@ -98,15 +100,36 @@ static void fix_initial_values(struct dense *g)
 	}
 }
 
+/* The last write of r's variable by r's thread before r, or n: it hides
+ * the thread's older writes from r. */
+static size_t own_last_write(const struct dense *g, size_t r)
+{
+	for (size_t w = r; w-- > 0 && g->refs[w].thread == g->refs[r].thread;)
+		if (writes_var(g->ev[w], g->ev[r]->var))
+			return w;
+	return g->n;
+}
+
+/* Whether r's thread writes r's variable before r: then r cannot see the
+ * initial value. (Only program order: a derived order that puts a write
+ * before a read of the initial value is the contradiction itself, and is
+ * told as a from-read.) */
+static int init_hidden(const struct dense *g, size_t r)
+{
+	return own_last_write(g, r) != g->n;
+}
+
 static void saturate_read(struct dense *g, size_t r, int *changed)
 {
 	size_t n = g->n, source = n, sources = 0;
 	const struct vsc_event *e = g->ev[r];
-	int from_init = init_gives(g, e);
+	int from_init = init_gives(g, e) && !init_hidden(g, r);
+	size_t own = own_last_write(g, r);
 
 	for (size_t w = 0; w < n; w++) {
 		if (w == r || !writes_var(g->ev[w], e->var) ||
-		    written_value(g->ev[w]) != e->value || g->reach[r * n + w])
+		    written_value(g->ev[w]) != e->value || g->reach[r * n + w] ||
+		    (g->refs[w].thread == g->refs[r].thread && w < r && w != own))
 			continue;
 		source = w;
 		sources++;

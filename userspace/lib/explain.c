@@ -28,7 +28,6 @@
 #include "userspace/util/clock.h"
 
 #define CYCLE_SEARCH_LIMIT 300 /* events; beyond, no forced-order story */
-#define TRIAL_MIN_S 0.2        /* seconds a shrinking trial may always take */
 
 static int compare_refs(const void *a, const void *b)
 {
@@ -105,35 +104,39 @@ static int every_event(const struct vsc_program *p, struct vsc_event_ref **all, 
 	return 0;
 }
 
-/* The events to shrink: the localized set when it is inconsistent on its
- * own, else the whole execution (chunks first). */
-static int choose_start(struct shrink *s, struct vsc_core *core)
+/* The localized set, closed under the source rule, when it is
+ * inconsistent on its own: 1; 0 when not, or -errno. */
+static int start_localized(struct shrink *s)
 {
-	double started;
 	int err = localize_refutation(s->p, s->a, &s->all, &s->n);
 
-	if (err < 0)
+	if (err != 0)
+		return err < 0 ? err : 0;
+	if ((err = shrink_prepare(s)))
 		return err;
-	if (err == 0) {
-		if ((err = shrink_prepare(s)))
-			return err;
-		err = shrink_check_kept(s);
-		if (err != 0) {
-			core->localized = err > 0;
-			return err < 0 ? err : 0;
-		}
-		free(s->all);
-		s->all = NULL;
+	memcpy(s->trial, s->keep, s->n);
+	if (shrink_close_trial(s) == 0)
+		return 0;
+	memcpy(s->keep, s->trial, s->n);
+	return shrink_check_kept(s);
+}
+
+/* The events to shrink: the localized set when it is inconsistent on its
+ * own, else a short inconsistent prefix of the whole execution, cut down
+ * in large steps. */
+static int choose_start(struct shrink *s, struct vsc_core *core)
+{
+	int err = start_localized(s);
+
+	if (err != 0) {
+		core->localized = err > 0;
+		return err < 0 ? err : 0;
 	}
-	if ((err = every_event(s->p, &s->all, &s->n)) || (err = shrink_prepare(s)))
+	free(s->all);
+	s->all = NULL;
+	if ((err = every_event(s->p, &s->all, &s->n)) || (err = shrink_prepare(s)) ||
+	    (err = shrink_prefix(s)))
 		return err;
-	started = clock_now_s();
-	err = shrink_check_kept(s);
-	/* a trial set is seldom harder than the whole: give each a few times
-	 * what the whole took, so that one hard subset cannot stall the rest */
-	s->trial_limit = 4 * (clock_now_s() - started) + TRIAL_MIN_S;
-	if (err <= 0)
-		return err < 0 ? err : s->gave_up ? -ETIME : -EINVAL;
 	return shrink_groups(s);
 }
 
@@ -142,6 +145,7 @@ static int explain(const struct vsc_program *p, const struct vsc_check_opts *opt
 		   const struct analysis *given, struct vsc_core **out)
 {
 	struct shrink s = { .p = p, .a = given };
+	struct source_rule rule = { 0 };
 	struct analysis a;
 	struct vsc_core *core = NULL;
 	int err;
@@ -158,9 +162,11 @@ static int explain(const struct vsc_program *p, const struct vsc_check_opts *opt
 			return err;
 		s.a = &a;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &s.started);
+	s.rule = &rule;
 	core = calloc(1, sizeof(*core));
 	err = -ENOMEM;
-	if (!core)
+	if (!core || (err = source_rule_init(&rule, p, s.a)))
 		goto out;
 	if ((err = choose_start(&s, core)) || (err = shrink_single(&s)))
 		goto out;
@@ -172,10 +178,16 @@ static int explain(const struct vsc_program *p, const struct vsc_check_opts *opt
 		if (s.keep[i])
 			core->events[core->count++] = s.all[i];
 	core->minimal = !s.gave_up;
+	if (s.deadline.tv_sec)
+		s.opts.timeout_s = seconds_until(&s.deadline) > 0 ? seconds_until(&s.deadline) : 1e-9;
+	shrink_progress(&s, "is the core a proof");
+	if ((err = core_proof(p, s.a, &rule, core, &s.opts)))
+		goto out;
 	err = core->count <= CYCLE_SEARCH_LIMIT ? core_find_cycle(p, core) : 0;
 out:
 	if (!given)
 		analysis_free(&a);
+	source_rule_free(&rule);
 	shrink_release(&s);
 	if (err) {
 		vsc_core_free(core);
@@ -242,6 +254,13 @@ size_t vsc_core_order_why(const struct vsc_core *core, const struct vsc_order *o
 bool vsc_core_is_minimal(const struct vsc_core *core)
 {
 	return core->minimal;
+}
+
+int vsc_core_proof(const struct vsc_core *core, size_t *events)
+{
+	if (events)
+		*events = core->proof_events;
+	return core->proof;
 }
 
 void vsc_core_free(struct vsc_core *core)

@@ -5,6 +5,11 @@
 #define VSC_EXPLAIN_H
 
 #include "analysis.h"
+#include "core_sources.h"
+
+#define CORE_PROOF_YES 1      /* with every source of its reads: inconsistent */
+#define CORE_PROOF_NO 0       /* ... consistent: it holds for its own sources only */
+#define CORE_PROOF_UNKNOWN -1 /* not checked (too big) or undecided */
 
 /* An order of the cycle or of a justification. Orders live in one pool;
  * why_first/why_count give the orders that justify pool[i] (none for
@@ -17,6 +22,8 @@ struct vsc_core {
 	size_t pool_length, cycle_length;
 	bool minimal;
 	bool localized; /* found from a cycle of forced orders of the whole trace */
+	int proof;      /* CORE_PROOF_*: core_proof.c */
+	size_t proof_events; /* events of the core with every source put back */
 };
 
 /* A small set of events around a cycle of forced orders of the whole
@@ -25,6 +32,12 @@ struct vsc_core {
  * or the bound), or -errno. Linear in the program. */
 int localize_refutation(const struct vsc_program *p, const struct analysis *a,
 			struct vsc_event_ref **events, size_t *count);
+
+/* Whether the core with every source the trace offers its reads is still
+ * inconsistent (core->proof, core->proof_events): 0 or -errno. */
+int core_proof(const struct vsc_program *p, const struct analysis *a,
+	       const struct source_rule *rule, struct vsc_core *core,
+	       const struct vsc_check_opts *opts);
 
 /* The cycle of forced orders of the core's events, each derived order with
  * its justification, into core->pool. 0 when none is found (core->cycle_length

@@ -24,18 +24,7 @@
 #include "shrink.h"
 #include "solver.h"
 
-struct written {
-	uint32_t var;
-	int64_t value;
-};
-
-static int compare_written(const void *a, const void *b)
-{
-	const struct written *x = a, *y = b;
-	if (x->var != y->var)
-		return x->var < y->var ? -1 : 1;
-	return (x->value > y->value) - (x->value < y->value);
-}
+#include <stdio.h>
 
 static const struct vsc_event *event_of(const struct vsc_program *p, struct vsc_event_ref r)
 {
@@ -47,71 +36,58 @@ static const struct event_pairs *pairs_at(const struct shrink *s, size_t i)
 	return &s->a->pairs[s->all[i].thread][s->all[i].index];
 }
 
-static int init_may_be(const struct vsc_program *p, const struct vsc_event *e)
+/* The events of mask into scratch (and their positions into pos). */
+static size_t gather(struct shrink *s, const unsigned char *mask)
 {
-	const struct vsc_var_init *init = &p->inits[e->var];
-	return init->kind == VSC_INIT_UNKNOWN ||
-	       (init->kind == VSC_INIT_KNOWN && init->value == e->value);
-}
+	size_t m = 0;
 
-/* How many times key is in the sorted array w[0..nw). */
-static size_t count_written(const struct written *w, size_t nw, const struct written *key)
-{
-	const struct written *at = bsearch(key, w, nw, sizeof(*key), compare_written);
-	const struct written *lo = at, *hi = at;
-
-	if (!at)
-		return 0;
-	while (lo > w && compare_written(lo - 1, key) == 0)
-		lo--;
-	while (hi + 1 < w + nw && compare_written(hi + 1, key) == 0)
-		hi++;
-	return (size_t)(hi - lo) + 1;
+	for (size_t i = 0; i < s->n; i++)
+		if (mask[i]) {
+			s->pos[m] = (uint32_t)i;
+			s->scratch[m++] = s->all[i];
+		}
+	return m;
 }
 
 /* Every read of scratch[0..m) keeps a possible source in it. */
-static int admissible(struct shrink *s, size_t m)
+static bool admissible(struct shrink *s, size_t m)
 {
-	size_t nw = 0;
+	return source_rule_lacking(s->rule, s->scratch, m, s->bad, 1) == 0;
+}
 
-	for (size_t i = 0; i < m; i++) {
-		const struct vsc_event *e = event_of(s->p, s->scratch[i]);
-		if (e->kind != VSC_READ)
-			s->written[nw++] =
-				(struct written){ e->var,
-						  e->kind == VSC_RMW ? e->new_value : e->value };
-	}
-	qsort(s->written, nw, sizeof(*s->written), compare_written);
-	for (size_t i = 0; i < m; i++) {
-		struct vsc_event_ref r = s->scratch[i];
-		const struct vsc_event *e = event_of(s->p, r);
-		struct written key = { e->var, e->value };
-		const struct event_pairs *ep = &s->a->pairs[r.thread][r.index];
-		size_t self = ep->write == ep->read; /* an RMW writing what it read */
-		if (e->kind == VSC_WRITE || init_may_be(s->p, e) ||
-		    s->a->writes_of[ep->read] == self || count_written(s->written, nw, &key) > self)
-			continue;
-		return 0;
-	}
-	return 1;
+void shrink_progress(struct shrink *s, const char *phase)
+{
+	struct timespec now;
+	char line[160];
+	size_t kept = 0;
+
+	if (!s->opts.progress || !s->opts.on_progress)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (s->last_progress.tv_sec && now.tv_sec - s->last_progress.tv_sec < 1)
+		return;
+	s->last_progress = now;
+	for (size_t i = 0; i < s->n; i++)
+		kept += s->keep[i];
+	snprintf(line, sizeof(line), "%lds, explain: %s, %zu events kept, %lu checks",
+		 (long)(now.tv_sec - s->started.tv_sec), phase, kept, s->checks);
+	s->opts.on_progress(s->opts.progress_ctx, line);
 }
 
 /* 1 when the events of mask are inconsistent (and, if asked, admissible),
  * 0 when not or undecided, -errno on failure. A trial of the large steps
- * (trial) gets at most s->trial_limit seconds: one that runs out is not
- * taken, and costs nothing but the events it would have dropped. */
-static int check_mask(struct shrink *s, const unsigned char *mask, bool need_admissible, bool trial)
+ * gets at most limit_s seconds (0: none but the deadline): one that runs
+ * out is not taken, and costs nothing but the events it would have dropped. */
+static int check_mask(struct shrink *s, const unsigned char *mask, bool need_admissible,
+		      double limit_s)
 {
 	struct vsc_check_opts opts = s->opts;
 	struct vsc_program *sub;
 	struct vsc_result *res;
-	size_t m = 0;
+	size_t m = gather(s, mask);
 	int err, verdict;
 	bool limited = false;
 
-	for (size_t i = 0; i < s->n; i++)
-		if (mask[i])
-			s->scratch[m++] = s->all[i];
 	if (s->deadline.tv_sec) {
 		opts.timeout_s = seconds_until(&s->deadline);
 		if (opts.timeout_s <= 0) {
@@ -119,9 +95,8 @@ static int check_mask(struct shrink *s, const unsigned char *mask, bool need_adm
 			return 0;
 		}
 	}
-	if (trial && s->trial_limit > 0 &&
-	    (opts.timeout_s <= 0 || opts.timeout_s > s->trial_limit)) {
-		opts.timeout_s = s->trial_limit;
+	if (limit_s > 0 && (opts.timeout_s <= 0 || opts.timeout_s > limit_s)) {
+		opts.timeout_s = limit_s;
 		limited = true;
 	}
 	if (need_admissible && !admissible(s, m))
@@ -132,6 +107,7 @@ static int check_mask(struct shrink *s, const unsigned char *mask, bool need_adm
 	sub = vsc_program_subset(s->p, s->scratch, m);
 	if (!sub)
 		return -errno;
+	s->checks++;
 	err = vsc_check(sub, &opts, &res);
 	vsc_program_free(sub);
 	if (err)
@@ -145,12 +121,19 @@ static int check_mask(struct shrink *s, const unsigned char *mask, bool need_adm
 
 int shrink_check_kept(struct shrink *s)
 {
-	return check_mask(s, s->keep, true, false);
+	return check_mask(s, s->keep, true, 0);
+}
+
+int shrink_check_trial(struct shrink *s, double limit_s)
+{
+	return check_mask(s, s->trial, false, limit_s);
 }
 
 /* ---- the closure: drop reads left without a possible source ------------ */
 
-/* Whether the kept read at position i keeps a possible source, by wcount. */
+/* Whether the kept read at position i may keep a source, by wcount: a
+ * quick first cut, more lenient than the rule (program order aside); the
+ * rule itself is applied after it (close_by_order). */
 static int sourced(const struct shrink *s, size_t i)
 {
 	const struct event_pairs *ep = pairs_at(s, i);
@@ -161,9 +144,31 @@ static int sourced(const struct shrink *s, size_t i)
 	return s->a->writes_of[ep->read] == self || s->wcount[ep->read] > self;
 }
 
-/* Drop from s->trial every read left without a source, transitively.
- * Returns how many events stay. */
-static size_t close_trial(struct shrink *s)
+/* The rule on s->trial: drop each read it leaves without a source; again
+ * while a dropped one was an RMW (its write may have been another's
+ * source). Returns how many events stay. */
+static size_t close_by_order(struct shrink *s)
+{
+	size_t m, nbad;
+	bool wrote;
+
+	do {
+		m = gather(s, s->trial);
+		nbad = source_rule_lacking(s->rule, s->scratch, m, s->bad, m);
+		wrote = false;
+		for (size_t j = 0; j < nbad; j++) {
+			s->trial[s->pos[s->bad[j]]] = 0;
+			wrote |= pairs_at(s, s->pos[s->bad[j]])->write != PAIR_NONE;
+		}
+		m -= nbad;
+	} while (wrote);
+	return m;
+}
+
+/* Drop from s->trial every read left without a source, transitively:
+ * first by counts of written pairs (a chain of RMWs in one go), then by
+ * the rule. Returns how many events stay. */
+size_t shrink_close_trial(struct shrink *s)
 {
 	size_t nwork = 0, m = 0;
 
@@ -192,33 +197,35 @@ static size_t close_trial(struct shrink *s)
 	}
 	for (size_t i = 0; i < s->n; i++)
 		m += s->trial[i];
-	return m;
+	return m ? close_by_order(s) : 0;
 }
 
 /* s->trial holds keep minus a group: close it and keep it if the rest is
  * still inconsistent. */
 static int try_trial(struct shrink *s)
 {
-	size_t m = close_trial(s);
+	size_t m = shrink_close_trial(s);
 	int r;
 
+	shrink_progress(s, "cutting groups");
 	if (m == 0)
 		return 0;
-	r = check_mask(s, s->trial, false, true);
+	r = check_mask(s, s->trial, false, s->trial_limit);
 	if (r > 0)
 		memcpy(s->keep, s->trial, s->n);
 	return r;
 }
 
 /* Keep only the kept events in `all` (positions change), so that later
- * steps cost what is left, not the whole execution. */
-static int compact(struct shrink *s)
+ * steps cost what is left, not the whole execution; unless most stay and
+ * not forced. */
+static int compact_if(struct shrink *s, bool force)
 {
 	size_t m = 0;
 
 	for (size_t i = 0; i < s->n; i++)
 		m += s->keep[i];
-	if (m * 2 > s->n)
+	if (m == s->n || (m * 2 > s->n && !force))
 		return 0;
 	m = 0;
 	for (size_t i = 0; i < s->n; i++)
@@ -226,6 +233,17 @@ static int compact(struct shrink *s)
 			s->all[m++] = s->all[i];
 	s->n = m;
 	return shrink_prepare(s);
+}
+
+static int compact(struct shrink *s)
+{
+	return compact_if(s, false);
+}
+
+int shrink_keep_trial(struct shrink *s)
+{
+	memcpy(s->keep, s->trial, s->n);
+	return compact_if(s, true);
 }
 
 /* Per variable + 1, how many kept events the variables before it have. */
@@ -329,7 +347,8 @@ static int try_drop_one(struct shrink *s, size_t i)
 	int r;
 
 	s->keep[i] = 0;
-	r = check_mask(s, s->keep, true, false);
+	shrink_progress(s, "single events");
+	r = check_mask(s, s->keep, true, 0);
 	if (r <= 0)
 		s->keep[i] = 1;
 	return r;
@@ -337,8 +356,10 @@ static int try_drop_one(struct shrink *s, size_t i)
 
 int shrink_single(struct shrink *s)
 {
-	int r, changed;
+	int r = compact_if(s, true), changed;
 
+	if (r)
+		return r;
 	do {
 		changed = 0;
 		for (size_t i = 0; i < s->n && !s->gave_up; i++) {
@@ -383,16 +404,18 @@ int shrink_prepare(struct shrink *s)
 	free(s->keep);
 	free(s->trial);
 	free(s->scratch);
-	free(s->written);
+	free(s->pos);
+	free(s->bad);
 	free(s->work);
 	s->keep = malloc(n);
 	s->trial = malloc(n);
 	s->scratch = malloc(n * sizeof(*s->scratch));
-	s->written = malloc(n * sizeof(*s->written));
+	s->pos = malloc(n * sizeof(*s->pos));
+	s->bad = malloc(n * sizeof(*s->bad));
 	s->work = malloc(n * sizeof(*s->work));
 	if (!s->wcount)
 		s->wcount = malloc((s->a->npairs ? s->a->npairs : 1) * sizeof(*s->wcount));
-	if (!s->keep || !s->trial || !s->scratch || !s->written || !s->work || !s->wcount)
+	if (!s->keep || !s->trial || !s->scratch || !s->pos || !s->bad || !s->work || !s->wcount)
 		return -ENOMEM;
 	memset(s->keep, 1, s->n);
 	return index_readers(s);
@@ -404,7 +427,8 @@ void shrink_release(struct shrink *s)
 	free(s->keep);
 	free(s->trial);
 	free(s->scratch);
-	free(s->written);
+	free(s->pos);
+	free(s->bad);
 	free(s->wcount);
 	free(s->readers_off);
 	free(s->readers);

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/* Whether a core proves the trace inconsistent: the core with every source
+ * the trace offers its reads put back.
+ *
+ * A core keeps, for each read, one source that the trace offers it
+ * (core_sources.c); with several writes of one value, the trace offers
+ * more, and the core may then be inconsistent only for the ones it kept.
+ * Its closure C' adds every candidate of every read (the read's own
+ * thread's last write of the variable before it, if it writes the value,
+ * and each write of the value by another thread), again for the RMWs it
+ * adds. Then C' inconsistent implies the trace inconsistent: if the trace
+ * had an SC interleaving, each read of C' would see in it one of its
+ * candidates (or the initial value, only when its thread has not written
+ * the variable before it), all in C', and no write of the variable in
+ * between, so the interleaving cut down to C' would be one of C', with no
+ * more preemptions. So a core whose closure is inconsistent is a proof;
+ * one whose closure is consistent is said to hold only for the writes it
+ * keeps. The closure is checked only up to PROOF_EVENTS events, within
+ * PROOF_SECONDS (and the deadline). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain.h"
+#include "solver.h"
+#include "userspace/util/array.h"
+#include "userspace/util/sorted.h"
+
+#define PROOF_EVENTS 200000 /* closures past this are not checked */
+#define PROOF_SECONDS 10.0  /* time for the check of the closure */
+#define NONE UINT32_MAX
+
+struct closure {
+	const struct vsc_program *p;
+	const struct analysis *a;
+	const struct source_rule *rule;
+	uint32_t *writers_off, *writers; /* per pair (CSR): flat writes of it */
+	uint8_t *in;                     /* per flat event: in C' */
+	struct vsc_event_ref *refs;
+	size_t count, cap;
+};
+
+static struct vsc_event_ref ref_of(const struct closure *c, uint32_t f)
+{
+	uint32_t t = last_at_most(c->rule->base, 0, program_threads(c->p), f);
+	return (struct vsc_event_ref){ t, f - c->rule->base[t] };
+}
+
+static int index_writers(struct closure *c)
+{
+	uint32_t np = c->a->npairs, *off;
+
+	off = c->writers_off = calloc((size_t)np + 2, sizeof(uint32_t));
+	c->writers = malloc((c->p->event_count ? c->p->event_count : 1) * sizeof(uint32_t));
+	if (!off || !c->writers)
+		return -ENOMEM;
+	for (uint32_t t = 0; t < program_threads(c->p); t++)
+		for (uint32_t i = 0; i < c->p->threads[t].length; i++)
+			if (c->a->pairs[t][i].write != PAIR_NONE)
+				off[c->a->pairs[t][i].write + 2]++;
+	for (uint32_t q = 0; q < np; q++)
+		off[q + 2] += off[q + 1];
+	for (uint32_t t = 0; t < program_threads(c->p); t++)
+		for (uint32_t i = 0; i < c->p->threads[t].length; i++)
+			if (c->a->pairs[t][i].write != PAIR_NONE)
+				c->writers[off[c->a->pairs[t][i].write + 1]++] = c->rule->base[t] + i;
+	return 0;
+}
+
+static int add(struct closure *c, uint32_t f)
+{
+	if (c->in[f])
+		return 0;
+	if (c->count >= PROOF_EVENTS)
+		return 1;
+	if (ARRAY_RESERVE(c->refs, c->cap, c->count + 1))
+		return -ENOMEM;
+	c->in[f] = 1;
+	c->refs[c->count++] = ref_of(c, f);
+	return 0;
+}
+
+/* Every candidate of each read of refs, the added ones' too: 0, 1 when
+ * there are too many, or -ENOMEM. */
+static int close_sources(struct closure *c)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < c->count && !err; i++) {
+		struct vsc_event_ref r = c->refs[i];
+		uint32_t q = c->a->pairs[r.thread][r.index].read;
+		uint32_t h = c->rule->hider[c->rule->base[r.thread] + r.index];
+		if (q == PAIR_NONE)
+			continue;
+		if (h != NONE) {
+			struct vsc_event_ref hr = ref_of(c, h);
+			if (c->a->pairs[hr.thread][hr.index].write == q)
+				err = add(c, h);
+		}
+		for (uint32_t j = c->writers_off[q]; j < c->writers_off[q + 1] && !err; j++)
+			if (ref_of(c, c->writers[j]).thread != r.thread)
+				err = add(c, c->writers[j]);
+	}
+	return err;
+}
+
+static int decide_closure(struct closure *c, const struct vsc_check_opts *given)
+{
+	struct vsc_check_opts opts = *given;
+	struct vsc_program *sub = vsc_program_subset(c->p, c->refs, c->count);
+	struct vsc_result *res;
+	int err, verdict;
+
+	if (!sub)
+		return -errno;
+	if (opts.timeout_s <= 0 || opts.timeout_s > PROOF_SECONDS)
+		opts.timeout_s = PROOF_SECONDS;
+	opts.want_witness = false;
+	opts.minimize = false;
+	opts.progress = false;
+	opts.keep_for_explain = false;
+	err = vsc_check(sub, &opts, &res);
+	vsc_program_free(sub);
+	if (err)
+		return err;
+	verdict = vsc_result_verdict(res);
+	vsc_result_free(res);
+	return verdict == VSC_INCONSISTENT ? CORE_PROOF_YES
+	       : verdict == VSC_CONSISTENT ? CORE_PROOF_NO
+					   : CORE_PROOF_UNKNOWN;
+}
+
+int core_proof(const struct vsc_program *p, const struct analysis *a,
+	       const struct source_rule *rule, struct vsc_core *core,
+	       const struct vsc_check_opts *opts)
+{
+	struct closure c = { .p = p, .a = a, .rule = rule };
+	int err = -ENOMEM;
+
+	core->proof = CORE_PROOF_UNKNOWN;
+	core->proof_events = 0;
+	c.in = calloc(p->event_count ? p->event_count : 1, 1);
+	if (!c.in || (err = index_writers(&c)))
+		goto out;
+	for (size_t i = 0; i < core->count && !err; i++)
+		err = add(&c, rule->base[core->events[i].thread] + core->events[i].index);
+	if (!err)
+		err = close_sources(&c);
+	if (err == 1) {
+		core->proof_events = PROOF_EVENTS;
+		err = 0;
+	} else if (!err && c.count == core->count) {
+		core->proof_events = c.count; /* nothing to put back: the core itself */
+		core->proof = CORE_PROOF_YES;
+	} else if (!err) {
+		core->proof_events = c.count;
+		err = decide_closure(&c, opts);
+		if (err >= 0) {
+			core->proof = err;
+			err = 0;
+		}
+	}
+out:
+	free(c.in);
+	free(c.writers_off);
+	free(c.writers);
+	free(c.refs);
+	return err;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* The source rule of a core (core_sources.c): which reads of a set of
+ * events keep in it a source that the whole trace offers them. */
+#ifndef VSC_CORE_SOURCES_H
+#define VSC_CORE_SOURCES_H
+
+#include "analysis.h"
+
+struct source_rule {
+	const struct vsc_program *p;
+	const struct analysis *a;
+	uint32_t gen;                     /* stamps of the counts below */
+	uint32_t *all_stamp, *all_count;  /* per pair: writes of it in the set */
+	uint32_t *own_stamp, *own_count;  /* per pair: ... by the thread being scanned */
+	uint32_t *last_stamp, *last_pair; /* per var: the thread's last write so far, */
+	uint32_t *last_flat;              /* its pair and its flat number */
+	uint32_t *base;                   /* per thread + 1: flat number of its event 0 */
+	uint32_t *hider; /* per flat event: its thread's last write of its var before it */
+	uint8_t *exempt; /* per flat event: a read with no possible source in p at all */
+};
+
+/* The rule for p with its analysis a: finds, in one pass over p, the reads
+ * that have no possible source even in the whole program. 0 or -ENOMEM. */
+int source_rule_init(struct source_rule *r, const struct vsc_program *p, const struct analysis *a);
+void source_rule_free(struct source_rule *r);
+
+/* Whether the initial value of e's variable may be the value e reads. */
+bool init_may_be(const struct vsc_program *p, const struct vsc_event *e);
+
+/* The reads of refs[0..m) (sorted by thread, then index) that keep no
+ * candidate source among refs and are not exempt: their positions in refs
+ * go to bad (room for m), at most `most` of them. Returns how many. */
+size_t source_rule_lacking(struct source_rule *r, const struct vsc_event_ref *refs, size_t m,
+			   uint32_t *bad, size_t most);
+
+#endif

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/* A short inconsistent prefix of a long execution, before it is shrunk.
+ *
+ * Shrinking a whole execution of millions of events pays a check of most
+ * of it at every large step, and holds as much. A violation shows in some
+ * prefix, and in a recorded trace usually early: so the shrinking starts
+ * from the shortest inconsistent prefix found.
+ *
+ * The prefix up to L: each thread's events up to line L of the trace when
+ * every thread's lines increase (a recorded trace: lines follow time), else
+ * each thread's first fraction L of its events; then closed under the
+ * source rule (core_sources.c), so that it may be a core. Prefixes of
+ * 4096 events, then 4 times more each time, are checked until one is
+ * inconsistent (the last is the whole execution, which is); then bisection
+ * between the last that was not and the first that was, until they differ
+ * by an eighth. Each check but the whole one has a time limit (a second,
+ * plus four times the previous check): an undecided prefix counts as not
+ * inconsistent, and a longer one is tried.
+ *
+ * Nothing is assumed of a prefix: the set handed on is one that the solver
+ * found inconsistent and that keeps the source rule, as any step of the
+ * shrinking. That inconsistency is not monotone in L only makes the
+ * bisection find some short inconsistent prefix rather than the shortest. */
+#include <errno.h>
+#include <string.h>
+
+#include "shrink.h"
+#include "userspace/util/clock.h"
+
+#define PREFIX_FIRST 4096      /* events of the first prefix tried */
+#define PREFIX_GROWTH 4        /* each next prefix this many times longer */
+#define PREFIX_TRIAL_S 1.0     /* seconds a prefix check may always take */
+#define PREFIX_BISECTIONS 12   /* bisection steps at most */
+#define FRACTION_ONE (1ULL << 32)
+
+struct prefix_key {
+	const struct vsc_program *p;
+	bool by_line;
+	uint64_t last; /* the largest key */
+};
+
+static uint64_t key_of(const struct prefix_key *k, uint32_t t, uint32_t i)
+{
+	const struct vsc_thread *th = &k->p->threads[t];
+	return k->by_line ? th->lines[i] : (uint64_t)i * FRACTION_ONE / th->length;
+}
+
+/* Whether every thread has trace lines, in increasing order. */
+static bool lines_increase(const struct vsc_program *p)
+{
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		const struct vsc_thread *th = &p->threads[t];
+		if (th->length && !th->lines)
+			return false;
+		for (uint32_t i = 1; i < th->length; i++)
+			if (th->lines[i] < th->lines[i - 1])
+				return false;
+	}
+	return true;
+}
+
+/* How many events of thread t have a key of at most L. */
+static uint32_t count_upto(const struct prefix_key *k, uint32_t t, uint64_t L)
+{
+	uint32_t lo = 0, hi = k->p->threads[t].length;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (key_of(k, t, mid) <= L)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t prefix_size(const struct prefix_key *k, uint64_t L)
+{
+	size_t n = 0;
+
+	for (uint32_t t = 0; t < program_threads(k->p); t++)
+		n += count_upto(k, t, L);
+	return n;
+}
+
+/* The least key whose prefix has at least `size` events. */
+static uint64_t key_for_size(const struct prefix_key *k, size_t size)
+{
+	uint64_t lo = 0, hi = k->last;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (prefix_size(k, mid) >= size)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Check the closed prefix up to L within limit_s (0: the deadline only);
+ * when it is inconsistent it becomes the kept set. */
+static int try_prefix(struct shrink *s, const struct prefix_key *k, uint64_t L, double limit_s,
+		      double *took)
+{
+	size_t at = 0;
+	double started;
+	int r;
+
+	memset(s->trial, 0, s->n);
+	for (uint32_t t = 0; t < program_threads(s->p); t++) {
+		memset(s->trial + at, 1, count_upto(k, t, L));
+		at += s->p->threads[t].length;
+	}
+	shrink_progress(s, "a short inconsistent prefix");
+	if (shrink_close_trial(s) == 0)
+		return 0;
+	started = clock_now_s();
+	r = shrink_check_trial(s, limit_s);
+	*took = clock_now_s() - started;
+	if (r > 0)
+		memcpy(s->keep, s->trial, s->n);
+	return r;
+}
+
+static void set_last_key(struct prefix_key *k)
+{
+	k->last = k->by_line ? 0 : FRACTION_ONE;
+	for (uint32_t t = 0; k->by_line && t < program_threads(k->p); t++) {
+		const struct vsc_thread *th = &k->p->threads[t];
+		if (th->length && th->lines[th->length - 1] > k->last)
+			k->last = th->lines[th->length - 1];
+	}
+}
+
+int shrink_prefix(struct shrink *s)
+{
+	struct prefix_key k = { .p = s->p, .by_line = lines_increase(s->p) };
+	uint64_t lo = 0, hi;
+	double took = 0, limit = PREFIX_TRIAL_S;
+	int r;
+
+	if (s->n != s->p->event_count)
+		return -EINVAL; /* `all` must be every event, thread by thread */
+	set_last_key(&k);
+	for (size_t size = PREFIX_FIRST;; size *= PREFIX_GROWTH) {
+		hi = size >= s->n ? k.last : key_for_size(&k, size);
+		r = try_prefix(s, &k, hi, hi == k.last ? 0 : limit, &took);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			break;
+		if (hi == k.last)
+			return s->gave_up ? -ETIME : -EINVAL;
+		lo = hi;
+		limit = PREFIX_TRIAL_S + 4 * took;
+	}
+	s->trial_limit = 4 * took + TRIAL_MIN_S;
+	for (int step = 0; step < PREFIX_BISECTIONS && !s->gave_up; step++) {
+		size_t at_hi = prefix_size(&k, hi);
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (at_hi - prefix_size(&k, lo) <= at_hi / 8 || mid == lo)
+			break;
+		r = try_prefix(s, &k, mid, s->trial_limit, &took);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	memcpy(s->trial, s->keep, s->n);
+	return shrink_keep_trial(s);
+}
