@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "core_sources.h"
+#include "userspace/util/sorted.h"
 
 #define NONE UINT32_MAX
 
@@ -98,6 +99,29 @@ static bool keeps_source(const struct source_rule *r, struct vsc_event_ref e, ui
 	       count_of(r->own_stamp, r->own_count, q, own_gen);
 }
 
+/* The pair the event of flat number f writes. */
+static uint32_t write_pair_of(const struct source_rule *r, uint32_t f)
+{
+	uint32_t t = last_at_most(r->base, 0, program_threads(r->p), f);
+	return r->a->pairs[t][f - r->base[t]].write;
+}
+
+#define MANY_WRITERS (UINT32_MAX - 1) /* pair_writer: two threads or more */
+
+/* Whether the read e (pair q) has a candidate in the whole program: h, if
+ * it writes q; the initial value, when there is no h; another thread's
+ * write of q. */
+static bool candidate_anywhere(const struct source_rule *r, struct vsc_event_ref e, uint32_t q)
+{
+	uint32_t h = r->hider[r->base[e.thread] + e.index], w = r->pair_writer[q];
+
+	if (w == MANY_WRITERS || (w != NONE && w != e.thread))
+		return true;
+	if (h == NONE)
+		return init_may_be(r->p, event_at(r->p, e));
+	return write_pair_of(r, h) == q;
+}
+
 /* A read with no candidate in the whole trace: whether the set keeps h
  * and a write of its value (when the trace has them). */
 static bool shows_no_source(const struct source_rule *r, struct vsc_event_ref e, uint32_t all_gen,
@@ -135,8 +159,8 @@ size_t source_rule_lacking(struct source_rule *r, const struct vsc_event_ref *re
 			const struct event_pairs *ep = pairs_at(r, refs[i]);
 			uint32_t var = event_at(r->p, refs[i])->var;
 			if (ep->read != PAIR_NONE && !keeps_source(r, refs[i], all_gen, own_gen) &&
-			    !(r->exempt && r->exempt[r->base[refs[i].thread] + refs[i].index] &&
-			      shows_no_source(r, refs[i], all_gen, own_gen)))
+			    (candidate_anywhere(r, refs[i], ep->read) ||
+			     !shows_no_source(r, refs[i], all_gen, own_gen)))
 				bad[nbad++] = (uint32_t)i;
 			if (ep->write != PAIR_NONE) {
 				r->last_stamp[var] = own_gen;
@@ -166,29 +190,19 @@ static void find_hiders(struct source_rule *r)
 	}
 }
 
-/* The reads of the whole program that keep no possible source in it. */
-static int find_exempt(struct source_rule *r)
+/* Per pair, the one thread that writes it (MANY_WRITERS, NONE). */
+static void find_pair_writers(struct source_rule *r)
 {
 	const struct vsc_program *p = r->p;
-	size_t n = p->event_count, m = 0, nbad;
-	struct vsc_event_ref *refs = malloc((n ? n : 1) * sizeof(*refs));
-	uint32_t *bad = malloc((n ? n : 1) * sizeof(*bad));
-	int err = -ENOMEM;
 
-	r->exempt = calloc(n ? n : 1, 1);
-	if (!refs || !bad || !r->exempt)
-		goto out;
+	memset(r->pair_writer, 0xff, (r->a->npairs ? r->a->npairs : 1) * sizeof(uint32_t));
 	for (uint32_t t = 0; t < program_threads(p); t++)
-		for (uint32_t i = 0; i < p->threads[t].length; i++)
-			refs[m++] = (struct vsc_event_ref){ t, i };
-	nbad = source_rule_lacking(r, refs, m, bad, m);
-	for (size_t j = 0; j < nbad; j++)
-		r->exempt[r->base[refs[bad[j]].thread] + refs[bad[j]].index] = 1;
-	err = 0;
-out:
-	free(refs);
-	free(bad);
-	return err;
+		for (uint32_t i = 0; i < p->threads[t].length; i++) {
+			uint32_t q = r->a->pairs[t][i].write;
+			if (q == PAIR_NONE || r->pair_writer[q] == t)
+				continue;
+			r->pair_writer[q] = r->pair_writer[q] == NONE ? t : MANY_WRITERS;
+		}
 }
 
 int source_rule_init(struct source_rule *r, const struct vsc_program *p, const struct analysis *a)
@@ -206,8 +220,9 @@ int source_rule_init(struct source_rule *r, const struct vsc_program *p, const s
 	r->last_flat = malloc(nv * sizeof(uint32_t));
 	r->base = malloc(((size_t)k + 1) * sizeof(uint32_t));
 	r->hider = malloc((p->event_count ? p->event_count : 1) * sizeof(uint32_t));
+	r->pair_writer = malloc(np * sizeof(uint32_t));
 	if (!r->all_stamp || !r->all_count || !r->own_stamp || !r->own_count || !r->last_stamp ||
-	    !r->last_pair || !r->last_flat || !r->base || !r->hider) {
+	    !r->last_pair || !r->last_flat || !r->base || !r->hider || !r->pair_writer) {
 		source_rule_free(r);
 		return -ENOMEM;
 	}
@@ -215,7 +230,8 @@ int source_rule_init(struct source_rule *r, const struct vsc_program *p, const s
 	for (uint32_t t = 0; t < k; t++)
 		r->base[t + 1] = r->base[t] + p->threads[t].length;
 	find_hiders(r);
-	return find_exempt(r);
+	find_pair_writers(r);
+	return 0;
 }
 
 void source_rule_free(struct source_rule *r)
@@ -228,7 +244,7 @@ void source_rule_free(struct source_rule *r)
 	free(r->last_pair);
 	free(r->last_flat);
 	free(r->hider);
+	free(r->pair_writer);
 	free(r->base);
-	free(r->exempt);
 	*r = (struct source_rule){ 0 };
 }

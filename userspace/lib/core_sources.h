@@ -15,12 +15,11 @@ struct source_rule {
 	uint32_t *last_stamp, *last_pair; /* per var: the thread's last write so far, */
 	uint32_t *last_flat;              /* its pair and its flat number */
 	uint32_t *base;                   /* per thread + 1: flat number of its event 0 */
-	uint32_t *hider; /* per flat event: its thread's last write of its var before it */
-	uint8_t *exempt; /* per flat event: a read with no possible source in p at all */
+	uint32_t *hider;       /* per flat event: its thread's last write of its var before it */
+	uint32_t *pair_writer; /* per pair: the one thread writing it, or NONE / several */
 };
 
-/* The rule for p with its analysis a: finds, in one pass over p, the reads
- * that have no possible source even in the whole program. 0 or -ENOMEM. */
+/* The rule for p with its analysis a (two passes over p). 0 or -ENOMEM. */
 int source_rule_init(struct source_rule *r, const struct vsc_program *p, const struct analysis *a);
 void source_rule_free(struct source_rule *r);
 
@@ -28,7 +27,8 @@ void source_rule_free(struct source_rule *r);
 bool init_may_be(const struct vsc_program *p, const struct vsc_event *e);
 
 /* The reads of refs[0..m) (sorted by thread, then index) that keep no
- * candidate source among refs and are not exempt: their positions in refs
+ * candidate source among refs (nor, if they have none in the whole program,
+ * what shows that): their positions in refs
  * go to bad (room for m), at most `most` of them. Returns how many. */
 size_t source_rule_lacking(struct source_rule *r, const struct vsc_event_ref *refs, size_t m,
 			   uint32_t *bad, size_t most);

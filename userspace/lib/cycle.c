@@ -100,23 +100,16 @@ static void fix_initial_values(struct dense *g)
 	}
 }
 
-/* The last write of r's variable by r's thread before r, or n: it hides
- * the thread's older writes from r. */
-static size_t own_last_write(const struct dense *g, size_t r)
-{
-	for (size_t w = r; w-- > 0 && g->refs[w].thread == g->refs[r].thread;)
-		if (writes_var(g->ev[w], g->ev[r]->var))
-			return w;
-	return g->n;
-}
-
 /* Whether r's thread writes r's variable before r: then r cannot see the
  * initial value. (Only program order: a derived order that puts a write
  * before a read of the initial value is the contradiction itself, and is
  * told as a from-read.) */
 static int init_hidden(const struct dense *g, size_t r)
 {
-	return own_last_write(g, r) != g->n;
+	for (size_t w = r; w-- > 0 && g->refs[w].thread == g->refs[r].thread;)
+		if (writes_var(g->ev[w], g->ev[r]->var))
+			return 1;
+	return 0;
 }
 
 static void saturate_read(struct dense *g, size_t r, int *changed)
@@ -124,12 +117,10 @@ static void saturate_read(struct dense *g, size_t r, int *changed)
 	size_t n = g->n, source = n, sources = 0;
 	const struct vsc_event *e = g->ev[r];
 	int from_init = init_gives(g, e) && !init_hidden(g, r);
-	size_t own = own_last_write(g, r);
 
 	for (size_t w = 0; w < n; w++) {
 		if (w == r || !writes_var(g->ev[w], e->var) ||
-		    written_value(g->ev[w]) != e->value || g->reach[r * n + w] ||
-		    (g->refs[w].thread == g->refs[r].thread && w < r && w != own))
+		    written_value(g->ev[w]) != e->value || g->reach[r * n + w])
 			continue;
 		source = w;
 		sources++;

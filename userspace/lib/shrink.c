@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Shrinking an inconsistent set of events to a 1-minimal core.
  *
- * The rule every step keeps: each read of the set keeps a possible source
- * in it (a write of its value, or an initial value that may be it), except
- * a read of a value that nothing in the whole program writes.
+ * The rule every step keeps: each read of the set keeps a source that the
+ * whole trace offers it, program order taken into account (core_sources.c).
  *
- * A long execution is first cut down in large steps (shrink_groups): whole
+ * A long execution is first cut to a short inconsistent prefix
+ * (shrink_prefix.c), then cut down in large steps (shrink_groups): whole
  * variables (the events of some variables are an execution of their own,
  * consistent whenever the whole one is, so a violation on a few variables
  * stays when the others go), then whole threads, then halving chunks of
@@ -18,13 +18,12 @@
  * inconsistent: consistency is not monotone, so it is tried again until
  * nothing changes. Each try is one call of the solver on the set. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shrink.h"
 #include "solver.h"
-
-#include <stdio.h>
 
 static const struct vsc_event *event_of(const struct vsc_program *p, struct vsc_event_ref r)
 {
@@ -153,6 +152,10 @@ static size_t close_by_order(struct shrink *s)
 	bool wrote;
 
 	do {
+		if (s->deadline.tv_sec && seconds_until(&s->deadline) <= 0) {
+			s->gave_up = true;
+			return 0; /* not closed: not a set to try */
+		}
 		m = gather(s, s->trial);
 		nbad = source_rule_lacking(s->rule, s->scratch, m, s->bad, m);
 		wrote = false;

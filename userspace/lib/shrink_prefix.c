@@ -9,13 +9,13 @@
  * The prefix up to L: each thread's events up to line L of the trace when
  * every thread's lines increase (a recorded trace: lines follow time), else
  * each thread's first fraction L of its events; then closed under the
- * source rule (core_sources.c), so that it may be a core. Prefixes of
- * 4096 events, then 4 times more each time, are checked until one is
- * inconsistent (the last is the whole execution, which is); then bisection
- * between the last that was not and the first that was, until they differ
- * by an eighth. Each check but the whole one has a time limit (a second,
- * plus four times the previous check): an undecided prefix counts as not
- * inconsistent, and a longer one is tried.
+ * source rule (core_sources.c), so that it may be a core. The whole
+ * execution is checked first (it is inconsistent; its time sets the
+ * limits); then prefixes of 4096 events, 4 times more each time, up to
+ * half of it, until one is inconsistent; then bisection between the last
+ * that was not and the first that was, until they differ by an eighth.
+ * Each prefix check may take twice the whole one's time (plus 0.02 s): an
+ * undecided prefix counts as not inconsistent.
  *
  * Nothing is assumed of a prefix: the set handed on is one that the solver
  * found inconsistent and that keeps the source rule, as any step of the
@@ -29,7 +29,7 @@
 
 #define PREFIX_FIRST 4096      /* events of the first prefix tried */
 #define PREFIX_GROWTH 4        /* each next prefix this many times longer */
-#define PREFIX_TRIAL_S 1.0     /* seconds a prefix check may always take */
+#define PREFIX_TRIAL_MIN_S 0.02 /* seconds a prefix check may always take */
 #define PREFIX_BISECTIONS 12   /* bisection steps at most */
 #define FRACTION_ONE (1ULL << 32)
 
@@ -137,38 +137,43 @@ int shrink_prefix(struct shrink *s)
 {
 	struct prefix_key k = { .p = s->p, .by_line = lines_increase(s->p) };
 	uint64_t lo = 0, hi;
-	double took = 0, limit = PREFIX_TRIAL_S;
+	double took = 0, whole, limit;
 	int r;
 
 	if (s->n != s->p->event_count)
 		return -EINVAL; /* `all` must be every event, thread by thread */
 	set_last_key(&k);
-	for (size_t size = PREFIX_FIRST;; size *= PREFIX_GROWTH) {
-		hi = size >= s->n ? k.last : key_for_size(&k, size);
-		r = try_prefix(s, &k, hi, hi == k.last ? 0 : limit, &took);
-		if (r < 0)
+	hi = k.last;
+	if ((r = try_prefix(s, &k, hi, 0, &whole)) <= 0)
+		return r < 0 ? r : s->gave_up ? -ETIME : -EINVAL;
+	/* a prefix that takes longer than twice the whole is not worth it */
+	limit = 2 * whole + PREFIX_TRIAL_MIN_S;
+	for (size_t size = PREFIX_FIRST; size * 2 <= s->n && !s->gave_up; size *= PREFIX_GROWTH) {
+		uint64_t at = key_for_size(&k, size);
+		if ((r = try_prefix(s, &k, at, limit, &took)) < 0)
 			return r;
-		if (r > 0)
+		if (r > 0) {
+			hi = at;
+			whole = took;
 			break;
-		if (hi == k.last)
-			return s->gave_up ? -ETIME : -EINVAL;
-		lo = hi;
-		limit = PREFIX_TRIAL_S + 4 * took;
+		}
+		lo = at;
 	}
-	s->trial_limit = 4 * took + TRIAL_MIN_S;
 	for (int step = 0; step < PREFIX_BISECTIONS && !s->gave_up; step++) {
 		size_t at_hi = prefix_size(&k, hi);
 		uint64_t mid = lo + (hi - lo) / 2;
 		if (at_hi - prefix_size(&k, lo) <= at_hi / 8 || mid == lo)
 			break;
-		r = try_prefix(s, &k, mid, s->trial_limit, &took);
-		if (r < 0)
+		if ((r = try_prefix(s, &k, mid, limit, &took)) < 0)
 			return r;
-		if (r > 0)
+		if (r > 0) {
 			hi = mid;
-		else
+			whole = took;
+		} else {
 			lo = mid;
+		}
 	}
+	s->trial_limit = 4 * whole + TRIAL_MIN_S;
 	memcpy(s->trial, s->keep, s->n);
 	return shrink_keep_trial(s);
 }
