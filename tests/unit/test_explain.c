@@ -231,11 +231,13 @@ static size_t close_sources(const struct vsc_program *p, const struct vsc_event_
 				if (!in[t][k] || e->kind == VSC_WRITE)
 					continue;
 				for (size_t u = 0; u < vsc_program_thread_count(p); u++)
-					for (size_t j = 0; j < vsc_program_thread_length(p, u); j++) {
+					for (size_t j = 0; j < vsc_program_thread_length(p, u);
+					     j++) {
 						const struct vsc_event *w =
 							&vsc_program_events(p, u)[j];
 						if (in[u][j] || w->kind == VSC_READ ||
-						    w->var != e->var || written_value(w) != e->value ||
+						    w->var != e->var ||
+						    written_value(w) != e->value ||
 						    (u == t && (long)j != h))
 							continue;
 						in[u][j] = 1;
@@ -456,7 +458,8 @@ static void test_closure_sound(void **state)
 		for (size_t t = 0; t < vsc_program_thread_count(p); t++)
 			for (size_t k = 0; k < vsc_program_thread_length(p, t); k++)
 				if (random_next(&seed) % 3 == 0)
-					set[n++] = (struct vsc_event_ref){ (uint32_t)t, (uint32_t)k };
+					set[n++] =
+						(struct vsc_event_ref){ (uint32_t)t, (uint32_t)k };
 		m = close_sources(p, set, n, closed);
 		if (m) {
 			struct vsc_program *sub = vsc_program_subset(p, closed, m);

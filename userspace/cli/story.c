@@ -295,7 +295,8 @@ static void print_sources(const struct file_report *f, const struct vsc_program 
 			       vsc_program_thread_name(p, core[k].thread), core[k].index);
 			sources++;
 		}
-		printf("%s\n", sources ? "" : " nothing: no write in the trace that program order allows");
+		printf("%s\n",
+		       sources ? "" : " nothing: no write in the trace that program order allows");
 	}
 }
 

@@ -26,8 +26,8 @@
 #include "userspace/util/array.h"
 #include "userspace/util/sorted.h"
 
-#define PROOF_EVENTS 200000 /* closures past this are not checked */
-#define PROOF_SECONDS 10.0  /* time for the check of the closure */
+#define PROOF_EVENTS 200000     /* closures past this are not checked */
+#define PROOF_SECONDS 10.0      /* time for the check of the closure */
 #define PROOF_QUICK_EVENTS 1024 /* cores looked at pair by pair first */
 #define NONE UINT32_MAX
 
@@ -64,7 +64,8 @@ static int index_writers(struct closure *c)
 	for (uint32_t t = 0; t < program_threads(c->p); t++)
 		for (uint32_t i = 0; i < c->p->threads[t].length; i++)
 			if (c->a->pairs[t][i].write != PAIR_NONE)
-				c->writers[off[c->a->pairs[t][i].write + 1]++] = c->rule->base[t] + i;
+				c->writers[off[c->a->pairs[t][i].write + 1]++] =
+					c->rule->base[t] + i;
 	return 0;
 }
 

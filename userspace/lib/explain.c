@@ -179,7 +179,8 @@ static int explain(const struct vsc_program *p, const struct vsc_check_opts *opt
 			core->events[core->count++] = s.all[i];
 	core->minimal = !s.gave_up;
 	if (s.deadline.tv_sec)
-		s.opts.timeout_s = seconds_until(&s.deadline) > 0 ? seconds_until(&s.deadline) : 1e-9;
+		s.opts.timeout_s =
+			seconds_until(&s.deadline) > 0 ? seconds_until(&s.deadline) : 1e-9;
 	shrink_progress(&s, "is the core a proof");
 	if ((err = core_proof(p, s.a, &rule, core, &s.opts)))
 		goto out;

@@ -21,8 +21,8 @@ struct vsc_core {
 	size_t *why_first, *why_count;
 	size_t pool_length, cycle_length;
 	bool minimal;
-	bool localized; /* found from a cycle of forced orders of the whole trace */
-	int proof;      /* CORE_PROOF_*: core_proof.c */
+	bool localized;      /* found from a cycle of forced orders of the whole trace */
+	int proof;           /* CORE_PROOF_*: core_proof.c */
 	size_t proof_events; /* events of the core with every source put back */
 };
 

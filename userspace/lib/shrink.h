@@ -23,15 +23,15 @@ struct shrink {
 	unsigned char *keep;  /* the candidate set */
 	unsigned char *trial; /* a candidate being tried */
 	struct vsc_event_ref *scratch;
-	uint32_t *pos;             /* scratch: the position in `all` of each scratch entry */
-	uint32_t *bad;             /* scratch: reads left without a source */
-	struct source_rule *rule;  /* which reads keep a possible source (core_sources.c) */
-	uint32_t *wcount;        /* per pair: kept events writing it (closure) */
-	uint32_t *readers_off;   /* per pair + 1: CSR of positions in `all` */
-	uint32_t *readers;       /* that read the pair */
-	uint32_t *work;          /* worklist of the closure */
-	bool gave_up;            /* a check ended unknown: minimality not proven */
-	unsigned long checks;    /* solver calls so far (progress lines) */
+	uint32_t *pos;            /* scratch: the position in `all` of each scratch entry */
+	uint32_t *bad;            /* scratch: reads left without a source */
+	struct source_rule *rule; /* which reads keep a possible source (core_sources.c) */
+	uint32_t *wcount;         /* per pair: kept events writing it (closure) */
+	uint32_t *readers_off;    /* per pair + 1: CSR of positions in `all` */
+	uint32_t *readers;        /* that read the pair */
+	uint32_t *work;           /* worklist of the closure */
+	bool gave_up;             /* a check ended unknown: minimality not proven */
+	unsigned long checks;     /* solver calls so far (progress lines) */
 	struct timespec started, last_progress;
 };
 

@@ -27,10 +27,10 @@
 #include "shrink.h"
 #include "userspace/util/clock.h"
 
-#define PREFIX_FIRST 4096      /* events of the first prefix tried */
-#define PREFIX_GROWTH 4        /* each next prefix this many times longer */
+#define PREFIX_FIRST 4096       /* events of the first prefix tried */
+#define PREFIX_GROWTH 4         /* each next prefix this many times longer */
 #define PREFIX_TRIAL_MIN_S 0.02 /* seconds a prefix check may always take */
-#define PREFIX_BISECTIONS 12   /* bisection steps at most */
+#define PREFIX_BISECTIONS 12    /* bisection steps at most */
 #define FRACTION_ONE (1ULL << 32)
 
 struct prefix_key {
