@@ -109,24 +109,13 @@ static int close_sources(struct closure *c)
 static int decide_closure(struct closure *c, const struct vsc_check_opts *given)
 {
 	struct vsc_check_opts opts = *given;
-	struct vsc_program *sub = vsc_program_subset(c->p, c->refs, c->count);
-	struct vsc_result *res;
-	int err, verdict;
+	int verdict;
 
-	if (!sub)
-		return -errno;
 	if (opts.timeout_s <= 0 || opts.timeout_s > PROOF_SECONDS)
 		opts.timeout_s = PROOF_SECONDS;
-	opts.want_witness = false;
-	opts.minimize = false;
-	opts.progress = false;
-	opts.keep_for_explain = false;
-	err = vsc_check(sub, &opts, &res);
-	vsc_program_free(sub);
-	if (err)
-		return err;
-	verdict = vsc_result_verdict(res);
-	vsc_result_free(res);
+	verdict = verdict_of_events(c->p, c->refs, c->count, opts);
+	if (verdict < 0)
+		return verdict;
 	return verdict == VSC_INCONSISTENT ? CORE_PROOF_YES
 	       : verdict == VSC_CONSISTENT ? CORE_PROOF_NO
 					   : CORE_PROOF_UNKNOWN;

@@ -90,6 +90,28 @@ fail:
 	return NULL;
 }
 
+int verdict_of_events(const struct vsc_program *p, const struct vsc_event_ref *refs, size_t n,
+		      struct vsc_check_opts opts)
+{
+	struct vsc_program *sub = vsc_program_subset(p, refs, n);
+	struct vsc_result *res;
+	int err, verdict;
+
+	if (!sub)
+		return -errno;
+	opts.want_witness = false;
+	opts.minimize = false;
+	opts.progress = false;
+	opts.keep_for_explain = false;
+	err = vsc_check(sub, &opts, &res);
+	vsc_program_free(sub);
+	if (err)
+		return err;
+	verdict = vsc_result_verdict(res);
+	vsc_result_free(res);
+	return verdict;
+}
+
 static int every_event(const struct vsc_program *p, struct vsc_event_ref **all, size_t *n)
 {
 	size_t m = 0;

@@ -33,6 +33,11 @@ struct vsc_core {
 int localize_refutation(const struct vsc_program *p, const struct analysis *a,
 			struct vsc_event_ref **events, size_t *count);
 
+/* The verdict on the events refs[0..n) of p alone, under opts (no witness,
+ * no --min, no progress): VSC_* or -errno. */
+int verdict_of_events(const struct vsc_program *p, const struct vsc_event_ref *refs, size_t n,
+		      struct vsc_check_opts opts);
+
 /* Whether the core with every source the trace offers its reads is still
  * inconsistent (core->proof, core->proof_events): 0 or -errno. */
 int core_proof(const struct vsc_program *p, const struct analysis *a,

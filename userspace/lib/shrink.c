@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain.h"
 #include "shrink.h"
 #include "solver.h"
 
@@ -81,10 +82,8 @@ static int check_mask(struct shrink *s, const unsigned char *mask, bool need_adm
 		      double limit_s)
 {
 	struct vsc_check_opts opts = s->opts;
-	struct vsc_program *sub;
-	struct vsc_result *res;
 	size_t m = gather(s, mask);
-	int err, verdict;
+	int verdict;
 	bool limited = false;
 
 	if (s->deadline.tv_sec) {
@@ -100,19 +99,9 @@ static int check_mask(struct shrink *s, const unsigned char *mask, bool need_adm
 	}
 	if (need_admissible && !admissible(s, m))
 		return 0;
-	opts.want_witness = false;
-	opts.minimize = false;
-	opts.progress = false;
-	sub = vsc_program_subset(s->p, s->scratch, m);
-	if (!sub)
-		return -errno;
 	s->checks++;
-	err = vsc_check(sub, &opts, &res);
-	vsc_program_free(sub);
-	if (err)
-		return err;
-	verdict = vsc_result_verdict(res);
-	vsc_result_free(res);
+	if ((verdict = verdict_of_events(s->p, s->scratch, m, opts)) < 0)
+		return verdict;
 	if (verdict == VSC_UNKNOWN && !limited)
 		s->gave_up = true;
 	return verdict == VSC_INCONSISTENT;
