@@ -184,9 +184,6 @@ static void print_chain(const struct file_report *f, const struct item *it,
 	}
 }
 
-/* init x ?: the values the core's reads fix, when no write of the core
- * makes them. Returns how many variables got two such values (a reason on
- * its own). */
 /* The index of the last write of r's variable by its thread before it in
  * the trace, or -1: it hides the initial value and the thread's older
  * writes from r. */
@@ -226,6 +223,9 @@ static bool init_may_source(const struct vsc_program *p, struct vsc_event_ref r)
 	       (init == VSC_INIT_UNKNOWN || (init == VSC_INIT_KNOWN && init_value == e->value));
 }
 
+/* init x ?: the values the core's reads fix, when no write of the core
+ * makes them. Returns how many variables got two such values (a reason on
+ * its own). */
 static int print_unknown_inits(const struct vsc_program *p, const struct vsc_event_ref *core,
 			       size_t n, const char *indent)
 {
