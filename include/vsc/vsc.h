@@ -351,6 +351,17 @@ bool vsc_core_is_minimal(const struct vsc_core *core);
  * or a limit). events: how many events that closure has. */
 int vsc_core_proof(const struct vsc_core *core, size_t *events);
 void vsc_core_free(struct vsc_core *core);
+/* The source rule a core keeps for its reads (docs/explain.md): whether
+ * the read `read` of prog (a read, or an RMW's read) may see `write` in some
+ * interleaving, as far as program order goes. write must write the value
+ * read to the same variable, and be another thread's write or the read's
+ * own thread's last write of the variable before it. write NULL asks about
+ * the initial value: the read's thread writes the variable nowhere before
+ * it, and the initial value may be the value read (`init x v`, `init x ?`).
+ * false when read is not a read of prog. A core keeps, for each read, at
+ * least one source this allows. */
+bool vsc_read_may_see(const struct vsc_program *prog, struct vsc_event_ref read,
+		      const struct vsc_event_ref *write);
 
 /* A new program made of the given events of prog (program order kept,
  * initial values kept, thread names kept). */

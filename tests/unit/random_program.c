@@ -59,7 +59,10 @@ struct vsc_program *random_program(uint64_t *s, const struct random_shape *sh)
 		struct vsc_event e = { .var = v };
 		int may_write = !sh->one_writer || owner[v] == t;
 		if (may_write && random_below(s, 100) < sh->write_pct) {
-			int64_t value = (int64_t)random_below(s, sh->values);
+			int64_t value =
+				sh->unique_last && v == sh->vars - 1
+					? 100 + (int64_t)n /* a counter: values identify writes */
+					: (int64_t)random_below(s, sh->values);
 			if (has[v] && random_below(s, 100) < sh->rmw_pct) {
 				e.kind = VSC_RMW;
 				e.value = mem[v];

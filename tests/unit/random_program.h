@@ -19,6 +19,7 @@ struct random_shape {
 	unsigned wrong_pct; /* chance of a read with a random value */
 	unsigned init_pct;  /* chance per variable of init x v (half of them ?) */
 	int timestamps;     /* @ts hints: the generating order, a little shuffled */
+	int unique_last;    /* the last variable's writes write values of their own */
 };
 
 /* xorshift64*: the seed picks the program. */

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "brute.h"
+#include "narrow_ref.h"
 #include "explain.h" /* localize_refutation: the internal step tested below */
 #include "random_program.h"
 #include "solver.h" /* struct vsc_result: whether the verdict kept its analysis */
@@ -209,51 +210,21 @@ static int brute_allows(const struct vsc_program *p, long bound)
 	return ans.consistent && (bound < 0 || ans.least <= bound);
 }
 
-/* ev[0..n) with every candidate source of each read (its thread's last
- * write of the variable before it, if it writes the value, and every
- * other thread's write of the value), again for the RMWs added: into out
- * (room for 64), sorted. Returns the count. */
+/* ev[0..n) with every source of each read that the narrowed rule keeps
+ * (narrow_ref.c, written apart from libvsc), again for the RMWs added:
+ * into out (room for 64), sorted. Returns the count. */
 static size_t close_sources(const struct vsc_program *p, const struct vsc_event_ref *ev, size_t n,
 			    struct vsc_event_ref *out)
 {
-	unsigned char in[8][64] = { { 0 } };
-	size_t m = 0;
+	static struct narrow_ref r;
 
-	for (size_t i = 0; i < n; i++)
-		in[ev[i].thread][ev[i].index] = 1;
-	for (int changed = 1; changed;) {
-		changed = 0;
-		for (size_t t = 0; t < vsc_program_thread_count(p); t++)
-			for (size_t k = 0; k < vsc_program_thread_length(p, t); k++) {
-				struct vsc_event_ref r = { (uint32_t)t, (uint32_t)k };
-				const struct vsc_event *e = event_at(p, r);
-				long h = hiding_write(p, r);
-				if (!in[t][k] || e->kind == VSC_WRITE)
-					continue;
-				for (size_t u = 0; u < vsc_program_thread_count(p); u++)
-					for (size_t j = 0; j < vsc_program_thread_length(p, u);
-					     j++) {
-						const struct vsc_event *w =
-							&vsc_program_events(p, u)[j];
-						if (in[u][j] || w->kind == VSC_READ ||
-						    w->var != e->var ||
-						    written_value(w) != e->value ||
-						    (u == t && (long)j != h))
-							continue;
-						in[u][j] = 1;
-						changed = 1;
-					}
-			}
-	}
-	for (size_t t = 0; t < vsc_program_thread_count(p); t++)
-		for (size_t k = 0; k < vsc_program_thread_length(p, t); k++)
-			if (in[t][k])
-				out[m++] = (struct vsc_event_ref){ (uint32_t)t, (uint32_t)k };
-	return m;
+	assert_int_equal(narrow_ref_init(&r, p), 0);
+	return narrow_ref_close(&r, ev, n, out);
 }
 
-/* vsc_core_proof: 1 exactly when the core with every candidate source of
- * its reads is inconsistent (by the enumerator), 0 when consistent. */
+/* vsc_core_proof: 1 exactly when the core with every source the narrowed
+ * rule keeps for its reads is inconsistent (by the enumerator), 0 when
+ * consistent. */
 static void check_proof(const struct vsc_program *p, const struct vsc_core *c, long bound)
 {
 	const struct vsc_event_ref *core;
@@ -362,7 +333,8 @@ static void test_random_cores(void **state)
 }
 
 /* A program of the property tests' generator: 2-4 threads, 4 to
- * 3 + max_events events, 1-3 variables, 2 to 1 + max_values values. */
+ * 3 + max_events events, 1-3 variables, 2 to 1 + max_values values; in
+ * half of them the last variable is a counter (values identify writes). */
 static struct vsc_program *generated_program(uint64_t *seed, unsigned max_events,
 					     unsigned max_values, unsigned wrong_pct)
 {
@@ -376,6 +348,7 @@ static struct vsc_program *generated_program(uint64_t *seed, unsigned max_events
 		.rmw_pct = 15,
 		.wrong_pct = wrong_pct,
 		.init_pct = 60,
+		.unique_last = (int)(random_next(seed) % 2), /* forced orders to narrow by */
 	};
 	return random_program(seed, &shape);
 }
@@ -441,9 +414,9 @@ static void test_localize_sound(void **state)
 }
 
 /* The argument behind vsc_core_proof: for any set of events, the set with
- * every candidate source of its reads is consistent whenever the program
- * is (each within the bound). Random sets of random programs, consistent
- * and not, by the enumerator. */
+ * every source of its reads that the narrowed rule keeps is consistent
+ * whenever the program is (each within the bound). Random sets of random
+ * programs, consistent and not, by the enumerator. */
 static void test_closure_sound(void **state)
 {
 	uint64_t seed = 0xc105ed;

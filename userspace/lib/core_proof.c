@@ -23,20 +23,25 @@
 
 #include "explain.h"
 #include "solver.h"
+#include "source_narrow.h"
 #include "userspace/util/array.h"
 #include "userspace/util/sorted.h"
 
 #define PROOF_EVENTS 200000     /* closures past this are not checked */
 #define PROOF_SECONDS 10.0      /* time for the check of the closure */
 #define PROOF_QUICK_EVENTS 1024 /* cores looked at pair by pair first */
+#define NARROW_READS 4096       /* reads of C' whose candidates are narrowed */
 #define NONE UINT32_MAX
 
 struct closure {
 	const struct vsc_program *p;
 	const struct analysis *a;
 	const struct source_rule *rule;
-	uint32_t *writers_off, *writers; /* per pair (CSR): flat writes of it */
-	uint8_t *in;                     /* per flat event: in C' */
+	uint32_t *writers_off, *writers;   /* per pair (CSR): flat writes of it */
+	uint8_t *in;                       /* per flat event: in C' */
+	struct source_narrow *narrow;      /* orders every SC interleaving keeps, */
+	struct source_narrow narrow_store; /* found when first needed */
+	size_t narrowed;                   /* reads whose candidates were narrowed */
 	struct vsc_event_ref *refs;
 	size_t count, cap;
 };
@@ -82,8 +87,25 @@ static int add(struct closure *c, uint32_t f)
 	return 0;
 }
 
-/* Every candidate of each read of refs, the added ones' too: 0, 1 when
- * there are too many, or -ENOMEM. */
+/* Narrow the candidates of the read r (the orders are found the first
+ * time: a core that has every candidate already never pays for them). */
+static int look_at(struct closure *c, struct vsc_event_ref r)
+{
+	int err;
+
+	if (!c->narrow) {
+		if ((err = source_narrow_init(&c->narrow_store, c->p, c->a, c->rule)))
+			return err;
+		c->narrow = &c->narrow_store;
+	}
+	source_narrow_read(c->narrow, r);
+	c->narrowed++;
+	return 0;
+}
+
+/* Every candidate of each read of refs that the narrowing keeps (the
+ * first NARROW_READS reads that have one outside; the later ones keep
+ * all), the added ones' too: 0, 1 when there are too many, or -errno. */
 static int close_sources(struct closure *c)
 {
 	int err = 0;
@@ -92,16 +114,20 @@ static int close_sources(struct closure *c)
 		struct vsc_event_ref r = c->refs[i];
 		uint32_t q = c->a->pairs[r.thread][r.index].read;
 		uint32_t h = c->rule->hider[c->rule->base[r.thread] + r.index];
+		bool narrow = c->narrowed < NARROW_READS, looked = false;
 		if (q == PAIR_NONE)
 			continue;
-		if (h != NONE) {
-			struct vsc_event_ref hr = ref_of(c, h);
-			if (c->a->pairs[hr.thread][hr.index].write == q)
-				err = add(c, h);
-		}
-		for (uint32_t j = c->writers_off[q]; j < c->writers_off[q + 1] && !err; j++)
-			if (ref_of(c, c->writers[j]).thread != r.thread)
+		h = h == NONE ? NONE_HIDER : h - c->rule->base[r.thread];
+		for (uint32_t j = c->writers_off[q]; j < c->writers_off[q + 1] && !err; j++) {
+			struct vsc_event_ref w = ref_of(c, c->writers[j]);
+			if (c->in[c->writers[j]] || !source_may_see(c->p, r, h, &w))
+				continue;
+			if (narrow && !looked && (err = look_at(c, r)))
+				break;
+			looked = true;
+			if (!narrow || source_narrow_keeps(c->narrow, w))
 				err = add(c, c->writers[j]);
+		}
 	}
 	return err;
 }
@@ -174,6 +200,8 @@ int core_proof(const struct vsc_program *p, const struct analysis *a,
 		}
 	}
 out:
+	if (c.narrow)
+		source_narrow_free(c.narrow);
 	free(c.in);
 	free(c.writers_off);
 	free(c.writers);

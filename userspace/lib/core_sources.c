@@ -54,6 +54,50 @@ bool init_may_be(const struct vsc_program *p, const struct vsc_event *e)
 	       (init->kind == VSC_INIT_KNOWN && init->value == e->value);
 }
 
+static int64_t value_written(const struct vsc_event *w)
+{
+	return w->kind == VSC_RMW ? w->new_value : w->value;
+}
+
+bool source_may_see(const struct vsc_program *p, struct vsc_event_ref r, uint32_t hider,
+		    const struct vsc_event_ref *w)
+{
+	const struct vsc_event *e = event_at(p, r), *we;
+
+	if (!w)
+		return hider == NONE_HIDER && init_may_be(p, e);
+	we = event_at(p, *w);
+	if (we->kind == VSC_READ || we->var != e->var || value_written(we) != e->value)
+		return false;
+	return w->thread != r.thread || w->index == hider;
+}
+
+/* The index of r's thread's last write of r's variable before r. */
+static uint32_t hider_of(const struct vsc_program *p, struct vsc_event_ref r)
+{
+	const struct vsc_event *ev = p->threads[r.thread].events;
+
+	for (uint32_t k = r.index; k-- > 0;)
+		if (ev[k].kind != VSC_READ && ev[k].var == ev[r.index].var)
+			return k;
+	return NONE_HIDER;
+}
+
+static bool ref_valid(const struct vsc_program *p, struct vsc_event_ref r)
+{
+	return r.thread < program_threads(p) && r.index < p->threads[r.thread].length;
+}
+
+bool vsc_read_may_see(const struct vsc_program *prog, struct vsc_event_ref read,
+		      const struct vsc_event_ref *write)
+{
+	if (!prog || !ref_valid(prog, read) || event_at(prog, read)->kind == VSC_WRITE ||
+	    (write && !ref_valid(prog, *write)) ||
+	    (write && write->thread == read.thread && write->index == read.index))
+		return false;
+	return source_may_see(prog, read, hider_of(prog, read), write);
+}
+
 static uint32_t next_gen(struct source_rule *r)
 {
 	if (++r->gen == 0) { /* wrapped: old stamps could match again */

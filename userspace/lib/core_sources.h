@@ -26,6 +26,14 @@ void source_rule_free(struct source_rule *r);
 /* Whether the initial value of e's variable may be the value e reads. */
 bool init_may_be(const struct vsc_program *p, const struct vsc_event *e);
 
+/* The source rule for one read r and one write w (NULL: the initial
+ * value), given hider, the index of r's thread's last write of r's
+ * variable before r (NONE_HIDER when there is none): the one definition
+ * behind vsc_read_may_see, the proof's closure and the rule on sets. */
+#define NONE_HIDER UINT32_MAX
+bool source_may_see(const struct vsc_program *p, struct vsc_event_ref r, uint32_t hider,
+		    const struct vsc_event_ref *w);
+
 /* The reads of refs[0..m) (sorted by thread, then index) that keep no
  * candidate source among refs (nor, if they have none in the whole program,
  * what shows that): their positions in refs
