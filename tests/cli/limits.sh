@@ -11,6 +11,7 @@
 #  - a FIFO whose writer never writes or closes, and one with no writer;
 #  - an address-space cap far below what the solver would need;
 #  - independent parts decided at once (-j 2), under both limits;
+#  - the explanation and its pictures after a slow verdict: one deadline;
 #  - the usage edges: '-' twice, --svg to an unwritable path, a solver that
 #    does not apply, -p 0 beyond the SAT encoding's thread limit.
 set -u
@@ -67,6 +68,27 @@ for opts in "--solver sat -p 3" "--solver sat" "--solver sat --min" "--min" "-p 
 	# shellcheck disable=SC2086
 	run "2-Writer unsatisfiable reduction $opts" "0 1 3" "$vsc" check $opts --timeout 1 "$tmp/u.vsc"
 done
+
+# one deadline for the verdict, the explanation and the pictures: an
+# inconsistent 2-Writer reduction whose verdict takes about half of
+# --timeout 3 (1.5 s CPU here), then a core that cannot be shrunk in what is
+# left. The explanation used to get a --timeout of its own after the
+# verdict's (5.9 s here); now the whole run returns within --timeout + 1 s,
+# saying what the limit cut (no explanation, or a core not minimal).
+"$vsc" gen cnf --vars 50 --ratio 6 --seed 3 -o "$tmp/u50.cnf" &&
+	"$vsc" gen sat --writers 2 -o "$tmp/u50.vsc" "$tmp/u50.cnf"
+started=$(date +%s%N)
+run "explanation and pictures under --timeout" "1 3" "$vsc" check -p 0 --timeout 3 --explain \
+	--svg "$tmp/u50.svg" --html "$tmp/u50.html" "$tmp/u50.vsc"
+took_ms=$((($(date +%s%N) - started) / 1000000))
+[ "$took_ms" -le 4000 ] && ok || no "explanation under --timeout 3: returned after $took_ms ms"
+if [ $rc = 1 ]; then # the verdict, then a core or why there is none
+	sed -n 2p "$tmp/out" | grep -q '^core: \|^no explanation: the time limit came first$' && ok ||
+		no "explanation under --timeout: $(sed -n 2p "$tmp/out")"
+	! grep -q '^no explanation' "$tmp/out" ||
+		grep -q 'no core to draw: the time limit came first' "$tmp/u50.svg" && ok ||
+		no "explanation under --timeout: the picture does not say why it has no core"
+fi
 
 mkfifo "$tmp/open.fifo" "$tmp/none.fifo"
 sleep 60 > "$tmp/open.fifo" &

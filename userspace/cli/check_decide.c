@@ -104,10 +104,12 @@ void check_decide_item(struct item *it, const struct check_args *a, double deadl
 		     : vsc_result_verdict(it->res) == VSC_INCONSISTENT ? EXIT_INCONSISTENT
 								       : EXIT_UNKNOWN;
 	if (it->status == EXIT_INCONSISTENT && check_wants_core(a)) {
-		opts = a->opts; /* the explanation gets a --timeout of its own */
+		opts = a->opts; /* what the verdict left of --timeout: one deadline for all */
+		if (deadline > 0)
+			opts.timeout_s = fmax(deadline - clock_now_s(), 1e-9);
 		it->core_err = vsc_explain_result(it->prog, it->res, &opts, &it->core);
 		if (a->html && it->core) /* none when it fails: no prefix view then */
-			(void)prefix_find(it, &it->prefix);
+			(void)prefix_find(it, deadline, &it->prefix);
 	}
 }
 

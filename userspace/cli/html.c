@@ -294,6 +294,8 @@ static int put_execution(FILE *out, const struct file_report *f, const struct it
 			 vsc_core_events(it->core, NULL), total,
 			 vsc_core_is_minimal(it->core) ? " (1-minimal)" : " (not minimal)",
 			 story_proof(it->core), HTML_AROUND);
+	else if (it->status == EXIT_INCONSISTENT)
+		snprintf(note, sizeof(note), "no core to show: %s", story_no_core(it));
 	else
 		snprintf(note, sizeof(note), "no witness and no core to show");
 	fputs(first ? "{\"title\":" : ",{\"title\":", out);

@@ -20,7 +20,10 @@
 #include <string.h>
 
 #include "report.h"
+#include "userspace/util/clock.h"
 #include "userspace/util/hash.h"
+
+#define ROUNDS_PER_POLL 64 /* rounds of the schedule between looks at the clock */
 
 enum cell {
 	CELL_EMPTY,
@@ -121,15 +124,20 @@ static bool step(struct schedule *s, size_t t)
 	return true;
 }
 
-static void run(struct schedule *s)
+/* The schedule until a round moves no thread: 0, or -ETIME past deadline
+ * (a round costs a step of every thread: 10^5 threads make it long). */
+static int run(struct schedule *s, double deadline)
 {
 	bool moved = true;
 
-	while (moved) {
+	for (unsigned long round = 1; moved; round++) {
 		moved = false;
 		for (size_t t = 0; t < s->k; t++)
 			moved |= step(s, t);
+		if (deadline > 0 && round % ROUNDS_PER_POLL == 0 && clock_now_s() > deadline)
+			return -ETIME;
 	}
+	return 0;
 }
 
 static void start_memory(const struct vsc_program *p, struct memory *m)
@@ -175,7 +183,7 @@ static bool verified(const struct schedule *s)
 	return ok;
 }
 
-int prefix_find(const struct item *it, struct html_prefix **out)
+int prefix_find(const struct item *it, double deadline, struct html_prefix **out)
 {
 	const struct vsc_program *p = it->prog;
 	size_t k = vsc_program_thread_count(p), nv = vsc_program_var_count(p);
@@ -192,8 +200,9 @@ int prefix_find(const struct item *it, struct html_prefix **out)
 	if (s.next && s.mem.value && s.mem.state && s.steps && !pending_fill(&s.pd, p) &&
 	    (pre = calloc(1, sizeof(*pre)))) {
 		start_memory(p, &s.mem);
-		run(&s);
-		err = verified(&s) ? 0 : -EPROTO; /* never show what does not verify */
+		err = run(&s, deadline);
+		if (!err) /* never show what does not verify */
+			err = verified(&s) ? 0 : -EPROTO;
 	}
 	if (!err) {
 		pre->cut = s.next;

@@ -157,6 +157,9 @@ void story_print(const struct file_report *f, const struct item *it, const char 
 void story_brief(const struct item *it, const char *indent);
 /* Whether the core is a proof, in a few words (docs/explain.md). */
 const char *story_proof(const struct vsc_core *core);
+/* Why an inconsistent item has no core: "the time limit came first", or
+ * the error (out of memory, ...). */
+const char *story_no_core(const struct item *it);
 void story_json(struct json *j, const struct item *it);
 
 /* --core-out: every core as a standalone trace (a segment each when there
@@ -168,7 +171,7 @@ int html_write(const char *path, const struct file_report *files, size_t nfiles)
 /* the events the page shows of it, in a new array (NULL when none); 0 or -1 */
 int html_shown_events(const struct item *it, struct vsc_event_ref **events, size_t *count);
 /* the violating prefix of an item with a core (prefix.c); 0 or -errno */
-int prefix_find(const struct item *it, struct html_prefix **out);
+int prefix_find(const struct item *it, double deadline, struct html_prefix **out);
 void prefix_free(struct html_prefix *pre);
 
 /* one SVG picture of an item: witness lanes, or the core with its orders */

@@ -184,43 +184,18 @@ static void print_chain(const struct file_report *f, const struct item *it,
 	}
 }
 
-/* The index of the last write of r's variable by its thread before it in
- * the trace, or -1: it hides the initial value and the thread's older
- * writes from r. */
-static long hiding_write(const struct vsc_program *p, struct vsc_event_ref r)
-{
-	const struct vsc_event *events = vsc_program_events(p, r.thread);
-
-	for (uint32_t k = r.index; k-- > 0;)
-		if (events[k].kind != VSC_READ && events[k].var == events[r.index].var)
-			return (long)k;
-	return -1;
-}
-
-/* Whether core[k] may be the write the read core[i] sees, as far as program
- * order goes: a write of its value by another thread, or the last write of
- * the variable by its own thread before it (docs/explain.md). */
+/* Whether core[k] may be the write the read core[i] sees: the library's
+ * source rule (vsc_read_may_see, docs/explain.md). */
 static bool may_source(const struct vsc_program *p, const struct vsc_event_ref *core, size_t i,
 		       size_t k)
 {
-	const struct vsc_event *r = event_at(p, core[i]), *w = event_at(p, core[k]);
-
-	if (k == i || w->kind == VSC_READ || w->var != r->var ||
-	    (w->kind == VSC_RMW ? w->new_value : w->value) != r->value)
-		return false;
-	return core[k].thread != core[i].thread || hiding_write(p, core[i]) == (long)core[k].index;
+	return k != i && vsc_read_may_see(p, core[i], &core[k]);
 }
 
-/* Whether the initial value may be what the read r sees: its thread writes
- * the variable nowhere before it, and the value may be it. */
+/* Whether the initial value may be what the read r sees, by the same rule. */
 static bool init_may_source(const struct vsc_program *p, struct vsc_event_ref r)
 {
-	const struct vsc_event *e = event_at(p, r);
-	int64_t init_value;
-	int init = vsc_program_var_init(p, e->var, &init_value);
-
-	return hiding_write(p, r) < 0 &&
-	       (init == VSC_INIT_UNKNOWN || (init == VSC_INIT_KNOWN && init_value == e->value));
+	return vsc_read_may_see(p, r, NULL);
 }
 
 /* init x ?: the values the core's reads fix, when no write of the core
@@ -334,6 +309,11 @@ static void print_proof(const struct vsc_core *core, const char *indent)
 		       indent, events >= 200000 ? "at least " : "", events);
 }
 
+const char *story_no_core(const struct item *it)
+{
+	return it->core_err == -ETIME ? "the time limit came first" : strerror(-it->core_err);
+}
+
 void story_print(const struct file_report *f, const struct item *it, const char *indent)
 {
 	const struct vsc_program *p = it->prog;
@@ -343,9 +323,7 @@ void story_print(const struct file_report *f, const struct item *it, const char 
 	char a[512], deeper[64];
 
 	if (!it->core) {
-		printf("%sno explanation: %s\n", indent,
-		       it->core_err == -ETIME ? "the time limit came first"
-					      : strerror(-it->core_err));
+		printf("%sno explanation: %s\n", indent, story_no_core(it));
 		return;
 	}
 	n = vsc_core_events(it->core, &core);
@@ -386,9 +364,7 @@ void story_brief(const struct item *it, const char *indent)
 	char a[256];
 
 	if (!it->core) {
-		printf("%sno core: %s\n", indent,
-		       it->core_err == -ETIME ? "the time limit came first"
-					      : strerror(-it->core_err));
+		printf("%sno core: %s\n", indent, story_no_core(it));
 		return;
 	}
 	n = vsc_core_events(it->core, &core);

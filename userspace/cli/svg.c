@@ -352,6 +352,10 @@ int svg_write(const char *path, const struct item *it, const char *title)
 		draw_witness(out, it, title);
 	} else if (it->core) {
 		draw_core(out, it, title);
+	} else if (it->status == EXIT_INCONSISTENT) {
+		header(out, 4, 1, title);
+		fprintf(out, "<text x=\"10\" y=\"70\">no core to draw: %s</text>\n",
+			story_no_core(it));
 	} else {
 		header(out, 4, 1, title);
 		fputs("<text x=\"10\" y=\"70\">no witness and no core to draw</text>\n", out);
