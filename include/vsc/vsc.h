@@ -345,10 +345,12 @@ size_t vsc_core_order_why(const struct vsc_core *core, const struct vsc_order *o
 bool vsc_core_is_minimal(const struct vsc_core *core);
 /* Whether the core proves the execution inconsistent: 1 when the core with
  * every write the execution offers its reads (their own thread's last write
- * of the variable before them, and every other thread's write of the value)
- * is still inconsistent, 0 when that is consistent (the core then holds
- * only for the writes it keeps), -1 when not known (too many such writes,
- * or a limit). events: how many events that closure has. */
+ * of the variable before them, and every other thread's write of the value
+ * that orders holding in every SC interleaving do not rule out:
+ * docs/explain.md, "Proof or not") is still inconsistent, 0 when that is
+ * consistent (the core then holds only for the writes it keeps), -1 when
+ * not known (too many such writes, or a limit). events: how many events
+ * that closure has. */
 int vsc_core_proof(const struct vsc_core *core, size_t *events);
 void vsc_core_free(struct vsc_core *core);
 /* The source rule a core keeps for its reads (docs/explain.md): whether

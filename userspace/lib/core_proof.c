@@ -7,11 +7,13 @@
  * more, and the core may then be inconsistent only for the ones it kept.
  * Its closure C' adds every candidate of every read (the read's own
  * thread's last write of the variable before it, if it writes the value,
- * and each write of the value by another thread), again for the RMWs it
- * adds. Then C' inconsistent implies the trace inconsistent: if the trace
- * had an SC interleaving, each read of C' would see in it one of its
- * candidates (or the initial value, only when its thread has not written
- * the variable before it), all in C', and no write of the variable in
+ * and each write of the value by another thread) that the orders every SC
+ * interleaving keeps do not rule out (source_narrow.c), again for the RMWs
+ * it adds. Then C' inconsistent implies the trace inconsistent: if the
+ * trace had an SC interleaving, each read of C' would see in it one of its
+ * candidates that the narrowing keeps (or the initial value, only when its
+ * thread has not written the variable before it), all in C', and no write
+ * of the variable in
  * between, so the interleaving cut down to C' would be one of C', with no
  * more preemptions. So a core whose closure is inconsistent is a proof;
  * one whose closure is consistent is said to hold only for the writes it
