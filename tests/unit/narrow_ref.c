@@ -9,13 +9,12 @@ static const struct vsc_event *ev_at(const struct vsc_program *p, struct vsc_eve
 	return &vsc_program_events(p, e.thread)[e.index];
 }
 
-static int64_t value_of_write(const struct vsc_event *w)
+int64_t ref_written_value(const struct vsc_event *w)
 {
 	return w->kind == VSC_RMW ? w->new_value : w->value;
 }
 
-/* The last write of rd's variable by rd's thread before it, or -1. */
-static long own_last_write(const struct vsc_program *p, struct vsc_event_ref rd)
+long ref_own_last_write(const struct vsc_program *p, struct vsc_event_ref rd)
 {
 	const struct vsc_event *events = vsc_program_events(p, rd.thread);
 
@@ -29,7 +28,7 @@ bool ref_candidate(const struct vsc_program *p, struct vsc_event_ref rd,
 		   const struct vsc_event_ref *w)
 {
 	const struct vsc_event *e = ev_at(p, rd), *we;
-	long h = own_last_write(p, rd);
+	long h = ref_own_last_write(p, rd);
 	int64_t init_value;
 	int init;
 
@@ -40,7 +39,7 @@ bool ref_candidate(const struct vsc_program *p, struct vsc_event_ref rd,
 	}
 	we = ev_at(p, *w);
 	if ((w->thread == rd.thread && w->index == rd.index) || we->kind == VSC_READ ||
-	    we->var != e->var || value_of_write(we) != e->value)
+	    we->var != e->var || ref_written_value(we) != e->value)
 		return false;
 	return w->thread != rd.thread || (long)w->index == h;
 }
@@ -65,7 +64,7 @@ static int only_source(const struct vsc_program *p, struct vsc_event_ref rd,
 			struct vsc_event_ref x = { t, k };
 			const struct vsc_event *we = ev_at(p, x);
 			if (we->kind == VSC_READ || we->var != e->var ||
-			    value_of_write(we) != e->value)
+			    ref_written_value(we) != e->value)
 				continue;
 			writes++;
 			if (ref_candidate(p, rd, &x)) {
@@ -109,7 +108,7 @@ bool narrow_ref_keeps(const struct narrow_ref *r, struct vsc_event_ref rd,
 {
 	const struct vsc_program *p = r->p;
 	const struct vsc_event *wt;
-	long h = own_last_write(p, rd);
+	long h = ref_own_last_write(p, rd);
 	size_t nr = narrow_ref_number(r, rd), nw;
 
 	if (!ref_candidate(p, rd, w))

@@ -23,6 +23,11 @@ struct narrow_ref {
 /* The forced orders of p: 0, or -1 when p has too many events. */
 int narrow_ref_init(struct narrow_ref *r, const struct vsc_program *p);
 size_t narrow_ref_number(const struct narrow_ref *r, struct vsc_event_ref e);
+/* The value a write (or an RMW) writes. */
+int64_t ref_written_value(const struct vsc_event *w);
+/* The index of the last write of rd's variable by rd's thread before it,
+ * or -1. */
+long ref_own_last_write(const struct vsc_program *p, struct vsc_event_ref rd);
 /* The source rule: whether w (NULL: the initial value) is a candidate of
  * the read rd, as far as program order goes. */
 bool ref_candidate(const struct vsc_program *p, struct vsc_event_ref rd,

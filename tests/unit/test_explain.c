@@ -97,23 +97,6 @@ static const struct vsc_event *event_at(const struct vsc_program *p, struct vsc_
 	return &vsc_program_events(p, r.thread)[r.index];
 }
 
-static int64_t written_value(const struct vsc_event *w)
-{
-	return w->kind == VSC_RMW ? w->new_value : w->value;
-}
-
-/* The index of the last write of r's variable by r's thread before r in
- * p, or -1. */
-static long hiding_write(const struct vsc_program *p, struct vsc_event_ref r)
-{
-	const struct vsc_event *events = vsc_program_events(p, r.thread);
-
-	for (uint32_t k = r.index; k-- > 0;)
-		if (events[k].kind != VSC_READ && events[k].var == events[r.index].var)
-			return (long)k;
-	return -1;
-}
-
 /* Whether the read ev[i] keeps, among ev[0..n), a source the whole program
  * offers it: its thread's last write of the variable before it in p, if it
  * writes the value (with no such write, an initial value that may be it),
@@ -123,13 +106,13 @@ static int has_candidate(const struct vsc_program *p, const struct vsc_event_ref
 			 size_t i)
 {
 	const struct vsc_event *r = event_at(p, ev[i]);
-	long h = hiding_write(p, ev[i]);
+	long h = ref_own_last_write(p, ev[i]);
 	int64_t init_value;
 	int init = vsc_program_var_init(p, r->var, &init_value);
 
 	for (size_t j = 0; j < n; j++) {
 		const struct vsc_event *w = event_at(p, ev[j]);
-		if (w->kind == VSC_READ || w->var != r->var || written_value(w) != r->value)
+		if (w->kind == VSC_READ || w->var != r->var || ref_written_value(w) != r->value)
 			continue;
 		if (ev[j].thread != ev[i].thread || (long)ev[j].index == h)
 			return 1;
@@ -145,21 +128,21 @@ static int shows_no_source(const struct vsc_program *p, const struct vsc_event_r
 			   size_t i)
 {
 	const struct vsc_event *r = event_at(p, ev[i]);
-	long h = hiding_write(p, ev[i]);
+	long h = ref_own_last_write(p, ev[i]);
 	int hidden = h < 0, kept = 0, anywhere = 0;
 
 	for (size_t j = 0; j < n; j++) {
 		const struct vsc_event *w = event_at(p, ev[j]);
 		hidden |= ev[j].thread == ev[i].thread && (long)ev[j].index == h;
 		kept |= j != i && w->kind != VSC_READ && w->var == r->var &&
-			written_value(w) == r->value;
+			ref_written_value(w) == r->value;
 	}
 	for (size_t t = 0; t < vsc_program_thread_count(p); t++)
 		for (size_t k = 0; k < vsc_program_thread_length(p, t); k++) {
 			const struct vsc_event *w = &vsc_program_events(p, t)[k];
 			anywhere |= (t != ev[i].thread || k != ev[i].index) &&
 				    w->kind != VSC_READ && w->var == r->var &&
-				    written_value(w) == r->value;
+				    ref_written_value(w) == r->value;
 		}
 	return hidden && (kept || !anywhere);
 }
