@@ -29,10 +29,11 @@
 #include "userspace/util/array.h"
 #include "userspace/util/sorted.h"
 
-#define PROOF_EVENTS 200000     /* closures past this are not checked */
-#define PROOF_SECONDS 10.0      /* time for the check of the closure */
-#define PROOF_QUICK_EVENTS 1024 /* cores looked at pair by pair first */
-#define NARROW_READS 4096       /* reads of C' whose candidates are narrowed */
+#define PROOF_EVENTS 200000      /* closures past this are not checked */
+#define PROOF_SECONDS 10.0       /* time for the check of the closure */
+#define PROOF_QUICK_EVENTS 1024  /* cores looked at pair by pair first */
+#define NARROW_READS 4096        /* reads of C' whose candidates are narrowed */
+#define NARROW_WORK_PER_EVENT 16 /* orders the walks may look at, per event */
 #define NONE UINT32_MAX
 
 struct closure {
@@ -105,9 +106,20 @@ static int look_at(struct closure *c, struct vsc_event_ref r)
 	return 0;
 }
 
-/* Every candidate of each read of refs that the narrowing keeps (the
- * first NARROW_READS reads that have one outside; the later ones keep
- * all), the added ones' too: 0, 1 when there are too many, or -errno. */
+/* Whether the next read is narrowed: NARROW_READS of them at most, and
+ * walks over NARROW_WORK_PER_EVENT orders an event (each walk is linear
+ * in the orders, so a closure of many reads would be quadratic). A read
+ * not narrowed keeps every candidate: C' only grows, which is sound. */
+static bool may_narrow(const struct closure *c)
+{
+	uint64_t budget = (uint64_t)NARROW_WORK_PER_EVENT * c->p->event_count + (1u << 20);
+
+	return c->narrowed < NARROW_READS && (!c->narrow || c->narrow->work < budget);
+}
+
+/* Every candidate of each read of refs that the narrowing keeps (while
+ * may_narrow; the later ones keep all), the added ones' too: 0, 1 when
+ * there are too many, or -errno. */
 static int close_sources(struct closure *c)
 {
 	int err = 0;
@@ -116,7 +128,7 @@ static int close_sources(struct closure *c)
 		struct vsc_event_ref r = c->refs[i];
 		uint32_t q = c->a->pairs[r.thread][r.index].read;
 		uint32_t h = c->rule->hider[c->rule->base[r.thread] + r.index];
-		bool narrow = c->narrowed < NARROW_READS, looked = false;
+		bool narrow = may_narrow(c), looked = false;
 		if (q == PAIR_NONE)
 			continue;
 		h = h == NONE ? NONE_HIDER : h - c->rule->base[r.thread];

@@ -279,14 +279,17 @@ static void walk(struct source_narrow *n, struct frontier *f, bool back, struct 
 	while (nqueued) {
 		uint32_t t = n->queue[--nqueued];
 		n->queued[t] = 0;
+		n->work++;
 		if (back) {
 			while (f->ptr[t] < n->in_off[t + 1] && n->in_at[f->ptr[t]] <= f->at[t]) {
 				struct vsc_event_ref s = ref_of(n, n->in_from[f->ptr[t]++]);
+				n->work++;
 				reach(n, f, true, s.thread, s.index, &nqueued);
 			}
 		} else {
 			while (f->ptr[t] > n->out_off[t] && n->out_at[f->ptr[t] - 1] >= f->at[t]) {
 				struct vsc_event_ref d = ref_of(n, n->out_to[--f->ptr[t]]);
+				n->work++;
 				reach(n, f, false, d.thread, d.index, &nqueued);
 			}
 		}

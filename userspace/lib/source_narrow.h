@@ -24,6 +24,7 @@ struct source_narrow {
 	uint32_t *queue;      /* threads whose frontier moved, */
 	uint8_t *queued;      /* and whether each is in it */
 	struct frontier before_read, before_hider, after_read;
+	uint64_t work;        /* orders looked at by the walks so far */
 	uint32_t read_thread; /* the read the frontiers are about */
 	bool has_hider;
 };
