@@ -178,6 +178,11 @@ const char *vsc_program_name(const struct vsc_program *prog);
 size_t vsc_program_thread_count(const struct vsc_program *prog);
 const char *vsc_program_thread_name(const struct vsc_program *prog, size_t thread);
 size_t vsc_program_thread_length(const struct vsc_program *prog, size_t thread);
+/* The thread's events. A parsed program keeps them in a smaller form of
+ * its own until they are first asked for (here, or by a solver other than
+ * the first greedy run of vsc_check): this call then makes the arrays
+ * (safe from several threads), and returns NULL when there is no memory
+ * for them. */
 const struct vsc_event *vsc_program_events(const struct vsc_program *prog, size_t thread);
 size_t vsc_program_event_count(const struct vsc_program *prog);
 size_t vsc_program_var_count(const struct vsc_program *prog);

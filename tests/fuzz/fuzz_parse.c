@@ -74,17 +74,48 @@ static void same_program(const struct vsc_program *a, const struct vsc_program *
 	}
 }
 
+/* Every value lies in its variable's span, read as the greedy run reads
+ * it (packed when the parser kept it so). */
 static void spans_hold(const struct vsc_program *p)
 {
+	enum packing packed = program_packed(p);
+
 	for (uint32_t t = 0; t < program_threads(p); t++)
 		for (uint32_t i = 0; i < p->threads[t].length; i++) {
-			const struct vsc_event *e = &p->threads[t].events[i];
+			const struct vsc_event ev = thread_event(&p->threads[t], packed, i),
+					       *e = &ev;
 			const struct vsc_var_init *in = &p->inits[e->var];
 			int64_t w = e->kind == VSC_RMW ? e->new_value : e->value;
 			if (e->value < in->least || e->value > in->most || w < in->least ||
 			    w > in->most)
 				abort();
 		}
+}
+
+/* Unpacked, the events are the packed ones, field by field (decoded
+ * first: unpacking frees the packed arrays). */
+static void unpacks_same(const struct vsc_program *p)
+{
+	enum packing packed = program_packed(p);
+	struct vsc_event *all = malloc((p->event_count ? p->event_count : 1) * sizeof(*all));
+	size_t n = 0;
+
+	if (!all)
+		return;
+	for (uint32_t t = 0; t < program_threads(p); t++)
+		for (uint32_t i = 0; i < p->threads[t].length; i++)
+			all[n++] = thread_event(&p->threads[t], packed, i);
+	if (program_unpack(p) || program_packed(p))
+		abort();
+	n = 0;
+	for (uint32_t t = 0; t < program_threads(p); t++)
+		for (uint32_t i = 0; i < p->threads[t].length; i++, n++) {
+			const struct vsc_event *a = &all[n], *b = &p->threads[t].events[i];
+			if (a->kind != b->kind || a->var != b->var || a->value != b->value ||
+			    a->new_value != b->new_value || (packed && p->threads[t].packed))
+				abort();
+		}
+	free(all);
 }
 
 static void round_trip(const struct vsc_program *p)
@@ -95,6 +126,7 @@ static void round_trip(const struct vsc_program *p)
 	struct sink sink = { 0 };
 
 	spans_hold(p);
+	unpacks_same(p);
 	if (!f)
 		return;
 	if (vsc_program_write(p, f))

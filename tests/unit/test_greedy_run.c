@@ -68,6 +68,74 @@ static int values_identify_writes(const struct vsc_program *p)
 	return 1;
 }
 
+/* p written as text and parsed again: its events packed (packed.h) when
+ * they fit. The program belongs to *trace. */
+static const struct vsc_program *reparsed(const struct vsc_program *p, struct vsc_trace **trace)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	VSC_OPTS(vsc_parse_opts, opts);
+
+	assert_non_null(f);
+	assert_int_equal(vsc_program_write(p, f), 0);
+	fclose(f);
+	*trace = vsc_trace_parse_buffer(text, len, &opts);
+	free(text);
+	assert_non_null(*trace);
+	assert_int_equal(vsc_trace_program_count(*trace), 1);
+	return vsc_trace_program(*trace, 0);
+}
+
+/* The questions of the property tests: no bound, bounds 0-3, --min. */
+#define QUESTIONS 6
+
+static long question_bound(unsigned j)
+{
+	return j < 5 ? (long)j - 1 : -1;
+}
+
+/* The run on p parsed again (its events packed unless an RMW or a value
+ * does not fit: want says which) answers each question as on p (v[j],
+ * pre[j]: its verdicts there), each witness checked by the verifier on
+ * the packed events; the packed events are what every run reads (nothing
+ * unpacks them before the last question). */
+static void packed_answers_same(const struct vsc_program *p, enum packing want, const int *v,
+				const long *pre)
+{
+	struct vsc_trace *trace;
+	const struct vsc_program *q;
+
+	if (vsc_program_event_count(p) == 0)
+		return; /* no text to parse back into a program */
+	q = reparsed(p, &trace);
+	for (unsigned j = 0; j < QUESTIONS; j++) {
+		long pre_q = -1;
+		int w = run_verdict(q, question_bound(j), j == 5, &pre_q);
+		assert_int_equal(program_packed(q), want);
+		assert_int_equal(w, v[j]);
+		if (w >= 0)
+			assert_int_equal(pre_q, pre[j]);
+	}
+	vsc_trace_free(trace);
+}
+
+/* What the parser keeps p's events as (none of p's threads is empty). */
+static enum packing packing_of(const struct vsc_program *p)
+{
+	enum packing k = PACKING_NARROW;
+
+	for (size_t t = 0; t < vsc_program_thread_count(p); t++)
+		for (size_t i = 0; i < vsc_program_thread_length(p, t); i++) {
+			const struct vsc_event *e = &vsc_program_events(p, t)[i];
+			if (k == PACKING_NARROW && !packing_fits(k, e->kind, e->var, e->value))
+				k = PACKING_WIDE;
+			if (k == PACKING_WIDE && !packing_fits(k, e->kind, e->var, e->value))
+				return PACKING_NONE;
+		}
+	return k;
+}
+
 /* Fresh values, one writer, consistent: the run must complete (no bound).
  * Returns 1 when the program is of that kind. */
 static int check_complete(const struct vsc_program *p, int answered)
@@ -106,21 +174,25 @@ static void run_agrees_with_exact(void **state)
 			.init_pct = random_below(&seed, 2) ? 50 : 0,
 		};
 		struct vsc_program *p = random_program(&seed, &shape);
-		long bounds[] = { -1, 0, 1, 2, 3 };
+		long pre[QUESTIONS];
+		int v[QUESTIONS];
 
 		assert_non_null(p);
-		for (unsigned j = 0; j < 6; j++) {
-			long bound = j < 5 ? bounds[j] : -1, pre = -1;
-			int minimize = j == 5, v = run_verdict(p, bound, minimize, &pre);
+		for (unsigned j = 0; j < QUESTIONS; j++) {
+			long bound = question_bound(j);
+			int minimize = j == 5;
+			pre[j] = -1;
+			v[j] = run_verdict(p, bound, minimize, &pre[j]);
 			asked++;
 			if (j == 0)
-				identified += check_complete(p, v >= 0);
-			if (v < 0)
+				identified += check_complete(p, v[j] >= 0);
+			if (v[j] < 0)
 				continue;
 			answered++;
-			assert_true(!minimize || pre == 0); /* --min: only with none */
-			step_alone_agrees(p, bound, minimize, pre);
+			assert_true(!minimize || pre[j] == 0); /* --min: only with none */
+			step_alone_agrees(p, bound, minimize, pre[j]);
 		}
+		packed_answers_same(p, shape.rmw_pct ? packing_of(p) : PACKING_NARROW, v, pre);
 		vsc_program_free(p);
 	}
 	print_message("the greedy run answered %d of %d questions (%d programs whose values "
@@ -134,6 +206,7 @@ static void run_agrees_with_exact(void **state)
  * compares values only, so it must answer as on p, unless the span is too
  * wide for its table (then it leaves the program alone). */
 enum value_map {
+	BEYOND_NARROW, /* too far from 0 for 4-byte packed events, not for 8 */
 	NEAR_MIN,
 	NEAR_MAX_REVERSED,
 	NEGATIVE,
@@ -146,6 +219,8 @@ enum value_map {
 static int64_t map_value(enum value_map m, int64_t v)
 {
 	switch (m) {
+	case BEYOND_NARROW:
+		return v + ((int64_t)1 << 30);
 	case NEAR_MIN:
 		return INT64_MIN + v;
 	case NEAR_MAX_REVERSED:
@@ -211,20 +286,24 @@ static void run_same_on_any_values(void **state)
 		assert_non_null(p);
 		for (enum value_map m = 0; m < MAPS; m++) {
 			struct vsc_program *q = mapped_copy(p, m);
-			for (unsigned j = 0; j < 6; j++) {
-				long bound = j < 5 ? (long)j - 1 : -1, pre = -1, pre_q = -1;
+			long pre_q[QUESTIONS];
+			int w[QUESTIONS];
+			for (unsigned j = 0; j < QUESTIONS; j++) {
+				long bound = question_bound(j), pre = -1;
 				int minimize = j == 5, v = run_verdict(p, bound, minimize, &pre);
-				int w = run_verdict(q, bound, minimize, &pre_q);
-				if (w >= 0) {
+				pre_q[j] = -1;
+				w[j] = run_verdict(q, bound, minimize, &pre_q[j]);
+				if (w[j] >= 0) {
 					answered++;
-					step_alone_agrees(q, bound, minimize, pre_q);
+					step_alone_agrees(q, bound, minimize, pre_q[j]);
 				}
 				if (m == EXTREMES || m == SPREAD)
 					continue; /* no table: may leave q alone */
-				if (v != w)
+				if (v != w[j])
 					vsc_program_write(q, stderr);
-				assert_int_equal(v, w);
+				assert_int_equal(v, w[j]);
 			}
+			packed_answers_same(q, packing_of(q), w, pre_q);
 			vsc_program_free(q);
 		}
 		vsc_program_free(p);

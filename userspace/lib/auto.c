@@ -643,6 +643,10 @@ static int auto_solve(const struct vsc_program *p, const struct query *q, struct
 	r = greedy_run_solve(p, q, b, res);
 	if (r != GREEDY_RUN_OPEN)
 		return r == -ETIME ? (res->verdict = VSC_UNKNOWN, 0) : r;
+	/* the run reads packed events; the rest of the way, struct vsc_event */
+	r = program_unpack(p);
+	if (r)
+		return r;
 	budget_phase(b, "reductions");
 	r = reduce_plan(&rd, p);
 

@@ -66,7 +66,10 @@ int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	res->lower = -1;
 	res->solver = solver->name;
 	started = clock_now_s();
-	err = solver->solve(p, &q, &b, res);
+	/* auto's greedy run reads packed events; it unpacks after that */
+	err = solver == &auto_solver ? 0 : program_unpack(p);
+	if (!err)
+		err = solver->solve(p, &q, &b, res);
 	res->time_s = clock_now_s() - started;
 	if (err == -ENOMEM) {
 		/* out of memory is the memory limit: unknown, like the budget's */

@@ -51,8 +51,10 @@ struct vsc_program *vsc_program_subset(const struct vsc_program *p,
 	struct vsc_event_ref *sorted = malloc((count ? count : 1) * sizeof(*sorted));
 	int err = 0;
 
-	if (!sub || !sorted)
+	if (!sub || !sorted || program_unpack(p)) {
+		free(sorted);
 		goto fail;
+	}
 	memcpy(sorted, events, count * sizeof(*sorted));
 	if (!in_order(sorted, count)) /* the shrinking's sets already are */
 		qsort(sorted, count, sizeof(*sorted), compare_refs);
@@ -177,6 +179,9 @@ static int explain(const struct vsc_program *p, const struct vsc_check_opts *opt
 	*out = NULL;
 	if (OPTS_LOAD(s.opts, opts))
 		return -EINVAL;
+	err = program_unpack(p);
+	if (err)
+		return err;
 	s.opts.keep_for_explain = false; /* the shrinking's checks keep nothing */
 	s.deadline = deadline_after(s.opts.timeout_s);
 	if (!given) {

@@ -39,11 +39,12 @@ struct cell {
 
 struct greedy_run {
 	const struct vsc_program *p;
+	enum packing packed; /* program_read_begin(p): the form of the events it runs */
 	struct cell *cells;
-	uint32_t *reads;  /* per (variable, value): reads still to come */
-	uint64_t entries; /* in reads */
-	uint32_t *pos;    /* per thread: its next event */
-	uint32_t *witness;
+	uint32_t *reads;   /* per (variable, value): reads still to come */
+	uint64_t entries;  /* in reads */
+	uint32_t *pos;     /* per thread: its next event */
+	uint32_t *witness; /* NULL when the caller wants none: 4 bytes an event less */
 	struct cell *undo; /* GREEDY_RUN_LOOK cells: a look ahead's writes */
 	size_t done, looked;
 	long preemptions;
@@ -106,6 +107,27 @@ static inline uint64_t entry(const struct greedy_run *g, uint32_t x, int64_t v)
 	return i < g->entries ? i : g->entries;
 }
 
+/* count_reads() on thread t, its events packed as k (a constant where it
+ * is inlined). Returns nonzero when a value has no entry. */
+static inline __attribute__((always_inline)) uint64_t count_thread(struct greedy_run *g, uint32_t t,
+								   enum packing k)
+{
+	const struct vsc_thread *th = &g->p->threads[t];
+	uint64_t outside = 0;
+
+	for (uint32_t i = 0; i < th->length; i++) {
+		struct vsc_event e = thread_event(th, k, i);
+		struct cell *c = &g->cells[e.var];
+		uint64_t at = c->offset + (uint64_t)e.value;
+		outside |= at >= g->entries;
+		g->reads[at < g->entries ? at : 0] += e.kind != VSC_WRITE;
+		c->writers |= (uint64_t)(e.kind != VSC_READ) << t;
+		if (e.kind == VSC_RMW)
+			outside |= entry(g, e.var, e.new_value) == g->entries;
+	}
+	return outside;
+}
+
 /* One pass: how many reads (and RMWs) read each (variable, value); that
  * each variable has one writer thread; that every value has its entry (so
  * the run indexes inside the table). False when the run does not apply.
@@ -115,19 +137,10 @@ static bool count_reads(struct greedy_run *g)
 	const struct vsc_program *p = g->p;
 	uint64_t outside = 0;
 
-	for (uint32_t t = 0; t < program_threads(p); t++) {
-		const struct vsc_thread *th = &p->threads[t];
-		for (uint32_t i = 0; i < th->length; i++) {
-			const struct vsc_event *e = &th->events[i];
-			struct cell *c = &g->cells[e->var];
-			uint64_t at = c->offset + (uint64_t)e->value;
-			outside |= at >= g->entries;
-			g->reads[at < g->entries ? at : 0] += e->kind != VSC_WRITE;
-			c->writers |= (uint64_t)(e->kind != VSC_READ) << t;
-			if (e->kind == VSC_RMW)
-				outside |= entry(g, e->var, e->new_value) == g->entries;
-		}
-	}
+	for (uint32_t t = 0; t < program_threads(p); t++)
+		outside |= g->packed == PACKING_NARROW ? count_thread(g, t, PACKING_NARROW)
+			   : g->packed == PACKING_WIDE ? count_thread(g, t, PACKING_WIDE)
+						       : count_thread(g, t, PACKING_NONE);
 	for (uint32_t x = 0; x < program_vars(p); x++)
 		if (g->cells[x].writers & (g->cells[x].writers - 1))
 			return false; /* several writers */
@@ -139,27 +152,46 @@ static bool count_reads(struct greedy_run *g)
  * the only one left). Without branches on the kind, which alternates at
  * random in a trace: a cell with no value yet holds a value of its span
  * (make_table), so the look-up is always inside the table. */
-static inline bool can_run(const struct greedy_run *g, const struct vsc_event *e)
+static inline bool can_run(const struct greedy_run *g, struct vsc_event e)
 {
-	const struct cell *c = &g->cells[e->var];
-	uint32_t left = g->reads[c->offset + (uint64_t)c->value], kind = e->kind;
-	bool match = c->has & (c->value == e->value);
+	const struct cell *c = &g->cells[e.var];
+	uint32_t left = g->reads[c->offset + (uint64_t)c->value], kind = e.kind;
+	bool match = c->has & (c->value == e.value);
 	bool write_ok = !c->has | (left == 0);
 	bool read_ok = match & ((kind == VSC_READ) | (left == 1));
 
 	return kind == VSC_WRITE ? write_ok : read_ok;
 }
 
-static inline void run_event(struct greedy_run *g, const struct vsc_event *e)
+static inline void run_event(struct greedy_run *g, struct vsc_event e)
 {
-	struct cell *c = &g->cells[e->var];
-	uint32_t kind = e->kind;
-	int64_t written = kind == VSC_RMW ? e->new_value : e->value;
+	struct cell *c = &g->cells[e.var];
+	uint32_t kind = e.kind;
+	int64_t written = kind == VSC_RMW ? e.new_value : e.value;
 
 	/* a write's own value has its entry too (count_reads): it takes 0 */
-	g->reads[c->offset + (uint64_t)e->value] -= kind != VSC_WRITE;
+	g->reads[c->offset + (uint64_t)e.value] -= kind != VSC_WRITE;
 	c->value = kind == VSC_READ ? c->value : written;
 	c->has |= kind != VSC_READ;
+}
+
+/* go() with the events packed as k (a constant where it is inlined). */
+static inline __attribute__((always_inline)) uint32_t
+go_events(struct greedy_run *g, uint32_t t, uint32_t most, struct cell *undo, enum packing k)
+{
+	const struct vsc_thread *th = &g->p->threads[t];
+	uint32_t i = g->pos[t], end = th->length - i > most ? i + most : th->length, w = 0;
+	struct vsc_event e;
+
+	while (i < end && can_run(g, e = thread_event(th, k, i))) {
+		if (undo && e.kind != VSC_READ)
+			undo[w++] = g->cells[e.var];
+		run_event(g, e);
+		i++;
+	}
+	most = i - g->pos[t];
+	g->pos[t] = i;
+	return most;
 }
 
 /* Thread t from its next event as far as it can go, at most `most`
@@ -168,17 +200,9 @@ static inline void run_event(struct greedy_run *g, const struct vsc_event *e)
 static inline __attribute__((always_inline)) uint32_t go(struct greedy_run *g, uint32_t t,
 							 uint32_t most, struct cell *undo)
 {
-	const struct vsc_thread *th = &g->p->threads[t];
-	uint32_t i = g->pos[t], end = th->length - i > most ? i + most : th->length, w = 0;
-
-	while (i < end && can_run(g, &th->events[i])) {
-		if (undo && th->events[i].kind != VSC_READ)
-			undo[w++] = g->cells[th->events[i].var];
-		run_event(g, &th->events[i++]);
-	}
-	most = i - g->pos[t];
-	g->pos[t] = i;
-	return most;
+	return g->packed == PACKING_NARROW ? go_events(g, t, most, undo, PACKING_NARROW)
+	       : g->packed == PACKING_WIDE ? go_events(g, t, most, undo, PACKING_WIDE)
+					   : go_events(g, t, most, undo, PACKING_NONE);
 }
 
 /* Take back the last `ran` events of t that go() ran with undo. */
@@ -188,13 +212,13 @@ static void undo_thread(struct greedy_run *g, uint32_t t, uint32_t ran, const st
 	uint32_t w = 0;
 
 	for (uint32_t i = g->pos[t] - ran; i < g->pos[t]; i++)
-		w += th->events[i].kind != VSC_READ;
+		w += thread_event(th, g->packed, i).kind != VSC_READ;
 	while (ran--) {
-		const struct vsc_event *e = &th->events[--g->pos[t]];
-		if (e->kind != VSC_READ)
-			g->cells[e->var] = undo[--w];
-		if (e->kind != VSC_WRITE)
-			g->reads[g->cells[e->var].offset + (uint64_t)e->value]++;
+		struct vsc_event e = thread_event(th, g->packed, --g->pos[t]);
+		if (e.kind != VSC_READ)
+			g->cells[e.var] = undo[--w];
+		if (e.kind != VSC_WRITE)
+			g->reads[g->cells[e.var].offset + (uint64_t)e.value]++;
 	}
 }
 
@@ -203,8 +227,9 @@ static uint32_t run_thread(struct greedy_run *g, uint32_t t, uint32_t most)
 {
 	uint32_t ran = go(g, t, most, NULL);
 
-	for (uint32_t j = 0; j < ran; j++)
-		g->witness[g->done++] = t;
+	for (uint32_t j = 0; j < ran && g->witness; j++)
+		g->witness[g->done + j] = t;
+	g->done += ran;
 	return ran;
 }
 
@@ -212,7 +237,7 @@ static bool can_go_on(const struct greedy_run *g, uint32_t t)
 {
 	const struct vsc_thread *th = &g->p->threads[t];
 
-	return g->pos[t] < th->length && can_run(g, &th->events[g->pos[t]]);
+	return g->pos[t] < th->length && can_run(g, thread_event(th, g->packed, g->pos[t]));
 }
 
 /* How far t can go from here, up to GREEDY_RUN_LOOK events (the state is
@@ -296,17 +321,19 @@ int greedy_run_solve(const struct vsc_program *p, const struct query *q, struct 
 		return GREEDY_RUN_OPEN;
 	g.cells = calloc(program_vars(p) + 1, sizeof(*g.cells));
 	g.pos = calloc(program_threads(p), sizeof(*g.pos));
-	g.witness = malloc(p->event_count * sizeof(*g.witness));
+	g.witness = q->want_witness ? malloc(p->event_count * sizeof(*g.witness)) : NULL;
 	g.undo = malloc(GREEDY_RUN_LOOK * sizeof(*g.undo));
-	if (g.cells && g.pos && g.witness && g.undo) {
+	if (g.cells && g.pos && (g.witness || !q->want_witness) && g.undo) {
 		r = GREEDY_RUN_OPEN;
+		g.packed = program_read_begin(p);
 		if (start_cells(&g) && make_table(&g, &r) && count_reads(&g))
 			r = run(&g, b, most);
+		program_read_end(p);
 	}
 	if (r == 0) {
 		res->verdict = VSC_CONSISTENT;
 		res->witness = g.witness;
-		res->witness_length = p->event_count;
+		res->witness_length = g.witness ? p->event_count : 0;
 		res->preemptions = res->lower = g.preemptions;
 		g.witness = NULL;
 	}

@@ -243,7 +243,7 @@ static void forget_names(struct parser *ps)
 
 static int start_segment(struct parser *ps, const struct token *name)
 {
-	struct vsc_program *p = vsc_program_new(), *done = ps->cur;
+	struct vsc_program *p = program_new_packed(), *done = ps->cur;
 	int err = 0;
 
 	if (!p)
@@ -562,7 +562,7 @@ struct parser *parser_new(const struct vsc_parse_opts *o, struct read_progress *
 	ps->progress = rp;
 	init_classes(ps);
 	ps->trace = calloc(1, sizeof(*ps->trace));
-	ps->cur = vsc_program_new();
+	ps->cur = program_new_packed();
 	if (!ps->trace || !ps->cur) {
 		vsc_program_free(ps->cur);
 		free(ps->trace);

@@ -195,36 +195,72 @@ HOT const char *plain_decimal(const char *p, const char *end, char stop, int64_t
 	return p + n + 1;
 }
 
-/* program_append() without its checks when the thread has room and no
- * timestamps (the common case). The event is written field by field:
+/* The event into th's room as packed words of form k (a constant where
+ * it is inlined): false when it does not fit them. */
+HOT bool put_packed(struct vsc_program *p, struct vsc_thread *th, enum packing k, uint32_t kind,
+		    uint32_t var, int64_t value)
+{
+	if (!packing_fits(k, kind, var, value))
+		return false;
+	packed_put(th->packed, k, th->length, packing_word(k, kind, var, value));
+	var_span_add(&p->inits[var], value);
+	return true;
+}
+
+/* The event into th's room as a struct vsc_event, written field by field:
  * copied whole from a struct just built on the stack by narrower stores,
- * its 16-byte load waited on them (store forwarding fails there), a
- * third of this loop's time. Returns 0, a negative errno, or 1 when the
- * thread is full (the line is left to the general path). */
+ * its 16-byte load waited on them (store forwarding fails there), a third
+ * of this loop's time. */
+HOT void put_event(struct vsc_program *p, struct vsc_thread *th, uint32_t kind, uint32_t var,
+		   int64_t value, int64_t new_value)
+{
+	struct vsc_event *e = &th->events[th->length];
+
+	e->kind = kind;
+	e->var = var;
+	e->value = value;
+	e->new_value = new_value;
+	var_span_see(&p->inits[var], e);
+}
+
+/* The event into th's room in p's form (packed.h), each form its own
+ * code: false when it does not fit. */
+HOT bool put_in_form(struct vsc_program *p, struct vsc_thread *th, uint32_t kind, uint32_t var,
+		     int64_t value, int64_t new_value)
+{
+	switch (p->packed) {
+	case PACKING_NARROW:
+		return put_packed(p, th, PACKING_NARROW, kind, var, value);
+	case PACKING_WIDE:
+		return put_packed(p, th, PACKING_WIDE, kind, var, value);
+	default:
+		put_event(p, th, kind, var, value, new_value);
+		return true;
+	}
+}
+
+/* program_append() without its checks when the thread has room and no
+ * timestamps (the common case). Returns 0, a negative errno, or 1 when
+ * the thread is full (the line is left to the general path). */
 HOT int append_plain(struct parser *ps, uint32_t t, uint32_t kind, uint32_t var, int64_t value,
 		     int64_t new_value)
 {
-	struct vsc_thread *th = &ps->cur->threads[t];
-	struct vsc_event *e;
+	struct vsc_program *p = ps->cur;
+	struct vsc_thread *th = &p->threads[t];
 
 	/* a thread's first event takes program_append(), which makes the line
-	 * array when line numbers are kept: after it, th->lines says whether */
-	if (th->length < th->cap && !th->ts) {
-		e = &th->events[th->length];
-		e->kind = kind;
-		e->var = var;
-		e->value = value;
-		e->new_value = new_value;
-		var_span_see(&ps->cur->inits[var], e);
+	 * array when line numbers are kept: after it, th->lines says whether;
+	 * an event that does not fit a packed program too (it repacks it) */
+	if (th->length < th->cap && !th->ts && put_in_form(p, th, kind, var, value, new_value)) {
 		if (th->lines)
 			th->lines[th->length] = ps->line;
 		th->length++;
-		ps->cur->event_count++;
+		p->event_count++;
 		return 0;
 	}
 	if (th->length == UINT32_MAX)
 		return 1; /* parse_line() reports it */
-	return program_append(ps->cur, t, &(struct vsc_event){ kind, var, value, new_value }, 0,
+	return program_append(p, t, &(struct vsc_event){ kind, var, value, new_value }, 0,
 			      ps->event_lines ? ps->line : 0);
 }
 
@@ -297,6 +333,32 @@ HOT const char *plain_event(struct parser *ps, const char *p, const char *end,
 	return appended ? NULL : p;
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* The offset of the first newline in the 32 bytes at p; 32 when there is
+ * none, or fewer than 32 bytes are left. */
+HOT unsigned newline_within(const char *p, const char *end)
+{
+	const __m128i nl = _mm_set1_epi8('\n');
+	uint32_t low, high;
+
+	if (end - p < 32)
+		return 32;
+	low = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const void *)p), nl));
+	high = (uint32_t)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_loadu_si128((const void *)(p + 16)), nl));
+	return low | high << 16 ? (unsigned)__builtin_ctz(low | high << 16) : 32;
+}
+#else
+HOT unsigned newline_within(const char *p, const char *end)
+{
+	(void)p;
+	(void)end;
+	return 32; /* each line where plain_event() ends it */
+}
+#endif
+
 const char *parse_plain_lines(struct parser *ps, const char *p, const char *end, int *err)
 {
 	uint32_t first = ps->line;
@@ -306,9 +368,18 @@ const char *parse_plain_lines(struct parser *ps, const char *p, const char *end,
 	if (!PLAIN_WORDS || ps->errors)
 		return p;
 	while ((ps->line + 1) % LINES_PER_CLOCK_LOOK != 0) {
+		/* The next line starts after the first newline, which a line that
+		 * plain_event() takes ends at: found apart, from one load, so
+		 * that the next line's work does not wait for this line's fields
+		 * (the processor overlaps lines) */
+		unsigned nl = newline_within(p, end);
 		const char *next;
 		ps->line++;
-		next = plain_event(ps, p, end, &last, err);
+		if (nl < 32 && plain_event(ps, p, end, &last, err)) {
+			p += nl + 1;
+			continue;
+		}
+		next = nl < 32 ? NULL : plain_event(ps, p, end, &last, err);
 		if (!next) {
 			ps->line--;
 			break;

@@ -3,6 +3,7 @@
 #include "userspace/util/array.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -37,7 +38,8 @@ static int grow_array(void **array, size_t *mapped, size_t used, size_t bytes)
 			     0);
 		if (moved != MAP_FAILED) {
 			(void)madvise(moved, bytes, MADV_HUGEPAGE); /* advice: fine if refused */
-			memcpy(moved, *array, used);
+			if (used)
+				memcpy(moved, *array, used);
 			free(*array);
 		}
 	}
@@ -74,12 +76,129 @@ struct vsc_program *vsc_program_new(void)
 	return p;
 }
 
+struct vsc_program *program_new_packed(void)
+{
+	struct vsc_program *p = vsc_program_new();
+
+	if (p)
+		p->packed = PACKING_NARROW;
+	return p;
+}
+
+/* An array of a thread's events in the form `to` (PACKING_NONE: struct
+ * vsc_event), with room for its cap, while it is being made. */
+struct repacked {
+	void *array;
+	size_t mapped;
+};
+
+static int repack_thread(const struct vsc_thread *th, enum packing from, enum packing to,
+			 struct repacked *out)
+{
+	size_t elem = to ? packing_bytes(to) : sizeof(struct vsc_event);
+
+	if (th->cap && grow_array(&out->array, &out->mapped, 0, th->cap * elem))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < th->length; i++) {
+		struct vsc_event e = thread_event(th, from, i);
+		if (to)
+			packed_put(out->array, to, i, packing_word(to, e.kind, e.var, e.value));
+		else
+			((struct vsc_event *)out->array)[i] = e;
+	}
+	return 0;
+}
+
+static void free_packed(struct vsc_program *p)
+{
+	for (uint32_t t = 0; t < program_threads(p); t++) {
+		free_array(p->threads[t].packed, p->threads[t].packed_mapped);
+		p->threads[t].packed = NULL;
+		p->threads[t].packed_mapped = 0;
+	}
+}
+
+/* Every thread's events into the form `to`: all or none (0 or -ENOMEM, p
+ * unchanged). The packed arrays they come from are freed unless keep (a
+ * reader may hold them; to is then PACKING_NONE). */
+static int repack(struct vsc_program *p, enum packing to, bool keep)
+{
+	uint32_t k = program_threads(p), t;
+	enum packing from = (enum packing)p->packed;
+	struct repacked *made = calloc(k ? k : 1, sizeof(*made));
+
+	if (!made)
+		return -ENOMEM;
+	for (t = 0; t < k && !repack_thread(&p->threads[t], from, to, &made[t]); t++)
+		;
+	if (t < k) {
+		while (t-- > 0)
+			free_array(made[t].array, made[t].mapped);
+		free(made);
+		return -ENOMEM;
+	}
+	if (!keep)
+		free_packed(p);
+	for (t = 0; t < k; t++) {
+		struct vsc_thread *th = &p->threads[t];
+		if (to) {
+			th->packed = made[t].array;
+			th->packed_mapped = made[t].mapped;
+		} else {
+			th->events = made[t].array;
+			th->events_mapped = made[t].mapped;
+		}
+	}
+	free(made);
+	__atomic_store_n(&p->packed, to, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int program_unpack(const struct vsc_program *cp)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	/* const to its callers: they see the same events either way */
+	struct vsc_program *p = (struct vsc_program *)cp;
+	int err = 0;
+
+	if (!program_packed(p))
+		return 0;
+	pthread_mutex_lock(&lock);
+	if (program_packed(p)) {
+		/* parsing is over: no room for more events is needed */
+		for (uint32_t t = 0; t < program_threads(p); t++)
+			p->threads[t].cap = p->threads[t].length;
+		err = repack(p, PACKING_NONE, true);
+		for (uint32_t t = 0; t < program_threads(p) && !err; t++) {
+			struct vsc_thread *th = &p->threads[t];
+			th->events_mapped = trim_array(th->events, th->events_mapped,
+						       th->length * sizeof(*th->events));
+		}
+		if (!err && !__atomic_load_n(&p->packed_readers, __ATOMIC_SEQ_CST))
+			free_packed(p);
+	}
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+/* Before appending ev to a packed program it does not fit: wider words
+ * when they hold it, else struct vsc_event. Appending changes p, so no
+ * reader shares it now: what it leaves is freed. */
+static int make_room_for(struct vsc_program *p, const struct vsc_event *ev)
+{
+	bool wide = p->packed == PACKING_NARROW && !ev->new_value &&
+		    packing_fits(PACKING_WIDE, ev->kind, ev->var, ev->value);
+
+	return repack(p, wide ? PACKING_WIDE : PACKING_NONE, false);
+}
+
 void vsc_program_free(struct vsc_program *p)
 {
 	if (!p)
 		return;
 	for (uint32_t t = 0; t < program_threads(p); t++) {
 		free_array(p->threads[t].events, p->threads[t].events_mapped);
+		free_array(p->threads[t].packed, p->threads[t].packed_mapped);
 		free(p->threads[t].ts);
 		free_array(p->threads[t].lines, p->threads[t].lines_mapped);
 	}
@@ -91,21 +210,28 @@ void vsc_program_free(struct vsc_program *p)
 	free(p);
 }
 
+/* The room left in a mapping of elem-byte elements, at most cap. */
+static size_t mapped_cap(size_t cap, size_t mapped, size_t elem)
+{
+	return mapped && mapped / elem < cap ? mapped / elem : cap;
+}
+
 void program_trim(struct vsc_program *p)
 {
+	size_t packed = packing_bytes((enum packing)p->packed); /* bytes an event */
+
 	for (uint32_t t = 0; t < program_threads(p); t++) {
 		struct vsc_thread *th = &p->threads[t];
 		size_t cap = th->cap;
 
 		th->events_mapped =
 			trim_array(th->events, th->events_mapped, th->length * sizeof(*th->events));
+		th->packed_mapped = trim_array(th->packed, th->packed_mapped, th->length * packed);
 		th->lines_mapped =
 			trim_array(th->lines, th->lines_mapped, th->length * sizeof(*th->lines));
-		if (th->events_mapped)
-			cap = th->events_mapped / sizeof(*th->events);
-		if (th->lines_mapped && th->lines_mapped / sizeof(*th->lines) < cap)
-			cap = th->lines_mapped / sizeof(*th->lines);
-		th->cap = (uint32_t)(cap < th->cap ? cap : th->cap);
+		cap = p->packed ? mapped_cap(cap, th->packed_mapped, packed)
+				: mapped_cap(cap, th->events_mapped, sizeof(*th->events));
+		th->cap = (uint32_t)mapped_cap(cap, th->lines_mapped, sizeof(*th->lines));
 	}
 }
 
@@ -140,14 +266,24 @@ int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_even
 
 	if (th->length == UINT32_MAX)
 		return -E2BIG;
+	if (p->packed &&
+	    (!packing_fits((enum packing)p->packed, ev->kind, ev->var, ev->value) ||
+	     ev->new_value) &&
+	    make_room_for(p, ev))
+		return -ENOMEM;
 	if (th->length == th->cap) {
-		/* events, and timestamps and lines when kept, share one room;
-		 * from 2: a lab trace has 10^6 programs of a few events */
+		/* events (or packed ones), and timestamps and lines when kept,
+		 * share one room; from 2: a lab trace has 10^6 programs of a
+		 * few events */
 		size_t cap = array_grown_cap(th->cap, (size_t)th->length + 1, 2, UINT32_MAX);
 
 		if (!cap ||
-		    grow_array((void **)&th->events, &th->events_mapped,
-			       th->length * sizeof(*th->events), cap * sizeof(*th->events)) ||
+		    (p->packed ? grow_array(&th->packed, &th->packed_mapped,
+					    th->length * packing_bytes((enum packing)p->packed),
+					    cap * packing_bytes((enum packing)p->packed))
+			       : grow_array((void **)&th->events, &th->events_mapped,
+					    th->length * sizeof(*th->events),
+					    cap * sizeof(*th->events))) ||
 		    (th->ts && ARRAY_RESIZE(th->ts, cap)) ||
 		    (th->lines &&
 		     grow_array((void **)&th->lines, &th->lines_mapped,
@@ -165,7 +301,11 @@ int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_even
 		if (!th->lines)
 			return -ENOMEM;
 	}
-	th->events[th->length] = *ev;
+	if (p->packed)
+		packed_put(th->packed, (enum packing)p->packed, th->length,
+			   packing_word((enum packing)p->packed, ev->kind, ev->var, ev->value));
+	else
+		th->events[th->length] = *ev;
 	var_span_see(&p->inits[ev->var], ev);
 	if (th->ts)
 		th->ts[th->length] = ts;
@@ -232,7 +372,9 @@ size_t vsc_program_thread_length(const struct vsc_program *p, size_t t)
 
 const struct vsc_event *vsc_program_events(const struct vsc_program *p, size_t t)
 {
-	return t < program_threads(p) ? p->threads[t].events : NULL;
+	if (t >= program_threads(p) || program_unpack(p))
+		return NULL;
+	return p->threads[t].events;
 }
 
 size_t vsc_program_event_count(const struct vsc_program *p)
@@ -264,23 +406,28 @@ size_t vsc_program_writers(const struct vsc_program *p)
 	uint32_t nvars = program_vars(p), best = 0;
 	uint32_t *count = calloc(nvars ? nvars : 1, sizeof(*count));
 	uint32_t *last_thread = calloc(nvars ? nvars : 1, sizeof(*last_thread));
+	enum packing packed;
 
 	if (!count || !last_thread) {
 		free(count);
 		free(last_thread);
 		return 0;
 	}
+	packed = program_read_begin(p);
+
 	for (uint32_t t = 0; t < program_threads(p); t++) {
 		const struct vsc_thread *th = &p->threads[t];
 		for (uint32_t i = 0; i < th->length; i++) {
-			uint32_t v = th->events[i].var;
-			if (th->events[i].kind == VSC_READ || last_thread[v] == t + 1)
+			struct vsc_event e = thread_event(th, packed, i);
+			uint32_t v = e.var;
+			if (e.kind == VSC_READ || last_thread[v] == t + 1)
 				continue;
 			last_thread[v] = t + 1;
 			if (++count[v] > best)
 				best = count[v];
 		}
 	}
+	program_read_end(p);
 	free(count);
 	free(last_thread);
 	return best;
@@ -303,6 +450,7 @@ uint32_t vsc_program_event_line(const struct vsc_program *p, size_t t, size_t i)
 int vsc_program_write(const struct vsc_program *p, FILE *out)
 {
 	static const char op[] = { 'r', 'w', 'u' };
+	enum packing packed = program_read_begin(p);
 
 	fprintf(out, "vsc 1\n");
 	for (uint32_t v = 0; v < program_vars(p); v++) {
@@ -315,7 +463,7 @@ int vsc_program_write(const struct vsc_program *p, FILE *out)
 	for (uint32_t t = 0; t < program_threads(p); t++) {
 		const struct vsc_thread *th = &p->threads[t];
 		for (uint32_t i = 0; i < th->length; i++) {
-			const struct vsc_event *e = &th->events[i];
+			const struct vsc_event ev = thread_event(th, packed, i), *e = &ev;
 			fprintf(out, "%s %c %s %lld", p->thread_names.names[t], op[e->kind],
 				p->var_names.names[e->var], (long long)e->value);
 			if (e->kind == VSC_RMW)
@@ -325,5 +473,6 @@ int vsc_program_write(const struct vsc_program *p, FILE *out)
 			fputc('\n', out);
 		}
 	}
+	program_read_end(p);
 	return ferror(out) ? -EIO : 0;
 }

@@ -122,6 +122,9 @@ int vsc_encode_dimacs(const struct vsc_program *p, FILE *out)
 
 	if (!p || !out)
 		return -EINVAL;
+	err = program_unpack(p);
+	if (err)
+		return err;
 	err = encode_no_preemption(p, &f, &o, 1);
 	if (!err) {
 		fprintf(out,

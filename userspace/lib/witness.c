@@ -47,6 +47,7 @@ int vsc_witness_verify(const struct vsc_program *p, const uint32_t *threads, siz
 	uint32_t k = program_threads(p), nvars = program_vars(p);
 	uint32_t *next = calloc(k ? k : 1, sizeof(*next));
 	struct cell *mem = calloc(nvars ? nvars : 1, sizeof(*mem));
+	enum packing packed;
 	int err = 0;
 
 	if (!next || !mem) {
@@ -54,6 +55,7 @@ int vsc_witness_verify(const struct vsc_program *p, const uint32_t *threads, siz
 		free(mem);
 		return -ENOMEM;
 	}
+	packed = program_read_begin(p); /* a parsed program's events need no unpacking here */
 	for (uint32_t v = 0; v < nvars; v++) {
 		mem[v].state = p->inits[v].kind == VSC_INIT_KNOWN     ? 2
 			       : p->inits[v].kind == VSC_INIT_UNKNOWN ? 1
@@ -69,7 +71,7 @@ int vsc_witness_verify(const struct vsc_program *p, const uint32_t *threads, siz
 			err = fail(why, why_len, "step %zu: thread %u has no event left", j, t);
 			break;
 		}
-		const struct vsc_event *e = &p->threads[t].events[next[t]];
+		const struct vsc_event ev = thread_event(&p->threads[t], packed, next[t]), *e = &ev;
 		struct cell *c = &mem[e->var];
 		if (e->kind != VSC_WRITE) {
 			if (c->state == 0 || (c->state == 2 && c->value != e->value)) {
@@ -89,6 +91,7 @@ int vsc_witness_verify(const struct vsc_program *p, const uint32_t *threads, siz
 		}
 		next[t]++;
 	}
+	program_read_end(p);
 	if (!err && preemptions)
 		*preemptions = count_preemptions(p, threads, length);
 	free(next);
