@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The refutation of source_orders.c against the exact search: on small
- * random programs with several writers per variable, few values, RMWs and
- * both kinds of init, every program it refutes has no SC interleaving at
- * all (the exact solver, no bound), and it refutes a good share of those
- * that have none. VSC_SOURCE_ORDERS_SEED and VSC_SOURCE_ORDERS_COUNT change
- * the run (offline stress). */
+/* The refutation of source_orders.c (the rows and the splits of
+ * source_splits.c) against the exact search: on small random programs with
+ * several writers per variable, few values, RMWs and both kinds of init,
+ * every program it refutes has no SC interleaving at all (the exact solver,
+ * no bound), and it refutes nine in ten of those that have none (the rows
+ * alone: 515 of 578, below that). VSC_SOURCE_ORDERS_SEED and
+ * VSC_SOURCE_ORDERS_COUNT change the run (offline stress). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,7 +82,7 @@ static void refutes_only_what_exact_refutes(void **state)
 	printf("source orders: %d of %d programs refuted, %d inconsistent beyond the analysis\n",
 	       n.refuted, programs, n.inconsistent);
 	assert_int_equal(n.wrong, 0);
-	assert_true(n.refuted > n.inconsistent / 4);
+	assert_true(n.refuted * 10 > n.inconsistent * 9);
 }
 
 int main(void)

@@ -33,49 +33,25 @@
  *    by entry, of the rows of the w's events a0(w) (with w's own entry
  *    a0(w) + 1), over the threads w that have candidates; and when no
  *    thread has one, no SC interleaving exists.
+ *  - overwritten sources: the same when v' == v (or the initial value is
+ *    v or unknown) but another thread's write e of x with another value is
+ *    known to follow t's event j (row(e)[t] > j; with no j, any) and to
+ *    precede the read: e is not the last write before the read, so a later
+ *    one is, of (x, v), after e, hence after event j and not t's.
  *
  * A row whose own entry exceeds the event's position says the event
  * follows itself: a cycle, no SC interleaving. Rounds over every event in
  * program order repeat until nothing grows. Every step is sound on its own,
  * so stopping at any point (the budget) only loses strength; no bound is
- * involved anywhere, so a refutation holds for every bound. */
+ * involved anywhere, so a refutation holds for every bound. After the
+ * fixpoint, source_splits.c splits on the write each read sees. */
 #include "source_orders.h"
+#include "source_orders_int.h"
 #include "userspace/util/sorted.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define NO_POS UINT32_MAX
-#define ROUNDS_MAX 64
-
-/* Writes grouped by a key (a pair or a variable), then by thread in
- * increasing order, each thread's in program order: one run per key and
- * thread. */
-struct write_runs {
-	uint32_t *first_run;  /* per key + 1: the key's runs */
-	uint32_t *run_thread; /* per run */
-	uint32_t *run_start;  /* per run + 1: the run's positions */
-	uint32_t *pos;        /* positions in the run's thread, ascending */
-};
-
-struct sources {
-	const struct vsc_program *p;
-	const struct analysis *a;
-	uint32_t k;
-	size_t *base;   /* per thread: the row of its first event */
-	uint32_t *rows; /* per event, k entries */
-	struct write_runs by_pair, by_var;
-	uint32_t *next, *least, *probe; /* k each: the row being settled, the sources' meet,
-					 * the row if one thread's write is seen */
-	uint32_t *forced;               /* per run of a variable: its last write before the read */
-	uint32_t *last_pos, *last_pair; /* per variable: the thread's last access */
-};
-
-static uint32_t *row_of(const struct sources *s, uint32_t t, uint32_t i)
-{
-	return s->rows + (s->base[t] + i) * s->k;
-}
 
 /* The key of thread t's event i in runs by variable or by pair, or NO_POS
  * when it writes nothing. */
@@ -168,8 +144,7 @@ static int runs_build(struct write_runs *r, const struct vsc_program *p, const s
 	return err;
 }
 
-/* The first position >= m of run x, or NO_POS. */
-static uint32_t first_from(const struct write_runs *r, uint32_t x, uint32_t m)
+uint32_t sources_first_from(const struct write_runs *r, uint32_t x, uint32_t m)
 {
 	uint32_t at = first_at_least(r->pos, r->run_start[x], r->run_start[x + 1], m);
 
@@ -184,11 +159,8 @@ static uint32_t last_before(const struct write_runs *r, uint32_t x, uint32_t m)
 	return at > r->run_start[x] ? r->pos[at - 1] : NO_POS;
 }
 
-/* The last write of x (runs v0..v1) by each other thread among the
- * events that row (the read's, thread t) says precede the read, into
- * s->forced. */
-static void forced_writes(struct sources *s, uint32_t t, const uint32_t *row, uint32_t v0,
-			  uint32_t v1)
+void sources_forced_writes(struct sources *s, uint32_t t, const uint32_t *row, uint32_t v0,
+			   uint32_t v1)
 {
 	const struct write_runs *bv = &s->by_var;
 
@@ -198,12 +170,8 @@ static void forced_writes(struct sources *s, uint32_t t, const uint32_t *row, ui
 	}
 }
 
-/* The earliest write of pair (run `run`, thread w) that the read t[i] can
- * see: after t's event j (NO_POS: none) and after the last writes of x
- * known to precede the read (s->forced, runs v0..v1); NO_POS when none is
- * left. */
-static uint32_t first_candidate(const struct sources *s, uint32_t run, uint32_t w, uint32_t t,
-				uint32_t i, uint32_t j, uint32_t v0, uint32_t v1)
+uint32_t sources_first_candidate(const struct sources *s, uint32_t run, uint32_t w, uint32_t t,
+				 uint32_t i, uint32_t j, uint32_t v0, uint32_t v1)
 {
 	const struct write_runs *bv = &s->by_var;
 	uint32_t m = j != NO_POS ? row_of(s, t, j)[w] : 0, a0;
@@ -216,7 +184,7 @@ static uint32_t first_candidate(const struct sources *s, uint32_t run, uint32_t 
 		if (after > m)
 			m = after;
 	}
-	a0 = first_from(&s->by_pair, run, m);
+	a0 = sources_first_from(&s->by_pair, run, m);
 	if (a0 == NO_POS || row_of(s, w, a0)[t] > i)
 		return NO_POS;
 	return a0;
@@ -233,7 +201,7 @@ static void close_row(const struct sources *s, uint32_t t, uint32_t *next);
 static int probe_thread(struct sources *s, uint32_t run, uint32_t w, uint32_t t, uint32_t i,
 			uint32_t j, uint32_t v0, uint32_t v1)
 {
-	uint32_t k = s->k, a0 = first_candidate(s, run, w, t, i, j, v0, v1), seen = NO_POS;
+	uint32_t k = s->k, a0 = sources_first_candidate(s, run, w, t, i, j, v0, v1), seen = NO_POS;
 
 	while (a0 != NO_POS && a0 != seen) {
 		const uint32_t *row = row_of(s, w, a0);
@@ -245,8 +213,8 @@ static int probe_thread(struct sources *s, uint32_t run, uint32_t w, uint32_t t,
 		if (s->probe[t] > i)
 			return 0; /* it follows itself: so would any later write of w */
 		seen = a0;
-		forced_writes(s, t, s->probe, v0, v1);
-		a0 = first_candidate(s, run, w, t, i, j, v0, v1);
+		sources_forced_writes(s, t, s->probe, v0, v1);
+		a0 = sources_first_candidate(s, run, w, t, i, j, v0, v1);
 	}
 	return a0 != NO_POS;
 }
@@ -264,7 +232,7 @@ static uint32_t meet_sources(struct sources *s, uint32_t t, uint32_t i, uint32_t
 		uint32_t w = bp->run_thread[run];
 		if (w == t)
 			continue;
-		forced_writes(s, t, s->next, v0, v1);
+		sources_forced_writes(s, t, s->next, v0, v1);
 		if (!probe_thread(s, run, w, t, i, j, v0, v1))
 			continue;
 		for (uint32_t z = 0; z < s->k; z++)
@@ -295,15 +263,39 @@ static void close_row(const struct sources *s, uint32_t t, uint32_t *next)
 	}
 }
 
-/* Does the read of pair by thread t need another thread's write, given
- * its previous access of x (s->last_pair)? */
-static int needs_source(const struct sources *s, uint32_t x, uint32_t pair)
+int sources_needs_source_after(const struct sources *s, uint32_t x, uint32_t pair, uint32_t before)
 {
-	uint32_t before = s->last_pair[x];
-
 	if (before != PAIR_NONE)
 		return before != pair;
 	return s->a->init[x] != VALUE_UNDECIDED && s->a->init[x] != pair;
+}
+
+/* The same, with the previous access the round keeps (s->last_pair). */
+static int needs_source(const struct sources *s, uint32_t x, uint32_t pair)
+{
+	return sources_needs_source_after(s, x, pair, s->last_pair[x]);
+}
+
+/* Is the value t's read of pair (variable x) would keep from its previous
+ * access at j (NO_POS: the initial value) gone? So it is when another
+ * thread's write of x with another value is known to follow t's event j
+ * and to precede the read (row s->next): that write is not the one the
+ * read sees, so the read sees a later one, none of t's (they all precede
+ * event j or follow the read). */
+static int overwritten(struct sources *s, uint32_t t, uint32_t x, uint32_t pair, uint32_t j)
+{
+	const struct write_runs *bv = &s->by_var;
+	uint32_t v0 = bv->first_run[x], v1 = bv->first_run[x + 1];
+
+	sources_forced_writes(s, t, s->next, v0, v1);
+	for (uint32_t g = v0; g < v1; g++) {
+		uint32_t z = bv->run_thread[g], e = s->forced[g - v0];
+		if (e == NO_POS || s->a->pairs[z][e].write == pair)
+			continue;
+		if (j == NO_POS || row_of(s, z, e)[t] > j)
+			return 1;
+	}
+	return 0;
 }
 
 /* Settle thread t's event i. Returns SOURCE_ORDERS_REFUTED or 0; *grew
@@ -312,6 +304,7 @@ static int settle(struct sources *s, uint32_t t, uint32_t i, int *grew)
 {
 	const struct event_pairs *ep = &s->a->pairs[t][i];
 	uint32_t x = s->p->threads[t].events[i].var, k = s->k, *row = row_of(s, t, i);
+	uint32_t j = s->last_pair[x] != PAIR_NONE ? s->last_pos[x] : NO_POS;
 
 	memcpy(s->next, row, k * sizeof(uint32_t));
 	if (i > 0) {
@@ -320,8 +313,8 @@ static int settle(struct sources *s, uint32_t t, uint32_t i, int *grew)
 			if (w != t && prev[w] > s->next[w])
 				s->next[w] = prev[w];
 	}
-	if (ep->read != PAIR_NONE && needs_source(s, x, ep->read)) {
-		uint32_t j = s->last_pair[x] != PAIR_NONE ? s->last_pos[x] : NO_POS;
+	if (ep->read != PAIR_NONE &&
+	    (needs_source(s, x, ep->read) || overwritten(s, t, x, ep->read, j))) {
 		if (!meet_sources(s, t, i, x, ep->read, j))
 			return SOURCE_ORDERS_REFUTED;
 		for (uint32_t w = 0; w < k; w++)
@@ -360,6 +353,27 @@ static int one_round(struct sources *s, struct budget *b, int *grew)
 			return r;
 	}
 	return 0;
+}
+
+int sources_fixpoint(struct sources *s, struct budget *b)
+{
+	int r = 0, grew = 1;
+
+	for (int round = 0; round < ROUNDS_MAX && grew && !r; round++) {
+		grew = 0;
+		r = one_round(s, b, &grew);
+	}
+	return r;
+}
+
+uint32_t sources_var_run(const struct sources *s, uint32_t x, uint32_t w)
+{
+	const struct write_runs *bv = &s->by_var;
+
+	for (uint32_t g = bv->first_run[x]; g < bv->first_run[x + 1]; g++)
+		if (bv->run_thread[g] == w)
+			return g;
+	return NO_POS;
 }
 
 static void sources_free(struct sources *s)
@@ -424,7 +438,8 @@ static int applies(const struct vsc_program *p, const struct analysis *a, const 
 int source_orders_refute(const struct vsc_program *p, const struct analysis *a, struct budget *b)
 {
 	struct sources s;
-	int r = 0, grew = 1; /* set by the first round: grew starts at 1 */
+	unsigned long spent = b ? b->steps : 0;
+	int r;
 
 	if (!applies(p, a, b))
 		return SOURCE_ORDERS_OPEN;
@@ -432,12 +447,9 @@ int source_orders_refute(const struct vsc_program *p, const struct analysis *a, 
 		sources_free(&s); /* out of memory: not tried, the search goes on */
 		return SOURCE_ORDERS_OPEN;
 	}
-	for (int round = 0; round < ROUNDS_MAX && grew; round++) {
-		grew = 0;
-		r = one_round(&s, b, &grew);
-		if (r)
-			break;
-	}
+	r = sources_fixpoint(&s, b);
+	if (!r)
+		r = sources_split(&s, b, b ? b->steps - spent : 0);
 	sources_free(&s);
 	return r == SOURCE_ORDERS_REFUTED ? SOURCE_ORDERS_REFUTED : SOURCE_ORDERS_OPEN;
 }
