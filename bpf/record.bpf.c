@@ -144,6 +144,8 @@ static __always_inline int hand_over(struct vsc_record_log_ref *ref, __u64 log_a
 		rec->tid = (__u32)id;
 		rec->skip = skip;
 		rec->origin = origin;
+		rec->instance = ref->instance;
+		rec->reserved = 0;
 		rec->log_addr = log_addr;
 		bpf_ringbuf_submit(rec, 0);
 		__sync_fetch_and_add(&batches, 1);
@@ -175,6 +177,8 @@ static __always_inline struct vsc_record_log_ref *ref_of(__u64 log_addr)
 		ref->unsent = 0;
 		return ref;
 	}
+	if (ref)
+		fresh.instance = ref->instance + 1; /* another thread, or an exec */
 	if (ref && (ref->flags & (VSC_RECORD_LOG_ENDED | VSC_RECORD_LOG_EXECED))) {
 		/* a new log for this thread id (exec, id reuse): the old one's
 		 * memory is gone */

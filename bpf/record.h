@@ -54,6 +54,8 @@ struct vsc_record_batch {
 	__u32 tid;
 	__u32 skip;
 	__u32 origin;   /* enum vsc_record_origin */
+	__u32 instance; /* vsc_record_log_ref.instance of the thread */
+	__u32 reserved;
 	__u64 log_addr; /* where the log lives (the recorder acknowledges there) */
 	struct vsc_record_log log;
 };
@@ -75,7 +77,11 @@ struct vsc_record_log_ref {
 	__u32 pid;
 	__u32 flags;  /* enum vsc_record_log_flags */
 	__u32 unsent; /* entries of an ended thread not handed over */
-	__u32 pad;
+	/* Thread ids are used again (pid_max): 0 for the first thread with this
+	 * id in the recording, one more for each later one (a new log after an
+	 * exit or exec). Its sequence numbers start again, so the recorder must
+	 * not take its events for copies of the old thread's. */
+	__u32 instance;
 };
 
 #endif /* VSC_RECORD_H */

@@ -58,7 +58,8 @@ struct vsc_probe_source {
 	bool block;                /* threads wait for acknowledgements */
 	char no_block_why[512];    /* why back-pressure stopped */
 	uint64_t end_batches;      /* records made at a thread's end */
-	uint64_t drain_lost;       /* entries of ended threads nobody could read */
+	uint64_t drain_lost;       /* entries of ended threads nobody could read, or
+				      of an old thread after its id was used again */
 	uint64_t drain_maybe_lost; /* RMWs announced, performed or not; unread logs */
 	uint64_t drained;          /* events read from logs at the end */
 	int error;                 /* first failure inside the ring callback */
@@ -108,10 +109,18 @@ static bool start_is_exact(const struct vsc_probe_source *src, uint32_t tid)
 	return false;
 }
 
-/* Entries [from, log->count) of a thread's log into the writer. */
+/* Entries [from, log->count) of the log of the instance-th thread with id
+ * tid into the writer (a thread id used again starts its sequence again). */
 static int add_entries(struct vsc_probe_source *src, const struct vsc_record_log *log,
-		       uint32_t from, uint32_t pid, uint32_t tid)
+		       uint32_t from, uint32_t pid, uint32_t tid, uint32_t instance)
 {
+	int stale = trace_writer_thread_instance(src->writer, pid, tid, instance);
+	if (stale < 0)
+		return stale;
+	if (stale) { /* an older thread's entries after a newer one's: unplaceable */
+		src->drain_lost += log->count > from ? log->count - from : 0;
+		return 0;
+	}
 	for (uint32_t i = from; i < log->count; i++) {
 		struct vsc_capture_event e = event_of(&log->entries[i], log->seq + i, pid, tid);
 		/* the thread was stepped past a look at the probe before it came
@@ -188,7 +197,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (b->origin != VSC_RECORD_FROM_BATCH)
 		src->end_batches++;
-	int err = add_entries(src, &b->log, b->skip, b->pid, b->tid);
+	int err = add_entries(src, &b->log, b->skip, b->pid, b->tid, b->instance);
 	if (!err && b->origin == VSC_RECORD_FROM_BATCH && src->block)
 		err = queue_ack(src, b->log_addr, b->log.seq + b->log.count);
 	if (err) {
@@ -418,7 +427,7 @@ static int drain_one(struct vsc_probe_source *src, uint32_t tid,
 			src->drain_maybe_lost++;
 		uint64_t skip = ref->next_seq > log->seq ? ref->next_seq - log->seq : 0;
 		err = add_entries(src, log, skip < log->count ? (uint32_t)skip : log->count,
-				  ref->pid, tid);
+				  ref->pid, tid, ref->instance);
 	} else if (ended) {
 		/* its memory is gone: the thread-end hook said what it held */
 		src->drain_lost += ref->unsent;

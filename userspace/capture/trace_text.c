@@ -432,12 +432,17 @@ static char *append_text(char *p, const char *s, size_t len)
 	return p + len;
 }
 
-size_t trace_text_format_event(char *line, const struct vsc_capture_event *e, const char *name,
-			       size_t name_len, const char *location, bool timestamps)
+size_t trace_text_format_event(char *line, const struct vsc_capture_event *e, uint32_t instance,
+			       const char *name, size_t name_len, const char *location,
+			       bool timestamps)
 {
 	static const char unsure_alone[] = " # value unsure", unsure_after[] = " (value unsure)";
 	bool unsure = e->flags & VSC_CAP_F_VALUE_UNSURE;
 	char *p = append_u64(line, e->tid);
+	if (instance) {
+		*p++ = '.';
+		p = append_u64(p, instance);
+	}
 	*p++ = ' ';
 	*p++ = e->kind == VSC_CAP_RMW ? 'u' : e->kind == VSC_CAP_LOAD ? 'r' : 'w';
 	*p++ = ' ';

@@ -91,9 +91,11 @@ void trace_text_close(struct trace_text *t);
 void trace_text_put(struct trace_text *t, const struct trace_header *h, const char *line,
 		    size_t len);
 
-/* Format an event line into line (TRACE_LINE_MAX bytes); returns its length. */
-size_t trace_text_format_event(char *line, const struct vsc_capture_event *e, const char *name,
-			       size_t name_len, const char *location, bool timestamps);
+/* Format an event line into line (TRACE_LINE_MAX bytes); returns its length.
+ * instance > 0: the thread token is TID.INSTANCE (a thread id used again). */
+size_t trace_text_format_event(char *line, const struct vsc_capture_event *e, uint32_t instance,
+			       const char *name, size_t name_len, const char *location,
+			       bool timestamps);
 
 /* The end: header (unless streamed), lines, late notes, trailer, flush. out
  * is the destination when none was opened (else NULL). 0 or -errno; the

@@ -32,6 +32,8 @@
 /* One thread: where it is in program order, and the events that came early. */
 struct tw_thread {
 	uint32_t pid, tid;
+	uint32_t instance; /* the how-manieth thread with this id (ids are reused) */
+	bool unstarted;    /* a new instance whose first event has not come */
 	uint64_t first_seq, next_seq;
 	struct vsc_capture_event *early; /* sorted by seq, [head, len) */
 	size_t head, len, cap;
@@ -62,6 +64,7 @@ struct trace_writer {
 
 	struct tw_thread *threads;
 	size_t thread_count, thread_cap;
+	uint64_t instances;          /* threads seen: thread ids, and again for each reuse */
 	struct trace_map thread_map; /* (pid, tid) -> thread */
 
 	struct tw_part **parts; /* open executions, oldest first: [part_head, part_len) */
@@ -411,8 +414,8 @@ static int deliver(struct trace_writer *w, struct tw_thread *t, const struct vsc
 		return err;
 	const struct trace_var *v = &w->names.vars[var];
 	const char *loc = trace_names_location(&w->names, e->pid, e->ip);
-	size_t len =
-		trace_text_format_event(line, e, v->name, v->name_len, loc, !w->opts.no_timestamps);
+	size_t len = trace_text_format_event(line, e, t->instance, v->name, v->name_len, loc,
+					     !w->opts.no_timestamps);
 	bool unsure = e->flags & VSC_CAP_F_VALUE_UNSURE;
 	struct tw_part *p = part_at(w, t->part);
 	if (p == head_part(w)) {
@@ -494,12 +497,50 @@ static struct tw_thread *thread_of(struct trace_writer *w, const struct vsc_capt
 	    trace_map_put(&w->thread_map, e->pid, e->tid, (uint32_t)w->thread_count))
 		return NULL;
 	struct tw_thread *t = &w->threads[w->thread_count++];
-	*t = (struct tw_thread){ .pid = e->pid,
-				 .tid = e->tid,
-				 .first_seq = e->seq,
-				 .next_seq = e->seq,
-				 .part = NO_PART };
+	*t = (struct tw_thread){ .pid = e->pid, .tid = e->tid, .unstarted = true, .part = NO_PART };
+	w->instances++;
 	return t;
+}
+
+/* The old thread with this id is over: the holes it still waits for will
+ * not be filled (lost), it leaves its execution, and the slot starts again
+ * for the new thread, whose sequence numbers start again too. */
+static int start_instance(struct trace_writer *w, struct tw_thread *t, uint32_t instance)
+{
+	while (t->head < t->len) {
+		int err = skip_hole(w, t);
+		if (err)
+			return err;
+	}
+	if (t->part != NO_PART && t->part != CLOSED_PART)
+		part_at(w, t->part)->threads_in--;
+	*t = (struct tw_thread){ .pid = t->pid,
+				 .tid = t->tid,
+				 .instance = instance,
+				 .unstarted = true,
+				 .early = t->early,
+				 .cap = t->cap,
+				 .part = NO_PART };
+	w->instances++;
+	return 0;
+}
+
+int trace_writer_thread_instance(struct trace_writer *w, uint32_t pid, uint32_t tid,
+				 uint32_t instance)
+{
+	struct vsc_capture_event key = { .pid = pid, .tid = tid };
+	if (w->err)
+		return w->err;
+	struct tw_thread *t = thread_of(w, &key);
+	if (!t)
+		return -ENOMEM;
+	if (t->unstarted && t->instance < instance) {
+		t->instance = instance; /* the first sight of this id: no old thread */
+		return 0;
+	}
+	if (instance == t->instance)
+		return 0;
+	return instance > t->instance ? start_instance(w, t, instance) : 1;
 }
 
 int trace_writer_add(struct trace_writer *w, const struct vsc_capture_event *e)
@@ -516,6 +557,10 @@ int trace_writer_add(struct trace_writer *w, const struct vsc_capture_event *e)
 	struct tw_thread *t = thread_of(w, e);
 	if (!t)
 		return -ENOMEM;
+	if (t->unstarted) {
+		t->unstarted = false;
+		t->first_seq = t->next_seq = e->seq;
+	}
 	if (e->seq == t->next_seq && t->head == t->len) {
 		t->next_seq++;
 		return deliver(w, t, e);
@@ -703,7 +748,7 @@ int trace_writer_finish(struct trace_writer *w, FILE *out)
 		trace_writer_note(w, "events of executions written before they came (lost)", n);
 	}
 	struct trace_header h = header_of(w);
-	struct trace_counts c = { .threads = w->thread_count,
+	struct trace_counts c = { .threads = w->instances,
 				  .events = w->events,
 				  .lost = trace_writer_lost(w),
 				  .uncertain = w->uncertain,

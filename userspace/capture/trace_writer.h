@@ -90,6 +90,14 @@ void trace_writer_begin(struct trace_writer *w);
 
 /* Take one event. 0, -EINVAL (bad kind or size) or -ENOMEM. */
 int trace_writer_add(struct trace_writer *w, const struct vsc_capture_event *ev);
+/* Events of (pid, tid) from now on are those of its instance-th thread
+ * (0: the first with this id; ids are reused, and a new thread's sequence
+ * numbers start again). A higher instance ends the old thread (what it
+ * still waits for is lost) and writes the new one under the token
+ * TID.INSTANCE. 0, 1 when instance is older than the current one (its
+ * events cannot be placed: the caller counts them lost), or -ENOMEM. */
+int trace_writer_thread_instance(struct trace_writer *w, uint32_t pid, uint32_t tid,
+				 uint32_t instance);
 /* Events the capture lost (ring buffer full, discarded packets...). */
 void trace_writer_add_lost(struct trace_writer *w, uint64_t lost);
 /* The capture cannot tell exactly how many it lost: "at least". */

@@ -221,6 +221,38 @@ static void test_late_and_duplicate(void **state)
 	free(text);
 }
 
+/* A thread id used again (pid_max): the new thread's sequence numbers start
+ * again. Its events are another thread's (TID.1), never taken for copies of
+ * the old one's; the hole the old one still waited for is lost; an older
+ * instance after a newer one is refused (1) for the caller to count. */
+static void test_thread_id_reused(void **state)
+{
+	(void)state;
+	VSC_OPTS(trace_writer_opts, opts, .no_timestamps = true);
+	struct trace_writer *w = open_null(&opts);
+	struct vsc_capture_event old[] = {
+		tw_event(5, 0, VSC_CAP_STORE, 0x10, 1, 0, 8),
+		tw_event(5, 1, VSC_CAP_STORE, 0x10, 2, 0, 8),
+		tw_event(5, 3, VSC_CAP_STORE, 0x10, 4, 0, 8), /* waits for seq 2 */
+	};
+	struct vsc_capture_event fresh[] = {
+		tw_event(5, 0, VSC_CAP_STORE, 0x10, 5, 0, 8),
+		tw_event(5, 1, VSC_CAP_STORE, 0x10, 6, 0, 8),
+	};
+	assert_int_equal(trace_writer_thread_instance(w, 7, 5, 0), 0);
+	add_all(w, old, 3);
+	assert_int_equal(trace_writer_thread_instance(w, 7, 5, 1), 0);
+	add_all(w, fresh, 2);
+	assert_int_equal(trace_writer_thread_instance(w, 7, 5, 0), 1);
+	char *text = tw_finish_text(w), *body = tw_body(text);
+	assert_string_equal(body,
+			    "5 w 0x10 1\n5 w 0x10 2\n5 w 0x10 4\n5.1 w 0x10 5\n5.1 w 0x10 6\n");
+	assert_int_equal(tw_header(text, "threads"), 2);
+	assert_int_equal(tw_header(text, "lost events"), 1);
+	free(body);
+	free(text);
+}
+
 /* Thread 1 runs two executions ahead of thread 2: each segment still
  * holds both threads' events; the ELF init value goes to the first
  * execution that uses the variable, `?` to the later ones that read it. */
@@ -480,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_scrambled_within_window),
 		cmocka_unit_test(test_lost_and_gaps),
 		cmocka_unit_test(test_late_and_duplicate),
+		cmocka_unit_test(test_thread_id_reused),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_many_segments),
 		cmocka_unit_test(test_logs_one_after_another),
