@@ -12,11 +12,10 @@
  * the recorder must tell a new thread from an old one with the same id.
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <vsc/probe.h>
+#include "cas_lock.h"
 
 #define MAX_WORKERS 64
 
@@ -27,17 +26,8 @@ static long increments;
 static void *worker(void *arg)
 {
 	(void)arg;
-	for (long i = 0; i < increments; i++) {
-		int32_t expected = 0;
-		while (!vsc_cas32(&lock_word, &expected, 1)) {
-			while (vsc_load32(&lock_word) != 0)
-				sched_yield(); /* the holder may be off its CPU */
-			expected = 0;
-		}
-		int64_t c = vsc_load64(&counter);
-		vsc_xchg64(&counter, c + 1);
-		vsc_xchg32(&lock_word, 0);
-	}
+	for (long i = 0; i < increments; i++)
+		cas_lock_increment(&lock_word, &counter);
 	return NULL;
 }
 

@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stress target: a compare-and-swap spinlock around a shared counter.
- *   stress_spinlock THREADS ITERATIONS
+ *   stress_spinlock THREADS iterationsATIONS
  * Every store is a locked read-modify-write (lock: CAS; counter: exchange;
  * unlock: exchange), so on x86-64 and ARM64 every execution is sequentially
  * consistent, and each increment shows in the trace as one
- * `u counter K-1 K` for K = 1 .. THREADS * ITERATIONS, exactly once.
+ * `u counter K-1 K` for K = 1 .. THREADS * iterationsATIONS, exactly once.
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <vsc/probe.h>
+#include "cas_lock.h"
 
 int32_t lock_word;
 int64_t counter;
@@ -21,24 +20,15 @@ static long iterations;
 static void *worker(void *arg)
 {
 	(void)arg;
-	for (long i = 0; i < iterations; i++) {
-		int32_t expected = 0;
-		while (!vsc_cas32(&lock_word, &expected, 1)) {
-			while (vsc_load32(&lock_word) != 0)
-				sched_yield(); /* the holder may be off its CPU */
-			expected = 0;
-		}
-		int64_t c = vsc_load64(&counter);
-		vsc_xchg64(&counter, c + 1);
-		vsc_xchg32(&lock_word, 0);
-	}
+	for (long i = 0; i < iterations; i++)
+		cas_lock_increment(&lock_word, &counter);
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: stress_spinlock THREADS ITERATIONS\n");
+		fprintf(stderr, "usage: stress_spinlock THREADS iterationsATIONS\n");
 		return 2;
 	}
 	int threads = atoi(argv[1]);
