@@ -365,8 +365,9 @@ static int write_trace(struct recorder *rec)
 		     t->launched ? end : "");
 	if (lost || !exact)
 		recorder_say(rec,
-			     "WARNING: %s%" PRIu64 " events were lost (ring buffer full); try "
-			     "a larger --ring-size. A verdict on this trace may be wrong.",
+			     "WARNING: %s%" PRIu64 " events were lost, so vsc check gives this "
+			     "trace no plain verdict (the reasons below, if any; else a full "
+			     "ring buffer: try a larger --ring-size)",
 			     exact ? "" : "at least ", lost);
 	if (rec->src->ops->report)
 		rec->src->ops->report(rec->src);
