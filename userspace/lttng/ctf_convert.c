@@ -36,6 +36,13 @@ struct process {
 	bool syms_tried;
 	bool has_events; /* vsc events, not only the statedump */
 	struct trace_writer *writer;
+	/* The marker being handed to the writer: the writer asks for a
+	 * segment's name when it first meets it, inside trace_writer_add, so
+	 * markers that carry their id need no table of names (a table searched
+	 * per marker made 10^6 segments quadratic). */
+	int64_t marker_id;
+	const char *marker_name;
+	/* markers without an id field: names and the ids given to them */
 	struct segment_name *segments;
 	size_t nsegments, segments_cap;
 	char *what;
@@ -193,6 +200,10 @@ static int segment_name_cb(void *ctx, uint32_t pid, int64_t id, uint64_t name_ad
 
 		if (p->pid != pid)
 			continue;
+		if (p->marker_name && p->marker_id == id) {
+			snprintf(buf, len, "%s", p->marker_name);
+			return 0;
+		}
 		for (size_t j = 0; j < p->nsegments; j++) {
 			if (p->segments[j].id == id && p->segments[j].name) {
 				snprintf(buf, len, "%s", p->segments[j].name);
@@ -358,18 +369,17 @@ static int segment_id(struct process *p, const bt_field *payload, const struct c
 		name = NULL; /* the probe had no name: the number names it */
 	if (ci->id != NO_MEMBER) {
 		*id = ctf_read_int(ctf_member(payload, ci->id));
-	} else {
-		*id = (int64_t)p->nsegments;
-		for (size_t j = 0; name && j < p->nsegments; j++) {
-			if (p->segments[j].name && strcmp(p->segments[j].name, name) == 0) {
-				*id = p->segments[j].id;
-				return 0;
-			}
+		p->marker_id = *id;
+		p->marker_name = name;
+		return 0;
+	}
+	*id = (int64_t)p->nsegments;
+	for (size_t j = 0; name && j < p->nsegments; j++) {
+		if (p->segments[j].name && strcmp(p->segments[j].name, name) == 0) {
+			*id = p->segments[j].id;
+			return 0;
 		}
 	}
-	for (size_t j = 0; j < p->nsegments; j++)
-		if (p->segments[j].id == *id)
-			return 0;
 	if (ARRAY_RESERVE(p->segments, p->segments_cap, p->nsegments + 1))
 		return -ENOMEM;
 	p->segments[p->nsegments].id = *id;
@@ -454,6 +464,7 @@ static int write_event(struct ctf_conv *conv, struct process *p, const struct cl
 		return fail(conv, ENOMEM, "out of memory");
 	ev->seq = seq;
 	err = trace_writer_add(p->writer, ev);
+	p->marker_name = NULL; /* the payload's string goes with its message */
 	if (err == -EINVAL)
 		return fail(conv, EINVAL,
 			    "event %s of thread %" PRIu32 " has a bad size (%u bytes)",
