@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "least_check.h"
 #include "lock_stops.h"
 #include "own_stops.h"
 #include "random_program.h"
@@ -110,41 +111,6 @@ static struct vsc_program *spin_program(uint64_t *s, unsigned events, unsigned o
 	return p;
 }
 
-static int verified(const struct vsc_program *p, const struct vsc_result *res, long *count)
-{
-	const uint32_t *w;
-	size_t n = vsc_result_witness(res, &w);
-
-	return vsc_witness_verify(p, w, n, count, NULL, 0) == 0;
-}
-
-/* auto's plain verdict (the lock's witness is taken there too) and --min,
- * and -p least - 1 and least, against exact's least. */
-static int auto_agrees(const struct vsc_program *p, int consistent, long least)
-{
-	struct vsc_result *res = decide(p, "auto", -1, 0);
-	long count = -1;
-	int ok = (vsc_result_verdict(res) == VSC_CONSISTENT) == consistent &&
-		 (!consistent || (verified(p, res, &count) && count >= least));
-
-	vsc_result_free(res);
-	res = decide(p, "auto", -1, 1);
-	ok = ok && (vsc_result_verdict(res) == VSC_CONSISTENT) == consistent;
-	if (ok && consistent)
-		ok = vsc_result_preemptions(res) == least && verified(p, res, &count) &&
-		     count == least;
-	vsc_result_free(res);
-	for (long b = least - 1; ok && consistent && b <= least; b++) {
-		if (b < 0)
-			continue;
-		res = decide(p, "auto", b, 0);
-		ok = (vsc_result_verdict(res) == VSC_CONSISTENT) == (b >= least) &&
-		     (b < least || (verified(p, res, &count) && count <= b));
-		vsc_result_free(res);
-	}
-	return ok;
-}
-
 /* 1 when the lock stops or auto are wrong on p. */
 static int check_program(const struct vsc_program *p, struct tally *tally)
 {
@@ -157,7 +123,7 @@ static int check_program(const struct vsc_program *p, struct tally *tally)
 	int bad = 0;
 
 	assert_int_equal(analysis_build(&a, p), 0);
-	assert_int_equal(own_stops_build(&own, p, &a), 0);
+	assert_int_equal(own_stops_build(&own, p, &a, NULL), 0);
 	lock_stops_find(&found, p, &a, NULL);
 	if (consistent && (long)(own.total + found.extra) > least)
 		bad = 1, dump_program("own and lock stops exceed the least preemptions", p);
@@ -165,7 +131,7 @@ static int check_program(const struct vsc_program *p, struct tally *tally)
 	    (vsc_witness_verify(p, found.witness, vsc_program_event_count(p), &count, NULL, 0) ||
 	     count != found.preemptions || count < least))
 		bad = 1, dump_program("the lock's witness is wrong", p);
-	if (!bad && !auto_agrees(p, consistent, least))
+	if (!bad && !auto_agrees_with_least(p, consistent, least, 1))
 		bad = 1, dump_program("auto disagrees with exact on a lock program", p);
 	if (consistent && found.extra) {
 		tally->extra++;

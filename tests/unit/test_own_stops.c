@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "least_check.h"
 #include "own_stops.h"
 #include "random_program.h"
 #include "testutil.h"
@@ -28,32 +29,6 @@ static struct vsc_result *least(const struct vsc_program *p)
 
 	assert_int_equal(vsc_check(p, &opts, &res), 0);
 	return res;
-}
-
-/* after[m]: the preemptions witness w makes after its first m steps,
- * not counting the switch right after them (a stop of the thread that ran
- * step m - 1 at its current position, which no interval wholly ahead
- * contains): switches between steps i - 1 and i, i > m, away from a thread
- * with events left. */
-static void preemptions_after(const struct vsc_program *p, const uint32_t *w, size_t n,
-			      uint32_t *left, long *after)
-{
-	for (size_t t = 0; t < vsc_program_thread_count(p); t++)
-		left[t] = (uint32_t)vsc_program_thread_length(p, t);
-	for (size_t i = 0; i <= n; i++)
-		after[i] = 0;
-	for (size_t i = 0; i + 1 < n; i++) {
-		left[w[i]]--;
-		after[i + 1] =
-			w[i + 1] != w[i] && left[w[i]] > 0; /* the switch before step i + 1 */
-	}
-	/* suffix sums, shifted: after[m] = sum of the switches before steps > m */
-	long sum = 0;
-	for (size_t m = n + 1; m-- > 0;) {
-		long here = m < n ? after[m] : 0;
-		after[m] = sum;
-		sum += here;
-	}
 }
 
 /* 1 when the bound exceeds what a least witness still makes somewhere. */
@@ -74,7 +49,7 @@ static int check_program(const struct vsc_program *p, int *with_stops)
 	}
 	n = vsc_result_witness(res, &w);
 	assert_int_equal(analysis_build(&a, p), 0);
-	assert_int_equal(own_stops_build(&s, p, &a), 0);
+	assert_int_equal(own_stops_build(&s, p, &a, NULL), 0);
 	pos = calloc(k + 1, sizeof(*pos));
 	left = calloc(k + 1, sizeof(*left));
 	after = calloc(n + 2, sizeof(*after));

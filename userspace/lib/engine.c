@@ -242,8 +242,9 @@ static uint32_t running(const struct engine *g)
 
 /* Preemptions still needed from here: the running thread is blocked, and
  * every thread the forced orders make stop again (forced_stops), or, when
- * more, the stops the threads' own accesses force (own_stops.c: intervals
- * wholly ahead, which the running thread's stop now is in none of). */
+ * more, the stops the threads' own accesses and the forced orders force
+ * (own_stops.c, saturate_stops.c: intervals wholly ahead, which the
+ * running thread's stop now is in none of). */
 static uint32_t lower_bound(const struct engine *g)
 {
 	uint32_t r = running(g);
@@ -611,7 +612,7 @@ int engine_init(struct engine *g, const struct vsc_program *p, const struct anal
 	g->bound = forced && forced->last ? forced : NULL;
 	err = engine_alloc(g);
 	if (!err)
-		err = own_stops_build(&g->stops, p, a);
+		err = own_stops_build(&g->stops, p, a, forced);
 	if (!err && forced && forced->after)
 		err = engine_take_forced(g, forced);
 	if (!err)

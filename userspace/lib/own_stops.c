@@ -28,6 +28,7 @@
  * left end <= pos, so the points it puts are the whole greedy's points
  * greater than pos: one sorted array per thread answers every position. */
 #include "own_stops.h"
+#include "saturate.h"
 #include "userspace/util/sorted.h"
 
 #include <errno.h>
@@ -87,7 +88,7 @@ static uint32_t longest_thread(const struct vsc_program *p)
 	return most;
 }
 
-static int several_writers(const struct analysis *a)
+int own_stops_apply(const struct analysis *a)
 {
 	for (uint32_t x = 0; x < a->nvars; x++)
 		if (a->writers[x] > 1)
@@ -95,25 +96,48 @@ static int several_writers(const struct analysis *a)
 	return 0;
 }
 
-int own_stops_build(struct own_stops *s, const struct vsc_program *p, const struct analysis *a)
+/* The most intervals forced gives one thread (0 without them). */
+static uint32_t most_forced(const struct forced *f, uint32_t k)
 {
-	uint32_t most = longest_thread(p), used = 0;
+	uint32_t most = 0;
+
+	for (uint32_t t = 0; f && f->iv_off && t < k; t++)
+		if (f->iv_off[t + 1] - f->iv_off[t] > most)
+			most = f->iv_off[t + 1] - f->iv_off[t];
+	return most;
+}
+
+/* Thread t's forced intervals after its n own ones in iv: how many now. */
+static uint32_t add_forced(const struct forced *f, uint32_t t, struct own_interval *iv, uint32_t n)
+{
+	if (!f || !f->iv_off)
+		return n;
+	for (uint32_t j = f->iv_off[t]; j < f->iv_off[t + 1]; j++)
+		iv[n++] = f->iv[j];
+	return n;
+}
+
+int own_stops_build(struct own_stops *s, const struct vsc_program *p, const struct analysis *a,
+		    const struct forced *forced)
+{
+	uint32_t most = longest_thread(p) + most_forced(forced, a->k), used = 0;
 	size_t vv = a->nvars ? a->nvars : 1;
 	uint32_t *last_pair, *last_pos;
 	struct own_interval *iv;
 
 	s->k = a->k;
-	s->total = 0;
+	s->total = s->own = 0;
 	s->point = NULL;
 	if (!(s->off = calloc((size_t)a->k + 1, sizeof(uint32_t))))
 		return -ENOMEM;
 	/* with one writer per variable the bound's table of the forced orders
 	 * serves the search; this one is for several writers */
-	if (!several_writers(a))
+	if (!own_stops_apply(a))
 		return 0;
 	last_pair = malloc(vv * sizeof(uint32_t));
 	last_pos = malloc(vv * sizeof(uint32_t));
 	iv = malloc(((size_t)most + 1) * sizeof(*iv));
+	/* a thread's points are at most its events, whatever the intervals */
 	s->point = malloc(((size_t)p->event_count + 1) * sizeof(uint32_t));
 	if (!last_pair || !last_pos || !iv || !s->point) {
 		free(last_pair);
@@ -126,8 +150,10 @@ int own_stops_build(struct own_stops *s, const struct vsc_program *p, const stru
 		last_pair[x] = PAIR_NONE;
 	for (uint32_t t = 0; t < a->k; t++) {
 		uint32_t n = own_stops_intervals(p, a, t, last_pair, last_pos, iv);
+		uint32_t m = add_forced(forced, t, iv, n), alone = stab(iv, n, s->point + used);
 		s->off[t] = used;
-		used += stab(iv, n, s->point + used);
+		s->own += alone;
+		used += m > n ? stab(iv, m, s->point + used) : alone;
 	}
 	s->off[a->k] = used;
 	s->total = used;
@@ -142,7 +168,7 @@ void own_stops_free(struct own_stops *s)
 	free(s->off);
 	free(s->point);
 	s->off = s->point = NULL;
-	s->total = 0;
+	s->total = s->own = 0;
 }
 
 /* Points of [lo, hi) greater than pos (ascending points; pos is a

@@ -14,6 +14,7 @@ struct own_stops {
 	uint32_t *off;   /* per thread: its stop points start at off[t] (k + 1) */
 	uint32_t *point; /* per thread, ascending: positions where a stop is placed */
 	uint64_t total;  /* stop points in all */
+	uint64_t own;    /* of the own intervals alone (lock_stops.c adds to it) */
 };
 
 /* Cut points left .. right of a thread: it stops at one of them. */
@@ -28,8 +29,18 @@ struct own_interval {
 uint32_t own_stops_intervals(const struct vsc_program *p, const struct analysis *a, uint32_t t,
 			     uint32_t *last_pair, uint32_t *last_pos, struct own_interval *iv);
 
-/* Returns 0 (s->total may be 0: nothing to gain) or -ENOMEM. */
-int own_stops_build(struct own_stops *s, const struct vsc_program *p, const struct analysis *a);
+struct forced;
+
+/* Are the own stops built for this program (several writers on some
+ * variable)? With one writer per variable the forced orders' table
+ * (saturate_bound.c) serves the search instead. */
+int own_stops_apply(const struct analysis *a);
+
+/* Returns 0 (s->total may be 0: nothing to gain) or -ENOMEM. With forced
+ * (may be NULL) and its intervals (saturate_stops.c), each thread's points
+ * stab those too. */
+int own_stops_build(struct own_stops *s, const struct vsc_program *p, const struct analysis *a,
+		    const struct forced *forced);
 void own_stops_free(struct own_stops *s);
 /* Least number of stops (switches away from a thread with events left)
  * the threads must still make from positions pos. */

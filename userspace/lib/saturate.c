@@ -166,6 +166,9 @@ static void build_edges(struct sat_state *s)
 			if (s->hi[r] < epochs_of(s, x))
 				add_edge(s, f, opening(s, x, s->hi[r] + 1), fill);
 		}
+		for (uint32_t f = 0; f < s->n; f++)
+			for (uint32_t e = s->ue_off[f]; e < s->ue_off[f + 1]; e++)
+				add_edge(s, f, s->ue[e], fill);
 		if (!fill)
 			counts_to_starts(s->out_off, s->n);
 	}
@@ -264,6 +267,8 @@ static void state_free(struct sat_state *s)
 	free(s->hi);
 	free(s->out_off);
 	free(s->out);
+	free(s->ue_off);
+	free(s->ue);
 	free(s->indeg);
 	free(s->queue);
 	free(s->vec);
@@ -274,6 +279,8 @@ void forced_free(struct forced *f)
 {
 	free(f->last);
 	free(f->back);
+	free(f->iv_off);
+	free(f->iv);
 	free(f->base);
 	free(f->after);
 	free(f->before);
@@ -296,8 +303,10 @@ static int first_graph(struct sat_state *s, struct budget *b)
 	for (uint32_t t = 0, q = 0; t < s->k; t++)
 		for (uint32_t i = 0; i < s->p->threads[t].length; i++)
 			s->thread_of[q++] = t;
+	if (saturate_unique_edges(s))
+		return -ENOMEM;
 	s->out_off = malloc(((size_t)s->n + 2) * sizeof(uint32_t));
-	s->out = malloc(((size_t)2 * s->nreads + 1) * sizeof(uint32_t));
+	s->out = malloc(((size_t)2 * s->nreads + s->ue_off[s->n] + 1) * sizeof(uint32_t));
 	s->indeg = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
 	s->queue = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
 	s->vec = calloc((size_t)s->n * s->k + 1, sizeof(uint32_t)); /* zero: fresh pages */
@@ -307,6 +316,17 @@ static int first_graph(struct sat_state *s, struct budget *b)
 		return -ETIME;
 	build_edges(s);
 	return !topological_vectors(s);
+}
+
+/* What the lower bound takes from the vectors: the table, and the
+ * intervals (saturate_stops.c) when the own stops are built to take them. */
+static int bounds_from_vectors(const struct sat_state *s, struct forced *f, struct budget *b)
+{
+	int r = bound_table_from_vectors(s, f);
+
+	if (r || !own_stops_apply(s->a))
+		return r;
+	return saturate_stops(s, f, b);
 }
 
 /* The orders: with choices of writes and room for a vector per event, the
@@ -327,7 +347,7 @@ static int saturate(struct sat_state *s, struct forced *f, struct budget *b, int
 		r = bound_table_by_passes(s, f, b);
 	} else if ((r = first_graph(s, b)) == 0 && (r = saturate_fixpoint(s, b)) == 0 &&
 		   want_bound) {
-		r = bound_table_from_vectors(s, f);
+		r = bounds_from_vectors(s, f, b);
 	}
 	if (r == -E2BIG)
 		return 1;

@@ -6,6 +6,7 @@
 #define VSC_SATURATE_H
 
 #include "analysis.h"
+#include "own_stops.h"
 #include "solver.h"
 
 #define FORCED_NONE UINT32_MAX        /* not a constrained read */
@@ -26,6 +27,12 @@ struct forced {
 	 * must precede u's last event, and back[u * k + v] events of u must
 	 * precede v's event last[u * k + v] - 1 (saturate_bound.c) */
 	uint32_t *last, *back;
+	/* with the lower bound and the vectors of the fixpoint (else NULL):
+	 * per thread u, from iv_off[u] to iv_off[u + 1], intervals of cut
+	 * points at one of which u stops while another thread runs
+	 * (saturate_stops.c) */
+	uint32_t *iv_off;
+	struct own_interval *iv;
 	uint32_t k;
 	int refuted; /* a cycle of forced orders: no SC interleaving */
 	int partial; /* FORCED_FIRST_RANGES left out a fixpoint that would run */

@@ -229,6 +229,8 @@ static int propagate(struct sat_state *s, uint32_t f)
 		return -1; /* f must come before itself */
 	if (i + 1 < s->p->threads[t].length)
 		raise_by(s, f, f + 1);
+	for (uint32_t e = s->ue_off[f]; e < s->ue_off[f + 1]; e++)
+		raise_by(s, f, s->ue[e]);
 	if (r != NO_READ) {
 		uint32_t x = read_var(s, r);
 		ring_push(&s->reads, r); /* its lo may move */

@@ -39,6 +39,7 @@ struct sat_state {
 	uint32_t nreads, *read_flat, *lo, *hi;
 	int choices;             /* some read has a choice of epochs (lo < hi) */
 	uint32_t *out_off, *out; /* forced edges, CSR by source */
+	uint32_t *ue_off, *ue;   /* of them, a value written once -> its reads */
 	uint32_t *indeg, *queue;
 	uint32_t *vec; /* n * k */
 	/* the incremental fixpoint (fixpoint()) */
@@ -124,6 +125,13 @@ static inline uint32_t opening(const struct sat_state *s, uint32_t x, uint32_t e
 {
 	return s->base[s->a->writer[x]] + s->xw[s->xw_off[x] + e - 1];
 }
+
+/* s->ue_off, s->ue (saturate_unique.c): 0 or -ENOMEM. */
+int saturate_unique_edges(struct sat_state *s);
+
+/* f->iv_off, f->iv from the vectors (saturate_stops.c): 0, -ENOMEM or
+ * -ETIME. */
+int saturate_stops(const struct sat_state *s, struct forced *f, struct budget *b);
 
 /* Tighten every read's range and pass the orders on to a fixpoint (s has
  * the vectors of the first graph). Returns 0, 1 when refuted, -ENOMEM or

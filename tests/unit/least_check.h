@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* Checks shared by the tests of the lower bounds (own, lock and forced
+ * stops): a witness that verifies, auto against exact's least, and what a
+ * least witness still makes after each of its prefixes. */
+#ifndef VSC_TEST_LEAST_CHECK_H
+#define VSC_TEST_LEAST_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vsc/vsc.h"
+
+/* res's witness passes the verifier; *count: its preemptions. */
+int witness_verified(const struct vsc_program *p, const struct vsc_result *res, long *count);
+/* auto's --min, -p least - 1 and -p least agree with exact's answer
+ * (consistent, least), witnesses verified; with plain, the verdict
+ * without a bound too (its witness never below the least). */
+int auto_agrees_with_least(const struct vsc_program *p, int consistent, long least, int plain);
+/* after[m] (n + 2 entries): the preemptions witness w makes after its
+ * first m steps, not counting the switch right after them (a stop of the
+ * thread that ran step m - 1 at its current position, which no interval
+ * wholly ahead contains); left: scratch, one per thread. */
+void preemptions_after(const struct vsc_program *p, const uint32_t *w, size_t n, uint32_t *left,
+		       long *after);
+
+#endif
