@@ -166,8 +166,8 @@ static void build_edges(struct sat_state *s)
 			if (s->hi[r] < epochs_of(s, x))
 				add_edge(s, f, opening(s, x, s->hi[r] + 1), fill);
 		}
-		for (uint32_t f = 0; f < s->n; f++)
-			for (uint32_t e = s->ue_off[f]; e < s->ue_off[f + 1]; e++)
+		for (uint32_t f = 0, e, end; s->ue_off && f < s->n; f++)
+			for (unique_edges(s, f, &e, &end); e < end; e++)
 				add_edge(s, f, s->ue[e], fill);
 		if (!fill)
 			counts_to_starts(s->out_off, s->n);
@@ -306,7 +306,8 @@ static int first_graph(struct sat_state *s, struct budget *b)
 	if (saturate_unique_edges(s))
 		return -ENOMEM;
 	s->out_off = malloc(((size_t)s->n + 2) * sizeof(uint32_t));
-	s->out = malloc(((size_t)2 * s->nreads + s->ue_off[s->n] + 1) * sizeof(uint32_t));
+	s->out = malloc(((size_t)2 * s->nreads + (s->ue_off ? s->ue_off[s->n] : 0) + 1) *
+			sizeof(uint32_t));
 	s->indeg = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
 	s->queue = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
 	s->vec = calloc((size_t)s->n * s->k + 1, sizeof(uint32_t)); /* zero: fresh pages */

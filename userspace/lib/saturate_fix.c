@@ -223,13 +223,13 @@ static void walk_list(struct sat_state *s, uint32_t *head, uint32_t w, int lo_li
 /* Pass event f's vector on to its successors. Returns -1 on a cycle. */
 static int propagate(struct sat_state *s, uint32_t f)
 {
-	uint32_t t = s->thread_of[f], i = f - s->base[t], r = s->read_of[f];
+	uint32_t t = s->thread_of[f], i = f - s->base[t], r = s->read_of[f], e, end;
 
 	if (s->vec[(size_t)f * s->k + t] > i)
 		return -1; /* f must come before itself */
 	if (i + 1 < s->p->threads[t].length)
 		raise_by(s, f, f + 1);
-	for (uint32_t e = s->ue_off[f]; e < s->ue_off[f + 1]; e++)
+	for (unique_edges(s, f, &e, &end); e < end; e++)
 		raise_by(s, f, s->ue[e]);
 	if (r != NO_READ) {
 		uint32_t x = read_var(s, r);

@@ -39,7 +39,8 @@ struct sat_state {
 	uint32_t nreads, *read_flat, *lo, *hi;
 	int choices;             /* some read has a choice of epochs (lo < hi) */
 	uint32_t *out_off, *out; /* forced edges, CSR by source */
-	uint32_t *ue_off, *ue;   /* of them, a value written once -> its reads */
+	uint32_t *ue_off, *ue;   /* of them, a value written once -> its reads
+				  * (NULL: none; unique_edges()) */
 	uint32_t *indeg, *queue;
 	uint32_t *vec; /* n * k */
 	/* the incremental fixpoint (fixpoint()) */
@@ -128,6 +129,13 @@ static inline uint32_t opening(const struct sat_state *s, uint32_t x, uint32_t e
 
 /* s->ue_off, s->ue (saturate_unique.c): 0 or -ENOMEM. */
 int saturate_unique_edges(struct sat_state *s);
+
+/* The edges of values written once out of flat event f, as [*e, *end). */
+static inline void unique_edges(const struct sat_state *s, uint32_t f, uint32_t *e, uint32_t *end)
+{
+	*e = s->ue_off ? s->ue_off[f] : 0;
+	*end = s->ue_off ? s->ue_off[f + 1] : 0;
+}
 
 /* f->iv_off, f->iv from the vectors (saturate_stops.c): 0, -ENOMEM or
  * -ETIME. */

@@ -30,6 +30,19 @@ static int written_once(const struct sat_state *s, uint32_t x, uint32_t pair)
 	return s->a->writers[x] > 1 && s->a->writes_of[pair] == 1 && !init_matches(s, x, pair);
 }
 
+/* Is some pair written_once()? Else there is nothing to add (and no room
+ * to take: a word per event on the one-writer traces of 10^7 events). */
+static int any_written_once(const struct sat_state *s)
+{
+	for (uint32_t t = 0; t < s->k; t++)
+		for (uint32_t i = 0; i < s->p->threads[t].length; i++) {
+			uint32_t w = s->a->pairs[t][i].write, x = s->p->threads[t].events[i].var;
+			if (w != PAIR_NONE && written_once(s, x, w))
+				return 1;
+		}
+	return 0;
+}
+
 /* once[pair]: the flat write of each pair written_once(), else NO_WRITE. */
 static uint32_t *find_single_writes(const struct sat_state *s)
 {
@@ -56,11 +69,14 @@ static uint32_t source_of(const struct sat_state *s, const uint32_t *once, uint3
 }
 
 /* s->ue_off / s->ue: per flat write, the reads that must follow it (CSR by
- * source). Returns 0 or -ENOMEM. */
+ * source; both NULL when there are none). Returns 0 or -ENOMEM. */
 int saturate_unique_edges(struct sat_state *s)
 {
-	uint32_t *once = find_single_writes(s);
+	uint32_t *once;
 
+	if (!any_written_once(s))
+		return 0;
+	once = find_single_writes(s);
 	s->ue_off = calloc((size_t)s->n + 2, sizeof(uint32_t));
 	if (!once || !s->ue_off) {
 		free(once);
