@@ -146,7 +146,10 @@ static int close_sources(struct closure *c)
 	return err;
 }
 
-static int decide_closure(struct closure *c, const struct vsc_check_opts *given)
+/* C' decided into *proof (CORE_PROOF_*): 0 or -errno. Apart, because
+ * CORE_PROOF_UNKNOWN is -1, which is also -EPERM: returned as one value,
+ * a check of C' stopped by the time limit lost the whole explanation. */
+static int decide_closure(struct closure *c, const struct vsc_check_opts *given, int *proof)
 {
 	struct vsc_check_opts opts = *given;
 	int verdict;
@@ -156,9 +159,10 @@ static int decide_closure(struct closure *c, const struct vsc_check_opts *given)
 	verdict = verdict_of_events(c->p, c->refs, c->count, opts);
 	if (verdict < 0)
 		return verdict;
-	return verdict == VSC_INCONSISTENT ? CORE_PROOF_YES
-	       : verdict == VSC_CONSISTENT ? CORE_PROOF_NO
-					   : CORE_PROOF_UNKNOWN;
+	*proof = verdict == VSC_INCONSISTENT ? CORE_PROOF_YES
+		 : verdict == VSC_CONSISTENT ? CORE_PROOF_NO
+					     : CORE_PROOF_UNKNOWN;
+	return 0;
 }
 
 /* Whether every write of the pairs the core's reads read is in the core
@@ -207,11 +211,7 @@ int core_proof(const struct vsc_program *p, const struct analysis *a,
 		core->proof = CORE_PROOF_YES;
 	} else if (!err) {
 		core->proof_events = c.count;
-		err = decide_closure(&c, opts);
-		if (err >= 0) {
-			core->proof = err;
-			err = 0;
-		}
+		err = decide_closure(&c, opts, &core->proof);
 	}
 out:
 	if (c.narrow)
