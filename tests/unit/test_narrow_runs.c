@@ -44,7 +44,7 @@ struct run {
 
 struct memory {
 	int64_t value[MAX_VARS];
-	int has[MAX_VARS];                /* the variable holds a value */
+	int has[MAX_VARS];                 /* the variable holds a value */
 	struct vsc_event_ref by[MAX_VARS]; /* its last write (.thread SAW_INIT) */
 	unsigned values[MAX_VARS];         /* 0: a counter, else a flag of 1..3 */
 	int64_t next_count;
@@ -135,7 +135,8 @@ static void make_run(uint64_t *seed, struct run *r, uint32_t events)
 	assert_non_null(r->source);
 	for (uint32_t t = 0; t < threads; t++) {
 		r->first[t + 1] = r->first[t] + length[t];
-		memcpy(r->source + r->first[t], by_thread + t * 4096u, length[t] * sizeof(*r->source));
+		memcpy(r->source + r->first[t], by_thread + t * 4096u,
+		       length[t] * sizeof(*r->source));
 	}
 	free(by_thread);
 }
@@ -166,9 +167,11 @@ static void check_read(const struct run *r, struct source_narrow *n, struct vsc_
 	if (sources_seen++ % 16)
 		return; /* the drops are counted on a sample: a pass over the trace */
 	for (uint32_t u = 0; u < vsc_program_thread_count(r->p); u++)
-		for (uint32_t j = 0; u != rd.thread && j < vsc_program_thread_length(r->p, u); j++) {
+		for (uint32_t j = 0; u != rd.thread && j < vsc_program_thread_length(r->p, u);
+		     j++) {
 			struct vsc_event_ref w = { u, j };
-			narrowed_away += vsc_read_may_see(r->p, rd, &w) && !source_narrow_keeps(n, w);
+			narrowed_away +=
+				vsc_read_may_see(r->p, rd, &w) && !source_narrow_keeps(n, w);
 		}
 }
 

@@ -11,6 +11,14 @@
 #include "report.h"
 
 #define WHY_DEPTH 3 /* justifications of justifications printed, at most */
+/* A core that a limit stopped shrinking may keep most of the trace: its
+ * reads' choices are listed for so many reads, so many writes each (all
+ * of them cost reads x writes, 52 s on a 59,392-event core, and gigabytes
+ * of text), and the values `init x ?` must take are said for cores up to
+ * STORY_INITS_EVENTS (that check is quadratic too). */
+#define STORY_CHOICE_READS 64
+#define STORY_CHOICE_WRITES 32
+#define STORY_INITS_EVENTS 4096
 
 static const char *const order_names[] = {
 	[VSC_ORDER_PROGRAM] = "program-order",
@@ -252,11 +260,14 @@ static int print_unknown_inits(const struct vsc_program *p, const struct vsc_eve
 static void print_sources(const struct file_report *f, const struct vsc_program *p,
 			  const struct vsc_event_ref *core, size_t n, const char *indent)
 {
+	size_t listed = 0, reads = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		size_t sources = 0;
 		char text[512];
-		if (event_at(p, core[i])->kind == VSC_WRITE)
+		if (event_at(p, core[i])->kind == VSC_WRITE || reads++ >= STORY_CHOICE_READS)
 			continue;
+		listed++;
 		story_describe(f, p, core[i], text, sizeof(text));
 		printf("%s    %s can read from:", indent, text);
 		if (init_may_source(p, core[i])) {
@@ -266,13 +277,18 @@ static void print_sources(const struct file_report *f, const struct vsc_program 
 		for (size_t k = 0; k < n; k++) {
 			if (!may_source(p, core, i, k))
 				continue;
-			printf("%s %s[%u]", sources ? "," : "",
-			       vsc_program_thread_name(p, core[k].thread), core[k].index);
+			if (sources < STORY_CHOICE_WRITES)
+				printf("%s %s[%u]", sources ? "," : "",
+				       vsc_program_thread_name(p, core[k].thread), core[k].index);
 			sources++;
 		}
+		if (sources > STORY_CHOICE_WRITES)
+			printf(", and %zu more", sources - STORY_CHOICE_WRITES);
 		printf("%s\n",
 		       sources ? "" : " nothing: no write in the trace that program order allows");
 	}
+	if (reads > listed)
+		printf("%s    and %zu more reads\n", indent, reads - listed);
 }
 
 const char *story_proof(const struct vsc_core *core)
@@ -339,7 +355,7 @@ void story_print(const struct file_report *f, const struct item *it, const char 
 	}
 	print_proof(it->core, indent);
 	snprintf(deeper, sizeof(deeper), "%s  ", indent);
-	if (print_unknown_inits(p, core, n, indent) && !m)
+	if (n <= STORY_INITS_EVENTS && print_unknown_inits(p, core, n, indent) && !m)
 		return;
 	if (m) {
 		printf("%swhy: every SC interleaving would need these orders, and they form a "

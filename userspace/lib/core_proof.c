@@ -42,6 +42,7 @@ struct closure {
 	const struct source_rule *rule;
 	uint32_t *writers_off, *writers;   /* per pair (CSR): flat writes of it */
 	uint8_t *in;                       /* per flat event: in C' */
+	uint32_t *pair_in;                 /* per pair: its writes in C' */
 	struct source_narrow *narrow;      /* orders every SC interleaving keeps, */
 	struct source_narrow narrow_store; /* found when first needed */
 	size_t narrowed;                   /* reads whose candidates were narrowed */
@@ -79,6 +80,8 @@ static int index_writers(struct closure *c)
 
 static int add(struct closure *c, uint32_t f)
 {
+	uint32_t q;
+
 	if (c->in[f])
 		return 0;
 	if (c->count >= PROOF_EVENTS)
@@ -86,7 +89,11 @@ static int add(struct closure *c, uint32_t f)
 	if (ARRAY_RESERVE(c->refs, c->cap, c->count + 1))
 		return -ENOMEM;
 	c->in[f] = 1;
-	c->refs[c->count++] = ref_of(c, f);
+	c->refs[c->count] = ref_of(c, f);
+	q = c->a->pairs[c->refs[c->count].thread][c->refs[c->count].index].write;
+	if (q != PAIR_NONE)
+		c->pair_in[q]++;
+	c->count++;
 	return 0;
 }
 
@@ -129,12 +136,17 @@ static int close_sources(struct closure *c)
 		uint32_t q = c->a->pairs[r.thread][r.index].read;
 		uint32_t h = c->rule->hider[c->rule->base[r.thread] + r.index];
 		bool narrow = may_narrow(c), looked = false;
-		if (q == PAIR_NONE)
+		/* a pair whose writes are all in C' already costs nothing: else a
+		 * closure of many reads of few values costs reads x writes */
+		if (q == PAIR_NONE || c->pair_in[q] == c->writers_off[q + 1] - c->writers_off[q])
 			continue;
 		h = h == NONE ? NONE_HIDER : h - c->rule->base[r.thread];
 		for (uint32_t j = c->writers_off[q]; j < c->writers_off[q + 1] && !err; j++) {
-			struct vsc_event_ref w = ref_of(c, c->writers[j]);
-			if (c->in[c->writers[j]] || !source_may_see(c->p, r, h, &w))
+			struct vsc_event_ref w;
+			if (c->in[c->writers[j]])
+				continue;
+			w = ref_of(c, c->writers[j]);
+			if (!source_may_see(c->p, r, h, &w))
 				continue;
 			if (narrow && !looked && (err = look_at(c, r)))
 				break;
@@ -197,7 +209,8 @@ int core_proof(const struct vsc_program *p, const struct analysis *a,
 		return 0;
 	}
 	c.in = calloc(p->event_count ? p->event_count : 1, 1);
-	if (!c.in || (err = index_writers(&c)))
+	c.pair_in = calloc(a->npairs ? a->npairs : 1, sizeof(uint32_t));
+	if (!c.in || !c.pair_in || (err = index_writers(&c)))
 		goto out;
 	for (size_t i = 0; i < core->count && !err; i++)
 		err = add(&c, rule->base[core->events[i].thread] + core->events[i].index);
@@ -217,6 +230,7 @@ out:
 	if (c.narrow)
 		source_narrow_free(c.narrow);
 	free(c.in);
+	free(c.pair_in);
 	free(c.writers_off);
 	free(c.writers);
 	free(c.refs);

@@ -91,10 +91,15 @@ static bool ref_valid(const struct vsc_program *p, struct vsc_event_ref r)
 bool vsc_read_may_see(const struct vsc_program *prog, struct vsc_event_ref read,
 		      const struct vsc_event_ref *write)
 {
+	const struct vsc_event *w;
+
 	if (!prog || !ref_valid(prog, read) || event_at(prog, read)->kind == VSC_WRITE ||
 	    (write && !ref_valid(prog, *write)) ||
 	    (write && write->thread == read.thread && write->index == read.index))
 		return false;
+	w = write ? event_at(prog, *write) : NULL;
+	if (w && (w->kind == VSC_READ || w->var != event_at(prog, read)->var))
+		return false; /* before the walk back to the hiding write: callers ask often */
 	return source_may_see(prog, read, hider_of(prog, read), write);
 }
 
