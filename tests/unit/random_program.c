@@ -38,12 +38,13 @@ struct vsc_program *random_program(uint64_t *s, const struct random_shape *sh)
 	struct vsc_program *p = sh->vars > 16 ? NULL : named_program(sh->threads, sh->vars);
 	int64_t mem[16];
 	int has[16];
-	unsigned owner[16];
+	unsigned owner[16], second[16];
 
 	if (!p)
 		return NULL;
 	for (unsigned v = 0; v < sh->vars; v++) {
 		owner[v] = random_below(s, sh->threads);
+		second[v] = sh->two_writers ? random_below(s, sh->threads) : owner[v];
 		has[v] = 0;
 		if (random_below(s, 100) < sh->init_pct) {
 			mem[v] = (int64_t)random_below(s, sh->values);
@@ -57,7 +58,8 @@ struct vsc_program *random_program(uint64_t *s, const struct random_shape *sh)
 	for (unsigned n = 0; n < sh->events; n++) {
 		unsigned t = random_below(s, sh->threads), v = random_below(s, sh->vars);
 		struct vsc_event e = { .var = v };
-		int may_write = !sh->one_writer || owner[v] == t;
+		int may_write =
+			!(sh->one_writer || sh->two_writers) || owner[v] == t || second[v] == t;
 		if (may_write && random_below(s, 100) < sh->write_pct) {
 			int64_t value =
 				sh->unique_last && v == sh->vars - 1

@@ -14,6 +14,7 @@ struct random_shape {
 	unsigned vars;      /* 1.. */
 	unsigned values;    /* distinct values written: 1.. */
 	int one_writer;     /* each variable written by one thread */
+	int two_writers;    /* each variable written by two threads at most */
 	unsigned write_pct; /* chance of a write (or RMW) per event */
 	unsigned rmw_pct;   /* of the writes, chance to be an RMW */
 	unsigned wrong_pct; /* chance of a read with a random value */

@@ -35,6 +35,7 @@
 #include "thread_order.h"
 #include "ts_replay.h"
 #include "unique_run.h"
+#include "writer_groups.h"
 
 struct best {
 	uint32_t *witness;
@@ -208,6 +209,13 @@ static int try_at_least(struct engine *g, const struct query *q, struct best *be
 	return failed == AT_LEAST_PROBES ? AT_LEAST_REFUTED : AT_LEAST_OPEN;
 }
 
+static int solve_part(const struct vsc_program *gp, const struct query *q, struct budget *b,
+		      struct vsc_result *res);
+
+/* Work (budget units per event of the program) its writer groups may take
+ * in all (writer_groups.c). */
+#define WRITER_GROUPS_WORK 4096UL
+
 /* No bound or --min and no witness yet: the orders the reads' sources
  * force (source_orders.c) refute stale reads with several writers for
  * every bound, where the search without a bound wanders; before the
@@ -221,9 +229,14 @@ static int refuted_by_sources(struct engine *g, const struct query *q, struct be
 		return 0;
 	best->sources_tried = 1;
 	budget_phase(g->budget, "source orders");
-	r = source_orders_refute(g->p, g->a, g->budget);
+	r = source_orders_refute(g->p, g->a, g->budget) == SOURCE_ORDERS_REFUTED;
+	if (!r) {
+		budget_phase(g->budget, "writer groups");
+		r = writer_groups_refute(g->p, g->budget, WRITER_GROUPS_WORK * (g->n + 1),
+					 solve_part) == WRITER_GROUPS_REFUTED;
+	}
 	budget_phase(g->budget, "search");
-	return r == SOURCE_ORDERS_REFUTED;
+	return r;
 }
 
 /* Several writers: the stops a spin lock forces on its holders
