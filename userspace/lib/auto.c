@@ -47,6 +47,7 @@ struct best {
 	 * a program (the tries at the least, the source orders), 0: no cap of
 	 * its own; search_cap: the cap that gave, once applied (else 0) */
 	unsigned long search_work, search_cap;
+	int groups_tried; /* writer_groups_refute() ran on this program */
 };
 
 static int keep_witness(struct engine *g, struct best *best)
@@ -229,14 +230,26 @@ static int refuted_by_sources(struct engine *g, const struct query *q, struct be
 		return 0;
 	best->sources_tried = 1;
 	budget_phase(g->budget, "source orders");
-	r = source_orders_refute(g->p, g->a, g->budget) == SOURCE_ORDERS_REFUTED;
-	if (!r) {
-		budget_phase(g->budget, "writer groups");
-		r = writer_groups_refute(g->p, g->budget, WRITER_GROUPS_WORK * (g->n + 1),
-					 solve_part) == WRITER_GROUPS_REFUTED;
-	}
+	r = source_orders_refute(g->p, g->a, g->budget);
 	budget_phase(g->budget, "search");
-	return r;
+	return r == SOURCE_ORDERS_REFUTED;
+}
+
+/* After the source orders and the bounded tries under the full cap (so
+ * that a consistent program they decide does not pay for it), the writer
+ * groups (writer_groups.c): a part of the program with no SC interleaving
+ * refutes it for every bound. Once a program. */
+static int refuted_by_groups(struct engine *g, const struct query *q, struct best *best)
+{
+	int r;
+
+	if (best->witness || best->groups_tried || (q->bound >= 0 && !q->minimize))
+		return 0;
+	best->groups_tried = 1;
+	budget_phase(g->budget, "writer groups");
+	r = writer_groups_refute(g->p, g->budget, WRITER_GROUPS_WORK * (g->n + 1), solve_part);
+	budget_phase(g->budget, "search");
+	return r == WRITER_GROUPS_REFUTED;
 }
 
 /* Several writers: the stops a spin lock forces on its holders
@@ -308,6 +321,8 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 		r = try_at_least(g, q, best, &least, AT_LEAST_WORK);
 	if (r != AT_LEAST_OPEN && r != AT_LEAST_REFUTED)
 		return r;
+	if (refuted_by_groups(g, q, best))
+		return VSC_INCONSISTENT;
 	cap_search(g->budget, best);
 	if (!best->witness && !q->minimize && q->bound >= 0 &&
 	    program_threads(g->p) <= BOUNDED_FIRST_THREADS) {
@@ -652,7 +667,7 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 		       enum use_coherence coherence)
 {
 	struct coherence_open open = { 0, NULL, -1 };
-	struct best best = { NULL, -1, 0, 0, -1, 0, 0 };
+	struct best best = { NULL, -1, 0, 0, -1, 0, 0, 0 };
 	int r;
 
 	if (coherence != COHERENCE_ONLY && (r = try_runs(p, q, b, res)) != SEARCH_ON)
