@@ -67,3 +67,17 @@ void preemptions_after(const struct vsc_program *p, const uint32_t *w, size_t n,
 		sum += here;
 	}
 }
+
+struct random_shape small_shape(uint64_t *seed, unsigned max_events, unsigned least_values,
+				unsigned value_spread)
+{
+	struct random_shape shape = { 0 };
+
+	shape.threads = 2 + random_below(seed, 3);
+	shape.events = 2 + random_below(seed, max_events);
+	shape.vars = 1 + random_below(seed, 3);
+	shape.values = least_values + random_below(seed, value_spread);
+	shape.write_pct = 30 + random_below(seed, 40);
+	shape.wrong_pct = random_below(seed, 4);
+	return shape;
+}

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "random_program.h"
 #include "vsc/vsc.h"
 
 /* res's witness passes the verifier; *count: its preemptions. */
@@ -22,5 +23,13 @@ int auto_agrees_with_least(const struct vsc_program *p, int consistent, long lea
  * wholly ahead contains); left: scratch, one per thread. */
 void preemptions_after(const struct vsc_program *p, const uint32_t *w, size_t n, uint32_t *left,
 		       long *after);
+
+/* The shape the lower-bound tests draw their random programs from: 2-4
+ * threads, 2 to 1 + max_events events, 1-3 variables, values from
+ * least_values to least_values + value_spread - 1, 30-69% writes and up to
+ * 3% reads of a random value, drawn in this order; the caller sets the
+ * writers, RMWs and init it wants. */
+struct random_shape small_shape(uint64_t *seed, unsigned max_events, unsigned least_values,
+				unsigned value_spread);
 
 #endif

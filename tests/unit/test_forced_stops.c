@@ -231,17 +231,11 @@ static void forced_stops_within_least(void **state)
 		vsc_program_free(p);
 	}
 	for (int i = 0; i < RANDOM_PROGRAMS; i++) {
-		struct random_shape shape = {
-			.threads = 2 + (unsigned)(random_next(&seed) % 3),
-			.events = 2 + (unsigned)(random_next(&seed) % 14),
-			.vars = 1 + (unsigned)(random_next(&seed) % 3),
-			.values = 1 + (unsigned)(random_next(&seed) % 4),
-			.one_writer = i % 2,
-			.write_pct = 30 + (unsigned)(random_next(&seed) % 40),
-			.rmw_pct = i % 3 == 0 ? 50 : 0,
-			.wrong_pct = (unsigned)(random_next(&seed) % 4),
-			.init_pct = i % 4 ? 80 : 30,
-		};
+		struct random_shape shape = small_shape(&seed, 14, 1, 4);
+
+		shape.one_writer = i % 2;
+		shape.rmw_pct = i % 3 == 0 ? 50 : 0;
+		shape.init_pct = i % 4 ? 80 : 30;
 		struct vsc_program *p = random_program(&seed, &shape);
 		assert_non_null(p);
 		bad += check_program(p, &tally);

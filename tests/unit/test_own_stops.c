@@ -79,17 +79,10 @@ static void stops_within_least_witnesses(void **state)
 
 	(void)state;
 	for (int i = 0; i < PROGRAMS; i++) {
-		struct random_shape shape = {
-			.threads = 2 + (unsigned)(random_next(&seed) % 3),
-			.events = 2 + (unsigned)(random_next(&seed) % 13),
-			.vars = 1 + (unsigned)(random_next(&seed) % 3),
-			.values = 1 + (unsigned)(random_next(&seed) % 3),
-			.one_writer = 0,
-			.write_pct = 30 + (unsigned)(random_next(&seed) % 40),
-			.rmw_pct = i % 3 == 0 ? 40 : 0,
-			.wrong_pct = (unsigned)(random_next(&seed) % 4),
-			.init_pct = i % 2 ? 60 : 0,
-		};
+		struct random_shape shape = small_shape(&seed, 13, 1, 3);
+
+		shape.rmw_pct = i % 3 == 0 ? 40 : 0;
+		shape.init_pct = i % 2 ? 60 : 0;
 		struct vsc_program *p = random_program(&seed, &shape);
 		assert_non_null(p);
 		bad += check_program(p, &with_stops);

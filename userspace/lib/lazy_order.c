@@ -14,7 +14,8 @@ int lazy_order_init(struct lazy_order *t, uint32_t k, order_lit_fn lit, const vo
 		    const char *what)
 {
 	*t = (struct lazy_order){ .k = k, .lit = lit, .ctx = ctx, .what = what };
-	t->before = malloc((size_t)k * k + 1);
+	/* zeroed: the tournament reads its diagonal, which no model sets */
+	t->before = calloc((size_t)k * k + 1, 1);
 	t->order = malloc((k + 1) * sizeof(*t->order));
 	t->score = malloc((k + 1) * sizeof(*t->score));
 	t->count = malloc((k + 1) * sizeof(*t->count));
