@@ -276,7 +276,9 @@ static long with_lock_stops(struct engine *g, struct best *best, long least)
 		lock_stops_find(&found, g->p, g->a, g->budget);
 		budget_phase(g->budget, "search");
 		g->budget->work_cap = cap;
-		best->lock_least = (long)(g->stops.own + found.extra);
+		best->lock_least = (long)(found.own + found.extra);
+		if (best->lock_least < (long)g->stops.own)
+			best->lock_least = (long)g->stops.own;
 		if (found.witness && (!best->witness || found.preemptions < best->preemptions)) {
 			free(best->witness);
 			best->witness = found.witness;

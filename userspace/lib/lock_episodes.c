@@ -44,29 +44,108 @@ static uint32_t minimal_intervals(struct own_interval *iv, uint32_t n)
 	return kept;
 }
 
+/* Does thread t hold the lock at its position i (after its take, before
+ * its give)? The hold's number (from 1), or 0. */
+static uint32_t hold_at(const struct line *ln, uint32_t t, uint32_t i)
+{
+	uint32_t lo = ln->index_off[t], hi = ln->index_off[t + 1];
+	const struct hold *h;
+
+	while (lo < hi) { /* the first hold of t taken at i or later */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ln->l->holds[ln->index[mid] - 1].take < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ln->index_off[t])
+		return 0;
+	h = &ln->l->holds[ln->index[lo - 1] - 1];
+	return h->give == NO_PLACE || i < h->give ? ln->index[lo - 1] : 0;
+}
+
+/* Per variable: 1 when each of its writes, in every thread, lies inside a
+ * hold of that thread (the lock itself is not). NULL when memory runs out. */
+static uint8_t *guarded_vars(const struct line *ln)
+{
+	const struct vsc_program *p = ln->s->p;
+	const struct analysis *a = ln->s->a;
+	uint8_t *guarded = malloc(a->nvars ? a->nvars : 1);
+
+	if (!guarded)
+		return NULL;
+	memset(guarded, 1, a->nvars ? a->nvars : 1);
+	guarded[ln->l->x] = 0;
+	for (uint32_t t = 0; t < a->k; t++)
+		for (uint32_t i = 0; i < p->threads[t].length; i++) {
+			uint32_t x = p->threads[t].events[i].var;
+			if (a->pairs[t][i].write != PAIR_NONE && guarded[x] && !hold_at(ln, t, i))
+				guarded[x] = 0;
+		}
+	return guarded;
+}
+
+/* Narrow thread t's interval iv of a read of a guarded variable (lock
+ * stops, "guarded variables" in lock_stops.c): the write it waits for lies
+ * in another thread's hold, so between t's holds around it. */
+static void narrow_guarded(const struct line *ln, uint32_t t, struct own_interval *iv)
+{
+	uint32_t read_hold = hold_at(ln, t, iv->right), access_hold = hold_at(ln, t, iv->left - 1);
+	const struct hold *h;
+
+	if (read_hold && read_hold == access_hold)
+		return; /* no SC interleaving: any bound holds, keep it as it is */
+	if (read_hold)
+		iv->right = ln->l->holds[read_hold - 1].take;
+	if (access_hold && (h = &ln->l->holds[access_hold - 1])->give != NO_PLACE &&
+	    h->give < iv->right)
+		iv->left = h->give + 1;
+}
+
+/* The stops of minimal intervals (by increasing left and right ends): the
+ * greedy from the left, a point at the right end of each not yet stabbed. */
+static uint32_t stab_minimal(const struct own_interval *iv, uint32_t n)
+{
+	uint32_t points = 0, at = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!points || iv[i].left > at)
+			points++, at = iv[i].right;
+	return points;
+}
+
 static int own_build(struct line *ln)
 {
 	const struct vsc_program *p = ln->s->p;
 	const struct analysis *a = ln->s->a;
 	size_t vv = a->nvars ? a->nvars : 1;
 	uint32_t *last_pair = malloc(2 * vv * sizeof(uint32_t)), used = 0;
+	uint8_t *guarded = guarded_vars(ln);
 
 	ln->own_off = malloc(((size_t)a->k + 1) * sizeof(uint32_t));
 	ln->own = malloc((p->event_count + 1) * sizeof(*ln->own));
-	if (!last_pair || !ln->own_off || !ln->own) {
+	if (!last_pair || !guarded || !ln->own_off || !ln->own) {
 		free(last_pair);
+		free(guarded);
 		return -1;
 	}
 	for (size_t x = 0; x < vv; x++)
 		last_pair[x] = PAIR_NONE;
+	ln->own_stops = 0;
 	for (uint32_t t = 0; t < a->k; t++) {
-		uint32_t n =
-			own_stops_intervals(p, a, t, last_pair, last_pair + vv, ln->own + used);
+		struct own_interval *iv = ln->own + used;
+		uint32_t n = own_stops_intervals(p, a, t, last_pair, last_pair + vv, iv);
+		for (uint32_t q = 0; q < n; q++)
+			if (guarded[p->threads[t].events[iv[q].right].var])
+				narrow_guarded(ln, t, &iv[q]);
 		ln->own_off[t] = used;
-		used += minimal_intervals(ln->own + used, n);
+		n = minimal_intervals(iv, n);
+		ln->own_stops += stab_minimal(iv, n);
+		used += n;
 	}
 	ln->own_off[a->k] = used;
 	free(last_pair);
+	free(guarded);
 	return 0;
 }
 
@@ -325,7 +404,7 @@ static int line_alloc(struct line *ln)
 	if (!ln->costly || !ln->costly_before || !ln->index_off || !ln->index || !ln->row ||
 	    !ln->next_row || !ln->reads || !ln->read_at || !ln->episodes)
 		return -1;
-	return own_build(ln);
+	return 0;
 }
 
 void lock_episodes(const struct lock_scratch *s, const struct lock *l, struct budget *b,
@@ -334,7 +413,7 @@ void lock_episodes(const struct lock_scratch *s, const struct lock *l, struct bu
 	struct line ln = { .s = s, .l = l, .places = 2 * l->n + 1, .b = b };
 	uint64_t *total = NULL, extra = 0;
 	long count = -1;
-	int ok = !line_alloc(&ln) && !index_holds(&ln);
+	int ok = !line_alloc(&ln) && !index_holds(&ln) && !own_build(&ln);
 
 	if (ok) {
 		mark_costly(&ln);
@@ -345,8 +424,16 @@ void lock_episodes(const struct lock_scratch *s, const struct lock *l, struct bu
 	if (ok && (total = malloc(((size_t)ln.nepisodes + 1) * sizeof(uint64_t))))
 		extra = disjoint_weight(&ln, total);
 	free(total);
-	if (extra > found->extra)
+	if (ok && !ln.stopped && ln.own_stops + extra > found->own + found->extra) {
+		found->own = ln.own_stops;
 		found->extra = extra;
+		free(found->narrowed);
+		free(found->narrowed_off);
+		found->narrowed = ln.own;
+		found->narrowed_off = ln.own_off;
+		ln.own = NULL;
+		ln.own_off = NULL;
+	}
 	if (ok && !ln.stopped) {
 		uint32_t *witness = lock_witness(&ln, &count);
 		keep_better(found, witness, count);

@@ -211,9 +211,13 @@ static void scratch_free(struct lock_scratch *s)
 void lock_stops_free(struct lock_stops *found)
 {
 	free(found->witness);
+	free(found->narrowed);
+	free(found->narrowed_off);
 	found->witness = NULL;
+	found->narrowed = NULL;
+	found->narrowed_off = NULL;
 	found->preemptions = -1;
-	found->extra = 0;
+	found->own = found->extra = 0;
 }
 
 void lock_stops_find(struct lock_stops *found, const struct vsc_program *p,
@@ -223,7 +227,7 @@ void lock_stops_find(struct lock_stops *found, const struct vsc_program *p,
 	size_t pairs = a->npairs ? a->npairs : 1;
 	uint32_t tried = 0;
 
-	*found = (struct lock_stops){ 0, NULL, -1 };
+	*found = (struct lock_stops){ 0, 0, NULL, NULL, NULL, -1 };
 	if (a->k < 2 || a->refuted || count_writes(p, a, &s.rmw, &s.plain) ||
 	    !(s.next = malloc(pairs * sizeof(uint32_t))) ||
 	    !(s.phase = malloc(pairs * sizeof(uint32_t))) ||

@@ -10,10 +10,19 @@
 #include "analysis.h"
 
 struct lock_stops {
-	/* preemptions every SC interleaving makes beyond the sum of the own
-	 * stops (own_stops_build()'s total): 0 when no variable is such a
-	 * lock, when memory runs out, or when the budget stops the work */
+	/* the own stops of the lock's threads, with the intervals of reads of
+	 * variables only written inside holds narrowed to the gaps between
+	 * the reader's holds (lock_stops.c): at least own_stops_build()'s own
+	 * count; 0 when no variable is such a lock */
+	uint64_t own;
+	/* preemptions every SC interleaving makes beyond `own`: 0 when no
+	 * variable is such a lock, when memory runs out, or when the budget
+	 * stops the work */
 	uint64_t extra;
+	/* the minimal intervals `own` stabs: thread t's are narrowed[narrowed_off[t]
+	 * .. narrowed_off[t + 1]) (cut points, as own_stops.h), or NULL */
+	struct own_interval *narrowed;
+	uint32_t *narrowed_off;
 	uint32_t *witness; /* an SC interleaving along the holds, or NULL */
 	long preemptions;  /* the witness's */
 };

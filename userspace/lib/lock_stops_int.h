@@ -52,6 +52,7 @@ struct line {
 	uint32_t *costly_before;     /* per place + 1: costly places before it */
 	uint32_t *own_off;           /* per thread + 1: its minimal own intervals */
 	struct own_interval *own;    /* each thread's, by increasing left and right */
+	uint64_t own_stops;          /* their stops, all threads */
 	uint32_t *index_off, *index; /* per thread: its holds' numbers, in program order */
 	uint32_t *row, *next_row;    /* dynamic program, places words each */
 	uint8_t *reads;              /* one episode's reads: 1 for B (a hold), 0 for A */

@@ -17,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* put_latest()'s table: an episode with more cells is put the old way */
+#define PLACING_CELLS_MAX (1UL << 22)
+#define NO_COST UINT32_MAX
+
 /* The first place of parity `hold` in from .. to that costs nothing, else
  * the first of that parity; NO_PLACE when there is none. */
 static uint32_t cheapest_first(const struct line *ln, uint32_t from, uint32_t to, int hold)
@@ -44,7 +48,7 @@ struct placing {
 	uint32_t *at;    /* per read kept: its position in its thread */
 };
 
-static struct placing *placing_of(struct line *ln)
+static struct placing *placing_of(const struct line *ln)
 {
 	return (struct placing *)ln->placing;
 }
@@ -66,15 +70,13 @@ static void keep_episode(struct line *ln, uint32_t t, uint32_t m, uint32_t j, ui
 	pl->reads += m;
 }
 
-static void put_episode(struct line *ln, const struct kept *e)
+/* The old way, for episodes too long for put_latest()'s table: each read
+ * at the first place of its value that costs nothing. */
+static void put_first(struct line *ln, const struct kept *e)
 {
 	const struct placing *pl = placing_of(ln);
 	uint32_t from = e->lo;
 
-	if (lock_spend(ln->b, (unsigned long)e->m * (e->hi - e->lo + 1) / 16 + 1)) {
-		ln->stopped = 1;
-		return;
-	}
 	for (uint32_t i = 0; i < e->m; i++) {
 		int value = pl->value[e->first + i];
 		uint32_t q = e->hi - e->lo + 1 < e->m - i
@@ -93,22 +95,91 @@ static void put_episode(struct line *ln, const struct kept *e)
 	}
 }
 
-static int by_start(const void *x, const void *y)
+/* What putting read i of e at place q costs (a costly place no episode
+ * took yet), NO_COST when its value does not go there. */
+static uint32_t place_cost(const struct line *ln, const struct kept *e, uint32_t i, uint32_t q)
+{
+	const struct placing *pl = placing_of(ln);
+	int value = pl->value[e->first + i];
+
+	if ((q & 1) != (uint32_t)value)
+		return NO_COST;
+	/* a last read of A just before t's take: the take follows at once */
+	if (i + 1 == e->m && !value && e->taken_after && q != e->hi)
+		return NO_COST;
+	return ln->costly[q] && !ln->used[q];
+}
+
+/* e's reads at the fewest costly places no episode took yet, and of those
+ * placings the latest (read by read from the last): with the episodes
+ * taken by where their ranges end, a costly place taken late is there for
+ * the most episodes still to come (the greedy that stabs intervals).
+ * cost: m x width cells. */
+static void put_latest(struct line *ln, const struct kept *e, uint32_t *cost)
+{
+	uint32_t width = e->hi - e->lo + 1, best = NO_COST, q = NO_PLACE;
+
+	for (uint32_t i = 0; i < e->m; i++) {
+		uint32_t before = NO_COST, *row = cost + (size_t)i * width, *above = row - width;
+		for (uint32_t at = 0; at < width; at++) {
+			uint32_t c = place_cost(ln, e, i, e->lo + at);
+			uint32_t prior = i ? before : 0;
+			row[at] = c == NO_COST || prior == NO_COST ? NO_COST : prior + c;
+			if (i && above[at] < before) /* the least of the row above before at + 1 */
+				before = above[at];
+		}
+	}
+	for (uint32_t at = width; at-- > 0;)
+		if (cost[(size_t)(e->m - 1) * width + at] < best)
+			best = cost[(size_t)(e->m - 1) * width + at], q = at;
+	for (uint32_t i = e->m; q != NO_PLACE && i-- > 0;) {
+		const uint32_t *above = cost + (size_t)i * width - width;
+		uint32_t spent = place_cost(ln, e, i, e->lo + q), next = NO_PLACE;
+		ln->place[ln->base[e->t] + placing_of(ln)->at[e->first + i]] = e->lo + q;
+		ln->used[e->lo + q] = 1;
+		best -= spent;
+		for (uint32_t at = q; i && at-- > 0;) /* the latest place before q that fits */
+			if (above[at] == best) {
+				next = at;
+				break;
+			}
+		if (!i)
+			return;
+		q = next;
+	}
+	ln->stopped = 1;
+}
+
+static void put_episode(struct line *ln, const struct kept *e, uint32_t *cost)
+{
+	if (lock_spend(ln->b, (unsigned long)e->m * (e->hi - e->lo + 1) / 16 + 1)) {
+		ln->stopped = 1;
+		return;
+	}
+	if (cost && (uint64_t)e->m * (e->hi - e->lo + 1) <= PLACING_CELLS_MAX)
+		put_latest(ln, e, cost);
+	else
+		put_first(ln, e);
+}
+
+static int by_end(const void *x, const void *y)
 {
 	const struct kept *a = x, *b = y;
 
-	if (a->lo != b->lo)
-		return a->lo < b->lo ? -1 : 1;
-	return a->hi < b->hi ? -1 : a->hi > b->hi;
+	if (a->hi != b->hi)
+		return a->hi < b->hi ? -1 : 1;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-/* Every thread's episodes, then placed by where their ranges start (so
- * that the costly places one takes are there for the ones that overlap). */
+/* Every thread's episodes, then placed by where their ranges end (so
+ * that the costly places one takes late are there for the ones that
+ * overlap it). */
 static void put_episodes(struct line *ln)
 {
 	size_t events = ln->s->p->event_count + 1;
 	struct placing pl = { malloc((events + ln->s->a->k) * sizeof(struct kept)), 0, 0,
 			      malloc(events), malloc(events * sizeof(uint32_t)) };
+	uint32_t *cost = malloc(PLACING_CELLS_MAX * sizeof(uint32_t)); /* NULL: put_first() */
 
 	ln->placing = &pl;
 	ln->stopped = !pl.episodes || !pl.value || !pl.at;
@@ -116,9 +187,10 @@ static void put_episodes(struct line *ln)
 		if (lock_walk_episodes(ln, t, keep_episode))
 			ln->stopped = 1;
 	if (!ln->stopped)
-		qsort(pl.episodes, pl.n, sizeof(*pl.episodes), by_start);
+		qsort(pl.episodes, pl.n, sizeof(*pl.episodes), by_end);
 	for (size_t i = 0; i < pl.n && !ln->stopped; i++)
-		put_episode(ln, &pl.episodes[i]);
+		put_episode(ln, &pl.episodes[i], cost);
+	free(cost);
 	free(pl.episodes);
 	free(pl.value);
 	free(pl.at);
