@@ -147,6 +147,50 @@ void event_encoding_free(struct event_encoding *e)
 	memset(e, 0, sizeof(*e));
 }
 
+static int is_write(const struct event_encoding *e, uint32_t a)
+{
+	return event_at(e, a)->kind != VSC_READ;
+}
+
+int pair_rows_init(struct pair_rows *r, const struct event_encoding *e)
+{
+	uint64_t total = 0;
+
+	*r = (struct pair_rows){ NULL, NULL, 0 };
+	if (!(r->row = malloc((e->n + 1) * sizeof(*r->row))))
+		return -ENOMEM;
+	for (uint32_t a = 0; a < e->n; a++) {
+		uint32_t x = event_at(e, a)->var;
+		r->row[a] = total;
+		total += e->wl.wstart[x + 1] - e->wl.wstart[x];
+	}
+	r->total = total;
+	if (total > e->max_lits)
+		return -E2BIG;
+	r->pair = calloc(total + 1, sizeof(*r->pair));
+	return r->pair ? 0 : -ENOMEM;
+}
+
+void pair_rows_free(struct pair_rows *r)
+{
+	free(r->row);
+	free(r->pair);
+	r->row = NULL;
+	r->pair = NULL;
+}
+
+int *pair_rows_at(const struct pair_rows *r, const struct event_encoding *e, uint32_t a, uint32_t b,
+		  uint32_t *row, uint32_t *col)
+{
+	*row = a;
+	*col = b;
+	if (is_write(e, a) && (!is_write(e, b) || b < a)) {
+		*row = b;
+		*col = a;
+	}
+	return &r->pair[r->row[*row] + e->wl.windex[*col]];
+}
+
 /* s(r,w): w comes before r, and no other write of x between them. Of a
  * thread's writes after w only its first needs a clause (the others come
  * after it), and of r's own thread only its last write before r. */

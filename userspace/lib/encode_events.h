@@ -3,8 +3,10 @@
  * (sat_bound.c): what both orders share (encode_events.c: the events, the
  * writes of each variable, "each read sees one write"), and the two ways
  * to order the events:
- *  - order_pairs.c: a variable per pair of events of different threads,
- *    transitivity added lazily; any number of preemptions (no bound);
+ *  - order_cycles.c: a variable per pair of events the reads-from
+ *    clauses name (one variable, one of them a write), cycles through
+ *    them and program order forbidden lazily; any number of preemptions
+ *    (no bound);
  *  - order_slots.c: each event in one of L slots, each slot one thread's
  *    run, so L = threads + k allows k preemptions; no transitivity. */
 #ifndef VSC_ENCODE_EVENTS_H
@@ -66,15 +68,47 @@ int events_done(const struct event_encoding *e);
  * -ENOMEM, -ETIME. */
 int encode_reads_from(struct event_encoding *e, struct budget *b);
 
-/* order_pairs.c */
-struct pair_order {
-	struct event_encoding *e;
-	uint64_t *base; /* per event a: o(a, b) for b >= end[a] is base[a] + b - end[a] + 1 */
+/* The pairs the reads-from clauses name (a and b of one variable, one of
+ * them a write, different threads): one variable each, made on first use,
+ * in the row of its read (or of its first write), a column per write of
+ * the variable. */
+struct pair_rows {
+	uint64_t *row;  /* per event: where its pairs with the writes of its variable start */
+	int *pair;      /* pair variables made so far (0: not yet) */
+	uint64_t total; /* places in the rows */
 };
-/* The pair variables, program order along each thread, and e->order. */
-int pair_order_init(struct pair_order *o, struct event_encoding *e, struct budget *b);
-void pair_order_free(struct pair_order *o);
-int pair_lit(const void *ctx, uint32_t a, uint32_t b);
+int pair_rows_init(struct pair_rows *r, const struct event_encoding *e);
+void pair_rows_free(struct pair_rows *r);
+/* The place of the pair (a, b) in r; *row, *col: its row's event and its
+ * column's, the variable meaning "row's event comes first". */
+int *pair_rows_at(const struct pair_rows *r, const struct event_encoding *e, uint32_t a, uint32_t b,
+		  uint32_t *row, uint32_t *col);
+
+/* order_cycles.c */
+struct pair_edge {
+	int var;
+	uint32_t row, col; /* var: row comes before col */
+};
+struct cycle_order {
+	struct event_encoding *e;
+	struct pair_rows rows;
+	struct pair_edge *edges; /* every pair variable made, in order */
+	size_t nedges, cap;
+	int failed; /* out of memory while making one */
+	/* per round: the model's graph (program order and the pairs) */
+	uint32_t *first, *next_edge; /* out-edges as lists: first[a], next_edge[edge] */
+	uint32_t *target;            /* per edge of the graph: its head */
+	uint32_t *indegree, *order;  /* a topological order of what sorts, first first */
+	uint32_t *index, *low, *stack, *call, *iter, *on_stack; /* strongly connected parts */
+	uint32_t *dist, *via, *from, *queue;                    /* the shortest cycles' search */
+};
+/* e->order becomes the pairs' variables; clauses come with them. */
+int cycle_order_init(struct cycle_order *o, struct event_encoding *e);
+void cycle_order_free(struct cycle_order *o);
+/* Solve, adding the cycles each model closes, until a model has none (10:
+ * o->order holds a witness, event by event) or there is none (20); 0 when
+ * b stopped it, -ENOMEM. Counts rounds and the clauses added. */
+int cycle_order_solve(struct cycle_order *o, struct budget *b, uint64_t *rounds, uint64_t *added);
 
 /* order_slots.c */
 struct slot_order {
@@ -85,8 +119,7 @@ struct slot_order {
 	int ladderbase;  /* at-most-one own(j,i) per slot j: "some i' <= i owns j" */
 	int limbase;     /* lim(j): slot j may be used */
 	uint32_t *index; /* per program thread: its index among threads with events */
-	uint64_t *row;   /* per event: where its pairs with the writes of its variable start */
-	int *pair;       /* pair variables made so far (0: not yet) */
+	struct pair_rows rows; /* the pair variables, each tied to the slots */
 };
 /* L = slots; e->order becomes the order of the slots. */
 int slot_order_init(struct slot_order *o, struct event_encoding *e, uint32_t slots,

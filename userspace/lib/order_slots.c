@@ -62,49 +62,20 @@ static int new_pair(struct slot_order *o, uint32_t row, uint32_t col)
 	return v;
 }
 
-static int is_write(const struct event_encoding *e, uint32_t a)
-{
-	return event_at(e, a)->kind != VSC_READ;
-}
-
-/* a before b, for a and b of one variable, one of them a write: each pair
- * has one variable, in the row of its read (or of its first write). */
+/* a before b, for a and b of one variable, one of them a write. */
 static int slot_lit(const void *ctx, uint32_t a, uint32_t b)
 {
 	struct slot_order *o = (struct slot_order *)ctx;
 	const struct event_encoding *e = o->e;
-	uint32_t row = a, col = b;
-	uint64_t at;
+	uint32_t row, col;
+	int *at;
 
 	if (e->thread[a] == e->thread[b])
 		return a < b ? LIT_TRUE : LIT_FALSE;
-	if (is_write(e, a) && (!is_write(e, b) || b < a)) {
-		row = b;
-		col = a;
-	}
-	at = o->row[row] + e->wl.windex[col];
-	if (!o->pair[at])
-		o->pair[at] = new_pair(o, row, col);
-	return row == a ? o->pair[at] : -o->pair[at];
-}
-
-/* Each event's row of pairs, one entry per write of its variable. */
-static int make_rows(struct slot_order *o)
-{
-	const struct event_encoding *e = o->e;
-	uint64_t total = 0;
-
-	if (!(o->row = malloc((e->n + 1) * sizeof(*o->row))))
-		return -ENOMEM;
-	for (uint32_t a = 0; a < e->n; a++) {
-		uint32_t x = event_at(e, a)->var;
-		o->row[a] = total;
-		total += e->wl.wstart[x + 1] - e->wl.wstart[x];
-	}
-	if (total > e->max_lits)
-		return -E2BIG;
-	o->pair = calloc(total + 1, sizeof(*o->pair));
-	return o->pair ? 0 : -ENOMEM;
+	at = pair_rows_at(&o->rows, e, a, b, &row, &col);
+	if (!*at)
+		*at = new_pair(o, row, col);
+	return row == a ? *at : -*at;
 }
 
 /* Slots grow along each thread, each event's slot is its thread's. */
@@ -170,7 +141,7 @@ int slot_order_init(struct slot_order *o, struct event_encoding *e, uint32_t slo
 	e->order = slot_lit;
 	e->order_ctx = o;
 	sat_backend_reserve(e->s, e->nvars);
-	if ((err = make_rows(o)))
+	if ((err = pair_rows_init(&o->rows, e)))
 		return err;
 	if (budget_spend(b, (unsigned long)vars))
 		return -ETIME;
@@ -182,8 +153,7 @@ int slot_order_init(struct slot_order *o, struct event_encoding *e, uint32_t slo
 void slot_order_free(struct slot_order *o)
 {
 	free(o->index);
-	free(o->row);
-	free(o->pair);
+	pair_rows_free(&o->rows);
 	memset(o, 0, sizeof(*o));
 }
 

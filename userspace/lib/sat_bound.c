@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* SAT for any bound and for no bound (encode_events.h):
  *
- *  - no bound: the order of events by pairs (order_pairs.c), transitivity
- *    added lazily; a model is an SC interleaving, no model means none;
+ *  - no bound: the order of events by the pairs the reads name
+ *    (order_cycles.c), cycles forbidden lazily; a model is an SC
+ *    interleaving, no model means none;
  *  - -p k: the slots (order_slots.c) with L = threads + k;
  *  - --min: the least is at least `lower` (sat.c asks -p 0 first); a
  *    first witness as above (U preemptions), then bounds lower,
@@ -20,8 +21,7 @@
 
 struct bounded {
 	struct event_encoding e;
-	struct pair_order pairs;
-	struct lazy_order order;
+	struct cycle_order cycles;
 	struct slot_order slots;
 	struct sat_backend *s;
 	struct budget *b;
@@ -37,16 +37,15 @@ static int stop_at_budget(void *ctx)
 
 static void teardown(struct bounded *x)
 {
-	lazy_order_free(&x->order);
-	pair_order_free(&x->pairs);
+	cycle_order_free(&x->cycles);
 	slot_order_free(&x->slots);
 	event_encoding_free(&x->e);
 	sat_backend_free(x->s);
 	x->s = NULL;
 }
 
-/* A solver with the clauses of one order: the pairs (slots 0) or the
- * slots. 0, -E2BIG, -ENOMEM, -ETIME. */
+/* A solver with the clauses of one order: the pairs the reads name
+ * (slots 0) or the slots. 0, -E2BIG, -ENOMEM, -ETIME. */
 static int setup(struct bounded *x, const struct vsc_program *p, uint32_t slots)
 {
 	int err;
@@ -57,9 +56,8 @@ static int setup(struct bounded *x, const struct vsc_program *p, uint32_t slots)
 		return err;
 	if (slots)
 		err = slot_order_init(&x->slots, &x->e, slots, x->b);
-	else if (!(err = pair_order_init(&x->pairs, &x->e, x->b)))
-		err = lazy_order_init(&x->order, x->e.n, pair_lit, &x->pairs, "SAT rounds, events");
-	x->order.one_per_edge = 1;
+	else
+		err = cycle_order_init(&x->cycles, &x->e);
 	if (!err)
 		err = encode_reads_from(&x->e, x->b);
 	return err ? err : events_done(&x->e);
@@ -74,7 +72,7 @@ static int read_model(struct bounded *x)
 		err = slot_witness(&x->slots, x->found);
 	else
 		for (uint32_t i = 0; i < x->e.n; i++)
-			x->found[i] = x->e.thread[x->order.order[i]];
+			x->found[i] = x->e.thread[x->cycles.order[i]];
 	if (err)
 		return err;
 	x->found_preemptions = count_preemptions(x->e.p, x->found, x->e.n);
@@ -88,8 +86,7 @@ static int probe(struct bounded *x, long k)
 	int r, limit;
 
 	if (!x->slots.slots) {
-		r = lazy_order_solve(&x->order, x->s, x->b, NULL, 0, &x->res->nodes,
-				     &x->res->steps);
+		r = cycle_order_solve(&x->cycles, x->b, &x->res->nodes, &x->res->steps);
 	} else {
 		if (x->e.threads + (uint64_t)k < x->slots.slots) {
 			limit = slot_limit(&x->slots, (uint32_t)k);
