@@ -97,6 +97,12 @@ int budget_expired(struct budget *b)
 	return budget_spend(b, 1);
 }
 
+int budget_look(struct budget *b)
+{
+	b->next_look = b->steps;
+	return budget_spend(b, 1);
+}
+
 int budget_spend(struct budget *b, unsigned long work)
 {
 	struct timespec now;

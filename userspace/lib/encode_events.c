@@ -282,6 +282,7 @@ int encode_reads_from(struct event_encoding *e, struct budget *b)
 		const struct vsc_event *ev = event_at(e, r);
 		uint32_t x = ev->var, first = e->wl.wstart[x], last = e->wl.wstart[x + 1];
 		const struct vsc_var_init *init = &p->inits[x];
+		size_t lits_before = e->lits;
 		int nsel = 0;
 
 		if (ev->kind == VSC_WRITE)
@@ -309,6 +310,10 @@ int encode_reads_from(struct event_encoding *e, struct budget *b)
 			nsel++;
 		}
 		event_clause(e, sel, nsel); /* none: the empty clause */
+		if (budget_spend(b, (unsigned long)(e->lits - lits_before))) {
+			err = -ETIME; /* what the read's pairs cost (2 clauses a slot each) */
+			break;
+		}
 	}
 	if (!err)
 		encode_unknown_initials(e, unknown, nunknown);

@@ -78,13 +78,16 @@ static int slot_lit(const void *ctx, uint32_t a, uint32_t b)
 	return row == a ? *at : -*at;
 }
 
-/* Slots grow along each thread, each event's slot is its thread's. */
-static void encode_event_slots(struct slot_order *o)
+/* Slots grow along each thread, each event's slot is its thread's. 0, or
+ * -ETIME. */
+static int encode_event_slots(struct slot_order *o, struct budget *b)
 {
 	struct event_encoding *e = o->e;
 
 	for (uint32_t a = 0; a < e->n; a++) {
 		uint32_t i = o->index[e->thread[a]];
+		if (budget_spend(b, 4UL * o->slots))
+			return -ETIME;
 		for (uint32_t j = 1; j <= o->slots; j++) {
 			if (j >= 2 && j < o->slots)
 				event_clause2(e, -above(o, a, j), above(o, a, j - 1));
@@ -96,6 +99,7 @@ static void encode_event_slots(struct slot_order *o)
 			for (uint32_t j = 1; j < o->slots; j++)
 				event_clause2(e, -above(o, a, j), lim(o, j + 1));
 	}
+	return 0;
 }
 
 /* At most one owner per slot (a ladder), not the same in two slots in a
@@ -145,7 +149,8 @@ int slot_order_init(struct slot_order *o, struct event_encoding *e, uint32_t slo
 		return err;
 	if (budget_spend(b, (unsigned long)vars))
 		return -ETIME;
-	encode_event_slots(o);
+	if ((err = encode_event_slots(o, b)))
+		return err;
 	encode_owners(o);
 	return 0;
 }

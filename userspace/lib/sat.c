@@ -14,7 +14,7 @@
 
 static int budget_stop(void *ctx)
 {
-	return budget_expired(ctx);
+	return budget_look(ctx);
 }
 
 /* order_lit as lazy_order.h wants it: the encoding's pairs of threads. */
@@ -86,7 +86,10 @@ int sat_decide_no_preemption(const struct vsc_program *p, struct budget *b, stru
 	else
 		err = solve_lazily(p, &o, s, b, res);
 out:
-	sat_backend_free(s);
+	if (budget_look(b))
+		sat_backend_free_soon(s); /* out of time: not waiting for it */
+	else
+		sat_backend_free(s);
 	cnf_free(&f);
 	free(o.threads);
 	return err;

@@ -32,15 +32,19 @@ struct bounded {
 
 static int stop_at_budget(void *ctx)
 {
-	return budget_expired(ctx);
+	return budget_look(ctx);
 }
 
-static void teardown(struct bounded *x)
+/* Out of time: the solver is freed on a thread of its own. */
+static void teardown(struct bounded *x, int late)
 {
 	cycle_order_free(&x->cycles);
 	slot_order_free(&x->slots);
 	event_encoding_free(&x->e);
-	sat_backend_free(x->s);
+	if (late)
+		sat_backend_free_soon(x->s);
+	else
+		sat_backend_free(x->s);
 	x->s = NULL;
 }
 
@@ -165,7 +169,7 @@ static int first_witness(struct bounded *x, const struct vsc_program *p, long bo
  * (-ETIME, -E2BIG: stopped). */
 static int slots_for(struct bounded *x, const struct vsc_program *p, uint32_t threads, long k)
 {
-	teardown(x);
+	teardown(x, 0);
 	return setup(x, p, threads + (uint32_t)k);
 }
 
@@ -229,6 +233,6 @@ int sat_decide_bounded(const struct vsc_program *p, const struct query *q, struc
 		res->preemptions = -1;
 	}
 	free(x.found);
-	teardown(&x);
+	teardown(&x, budget_look(b));
 	return r;
 }

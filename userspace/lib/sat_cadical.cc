@@ -2,6 +2,7 @@
 // The only C++ in libvsc: sat_backend.h over CaDiCaL's Solver class.
 #include <cerrno>
 #include <new>
+#include <thread>
 
 #include <cadical.hpp>
 
@@ -39,6 +40,18 @@ extern "C" void sat_backend_free(struct sat_backend *s)
 		return;
 	s->solver.disconnect_terminator();
 	delete s;
+}
+
+extern "C" void sat_backend_free_soon(struct sat_backend *s)
+{
+	if (!s)
+		return;
+	s->solver.disconnect_terminator();
+	try {
+		std::thread([s] { delete s; }).detach();
+	} catch (...) {
+		delete s;
+	}
 }
 
 extern "C" void sat_backend_reserve(struct sat_backend *s, int nvars)
