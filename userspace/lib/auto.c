@@ -540,16 +540,36 @@ static int search_engine(const struct vsc_program *p, struct analysis *a, const 
 	return r;
 }
 
-/* Programs up to this many events, with several writers, go to SAT over
- * the order of events (sat_bound.c) when the search used
+/* Programs up to SAT_EVENTS events, or up to SAT_MANY_EVENTS with at
+ * least SAT_MANY_THREADS threads, with several writers, go to SAT over the
+ * order of events (sat_bound.c) when the search used
  * SEARCH_BEFORE_SAT_WORK: the paper's reductions (3-SAT, independent set)
- * are such programs, where the search branches at every write. Beyond it
- * the encoding (n^2/2 pair variables for no bound) outgrows the search. */
+ * are such programs, many short threads where the search branches at
+ * every write. Measured beyond 1,500 events: 2-Writer reductions of 60
+ * and 80 variables (2,000-2,700 events, 600-800 threads) without a bound
+ * `unknown` at 20 s -> 0.05-0.2 s CPU; traces of 8 threads at 2,000-4,000
+ * events as often lost as won (a 4,000-event one the search decides in
+ * 5.9 s CPU was `unknown` at 30 s, a 2,000-event --min 2.65 -> 3.45 s). */
 #define SAT_EVENTS 1500
+#define SAT_MANY_THREADS 64
+#define SAT_MANY_EVENTS 30000
 #define SEARCH_BEFORE_SAT_WORK (1UL << 27) /* about 0.2 s of search */
 
+static int sat_may_win(const struct vsc_program *p)
+{
+	uint32_t threads = 0;
+
+	if (p->event_count <= SAT_EVENTS)
+		return 1;
+	if (p->event_count > SAT_MANY_EVENTS)
+		return 0;
+	for (uint32_t t = 0; t < program_threads(p) && threads < SAT_MANY_THREADS; t++)
+		threads += p->threads[t].length > 0;
+	return threads >= SAT_MANY_THREADS;
+}
+
 /* Several writers (writers: vsc_program_writers(p)), a bound above 0 or
- * none or --min, and a small program: the search under a work cap (it
+ * none or --min, and a program sat_may_win(): the search under a work cap (it
  * decides most such programs at once), then SAT on what it left open,
  * from the least the search proved; the search without the cap when SAT
  * cannot encode it. Else the search alone. */
@@ -560,7 +580,7 @@ static int search_then_sat(const struct vsc_program *p, size_t writers, struct a
 	unsigned long outer = b->work_cap, cap = b->steps + SEARCH_BEFORE_SAT_WORK;
 	int r;
 
-	if (writers <= 1 || q->bound == 0 || p->event_count > SAT_EVENTS || best->witness ||
+	if (writers <= 1 || q->bound == 0 || !sat_may_win(p) || best->witness ||
 	    (outer && outer <= cap))
 		return search_engine(p, a, q, b, res, best, least);
 	b->work_cap = cap;
