@@ -179,16 +179,24 @@ void pair_rows_free(struct pair_rows *r)
 	r->pair = NULL;
 }
 
-int *pair_rows_at(const struct pair_rows *r, const struct event_encoding *e, uint32_t a, uint32_t b,
-		  uint32_t *row, uint32_t *col)
+int pair_rows_lit(const struct pair_rows *r, const struct event_encoding *e, uint32_t a, uint32_t b,
+		  int (*make)(void *ctx, uint32_t row, uint32_t col), void *ctx)
 {
-	*row = a;
-	*col = b;
+	uint32_t row = a, col = b;
+	int *at;
+
+	if (e->thread[a] == e->thread[b])
+		return a < b ? LIT_TRUE : LIT_FALSE;
 	if (is_write(e, a) && (!is_write(e, b) || b < a)) {
-		*row = b;
-		*col = a;
+		row = b;
+		col = a;
 	}
-	return &r->pair[r->row[*row] + e->wl.windex[*col]];
+	at = &r->pair[r->row[row] + e->wl.windex[col]];
+	if (!*at)
+		*at = make(ctx, row, col);
+	if (*at == LIT_TRUE)
+		return LIT_TRUE; /* made none: out of memory */
+	return row == a ? *at : -*at;
 }
 
 /* s(r,w): w comes before r, and no other write of x between them. Of a

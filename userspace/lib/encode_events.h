@@ -79,10 +79,11 @@ struct pair_rows {
 };
 int pair_rows_init(struct pair_rows *r, const struct event_encoding *e);
 void pair_rows_free(struct pair_rows *r);
-/* The place of the pair (a, b) in r; *row, *col: its row's event and its
- * column's, the variable meaning "row's event comes first". */
-int *pair_rows_at(const struct pair_rows *r, const struct event_encoding *e, uint32_t a, uint32_t b,
-		  uint32_t *row, uint32_t *col);
+/* "a comes before b" (LIT_TRUE / LIT_FALSE in one thread): the pair's
+ * variable, made by make(ctx, row, col) on first use (meaning "row's event
+ * comes first"; LIT_TRUE when it could not be made). */
+int pair_rows_lit(const struct pair_rows *r, const struct event_encoding *e, uint32_t a, uint32_t b,
+		  int (*make)(void *ctx, uint32_t row, uint32_t col), void *ctx);
 
 /* order_cycles.c */
 struct pair_edge {

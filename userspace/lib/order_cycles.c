@@ -29,8 +29,9 @@
  * less CPU, no limit 4-13 rounds but 80% of the time in this search. */
 #define SEARCH_WORK_PER_ROUND 256
 
-static int new_pair(struct cycle_order *o, uint32_t row, uint32_t col)
+static int new_pair(void *ctx, uint32_t row, uint32_t col)
 {
+	struct cycle_order *o = ctx;
 	struct pair_edge *grown;
 
 	if (o->nedges == o->cap) {
@@ -50,18 +51,8 @@ static int new_pair(struct cycle_order *o, uint32_t row, uint32_t col)
 static int cycle_lit(const void *ctx, uint32_t a, uint32_t b)
 {
 	struct cycle_order *o = (struct cycle_order *)ctx;
-	const struct event_encoding *e = o->e;
-	uint32_t row, col;
-	int *at;
 
-	if (e->thread[a] == e->thread[b])
-		return a < b ? LIT_TRUE : LIT_FALSE;
-	at = pair_rows_at(&o->rows, e, a, b, &row, &col);
-	if (!*at)
-		*at = new_pair(o, row, col);
-	if (*at == LIT_TRUE)
-		return LIT_TRUE;
-	return row == a ? *at : -*at;
+	return pair_rows_lit(&o->rows, o->e, a, b, new_pair, o);
 }
 
 int cycle_order_init(struct cycle_order *o, struct event_encoding *e)

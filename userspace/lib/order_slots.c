@@ -50,8 +50,9 @@ static int lim(const struct slot_order *o, uint32_t j)
 }
 
 /* A new pair variable: row's slot before col's, or col's before row's. */
-static int new_pair(struct slot_order *o, uint32_t row, uint32_t col)
+static int new_pair(void *ctx, uint32_t row, uint32_t col)
 {
+	struct slot_order *o = ctx;
 	struct event_encoding *e = o->e;
 	int v = ++e->nvars;
 
@@ -66,16 +67,8 @@ static int new_pair(struct slot_order *o, uint32_t row, uint32_t col)
 static int slot_lit(const void *ctx, uint32_t a, uint32_t b)
 {
 	struct slot_order *o = (struct slot_order *)ctx;
-	const struct event_encoding *e = o->e;
-	uint32_t row, col;
-	int *at;
 
-	if (e->thread[a] == e->thread[b])
-		return a < b ? LIT_TRUE : LIT_FALSE;
-	at = pair_rows_at(&o->rows, e, a, b, &row, &col);
-	if (!*at)
-		*at = new_pair(o, row, col);
-	return row == a ? *at : -*at;
+	return pair_rows_lit(&o->rows, o->e, a, b, new_pair, o);
 }
 
 /* Slots grow along each thread, each event's slot is its thread's. 0, or
