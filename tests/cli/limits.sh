@@ -76,6 +76,14 @@ run "hot variable --min" "0 3" "$vsc" check --min --timeout 1 "$tmp/hot.vsc"
 run "2-Writer reduction -p 0" "0 1 3" "$vsc" check -p 0 --timeout 0.2 "$tmp/sat.vsc"
 run "2-Writer reduction --solver sat" "0 1 3" "$vsc" check --solver sat -p 0 --timeout 0.2 "$tmp/sat.vsc"
 run "2-Writer reduction --min" "0 1 3" "$vsc" check --min --timeout 0.5 "$tmp/sat.vsc"
+# -p 3 hands it to the slots (600 MB of clauses): CaDiCaL asked its
+# terminator 65 times a second there, and the clock was looked at every
+# 4,096 asks (3.1-5.9 s under --timeout 2, 42-56 s under --timeout 20);
+# then deleting the solver took 0.8 s
+started=$(date +%s%N)
+run "2-Writer reduction -p 3 (the slots)" "0 3" "$vsc" check -p 3 --timeout 2 "$tmp/sat.vsc"
+took_ms=$((($(date +%s%N) - started) / 1000000))
+[ "$took_ms" -le 3000 ] && ok || no "2-Writer reduction -p 3 under --timeout 2: returned after $took_ms ms"
 # an unsatisfiable formula: -p 0 fails, so the orders of events run (SAT for any bound)
 "$vsc" gen cnf --vars 40 --ratio 6 --seed 3 -o "$tmp/u.cnf" && "$vsc" gen sat --writers 2 -o "$tmp/u.vsc" "$tmp/u.cnf"
 for opts in "--solver sat -p 3" "--solver sat" "--solver sat --min" "--min" "-p 3"; do
