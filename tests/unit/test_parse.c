@@ -604,6 +604,22 @@ static void test_fast_path_same(void **state)
 	}
 }
 
+/* Every byte in the operation's place: the fast path takes the kind from
+ * a bit table indexed by the byte's distance from 'r' (no branch on the
+ * letter), so the bytes just below and above 'r', 'u' and 'w', and those
+ * that wrap around, must be left to the general path as it would. */
+static void test_fast_path_op_letters(void **state)
+{
+	(void)state;
+	for (int c = 1; c < 256; c++) {
+		char line[16];
+		snprintf(line, sizeof(line), "T %c x 5", c);
+		same_as_tokenized("A w y 1\n%s\n" PADDING, line);
+		snprintf(line, sizeof(line), "T %c x 5 6", c);
+		same_as_tokenized("A w y 1\n%s\n" PADDING, line);
+	}
+}
+
 /* Bytes the fast path must leave to the general path: a zero byte after
  * a name the cache knows, a zero byte in a value, and the same names
  * again after a segment (ids are per segment). */
@@ -1034,6 +1050,7 @@ int main(void)
 		cmocka_unit_test(test_keyword_threads),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_fast_path_same),
+		cmocka_unit_test(test_fast_path_op_letters),
 		cmocka_unit_test(test_plain_words),
 		cmocka_unit_test(test_plain_thread_runs),
 		cmocka_unit_test(test_huge_tokens),

@@ -264,11 +264,21 @@ HOT int append_plain(struct parser *ps, uint32_t t, uint32_t kind, uint32_t var,
 			      ps->event_lines ? ps->line : 0);
 }
 
+/* The kind of the operation at p ('r', 'w' or 'u' and a space), or -1.
+ * Without a branch on which letter: reads and writes alternate at random,
+ * and a branch on them was mispredicted on every other line (~7% of the
+ * parser's time). The letters are 'r' + 0, 3 and 5; each kind sits in two
+ * bits of KINDS at twice its letter's offset. */
 HOT int op_kind(const char *p)
 {
-	if (p[1] != ' ')
-		return -1;
-	return p[0] == 'r' ? VSC_READ : p[0] == 'w' ? VSC_WRITE : p[0] == 'u' ? VSC_RMW : -1;
+	enum {
+		LETTERS = 1 << 0 | 1 << ('u' - 'r') | 1 << ('w' - 'r'),
+		KINDS = VSC_READ | VSC_RMW << 2 * ('u' - 'r') | VSC_WRITE << 2 * ('w' - 'r'),
+	};
+	unsigned at = (unsigned char)p[0] - 'r';
+	bool known = at < 8 && (LETTERS >> at & 1) && p[1] == ' ';
+
+	return known ? (int)(KINDS >> 2 * (at & 7) & 3) : -1;
 }
 
 /* The thread of the line before, when its name and the space after it
