@@ -92,7 +92,7 @@ static bool make_table(struct greedy_run *g, int *err)
 		if (!g->cells[x].has)
 			g->cells[x].value = least; /* inside the table; has tells */
 	}
-	g->reads = calloc(g->entries ? g->entries : 1, sizeof(*g->reads));
+	g->reads = zeroed_array(g->entries * sizeof(*g->reads));
 	if (!g->reads)
 		*err = -ENOMEM;
 	return g->reads != NULL;
@@ -342,7 +342,7 @@ int greedy_run_solve(const struct vsc_program *p, const struct query *q, struct 
 	free(g.witness);
 	free(g.undo);
 	free(g.pos);
-	free(g.reads);
+	zeroed_array_free(g.reads, g.entries * sizeof(*g.reads));
 	free(g.cells);
 	return r;
 }

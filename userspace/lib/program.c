@@ -68,6 +68,27 @@ static size_t trim_array(void *array, size_t mapped, size_t used)
 	return used;
 }
 
+void *zeroed_array(size_t bytes)
+{
+	void *array;
+
+	if (bytes < BIG_BYTES)
+		return calloc(bytes ? bytes : 1, 1);
+	array = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (array == MAP_FAILED)
+		return NULL;
+	(void)madvise(array, bytes, MADV_HUGEPAGE); /* advice: fine if refused */
+	return array;
+}
+
+void zeroed_array_free(void *array, size_t bytes)
+{
+	if (array && bytes >= BIG_BYTES)
+		munmap(array, bytes);
+	else
+		free(array);
+}
+
 struct vsc_program *vsc_program_new(void)
 {
 	struct vsc_program *p = calloc(1, sizeof(*p));

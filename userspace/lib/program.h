@@ -122,6 +122,13 @@ int program_unpack(const struct vsc_program *p);
 /* A new program whose events are appended packed while they fit (the
  * parser's): the first that does not fit unpacks it. */
 struct vsc_program *program_new_packed(void);
+/* A zeroed array of bytes for a solver's table: from BIG_BYTES on, a
+ * mapping of its own backed by huge pages like the events (the kernel
+ * zeroes a 2 MiB page for a fraction of the cost of 512 small ones); NULL
+ * when there is no memory. Freed by zeroed_array_free() with the same
+ * bytes. */
+void *zeroed_array(size_t bytes);
+void zeroed_array_free(void *array, size_t bytes);
 /* Append with an optional line number (0: none). */
 int program_append(struct vsc_program *p, uint32_t thread, const struct vsc_event *ev, uint64_t ts,
 		   uint32_t line);
