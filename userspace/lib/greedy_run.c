@@ -158,7 +158,9 @@ static inline bool can_run(const struct greedy_run *g, struct vsc_event e)
 	uint32_t left = g->reads[c->offset + (uint64_t)c->value], kind = e.kind;
 	unsigned match = c->has & (c->value == e.value);
 	unsigned write_ok = !c->has | (left == 0);
-	unsigned read_ok = match & ((kind == VSC_READ) | (left == 1));
+	/* (a write's read_ok is not looked at: asking `!= VSC_RMW`, not
+	 * `== VSC_READ`, lets the packed forms, which hold no RMW, drop it) */
+	unsigned read_ok = match & ((kind != VSC_RMW) | (left == 1));
 
 	/* selected by a shift: GCC made `kind == VSC_WRITE ? write_ok :
 	 * read_ok` a branch on the kind, mispredicted on every other event */
