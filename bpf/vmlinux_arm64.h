@@ -23,4 +23,10 @@ enum {
 	true = 1
 };
 
+/* The one kernel field the watchpoint program reads (CO-RE relocates it
+ * to the running kernel's layout at load time). */
+struct task_struct {
+	__u64 start_time;
+} __attribute__((preserve_access_index));
+
 #endif /* VSC_VMLINUX_ARM64_H */

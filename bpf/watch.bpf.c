@@ -9,6 +9,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 #include "watch.h"
 
@@ -20,8 +21,9 @@ const volatile __u32 slot_count = 0;
 
 struct thread_state {
 	__u64 next_seq;
-	__u32 gap; /* an event of this thread was lost since its last record */
-	__u32 pad;
+	__u64 start_time; /* of the task: an id used again is another task */
+	__u32 gap;        /* an event of this thread was lost since its last record */
+	__u32 instance;   /* the how-manieth thread with this id */
 };
 
 struct {
@@ -31,7 +33,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 65536); /* pid_max where larger (watch.c) */
 	__type(key, __u32);
 	__type(value, struct thread_state);
 } threads SEC(".maps");
@@ -101,14 +103,25 @@ int watch_hit(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 start_time = BPF_CORE_READ(task, start_time);
+
 	ts = bpf_map_lookup_elem(&threads, &tid);
 	if (!ts) {
+		fresh.start_time = start_time;
 		bpf_map_update_elem(&threads, &tid, &fresh, BPF_NOEXIST);
 		ts = bpf_map_lookup_elem(&threads, &tid);
 		if (!ts) {
 			__sync_fetch_and_add(&lost_threads, 1);
 			return 0;
 		}
+	}
+	if (ts->start_time != start_time) {
+		/* the id's old thread has exited; this is a new one */
+		ts->start_time = start_time;
+		ts->next_seq = 0;
+		ts->gap = 0;
+		ts->instance++;
 	}
 	/* Only this thread touches its entry, and it runs one hit at a time. */
 	seq = ts->next_seq++;
@@ -129,6 +142,7 @@ int watch_hit(struct bpf_perf_event_data *ctx)
 	rec->ev.addr = addr;
 	rec->ev.value = exact ? 0 : read_value(addr, len);
 	rec->rec_flags = exact ? 0 : WATCH_REC_MEM_READ;
+	rec->instance = ts->instance;
 	rec->ev.new_value = 0;
 	rec->ev.ts_ns = bpf_ktime_get_ns();
 	rec->ev.ip = PT_REGS_IP(&ctx->regs);

@@ -42,7 +42,11 @@ struct watch_record {
 	 * access on x86-64, before it on ARM64), zero-extended, when
 	 * rec_flags has WATCH_REC_MEM_READ. */
 	struct vsc_capture_event ev;
-	__u64 rec_flags;
+	__u32 rec_flags;
+	/* Thread ids are used again (pid_max): 0 for the first thread with
+	 * this id in the recording, one more for each later one (told apart by
+	 * the task's start time). Its sequence numbers start again at 0. */
+	__u32 instance;
 	__u64 regs[WATCH_NREGS];
 };
 

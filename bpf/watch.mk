@@ -36,7 +36,7 @@ endif
 
 .PHONY: check-watch
 CHECK_EXTRA += check-watch
-check-watch: $(BUILD)/vsc $(WATCH_TARGET_BINS)
+check-watch: $(BUILD)/vsc $(WATCH_TARGET_BINS) $(BUILD)/targets/stress_pool
 	@tests/system/watch_limits.sh $(BUILD)/vsc $(BUILD)/targets
 	@$(WATCH_SYSTEM_TEST) $(BUILD)/vsc $(BUILD)/targets
 	@tests/system/watch_traps.sh $(BUILD)/vsc $(BUILD)/targets

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "pid_max_map.h"
 #include "record.h"
 #include "record.skel.h"
 #include "usdt_notes.h"
@@ -234,29 +235,6 @@ static void attach_end_hooks(struct vsc_probe_source *src)
 	}
 }
 
-/* The logs map holds one entry per thread id ever seen (an ended thread's
- * entry stays: the id's next thread is numbered from it). A full map would
- * leave a thread's batches unsent and the thread waiting for ever, so the
- * map has room for every id the kernel can hand out: 65536 preallocated
- * entries, or, where pid_max is larger (4194304 on many distributions),
- * pid_max entries allocated as they are used. */
-static int size_logs_map(struct record *skel)
-{
-	unsigned long pid_max = 0;
-	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
-	if (f) {
-		if (fscanf(f, "%lu", &pid_max) != 1)
-			pid_max = 0;
-		fclose(f);
-	}
-	if (pid_max <= bpf_map__max_entries(skel->maps.logs))
-		return 0;
-	int err = bpf_map__set_max_entries(skel->maps.logs, (uint32_t)pid_max);
-	return err ? err
-		   : bpf_map__set_map_flags(skel->maps.logs, bpf_map__map_flags(skel->maps.logs) |
-								     BPF_F_NO_PREALLOC);
-}
-
 static int probe_source_open(struct vsc_probe_source *src, char *why, size_t why_len)
 {
 	int err;
@@ -274,7 +252,7 @@ static int probe_source_open(struct vsc_probe_source *src, char *why, size_t why
 		snprintf(why, why_len, "bad ring size %zu: %s", ring, strerror(-err));
 		goto fail;
 	}
-	err = size_logs_map(src->skel);
+	err = pid_max_map_fit(src->skel->maps.logs); /* a full map leaves a thread waiting */
 	if (err) {
 		snprintf(why, why_len, "cannot size the map of thread logs: %s", strerror(-err));
 		goto fail;

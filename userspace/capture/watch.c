@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "decode.h"
+#include "pid_max_map.h"
 #include "recorder.h"
 #include "watch.skel.h"
 #include "watch_events.h"
@@ -319,8 +320,13 @@ static int load_bpf(struct watch_run *run)
 	run->skel->rodata->slot_count = (uint32_t)run->target_count;
 	bpf_map__set_max_entries(run->skel->maps.events,
 				 (uint32_t)ring_bytes(run->opts->ring_size));
+	int err = pid_max_map_fit(run->skel->maps.threads);
+	if (err) {
+		diag("record", "cannot size the map of threads: %s", strerror(-err));
+		return err;
+	}
 	if (watch__load(run->skel)) {
-		int err = -errno;
+		err = -errno;
 		diag("record",
 		     "cannot load the BPF program (%s): this needs "
 		     "root or CAP_BPF+CAP_PERFMON and a kernel with BPF",
@@ -476,7 +482,7 @@ static uint64_t lost(const struct capture_source *base, bool *exact)
 	*exact = true;
 	/* a stray trap is a hit whose record the kernel never made: lost */
 	return (run->skel ? run->skel->bss->lost_events + run->skel->bss->lost_threads : 0) +
-	       run->target->stray_traps;
+	       run->target->stray_traps + watch_events_stale(run->events);
 }
 
 static void report(struct capture_source *base)

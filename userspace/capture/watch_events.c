@@ -25,10 +25,11 @@ struct insn_entry {
 	int found;
 };
 
-/* tid -> sequence renumbering */
+/* tid -> sequence renumbering, of the instance-th thread with this id */
 struct thread_seq {
 	uint64_t next_bpf;
 	uint64_t next_out;
+	uint32_t instance;
 	struct llsc_guard llsc;
 };
 
@@ -43,6 +44,7 @@ struct watch_events {
 	struct hash_map seqs;  /* uint32_t tid -> struct thread_seq */
 	struct watch_value_stats stats;
 	uint64_t hits;
+	uint64_t stale; /* hits of a thread after a newer one with its id: unplaceable */
 	int error;
 	bool target_gone;
 };
@@ -99,6 +101,11 @@ void watch_events_target_gone(struct watch_events *we)
 uint64_t watch_events_hits(const struct watch_events *we)
 {
 	return we->hits;
+}
+
+uint64_t watch_events_stale(const struct watch_events *we)
+{
+	return we->stale;
 }
 
 const struct watch_value_stats *watch_events_stats(const struct watch_events *we)
@@ -162,6 +169,30 @@ static void report_llsc_livelock(struct watch_events *we, const struct watch_rec
 	     (double)(rec->ev.ts_ns - g->first_ns) / 1e9);
 }
 
+/* The renumbering of the record's thread. A thread id used again (pid_max)
+ * is another thread, whose sequence starts again: the writer ends the old
+ * one and writes the new one as TID.INSTANCE. NULL with we->error set when
+ * out of memory. */
+static struct thread_seq *thread_seq_of(struct watch_events *we, const struct watch_record *rec)
+{
+	struct thread_seq *ts = hash_map_put(&we->seqs, &rec->ev.tid, NULL);
+	int err;
+
+	if (!ts) {
+		we->error = -ENOMEM;
+		return NULL;
+	}
+	if (rec->instance <= ts->instance)
+		return ts;
+	err = trace_writer_thread_instance(we->writer, rec->ev.pid, rec->ev.tid, rec->instance);
+	if (err < 0) {
+		we->error = err;
+		return NULL;
+	}
+	*ts = (struct thread_seq){ .instance = rec->instance };
+	return ts;
+}
+
 int watch_events_on_record(void *ctx, void *data, size_t size)
 {
 	struct watch_events *we = ctx;
@@ -189,10 +220,12 @@ int watch_events_on_record(void *ctx, void *data, size_t size)
 
 	/* One hit may give two events (plain read then write); renumber so
 	 * the writer sees holes only where BPF lost records. */
-	ts = hash_map_put(&we->seqs, &rec->ev.tid, NULL);
-	if (!ts) {
-		we->error = -ENOMEM;
-		return -ENOMEM;
+	ts = thread_seq_of(we, rec);
+	if (!ts)
+		return we->error;
+	if (rec->instance != ts->instance) {
+		we->stale++; /* an old thread's hit after its id's next thread's */
+		return 0;
 	}
 	if (llsc_guard_stuck(&ts->llsc, insn.access, rec->ev.ip, rec->ev.value, rec->ev.ts_ns)) {
 		report_llsc_livelock(we, rec, &insn, &ts->llsc);

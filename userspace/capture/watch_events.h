@@ -39,6 +39,9 @@ int watch_events_on_record(void *ctx, void *data, size_t size);
 int watch_events_locate(void *ctx, uint32_t pid, uint64_t ip, char *buf, size_t len);
 
 uint64_t watch_events_hits(const struct watch_events *we);
+/* Hits of a thread that came after those of a newer thread with the same
+ * id (they cannot be placed: lost). */
+uint64_t watch_events_stale(const struct watch_events *we);
 const struct watch_value_stats *watch_events_stats(const struct watch_events *we);
 /* First error met while handling records (0 if none). */
 int watch_events_error(const struct watch_events *we);
