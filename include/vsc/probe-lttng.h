@@ -9,21 +9,37 @@
  *
  * Field names are part of the interface: `vsc convert` and the babeltrace2
  * plugin read addr, size, value (load, store), old, new (rmw), name (segment).
+ * vsc:thread (no fields) comes before each thread's first event in a
+ * session: a thread id the kernel hands out again (pid_max) is then another
+ * thread, written TID.N, not the old one's continuation.
  */
 #ifndef VSC_PROBE_LTTNG_MACROS
 #define VSC_PROBE_LTTNG_MACROS
 /* What <vsc/probe.h> expands VSC_PROBE_* to under -DVSC_PROBE_LTTNG. */
-#define VSC_LTTNG_LOAD(addr, size, value)                                             \
-	lttng_ust_tracepoint(vsc, load, (uint64_t)(uintptr_t)(addr), (uint8_t)(size), \
-			     (int64_t)(value))
-#define VSC_LTTNG_STORE(addr, size, value)                                             \
-	lttng_ust_tracepoint(vsc, store, (uint64_t)(uintptr_t)(addr), (uint8_t)(size), \
-			     (int64_t)(value))
-#define VSC_LTTNG_RMW(addr, size, old, new)                                          \
-	lttng_ust_tracepoint(vsc, rmw, (uint64_t)(uintptr_t)(addr), (uint8_t)(size), \
-			     (int64_t)(old), (int64_t)(new))
-#define VSC_LTTNG_SEGMENT(id, name) \
-	lttng_ust_tracepoint(vsc, segment, (int64_t)(id), (const char *)(name))
+/* Each thread's first traced event comes after a vsc:thread event
+ * (vsc_lttng_thread, in libvsc-lttng-ust.so), so the converter can tell a
+ * new thread from an old one whose id the kernel handed out again. */
+#define VSC_LTTNG_EVENT_(name, ...)                           \
+	do {                                                  \
+		if (lttng_ust_tracepoint_enabled(vsc, name))  \
+			vsc_lttng_thread();                   \
+		lttng_ust_tracepoint(vsc, name, __VA_ARGS__); \
+	} while (0)
+#define VSC_LTTNG_LOAD(addr, size, value) \
+	VSC_LTTNG_EVENT_(load, (uint64_t)(uintptr_t)(addr), (uint8_t)(size), (int64_t)(value))
+#define VSC_LTTNG_STORE(addr, size, value) \
+	VSC_LTTNG_EVENT_(store, (uint64_t)(uintptr_t)(addr), (uint8_t)(size), (int64_t)(value))
+#define VSC_LTTNG_RMW(addr, size, old, new)                                                 \
+	VSC_LTTNG_EVENT_(rmw, (uint64_t)(uintptr_t)(addr), (uint8_t)(size), (int64_t)(old), \
+			 (int64_t)(new))
+#define VSC_LTTNG_SEGMENT(id, name) VSC_LTTNG_EVENT_(segment, (int64_t)(id), (const char *)(name))
+#ifdef __cplusplus
+extern "C" {
+#endif
+void vsc_lttng_thread(void);
+#ifdef __cplusplus
+}
+#endif
 #endif
 
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
@@ -67,6 +83,9 @@ LTTNG_UST_TRACEPOINT_EVENT(vsc, segment, LTTNG_UST_TP_ARGS(int64_t, id, const ch
 			   LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(int64_t, id, id)
 						       lttng_ust_field_string(name,
 									      name ? name : "")))
+
+/* A thread's first vsc event in this session follows. */
+LTTNG_UST_TRACEPOINT_EVENT(vsc, thread, LTTNG_UST_TP_ARGS(void), LTTNG_UST_TP_FIELDS())
 
 #endif /* VSC_PROBE_LTTNG_H */
 

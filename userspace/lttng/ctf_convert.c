@@ -55,6 +55,13 @@ struct thread_key {
 	uint32_t pid, tid;
 };
 
+/* Where a thread id is: the how-manieth thread with this id (ids are used
+ * again), and the next program-order number of its events. */
+struct thread_state {
+	uint64_t next_seq;
+	uint32_t instance;
+};
+
 /* Losses of one process: with per-process buffers (--buffers-pid) every
  * stream belongs to one process, named in its trace's environment. */
 struct pid_loss {
@@ -77,7 +84,7 @@ struct ctf_conv {
 	struct ctf_fields fields; /* where each event and stream class keeps its fields */
 	struct process *procs;
 	size_t nprocs, procs_cap;
-	struct hash_map threads; /* struct thread_key -> uint64_t next seq */
+	struct hash_map threads; /* struct thread_key -> struct thread_state */
 	uint64_t discarded_events, discarded_packets;
 	uint64_t discarded_unknown; /* messages with no count */
 	char error[512];
@@ -110,7 +117,7 @@ struct ctf_conv *ctf_conv_new(const struct ctf_conv_opts *opts)
 	}
 	if (!opts)
 		conv->opts.pid = -1; /* every process */
-	hash_map_init(&conv->threads, sizeof(struct thread_key), sizeof(uint64_t));
+	hash_map_init(&conv->threads, sizeof(struct thread_key), sizeof(struct thread_state));
 	return conv;
 }
 
@@ -349,12 +356,32 @@ static struct process *process(struct ctf_conv *conv, uint32_t pid, const bt_eve
 static int next_seq(struct ctf_conv *conv, uint32_t pid, uint32_t tid, uint64_t *seq)
 {
 	struct thread_key key = { pid, tid };
-	uint64_t *next = hash_map_put(&conv->threads, &key, NULL);
+	struct thread_state *ts = hash_map_put(&conv->threads, &key, NULL);
 
-	if (!next)
+	if (!ts)
 		return -ENOMEM;
-	*seq = (*next)++; /* a new thread's counter starts at 0 */
+	*seq = ts->next_seq++; /* a new thread's counter starts at 0 */
 	return 0;
+}
+
+/* vsc:thread: a thread's first event follows. When its id was seen before,
+ * the kernel handed the id out again: the old thread has ended, and this
+ * is another one, written TID.N (a thread with this id seen before,
+ * nothing lost: the writer ends the old one). */
+static int thread_starts(struct ctf_conv *conv, struct process *p, uint32_t tid)
+{
+	struct thread_key key = { p->pid, tid };
+	bool added;
+	struct thread_state *ts = hash_map_put(&conv->threads, &key, &added);
+	int err;
+
+	if (!ts)
+		return fail(conv, ENOMEM, "out of memory");
+	if (added)
+		return 0; /* the id's first thread */
+	*ts = (struct thread_state){ .instance = ts->instance + 1 };
+	err = trace_writer_thread_instance(p->writer, p->pid, tid, ts->instance);
+	return err < 0 ? fail(conv, -err, "out of memory") : 0;
 }
 
 /* A segment marker carries a name; the writer wants a number. */
@@ -516,7 +543,7 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 	ctx = bt_event_borrow_common_context_field_const(event);
 	pid = ctf_read_int(ctf_member(ctx, si->vpid));
 	if (conv->opts.pid >= 0 && pid != conv->opts.pid)
-		return ci->tp == TP_BIN_INFO ? 0 : skip(conv, (uint32_t)pid);
+		return ci->tp == TP_BIN_INFO || ci->tp == TP_THREAD ? 0 : skip(conv, (uint32_t)pid);
 	p = process(conv, (uint32_t)pid, event,
 		    si->procname != NO_MEMBER
 			    ? bt_field_string_get_value(ctf_member(ctx, si->procname))
@@ -525,9 +552,11 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 		return fail(conv, ENOMEM, "out of memory");
 	if (ci->tp == TP_BIN_INFO)
 		return add_object(conv, p, bt_event_borrow_payload_field_const(event), ci);
-	p->has_events = true;
 	ev.pid = (uint32_t)pid;
 	ev.tid = (uint32_t)ctf_read_int(ctf_member(ctx, si->vtid));
+	if (ci->tp == TP_THREAD)
+		return thread_starts(conv, p, ev.tid);
+	p->has_events = true;
 	if (si->ip != NO_MEMBER)
 		ev.ip = (uint64_t)ctf_read_int(ctf_member(ctx, si->ip));
 	ev.ts_ns = event_time_ns(msg, si);

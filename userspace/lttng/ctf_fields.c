@@ -50,10 +50,12 @@ int64_t ctf_read_int(const bt_field *f)
 
 static int tp_of_name(const char *name)
 {
-	static const char *const names[] = { "vsc:load", "vsc:store", "vsc:rmw", "vsc:segment",
-					     "lttng_ust_statedump:bin_info" };
+	static const char *const names[] = {
+		"vsc:load",  "vsc:store", "vsc:rmw", "vsc:segment", "lttng_ust_statedump:bin_info",
+		"vsc:thread"
+	};
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (strcmp(name, names[i]) == 0)
 			return i;
 	return TP_OTHER;

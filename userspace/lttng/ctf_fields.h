@@ -24,7 +24,8 @@ enum vsc_tp {
 	TP_STORE,
 	TP_RMW,
 	TP_SEGMENT,
-	TP_BIN_INFO
+	TP_BIN_INFO,
+	TP_THREAD /* a thread's first event follows (its id may be an old one's) */
 };
 
 /* Where the fields of one event class are, found once per class. */
