@@ -22,7 +22,8 @@
 	X(WITNESS, 0, "witness", NULL, "print the interleaving found")                       \
 	X(JSON, 0, "json", NULL, "one JSON object per FILE, one per line")                   \
 	X(TIMEOUT, 0, "timeout", "SEC",                                                      \
-	  "give up after SEC seconds of reading and solving each FILE\n(verdict unknown)")   \
+	  "give up after SEC seconds on each FILE (reading, solving,\n"                      \
+	  "explaining and pictures share them; verdict unknown)")                            \
 	X(EXPLAIN, 0, "explain", NULL,                                                       \
 	  "for inconsistent executions, a minimal inconsistent core\n"                       \
 	  "and the orders that force it")                                                    \
