@@ -163,6 +163,12 @@ fault_verdict() { # NAME TRACE STATUS [attached]
     return
   fi
   lost=$(header "$trace" 'lost events') unsure=$(header "$trace" 'uncertain values')
+  # a loss not known exactly says why (before, only 'at least 0' with no
+  # reason when a killed thread was inside an announced RMW)
+  case $lost in "at least"*)
+    grep -q '^# loss not known exactly: ' "$trace" ||
+      bad "$name: lost $lost, but the header says not why" ;;
+  esac
   chain=$(rmw_chain "$trace" counter 1)
   "$vsc" check "$trace" > "$work/check.out" 2>&1; st=$?
   if [ "$lost" = 0 ] && [ "$unsure" = 0 ]; then
@@ -271,6 +277,19 @@ while [ $i -lt $repeat ]; do
   fault_verdict "-- CMD, recorder gets SIGINT ($i)" "$t" $st
   rm -f "$work"/*.vsc
 done
+
+# -p: the target is killed (SIGKILL) while its threads run: what their logs
+# held may be gone. The loss is counted, exactly or as 'at least N' with
+# the reason in the header (before: 'at least 0', and no reason anywhere).
+"$targets/stress_spinlock" 4 1000000000 & pid=$!
+sleep 0.2
+t=$work/target-killed.vsc
+rec -p $pid -o "$t" 2> "$work/err" & rpid=$!
+sleep 2
+kill -KILL $pid
+wait_recorder $rpid
+fault_verdict "-p, target killed by SIGKILL mid-run" "$t" $? attached
+rm -f "$t"
 
 # The recorder is killed (SIGKILL, as by the OOM killer) while it records
 # into a file that holds an earlier run's whole trace: that old trace must

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stress target: a compare-and-swap spinlock around a shared counter.
- *   stress_spinlock THREADS iterationsATIONS
+ *   stress_spinlock THREADS ITERATIONS
  * Every store is a locked read-modify-write (lock: CAS; counter: exchange;
  * unlock: exchange), so on x86-64 and ARM64 every execution is sequentially
  * consistent, and each increment shows in the trace as one
@@ -28,7 +28,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: stress_spinlock THREADS iterationsATIONS\n");
+		fprintf(stderr, "usage: stress_spinlock THREADS ITERATIONS\n");
 		return 2;
 	}
 	int threads = atoi(argv[1]);

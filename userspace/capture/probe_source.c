@@ -56,14 +56,15 @@ struct vsc_probe_source {
 	size_t block_link_count, block_link_cap;
 	struct ack *acks; /* to write into the target after a poll */
 	size_t ack_count, ack_cap;
-	bool block;                /* threads wait for acknowledgements */
-	char no_block_why[512];    /* why back-pressure stopped */
-	uint64_t end_batches;      /* records made at a thread's end */
-	uint64_t drain_lost;       /* entries of ended threads nobody could read, or
+	bool block;                 /* threads wait for acknowledgements */
+	char no_block_why[512];     /* why back-pressure stopped */
+	uint64_t end_batches;       /* records made at a thread's end */
+	uint64_t drain_lost;        /* entries of ended threads nobody could read, or
 				      of an old thread after its id was used again */
-	uint64_t drain_maybe_lost; /* RMWs announced, performed or not; unread logs */
-	uint64_t drained;          /* events read from logs at the end */
-	int error;                 /* first failure inside the ring callback */
+	uint64_t drain_rmw_unknown; /* RMWs announced at the end, performed or not */
+	uint64_t drain_unread;      /* logs that could not be read at the end */
+	uint64_t drained;           /* events read from logs at the end */
+	int error;                  /* first failure inside the ring callback */
 	int moved;
 	pid_t *exact_start; /* -p: threads stepped past a look at the probe */
 	size_t exact_count, exact_cap;
@@ -430,7 +431,7 @@ static int drain_one(struct vsc_probe_source *src, uint32_t tid,
 	if (read_log(src, tid, ref->addr, log) == 0 && (!ended || log->seq <= ref->next_seq)) {
 		if (log->pending > log->count &&
 		    (ended || settle_pending(src, tid, ref->addr, log)))
-			src->drain_maybe_lost++;
+			src->drain_rmw_unknown++;
 		uint64_t skip = ref->next_seq > log->seq ? ref->next_seq - log->seq : 0;
 		err = add_entries(src, log, skip < log->count ? (uint32_t)skip : log->count,
 				  ref->pid, tid, ref->instance);
@@ -438,11 +439,11 @@ static int drain_one(struct vsc_probe_source *src, uint32_t tid,
 		/* its memory is gone: the thread-end hook said what it held */
 		src->drain_lost += ref->unsent;
 		if (ref->flags & VSC_RECORD_LOG_PENDING_RMW)
-			src->drain_maybe_lost++;
+			src->drain_rmw_unknown++;
 	} else {
 		/* a live thread whose log cannot be read: how much it held is
 		 * unknown */
-		src->drain_maybe_lost++;
+		src->drain_unread++;
 	}
 	free(log);
 	return err;
@@ -608,7 +609,7 @@ static int drain(struct capture_source *base, struct trace_writer *w, bool threa
 		src->drained = n > 0 ? (uint64_t)n : 0;
 	} else if (n >= 0) {
 		/* threads that could not be stopped: their logs are not read */
-		src->drain_maybe_lost++;
+		src->drain_unread++;
 	}
 	if (src->verbose)
 		recorder_say(src->rec,
@@ -627,8 +628,37 @@ static uint64_t lost(const struct capture_source *base, bool *exact)
 		*exact = true;
 		return 0;
 	}
-	*exact = src->skel->bss->maybe_lost == 0 && src->drain_maybe_lost == 0;
+	*exact = src->skel->bss->maybe_lost == 0 && src->drain_rmw_unknown == 0 &&
+		 src->drain_unread == 0;
 	return src->skel->bss->lost + src->drain_lost;
+}
+
+/* Why the number of lost events is not known, when it is not: said on
+ * stderr and in the trace's header (a program killed mid-run, SIGKILL,
+ * leaves RMWs half done and logs nobody can read). */
+static int unknown_loss_why(const struct vsc_probe_source *src, char *buf, size_t len)
+{
+	uint64_t rmw = src->skel ? src->skel->bss->maybe_lost + src->drain_rmw_unknown : 0;
+	int n = 0;
+	if (rmw)
+		n = snprintf(buf, len,
+			     "%" PRIu64 " threads ended or stopped inside a read-modify-write "
+			     "(announced, not published: whether it was performed is unknown)",
+			     rmw);
+	if (src->drain_unread && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "%s%" PRIu64 " thread logs could not be read at the end "
+			      "(threads not stopped, or memory gone: what they held is unknown)",
+			      n ? "; " : "", src->drain_unread);
+	return n > 0;
+}
+
+static void report(struct capture_source *base)
+{
+	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
+	char why[512];
+	if (unknown_loss_why(src, why, sizeof(why)))
+		recorder_say(src->rec, "lost events not counted exactly: %s", why);
 }
 
 /* Said in the header when back-pressure had to stop. */
@@ -644,6 +674,9 @@ static void notes(struct capture_source *base, struct trace_writer *w)
 			 src->start_threads, src->exact_count);
 		trace_writer_note(w, "start of recording", text);
 	}
+	char why[512];
+	if (unknown_loss_why(src, why, sizeof(why)))
+		trace_writer_note(w, "loss not known exactly", why);
 }
 
 static const struct capture_source_ops probe_ops = {
@@ -653,6 +686,7 @@ static const struct capture_source_ops probe_ops = {
 	.drain = drain,
 	.lost = lost,
 	.notes = notes,
+	.report = report,
 	.segment_name = segment_name,
 	.close = close_source,
 };
