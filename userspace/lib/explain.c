@@ -28,6 +28,8 @@
 #include "userspace/util/clock.h"
 
 #define CYCLE_SEARCH_LIMIT 300 /* events; beyond, no forced-order story */
+#define AGAIN_FACTOR 30        /* shrinking for a proof: at most this many times */
+#define AGAIN_MIN_S 60.0       /* the first shrinking's time, or this many seconds */
 
 static int compare_refs(const void *a, const void *b)
 {
@@ -164,6 +166,79 @@ static int choose_start(struct shrink *s, struct vsc_core *core)
 	return shrink_groups(s);
 }
 
+/* Shrink from the start to a 1-minimal set, into core->events. */
+static int shrink_to_core(struct shrink *s, struct vsc_core *core)
+{
+	int err;
+
+	if ((err = choose_start(s, core)) || (err = shrink_single(s)))
+		return err;
+	core->events = malloc((s->n ? s->n : 1) * sizeof(*core->events));
+	if (!core->events)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->keep[i])
+			core->events[core->count++] = s->all[i];
+	core->minimal = !s->gave_up;
+	return 0;
+}
+
+/* Whether core is a proof, within what is left of the deadline. */
+static int check_proof(struct shrink *s, struct vsc_core *core)
+{
+	if (s->deadline.tv_sec)
+		s->opts.timeout_s =
+			seconds_until(&s->deadline) > 0 ? seconds_until(&s->deadline) : 1e-9;
+	shrink_progress(s, "is the core a proof");
+	return core_proof(s->p, s->a, s->rule, core, &s->opts);
+}
+
+/* The core was not a proof: its C' is consistent, so what the shrinking
+ * dropped held the trace's reason (a relaxed Peterson trace: the counter
+ * reads that order the lock's handshakes went with the prefix). Shrink
+ * again from the start keeping only sets whose C' is inconsistent too:
+ * the core found then is a proof by construction, 1-minimal under that
+ * rule. *core becomes it when it is; else (a limit, an error) the first
+ * core stays, said not to be a proof. Within the deadline, and at most
+ * AGAIN_FACTOR times the first shrinking's time (AGAIN_MIN_S at least). */
+static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
+{
+	struct shrink s = { .p = first->p,
+			    .a = first->a,
+			    .opts = first->opts,
+			    .deadline = first->deadline,
+			    .rule = first->rule,
+			    .started = first->started,
+			    .checks = first->checks };
+	struct vsc_core *proven = calloc(1, sizeof(*proven));
+	int err = proven ? proof_closure_new(&s.closure, s.p, s.a, s.rule, SIZE_MAX) : -ENOMEM;
+	struct timespec now;
+	double took, again;
+
+	/* without --timeout, a bound of its own: a proof is worth some
+	 * multiple of the first core's time, not any time */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	took = (double)(now.tv_sec - s.started.tv_sec) + (now.tv_nsec - s.started.tv_nsec) / 1e9;
+	again = AGAIN_FACTOR * took > AGAIN_MIN_S ? AGAIN_FACTOR * took : AGAIN_MIN_S;
+	if (!s.deadline.tv_sec || seconds_until(&s.deadline) > again)
+		s.deadline = deadline_after(again);
+
+	shrink_progress(&s, "a core that is a proof");
+	if (!err)
+		err = shrink_to_core(&s, proven);
+	if (!err)
+		err = check_proof(&s, proven);
+	if (!err && proven->proof == CORE_PROOF_YES) {
+		vsc_core_free(*core);
+		*core = proven;
+		proven = NULL;
+	}
+	proof_closure_free(s.closure);
+	shrink_release(&s);
+	vsc_core_free(proven);
+	return err == -ENOMEM ? err : 0;
+}
+
 /* The core of p, with the analysis a of p (made here when a is NULL). */
 static int explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
 		   const struct analysis *given, struct vsc_core **out)
@@ -195,21 +270,9 @@ static int explain(const struct vsc_program *p, const struct vsc_check_opts *opt
 	err = -ENOMEM;
 	if (!core || (err = source_rule_init(&rule, p, s.a)))
 		goto out;
-	if ((err = choose_start(&s, core)) || (err = shrink_single(&s)))
+	if ((err = shrink_to_core(&s, core)) || (err = check_proof(&s, core)))
 		goto out;
-	core->events = malloc((s.n ? s.n : 1) * sizeof(*core->events));
-	err = -ENOMEM;
-	if (!core->events)
-		goto out;
-	for (size_t i = 0; i < s.n; i++)
-		if (s.keep[i])
-			core->events[core->count++] = s.all[i];
-	core->minimal = !s.gave_up;
-	if (s.deadline.tv_sec)
-		s.opts.timeout_s =
-			seconds_until(&s.deadline) > 0 ? seconds_until(&s.deadline) : 1e-9;
-	shrink_progress(&s, "is the core a proof");
-	if ((err = core_proof(p, s.a, &rule, core, &s.opts)))
+	if (core->proof == CORE_PROOF_NO && (err = shrink_for_proof(&s, &core)))
 		goto out;
 	err = core->count <= CYCLE_SEARCH_LIMIT ? core_find_cycle(p, core) : 0;
 out:

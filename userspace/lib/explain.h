@@ -44,6 +44,21 @@ int core_proof(const struct vsc_program *p, const struct analysis *a,
 	       const struct source_rule *rule, struct vsc_core *core,
 	       const struct vsc_check_opts *opts);
 
+/* C' of any set of events, again and again (the shrinking asks it of
+ * each trial when it looks for a core that is a proof): one handle per
+ * program, each call costs what the set and its candidates touch. */
+struct proof_closure;
+int proof_closure_new(struct proof_closure **out, const struct vsc_program *p,
+		      const struct analysis *a, const struct source_rule *rule, size_t most);
+void proof_closure_free(struct proof_closure *c);
+/* C' of events[0..count) into *closed (valid until the next call): 0, 1
+ * when it grows past `most` events (proof_closure_new), or -errno. */
+int proof_closure_of(struct proof_closure *c, const struct vsc_event_ref *events, size_t count,
+		     const struct vsc_event_ref **closed, size_t *closed_count);
+/* The last C' decided into *proof (CORE_PROOF_*), within opts and at most
+ * the proof check's own time: 0 or -errno. */
+int proof_closure_decide(struct proof_closure *c, const struct vsc_check_opts *opts, int *proof);
+
 /* The cycle of forced orders of the core's events, each derived order with
  * its justification, into core->pool. 0 when none is found (core->cycle_length
  * stays 0), or -errno. */

@@ -74,6 +74,29 @@ void shrink_progress(struct shrink *s, const char *phase)
 	s->opts.on_progress(s->opts.progress_ctx, line);
 }
 
+/* When a proof is asked for: 1 when C' of scratch[0..m), the set with
+ * every source its reads may see (core_proof.c), is inconsistent too. A C'
+ * that is the set itself costs no second check. */
+static int closure_inconsistent(struct shrink *s, size_t m, const struct vsc_check_opts *opts,
+				bool limited)
+{
+	const struct vsc_event_ref *closed;
+	size_t count;
+	int r = proof_closure_of(s->closure, s->scratch, m, &closed, &count), verdict;
+
+	if (r != 0)
+		return r < 0 ? r : 0; /* past what is checked: not a proof */
+	if (count == m)
+		return 1;
+	s->checks++;
+
+	if ((verdict = verdict_of_events(s->p, closed, count, *opts)) < 0)
+		return verdict;
+	if (verdict == VSC_UNKNOWN && !limited)
+		s->gave_up = true;
+	return verdict == VSC_INCONSISTENT;
+}
+
 /* 1 when the events of mask are inconsistent (and, if asked, admissible),
  * 0 when not or undecided, -errno on failure. A trial of the large steps
  * gets at most limit_s seconds (0: none but the deadline): one that runs
@@ -104,7 +127,9 @@ static int check_mask(struct shrink *s, const unsigned char *mask, bool need_adm
 		return verdict;
 	if (verdict == VSC_UNKNOWN && !limited)
 		s->gave_up = true;
-	return verdict == VSC_INCONSISTENT;
+	if (verdict != VSC_INCONSISTENT)
+		return 0;
+	return s->closure ? closure_inconsistent(s, m, &opts, limited) : 1;
 }
 
 int shrink_check_kept(struct shrink *s)

@@ -33,6 +33,8 @@ struct shrink {
 	bool gave_up;             /* a check ended unknown: minimality not proven */
 	unsigned long checks;     /* solver calls so far (progress lines) */
 	struct timespec started, last_progress;
+	/* when set, a set is kept only if its C' is inconsistent too (a proof) */
+	struct proof_closure *closure;
 };
 
 /* Allocate the masks and scratch for s->all[0 .. s->n), all kept. */

@@ -219,6 +219,8 @@ int source_narrow_init(struct source_narrow *n, const struct vsc_program *p,
 		err = frontier_init(&n->before_hider, k);
 	if (!err)
 		err = frontier_init(&n->after_read, k);
+	if (!err && source_clocks_build(n) < 0)
+		err = -ENOMEM;
 	if (err)
 		source_narrow_free(n);
 	return err;
@@ -233,6 +235,8 @@ void source_narrow_free(struct source_narrow *n)
 	free(n->out_at);
 	free(n->out_to);
 	free(n->next_write);
+	free(n->in_clock);
+	free(n->out_clock);
 	free(n->queue);
 	free(n->queued);
 	frontier_free(&n->before_read);
@@ -296,21 +300,54 @@ static void walk(struct source_narrow *n, struct frontier *f, bool back, struct 
 	}
 }
 
+/* The frontiers of e from the clocks: what the walks would find. */
+static void from_clocks(struct source_narrow *n, struct frontier *f, bool back,
+			struct vsc_event_ref e)
+{
+	uint32_t k = program_threads(n->p);
+
+	next_gen(f, k);
+	for (uint32_t v = 0; v < k; v++) {
+		uint32_t c = back ? source_clock_before(n, e.thread, e.index, v)
+				  : source_clock_after(n, e.thread, e.index, v);
+		if (back ? c == 0 : c == NONE)
+			continue;
+		f->at[v] = back ? c - 1 : c;
+		f->stamp[v] = f->gen;
+	}
+	n->work += k;
+}
+
+static void frontier_of(struct source_narrow *n, struct frontier *f, bool back,
+			struct vsc_event_ref e)
+{
+	if (n->in_clock)
+		from_clocks(n, f, back, e);
+	else
+		walk(n, f, back, e);
+}
+
 void source_narrow_read(struct source_narrow *n, struct vsc_event_ref r)
 {
 	uint32_t h = n->rule->hider[flat_of(n, r)];
 
 	n->read_thread = r.thread;
-	walk(n, &n->before_read, true, r);
-	walk(n, &n->after_read, false, r);
+	frontier_of(n, &n->before_read, true, r);
+	frontier_of(n, &n->after_read, false, r);
 	n->has_hider = h != NONE;
 	if (n->has_hider)
-		walk(n, &n->before_hider, true, ref_of(n, h));
+		frontier_of(n, &n->before_hider, true, ref_of(n, h));
 }
 
 static bool known(const struct frontier *f, uint32_t t)
 {
 	return f->stamp[t] == f->gen;
+}
+
+void source_narrow_span(const struct source_narrow *n, uint32_t u, uint32_t *from, uint32_t *to)
+{
+	*from = known(&n->before_read, u) ? n->before_read.at[u] : 0;
+	*to = known(&n->after_read, u) ? n->after_read.at[u] : n->p->threads[u].length;
 }
 
 bool source_narrow_keeps(const struct source_narrow *n, struct vsc_event_ref w)
