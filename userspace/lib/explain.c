@@ -28,8 +28,9 @@
 #include "userspace/util/clock.h"
 
 #define CYCLE_SEARCH_LIMIT 300 /* events; beyond, no forced-order story */
-#define AGAIN_FACTOR 30        /* shrinking for a proof: at most this many times */
-#define AGAIN_MIN_S 60.0       /* the first shrinking's time, or this many seconds */
+#define AGAIN_FACTOR 10        /* shrinking for a proof: at most this many times */
+#define AGAIN_MIN_S 300.0      /* the first shrinking's time, at least this many */
+#define AGAIN_MAX_S 900.0      /* seconds and at most this many (wall time) */
 
 static int compare_refs(const void *a, const void *b)
 {
@@ -200,7 +201,8 @@ static int check_proof(struct shrink *s, struct vsc_core *core)
  * the core found then is a proof by construction, 1-minimal under that
  * rule. *core becomes it when it is; else (a limit, an error) the first
  * core stays, said not to be a proof. Within the deadline, and at most
- * AGAIN_FACTOR times the first shrinking's time (AGAIN_MIN_S at least). */
+ * AGAIN_FACTOR times the first shrinking's time (AGAIN_MIN_S at least,
+ * AGAIN_MAX_S at most: wall time, which a loaded machine stretches). */
 static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
 {
 	struct shrink s = { .p = first->p,
@@ -220,6 +222,7 @@ static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	took = (double)(now.tv_sec - s.started.tv_sec) + (now.tv_nsec - s.started.tv_nsec) / 1e9;
 	again = AGAIN_FACTOR * took > AGAIN_MIN_S ? AGAIN_FACTOR * took : AGAIN_MIN_S;
+	again = again < AGAIN_MAX_S ? again : AGAIN_MAX_S;
 	if (!s.deadline.tv_sec || seconds_until(&s.deadline) > again)
 		s.deadline = deadline_after(again);
 
