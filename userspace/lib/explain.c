@@ -29,8 +29,8 @@
 
 #define CYCLE_SEARCH_LIMIT 300 /* events; beyond, no forced-order story */
 #define AGAIN_FACTOR 10        /* shrinking for a proof: at most this many times */
-#define AGAIN_MIN_S 300.0      /* the first shrinking's time, at least this many */
-#define AGAIN_MAX_S 900.0      /* seconds and at most this many (wall time) */
+#define AGAIN_MIN_S 120.0      /* the first shrinking's time, at least this many */
+#define AGAIN_MAX_S 300.0      /* seconds and at most this many (wall time) */
 
 static int compare_refs(const void *a, const void *b)
 {
