@@ -27,10 +27,13 @@
 #include "solver.h"
 #include "userspace/util/clock.h"
 
-#define CYCLE_SEARCH_LIMIT 300 /* events; beyond, no forced-order story */
-#define AGAIN_FACTOR 10        /* shrinking for a proof: at most this many times */
-#define AGAIN_MIN_S 120.0      /* the first shrinking's time, at least this many */
-#define AGAIN_MAX_S 300.0      /* seconds and at most this many (wall time) */
+#define CYCLE_SEARCH_LIMIT 300    /* events; beyond, no forced-order story */
+#define AGAIN_FACTOR 10           /* shrinking for a proof: at most this many times */
+#define AGAIN_MIN_S 120.0         /* the first shrinking's time, at least this many */
+#define AGAIN_MAX_S 300.0         /* seconds and at most this many (wall time) */
+#define AGAIN_EVENTS (1u << 20)   /* traces past this are not shrunk again */
+#define AGAIN_MEMORY (256u << 20) /* bytes of search state a check may hold, */
+#define AGAIN_MEMORY_PER_EVENT 64 /* and this many more per event of the trace */
 
 static int compare_refs(const void *a, const void *b)
 {
@@ -216,6 +219,7 @@ static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
 	int err = proven ? proof_closure_new(&s.closure, s.p, s.a, s.rule, SIZE_MAX) : -ENOMEM;
 	struct timespec now;
 	double took, again;
+	size_t cap;
 
 	/* without --timeout, a bound of its own: a proof is worth some
 	 * multiple of the first core's time, not any time */
@@ -225,6 +229,11 @@ static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
 	again = again < AGAIN_MAX_S ? again : AGAIN_MAX_S;
 	if (!s.deadline.tv_sec || seconds_until(&s.deadline) > again)
 		s.deadline = deadline_after(again);
+	/* and of memory: a consistent closure of a million events can fill
+	 * gigabytes of failed states (6.2 GB on a 2.3 M-event recording) */
+	cap = AGAIN_MEMORY + (size_t)AGAIN_MEMORY_PER_EVENT * s.p->event_count;
+	if (!s.opts.memory_limit || s.opts.memory_limit > cap)
+		s.opts.memory_limit = cap;
 
 	shrink_progress(&s, "a core that is a proof");
 	if (!err)
@@ -275,7 +284,10 @@ static int explain(const struct vsc_program *p, const struct vsc_check_opts *opt
 		goto out;
 	if ((err = shrink_to_core(&s, core)) || (err = check_proof(&s, core)))
 		goto out;
-	if (core->proof == CORE_PROOF_NO && (err = shrink_for_proof(&s, &core)))
+	/* past AGAIN_EVENTS the second shrinking cost 10x the CPU and 3x the
+	 * memory of the first on a 2.3 M-event recording, and found nothing */
+	if (core->proof == CORE_PROOF_NO && p->event_count <= AGAIN_EVENTS &&
+	    (err = shrink_for_proof(&s, &core)))
 		goto out;
 	err = core->count <= CYCLE_SEARCH_LIMIT ? core_find_cycle(p, core) : 0;
 out:
