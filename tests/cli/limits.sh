@@ -4,9 +4,9 @@
 # never hang past the limit and never a wrong answer. Each run is wrapped in
 # a generous outer `timeout` (a run that ignored --timeout took minutes):
 # the test asserts on that and on the answer, not on measured times.
-# Two runs also assert the whole run's wall time: --timeout + 1 s on an
+# Three runs also assert the whole run's wall time: --timeout + 1 s on an
 # idle machine; a loaded one stretches the work after the deadline, so the
-# second is scaled by the load average per core (never below 1 s).
+# extra second is scaled by the load average per core (never below 1 s).
 #  - many threads: 10^5 one-event threads over 10^5 variables;
 #  - one hot variable written by 10^5 threads (several writers);
 #  - the paper's 2-Writer reduction of a 40-variable 3-CNF, -p 0 (SAT path),
@@ -82,8 +82,7 @@ run "2-Writer reduction --min" "0 1 3" "$vsc" check --min --timeout 0.5 "$tmp/sa
 # then deleting the solver took 0.8 s
 started=$(date +%s%N)
 run "2-Writer reduction -p 3 (the slots)" "0 3" "$vsc" check -p 3 --timeout 2 "$tmp/sat.vsc"
-took_ms=$((($(date +%s%N) - started) / 1000000))
-[ "$took_ms" -le 3000 ] && ok || no "2-Writer reduction -p 3 under --timeout 2: returned after $took_ms ms"
+returned_within "2-Writer reduction -p 3 under --timeout 2" 2
 # an unsatisfiable formula: -p 0 fails, so the orders of events run (SAT for any bound)
 "$vsc" gen cnf --vars 40 --ratio 6 --seed 3 -o "$tmp/u.cnf" && "$vsc" gen sat --writers 2 -o "$tmp/u.vsc" "$tmp/u.cnf"
 for opts in "--solver sat -p 3" "--solver sat" "--solver sat --min" "--min" "-p 3"; do
