@@ -175,8 +175,13 @@ if [ $st = 0 ] && [ "${lost:-0}" -gt 0 ] && grep -q 'discarded' "$tmp/flood.err"
 else
   bad "flood: status $st, lost '${lost:-}', stderr: $(head -2 "$tmp/flood.err")"
 fi
-[ $((kept + ${lost:-0})) = 800000 ] && ok "flood: kept + lost = 800000 events sent" ||
-  bad "flood: kept $kept + lost ${lost:-0} != 800000"
+# LTTng counts every event it discards: a thread's `vsc:thread` marker,
+# sent as the thread starts storing, can be one of them (4 threads: at most
+# 4 more than the stores lost; CI once saw 800,001)
+sent=$((kept + ${lost:-0}))
+[ "$sent" -ge 800000 ] && [ "$sent" -le 800004 ] &&
+  ok "flood: kept + lost = 800000 stores sent (+ $((sent - 800000)) thread markers lost)" ||
+  bad "flood: kept $kept + lost ${lost:-0} is not 800000 stores + at most 4 thread markers"
 bt "$tmp/flood" -c sink.vsc.check -p "pid=$(pid_of flood)" >/dev/null 2>"$tmp/flood.bterr"
 grep -q 'discarded' "$tmp/flood.bterr" && ok "flood: sink.vsc.check reports the loss" ||
   bad "flood: sink.vsc.check said nothing of the loss"
