@@ -217,6 +217,16 @@ static int solve_part(const struct vsc_program *gp, const struct query *q, struc
  * in all (writer_groups.c). */
 #define WRITER_GROUPS_WORK 4096UL
 
+/* Whether a refutation for every bound is worth its one try now: no bound
+ * or --min, no witness yet, and *tried not set (it is set here). */
+static int first_try_for_every_bound(const struct query *q, const struct best *best, int *tried)
+{
+	if (best->witness || *tried || (q->bound >= 0 && !q->minimize))
+		return 0;
+	*tried = 1;
+	return 1;
+}
+
 /* No bound or --min and no witness yet: the orders the reads' sources
  * force (source_orders.c) refute stale reads with several writers for
  * every bound, where the search without a bound wanders; before the
@@ -226,9 +236,8 @@ static int refuted_by_sources(struct engine *g, const struct query *q, struct be
 {
 	int r;
 
-	if (best->witness || best->sources_tried || (q->bound >= 0 && !q->minimize))
+	if (!first_try_for_every_bound(q, best, &best->sources_tried))
 		return 0;
-	best->sources_tried = 1;
 	budget_phase(g->budget, "source orders");
 	r = source_orders_refute(g->p, g->a, g->budget);
 	budget_phase(g->budget, "search");
@@ -243,9 +252,8 @@ static int refuted_by_groups(struct engine *g, const struct query *q, struct bes
 {
 	int r;
 
-	if (best->witness || best->groups_tried || (q->bound >= 0 && !q->minimize))
+	if (!first_try_for_every_bound(q, best, &best->groups_tried))
 		return 0;
-	best->groups_tried = 1;
 	budget_phase(g->budget, "writer groups");
 	r = writer_groups_refute(g->p, g->budget, WRITER_GROUPS_WORK * (g->n + 1), solve_part);
 	budget_phase(g->budget, "search");
