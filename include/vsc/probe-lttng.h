@@ -9,9 +9,13 @@
  *
  * Field names are part of the interface: `vsc convert` and the babeltrace2
  * plugin read addr, size, value (load, store), old, new (rmw), name (segment).
- * vsc:thread (no fields) comes before each thread's first event in a
- * session: a thread id the kernel hands out again (pid_max) is then another
- * thread, written TID.N, not the old one's continuation.
+ * vsc:thread comes before each thread's first event in a session: a thread
+ * id the kernel hands out again (pid_max) is then another thread, written
+ * TID.N, not the old one's continuation. Its fields (pid, tid: the ids the
+ * thread sees itself; process: a number of its own for each process) let
+ * the converter refuse what it cannot tell apart: a forked child whose
+ * events LTTng-UST still labels with its parent's ids, and two processes
+ * with one pid (pid namespaces) in a trace without the pid_ns context.
  */
 #ifndef VSC_PROBE_LTTNG_MACROS
 #define VSC_PROBE_LTTNG_MACROS
@@ -84,8 +88,15 @@ LTTNG_UST_TRACEPOINT_EVENT(vsc, segment, LTTNG_UST_TP_ARGS(int64_t, id, const ch
 						       lttng_ust_field_string(name,
 									      name ? name : "")))
 
-/* A thread's first vsc event in this session follows. */
-LTTNG_UST_TRACEPOINT_EVENT(vsc, thread, LTTNG_UST_TP_ARGS(void), LTTNG_UST_TP_FIELDS())
+/* A thread's first vsc event in this session follows. pid and tid are
+ * getpid() and gettid() (the vpid and vtid contexts must agree), process
+ * is the same for every thread of a process and differs between processes
+ * (a fork gives the child a new one). */
+LTTNG_UST_TRACEPOINT_EVENT(
+	vsc, thread, LTTNG_UST_TP_ARGS(int32_t, pid, int32_t, tid, uint64_t, process),
+	LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(int32_t, pid,
+						    pid) lttng_ust_field_integer(int32_t, tid, tid)
+				    lttng_ust_field_integer_hex(uint64_t, process, process)))
 
 #endif /* VSC_PROBE_LTTNG_H */
 

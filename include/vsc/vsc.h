@@ -164,6 +164,9 @@ struct vsc_trace_completeness {
 	/* state != VSC_TRACE_WHOLE: one sentence saying why, no newline; ""
 	 * otherwise. Valid as long as the trace is. */
 	const char *why;
+	/* thread ids that may each stand for several threads (`# uncertain
+	 * threads: N`: a converter could not exclude an id used again) */
+	uint64_t uncertain_threads;
 };
 
 /* Fill *out (set out->sz first, e.g. with VSC_OPTS; fields beyond it are

@@ -15,6 +15,13 @@
  *   flood THREADS N      N stores per thread as fast as possible
  *   cost N               time N stores, print "ns_per_event X" (wall) and
  *                        "cpu_ns_per_event Y" (this thread's CPU time)
+ *   fork                 store forked = 1, fork; the child stores 5 in its
+ *                        own copy; the parent reads its 1 (consistent, as
+ *                        two processes; one thread storing 1, 5 and reading
+ *                        1 is not SC: what a child labelled with its
+ *                        parent's ids would read as)
+ *   exec                 store forked = 1, then exec this program as
+ *                        `seq 1 3` (one pid, two programs in turn)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -24,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vsc/probe.h"
@@ -246,6 +254,31 @@ static int run_cost(long n)
 	return 0;
 }
 
+static int64_t forked; /* fork and exec modes */
+
+static int run_fork(void)
+{
+	int status = 1;
+	pid_t child;
+
+	vsc_store64(&forked, 1);
+	child = fork();
+	if (child == 0) {
+		vsc_store64(&forked, 5);
+		_exit(0);
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child || status != 0)
+		return 1;
+	return vsc_load64(&forked) == 1 ? 0 : 1;
+}
+
+static int run_exec(const char *self)
+{
+	vsc_store64(&forked, 1);
+	execl(self, self, "seq", "1", "3", (char *)NULL);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -261,7 +294,11 @@ int main(int argc, char **argv)
 		return run_flood((int)a, b);
 	if (strcmp(mode, "cost") == 0 && a > 0)
 		return run_cost(a);
+	if (strcmp(mode, "fork") == 0)
+		return run_fork();
+	if (strcmp(mode, "exec") == 0)
+		return run_exec(argv[0]);
 	fprintf(stderr, "usage: lttng_target seq THREADS OPS | sb-weak | sb-sc | "
-			"segments ITERS | flood THREADS N | cost N\n");
+			"segments ITERS | flood THREADS N | cost N | fork | exec\n");
 	return 2;
 }

@@ -141,6 +141,23 @@ static void test_uncertain(void **state)
 	assert_int_equal(c.state, VSC_TRACE_WHOLE);
 }
 
+/* `# uncertain threads: N` (an LTTng trace without thread markers): thread
+ * ids that may each be several threads withhold the verdict too. */
+static void test_uncertain_threads(void **state)
+{
+	(void)state;
+	struct vsc_trace_completeness c = of(HEAD "# events: 2\n# uncertain threads: 2\n" BODY
+						  "# end of trace: events=2 lost=0 uncertain=0\n");
+	assert_int_equal(c.state, VSC_TRACE_INCOMPLETE);
+	assert_int_equal(c.uncertain_threads, 2);
+	assert_int_equal(c.uncertain, 0);
+	c = of("# uncertain threads: 0\n" BODY);
+	assert_int_equal(c.state, VSC_TRACE_WHOLE);
+	/* a count that cannot be read is not 0 */
+	c = of("# uncertain threads: some\n" BODY);
+	assert_int_equal(c.state, VSC_TRACE_INCOMPLETE);
+}
+
 static void test_small_sz(void **state)
 {
 	(void)state;
@@ -170,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_cut_short),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_uncertain),
+		cmocka_unit_test(test_uncertain_threads),
 		cmocka_unit_test(test_small_sz),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

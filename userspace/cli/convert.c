@@ -17,6 +17,9 @@
 	  "write the trace to FILE (\"-\": standard output, the\n"            \
 	  "default); with several processes, FILE.PID each")                  \
 	X(PID, 0, "pid", "PID", "keep only process PID")                      \
+	X(PID_NS, 0, "pid-ns", "INODE",                                       \
+	  "with --pid: the process of that pid namespace\n"                   \
+	  "(its inode, as in /proc/self/ns/pid)")                             \
 	X(NO_TIMESTAMPS, 0, "no-timestamps", NULL, "leave out the @ts hints") \
 	X(ELF_INIT, 0, "elf-init", NULL,                                      \
 	  "globals start with their values in the ELF files\n"                \
@@ -37,15 +40,19 @@ static void usage(FILE *out)
 	fprintf(out, "usage: vsc convert [options] TRACE_DIR...\n");
 	options_usage(out, convert_options, OPTIONS_COUNT(convert_options));
 	fprintf(out, "The trace must come from the vsc LTTng-UST provider (vsc:*) with the vtid\n"
-		     "and vpid contexts; scripts/vsc-lttng makes such a trace. Addresses get\n"
-		     "symbol names when lttng_ust_statedump:* was enabled too.\n");
+		     "and vpid contexts, and pid_ns to tell processes of containers apart;\n"
+		     "scripts/vsc-lttng makes such a trace. Addresses get symbol names when\n"
+		     "lttng_ust_statedump:* was enabled too.\n");
 }
 
 static int list_processes(struct ctf_conv *conv)
 {
-	for (size_t i = 0; i < ctf_conv_process_count(conv); i++)
-		printf("pid %u: %zu events\n", ctf_conv_process_pid(conv, i),
-		       ctf_conv_event_count(conv, i));
+	for (size_t i = 0; i < ctf_conv_process_count(conv); i++) {
+		char label[80];
+
+		ctf_conv_process_label(conv, i, label, sizeof(label));
+		printf("%s: %zu events\n", label, ctf_conv_event_count(conv, i));
+	}
 	return 0;
 }
 
@@ -71,6 +78,14 @@ static int take_option(void *ctx, int opt, const char *value)
 		if (errno || *end || end == value || a->copts.pid < 0 ||
 		    a->copts.pid > UINT32_MAX) {
 			diag("convert", "bad --pid: %s", value);
+			return OPTIONS_BAD;
+		}
+		return OPTIONS_OK;
+	case OPT_PID_NS:
+		errno = 0;
+		a->copts.pid_ns = strtoull(value, &end, 10);
+		if (errno || *end || end == value || value[0] == '-' || !a->copts.pid_ns) {
+			diag("convert", "bad --pid-ns: %s", value);
 			return OPTIONS_BAD;
 		}
 		return OPTIONS_OK;

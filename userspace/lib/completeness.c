@@ -105,6 +105,18 @@ static void note_uncertain(struct trace_completeness *c, struct text *t)
 		c->uncertain_unreadable = true;
 }
 
+/* `# uncertain threads: N`: N thread ids may each stand for several
+ * threads (a converter that could not exclude an id used again). */
+static void note_uncertain_threads(struct trace_completeness *c, struct text *t)
+{
+	uint64_t n;
+
+	if (header_count(t, &n) != COUNT_EXACT)
+		c->uncertain_threads_unreadable = true;
+	if (n > c->uncertain_threads)
+		c->uncertain_threads = n;
+}
+
 static void note_events(struct trace_completeness *c, struct text *t)
 {
 	uint64_t n;
@@ -155,6 +167,9 @@ void completeness_note_comment(struct vsc_trace *trace, const char *s, const cha
 	} else if (take_word(&t, "uncertain values:")) {
 		skip_blanks(&t);
 		note_uncertain(c, &t);
+	} else if (take_word(&t, "uncertain threads:")) {
+		skip_blanks(&t);
+		note_uncertain_threads(c, &t);
 	} else if (take_word(&t, "end of trace:")) {
 		skip_blanks(&t);
 		note_trailer(c, &t, line);
@@ -216,6 +231,16 @@ static size_t say_count(char *buf, size_t len, bool exact, uint64_t n, const cha
 	return k < 0 ? 0 : (size_t)k < len ? (size_t)k : len - 1;
 }
 
+/* "; " at why + n when something was said already; the new length. */
+static size_t say_separator(char *why, size_t n, size_t len)
+{
+	if (n && n + 2 < len) {
+		memcpy(why + n, "; ", 3);
+		n += 2;
+	}
+	return n;
+}
+
 static void say_incomplete(struct vsc_trace *trace)
 {
 	struct trace_completeness *c = &trace->comp;
@@ -225,12 +250,16 @@ static void say_incomplete(struct vsc_trace *trace)
 		n = say_count(c->why, len, !c->lost_inexact, trace->lost_events, "event was lost",
 			      "events were lost");
 	if (c->uncertain || c->uncertain_unreadable) {
-		if (n && n + 2 < len) {
-			memcpy(c->why + n, "; ", 3);
-			n += 2;
-		}
-		say_count(c->why + n, len - n, !c->uncertain_unreadable, c->uncertain,
-			  "value was not observed exactly", "values were not observed exactly");
+		n = say_separator(c->why, n, len);
+		n += say_count(c->why + n, len - n, !c->uncertain_unreadable, c->uncertain,
+			       "value was not observed exactly",
+			       "values were not observed exactly");
+	}
+	if (c->uncertain_threads || c->uncertain_threads_unreadable) {
+		n = say_separator(c->why, n, len);
+		say_count(c->why + n, len - n, !c->uncertain_threads_unreadable,
+			  c->uncertain_threads, "thread may be several (its id used again)",
+			  "threads may be several (their ids used again)");
 	}
 }
 
@@ -261,7 +290,8 @@ void completeness_finish(struct vsc_trace *trace)
 		c->state = VSC_TRACE_CUT_SHORT;
 		snprintf(c->why, sizeof(c->why), "the trace is cut short: %s", cut);
 	} else if (trace->lost_events || c->lost_inexact || c->uncertain ||
-		   c->uncertain_unreadable) {
+		   c->uncertain_unreadable || c->uncertain_threads ||
+		   c->uncertain_threads_unreadable) {
 		c->state = VSC_TRACE_INCOMPLETE;
 		say_incomplete(trace);
 	} else {
@@ -291,6 +321,7 @@ int vsc_trace_completeness(const struct vsc_trace *trace, struct vsc_trace_compl
 	full.lost_exact = !c->lost_inexact;
 	full.uncertain = c->uncertain;
 	full.loss_mode = c->loss_mode[0] ? c->loss_mode : NULL;
+	full.uncertain_threads = c->uncertain_threads;
 	full.why = c->why;
 	sz = out->sz < sizeof(full) ? out->sz : sizeof(full);
 	full.sz = out->sz;

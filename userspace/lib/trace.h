@@ -17,7 +17,10 @@ struct trace_completeness {
 	bool uncertain_deferred;
 	uint64_t uncertain;    /* the largest `# uncertain values: N` */
 	uint64_t unsure_lines; /* event lines whose comment says `value unsure` */
-	char loss_mode[16];    /* `# loss mode: WORD`, "" when absent */
+	/* the largest `# uncertain threads: N`: threads that may be several */
+	uint64_t uncertain_threads;
+	bool uncertain_threads_unreadable;
+	char loss_mode[16]; /* `# loss mode: WORD`, "" when absent */
 	uint32_t last_item_line;
 	/* the last `# end of trace:` line */
 	uint32_t trailer_line; /* 0: none */

@@ -45,6 +45,10 @@ static int read_params(struct vsc_sink *sink, const bt_value *params, struct ctf
 
 	if (param_int(params, "pid", &copts->pid) < 0)
 		return -EINVAL;
+	if (param_int(params, "pid-ns", &n) < 0)
+		return -EINVAL;
+	if (param_int(params, "pid-ns", &n) > 0)
+		copts->pid_ns = (uint64_t)n;
 	if (param_int(params, "preemptions", &n) < 0)
 		return -EINVAL;
 	if (param_int(params, "preemptions", &n) > 0) {
@@ -104,7 +108,7 @@ bt_component_class_initialize_method_status vsc_sink_initialize(bt_self_componen
 	err = read_params(sink, params, &copts);
 	if (err) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			comp, "bad parameters: pid and preemptions are integers "
+			comp, "bad parameters: pid, pid-ns and preemptions are integers "
 			      "(preemptions >= 0), path a string, timestamps and "
 			      "elf-init booleans");
 		sink_free(sink);
@@ -208,6 +212,7 @@ static int check_processes(struct vsc_sink *sink)
 	}
 	for (size_t i = 0; i < n; i++) {
 		enum vsc_verdict verdict = VSC_UNKNOWN;
+		char label[80];
 		char *text = NULL;
 		size_t len = 0;
 		FILE *mem = open_memstream(&text, &len);
@@ -221,17 +226,16 @@ static int check_processes(struct vsc_sink *sink)
 		if (!err)
 			err = decide_text(sink, text, len, &verdict);
 		free(text);
+		ctf_conv_process_label(conv, i, label, sizeof(label));
 		if (err) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-				sink->self, "cannot decide pid %" PRIu32 ": %s",
-				ctf_conv_process_pid(conv, i), strerror(-err));
+				sink->self, "cannot decide %s: %s", label, strerror(-err));
 			return err;
 		}
 		if (n == 1)
 			printf("%s\n", verdict_names[verdict]);
 		else
-			printf("pid %" PRIu32 ": %s\n", ctf_conv_process_pid(conv, i),
-			       verdict_names[verdict]);
+			printf("%s: %s\n", label, verdict_names[verdict]);
 	}
 	fflush(stdout);
 	return 0;

@@ -28,8 +28,14 @@ struct loaded_object {
 	uint64_t base;
 };
 
+/* A process: its vpid and, when the trace has the pid_ns context, its pid
+ * namespace (containers give pids again: a vpid alone may be several
+ * processes). */
 struct process {
 	uint32_t pid;
+	uint64_t pid_ns;           /* the namespace's inode; 0: the trace does not say */
+	uint64_t process_id;       /* vsc:thread's process number; 0: none seen */
+	uint64_t unmarked_threads; /* first event without a vsc:thread before it */
 	struct loaded_object *objects;
 	size_t nobjects, objects_cap;
 	struct vsc_symbols *syms; /* built from objects when first needed */
@@ -47,11 +53,12 @@ struct process {
 	size_t nsegments, segments_cap;
 	char *what;
 	char when[40];
-	bool losses_added;
+	bool notes_added;
 };
 
-/* The key of the per-thread event counters (8 bytes, no padding). */
+/* The key of the per-thread event counters (16 bytes, no padding). */
 struct thread_key {
+	uint64_t pid_ns;
 	uint32_t pid, tid;
 };
 
@@ -82,7 +89,7 @@ struct ctf_conv {
 	struct pid_loss *pid_losses;
 	size_t npid_losses, pid_losses_cap;
 	struct ctf_fields fields; /* where each event and stream class keeps its fields */
-	struct process *procs;
+	struct process **procs;   /* each stays put: the writers' naming ctx */
 	size_t nprocs, procs_cap;
 	struct hash_map threads; /* struct thread_key -> struct thread_state */
 	uint64_t discarded_events, discarded_packets;
@@ -126,7 +133,7 @@ void ctf_conv_free(struct ctf_conv *conv)
 	if (!conv)
 		return;
 	for (size_t i = 0; i < conv->nprocs; i++) {
-		struct process *p = &conv->procs[i];
+		struct process *p = conv->procs[i];
 
 		trace_writer_free(p->writer);
 		for (size_t j = 0; j < p->nsegments; j++)
@@ -137,6 +144,7 @@ void ctf_conv_free(struct ctf_conv *conv)
 			free(p->objects[j].path);
 		free(p->objects);
 		vsc_symbols_free(p->syms);
+		free(p);
 	}
 	free(conv->procs);
 	free(conv->pid_losses);
@@ -162,16 +170,41 @@ size_t ctf_conv_process_count(const struct ctf_conv *conv)
 	size_t n = 0;
 
 	for (size_t i = 0; i < conv->nprocs; i++)
-		n += conv->procs[i].has_events;
+		n += conv->procs[i]->has_events;
 	return n;
 }
 
 static struct process *nth_process(const struct ctf_conv *conv, size_t index)
 {
 	for (size_t i = 0; i < conv->nprocs; i++)
-		if (conv->procs[i].has_events && index-- == 0)
-			return &conv->procs[i];
+		if (conv->procs[i]->has_events && index-- == 0)
+			return conv->procs[i];
 	return NULL;
+}
+
+/* Another process with events has this one's vpid (another namespace). */
+static bool pid_shared(const struct ctf_conv *conv, const struct process *p)
+{
+	for (size_t i = 0; i < conv->nprocs; i++)
+		if (conv->procs[i] != p && conv->procs[i]->has_events &&
+		    conv->procs[i]->pid == p->pid)
+			return true;
+	return false;
+}
+
+uint64_t ctf_conv_process_pid_ns(const struct ctf_conv *conv, size_t index)
+{
+	return nth_process(conv, index)->pid_ns;
+}
+
+void ctf_conv_process_label(const struct ctf_conv *conv, size_t index, char *buf, size_t len)
+{
+	const struct process *p = nth_process(conv, index);
+
+	if (pid_shared(conv, p))
+		snprintf(buf, len, "pid %" PRIu32 " of pid namespace %" PRIu64, p->pid, p->pid_ns);
+	else
+		snprintf(buf, len, "pid %" PRIu32, p->pid);
 }
 
 uint32_t ctf_conv_process_pid(const struct ctf_conv *conv, size_t index)
@@ -196,26 +229,22 @@ uint64_t ctf_conv_discarded_packets(const struct ctf_conv *conv)
 
 /* ---- processes and threads ---------------------------------------------- */
 
+/* The naming callbacks' ctx is the writer's own process. */
 static int segment_name_cb(void *ctx, uint32_t pid, int64_t id, uint64_t name_addr, char *buf,
 			   size_t len)
 {
-	struct ctf_conv *conv = ctx;
+	struct process *p = ctx;
 
+	(void)pid;
 	(void)name_addr;
-	for (size_t i = 0; i < conv->nprocs; i++) {
-		struct process *p = &conv->procs[i];
-
-		if (p->pid != pid)
-			continue;
-		if (p->marker_name && p->marker_id == id) {
-			snprintf(buf, len, "%s", p->marker_name);
+	if (p->marker_name && p->marker_id == id) {
+		snprintf(buf, len, "%s", p->marker_name);
+		return 0;
+	}
+	for (size_t j = 0; j < p->nsegments; j++) {
+		if (p->segments[j].id == id && p->segments[j].name) {
+			snprintf(buf, len, "%s", p->segments[j].name);
 			return 0;
-		}
-		for (size_t j = 0; j < p->nsegments; j++) {
-			if (p->segments[j].id == id && p->segments[j].name) {
-				snprintf(buf, len, "%s", p->segments[j].name);
-				return 0;
-			}
 		}
 	}
 	return -ENOENT;
@@ -223,22 +252,12 @@ static int segment_name_cb(void *ctx, uint32_t pid, int64_t id, uint64_t name_ad
 
 /* ---- naming through the libelf symbolizer ------------------------------- */
 
-static struct process *find_process(struct ctf_conv *conv, uint32_t pid)
-{
-	for (size_t i = 0; i < conv->nprocs; i++)
-		if (conv->procs[i].pid == pid)
-			return &conv->procs[i];
-	return NULL;
-}
-
 /* The symbolizer of a process, from the objects its statedump listed; NULL
  * when there were none (the session did not enable lttng_ust_statedump:*). */
-static struct vsc_symbols *process_symbols(struct ctf_conv *conv, uint32_t pid)
+static struct vsc_symbols *process_symbols(struct process *p)
 {
-	struct process *p = find_process(conv, pid);
-
-	if (!p || p->syms_tried)
-		return p ? p->syms : NULL;
+	if (p->syms_tried)
+		return p->syms;
 	p->syms_tried = true;
 	if (!p->nobjects)
 		return NULL;
@@ -250,24 +269,40 @@ static struct vsc_symbols *process_symbols(struct ctf_conv *conv, uint32_t pid)
 
 static int name_var_cb(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, char *buf, size_t len)
 {
-	struct vsc_symbols *syms = process_symbols(ctx, pid);
+	struct vsc_symbols *syms = process_symbols(ctx);
 
+	(void)pid;
 	(void)size;
 	return syms ? vsc_symbols_name(syms, addr, buf, len) : -ENOENT;
 }
 
 static int init_value_cb(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, int64_t *value)
 {
-	struct vsc_symbols *syms = process_symbols(ctx, pid);
+	struct vsc_symbols *syms = process_symbols(ctx);
 
+	(void)pid;
 	return syms ? vsc_symbols_init_value(syms, addr, size, value) : 0;
 }
 
 static int locate_cb(void *ctx, uint32_t pid, uint64_t ip, char *buf, size_t len)
 {
-	struct vsc_symbols *syms = process_symbols(ctx, pid);
+	struct vsc_symbols *syms = process_symbols(ctx);
 
+	(void)pid;
 	return syms ? vsc_symbols_locate(syms, ip, buf, len) : -ENOENT;
+}
+
+/* A statedump lists the objects loaded now: one that starts before any
+ * name was looked up replaces the earlier list (a process that ran exec:
+ * the objects of the program it was before are gone). */
+static int statedump_starts(struct process *p)
+{
+	if (p->syms_tried)
+		return 0;
+	for (size_t j = 0; j < p->nobjects; j++)
+		free(p->objects[j].path);
+	p->nobjects = 0;
+	return 0;
 }
 
 static int add_object(struct ctf_conv *conv, struct process *p, const bt_field *payload,
@@ -309,57 +344,79 @@ static void trace_when(const bt_event *event, char *buf, size_t len)
 		snprintf(buf, len, "%s", t);
 }
 
-static struct process *process(struct ctf_conv *conv, uint32_t pid, const bt_event *event,
-			       const char *procname)
+static struct process *process(struct ctf_conv *conv, uint64_t pid_ns, uint32_t pid)
 {
 	struct process *p;
+
+	for (size_t i = conv->nprocs; i-- > 0;)
+		if (conv->procs[i]->pid == pid && conv->procs[i]->pid_ns == pid_ns)
+			return conv->procs[i];
+	if (ARRAY_RESERVE(conv->procs, conv->procs_cap, conv->nprocs + 1))
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->pid_ns = pid_ns;
+	conv->procs[conv->nprocs++] = p;
+	return p;
+}
+
+/* The process's trace writer, opened at its first vsc event: the header
+ * names the process as that event's thread sees it (a statedump comes from
+ * LTTng's own thread, "NAME-ust", or from the program before an exec). */
+static int open_writer(struct ctf_conv *conv, struct process *p, const bt_event *event,
+		       const char *procname)
+{
+	uint64_t pid_ns = p->pid_ns;
 	char what[512];
 	int n;
 
-	for (size_t i = conv->nprocs; i-- > 0;)
-		if (conv->procs[i].pid == pid)
-			return &conv->procs[i];
-	if (ARRAY_RESERVE(conv->procs, conv->procs_cap, conv->nprocs + 1))
-		return NULL;
-	p = &conv->procs[conv->nprocs];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	n = snprintf(what, sizeof(what), "pid %" PRIu32, pid);
+	if (p->writer)
+		return 0;
+	n = snprintf(what, sizeof(what), "pid %" PRIu32, p->pid);
 	if (procname && n > 0 && (size_t)n < sizeof(what))
 		n += snprintf(what + n, sizeof(what) - (size_t)n, " (%s)", procname);
+	if (pid_ns && n > 0 && (size_t)n < sizeof(what))
+		n += snprintf(what + n, sizeof(what) - (size_t)n, " in pid namespace %" PRIu64,
+			      pid_ns);
 	if (conv->opts.what && n > 0 && (size_t)n < sizeof(what))
 		snprintf(what + n, sizeof(what) - (size_t)n, ", LTTng trace %s", conv->opts.what);
 	p->what = strdup(what);
 	if (!p->what)
-		return NULL;
+		return fail(conv, ENOMEM, "out of memory");
 	trace_when(event, p->when, sizeof(p->when));
 
 	VSC_OPTS(trace_writer_opts, wopts, .what = p->what, .when = p->when[0] ? p->when : NULL,
-		 .how = "LTTng-UST tracepoints (provider vsc, context vtid/vpid), "
-			"converted from CTF with libbabeltrace2",
+		 .how = pid_ns ? "LTTng-UST tracepoints (provider vsc, context vtid/vpid/pid_ns), "
+				 "converted from CTF with libbabeltrace2"
+			       : "LTTng-UST tracepoints (provider vsc, context vtid/vpid), "
+				 "converted from CTF with libbabeltrace2",
 		 .naming = { .segment_name = segment_name_cb,
 			     .var_name = name_var_cb,
 			     .init_value = conv->opts.elf_init ? init_value_cb : NULL,
 			     .locate = locate_cb,
-			     .ctx = conv },
+			     .ctx = p },
 		 .no_timestamps = conv->opts.no_timestamps, .loss_mode = conv->opts.loss_mode);
 	/* the destination is chosen after the conversion: lines spill meanwhile */
-	if (trace_writer_open(&p->writer, NULL, &wopts)) {
-		free(p->what);
-		return NULL;
-	}
-	conv->nprocs++;
-	return p;
+	if (trace_writer_open(&p->writer, NULL, &wopts))
+		return fail(conv, ENOMEM, "out of memory");
+	return 0;
 }
 
-/* The next program-order number of thread tid of process pid. */
-static int next_seq(struct ctf_conv *conv, uint32_t pid, uint32_t tid, uint64_t *seq)
+/* The next program-order number of thread tid of process p. A thread
+ * whose first event came without a vsc:thread before it (a provider built
+ * before the marker, a session that did not enable it, or a lost marker)
+ * is counted: its id may stand for several threads. */
+static int next_seq(struct process *p, struct hash_map *threads, uint32_t tid, uint64_t *seq)
 {
-	struct thread_key key = { pid, tid };
-	struct thread_state *ts = hash_map_put(&conv->threads, &key, NULL);
+	struct thread_key key = { p->pid_ns, p->pid, tid };
+	bool added;
+	struct thread_state *ts = hash_map_put(threads, &key, &added);
 
 	if (!ts)
 		return -ENOMEM;
+	p->unmarked_threads += added;
 	*seq = ts->next_seq++; /* a new thread's counter starts at 0 */
 	return 0;
 }
@@ -370,7 +427,7 @@ static int next_seq(struct ctf_conv *conv, uint32_t pid, uint32_t tid, uint64_t 
  * nothing lost: the writer ends the old one). */
 static int thread_starts(struct ctf_conv *conv, struct process *p, uint32_t tid)
 {
-	struct thread_key key = { p->pid, tid };
+	struct thread_key key = { p->pid_ns, p->pid, tid };
 	bool added;
 	struct thread_state *ts = hash_map_put(&conv->threads, &key, &added);
 	int err;
@@ -382,6 +439,48 @@ static int thread_starts(struct ctf_conv *conv, struct process *p, uint32_t tid)
 	*ts = (struct thread_state){ .instance = ts->instance + 1 };
 	err = trace_writer_thread_instance(p->writer, p->pid, tid, ts->instance);
 	return err < 0 ? fail(conv, -err, "out of memory") : 0;
+}
+
+/* What a vsc:thread marker says of its process (providers since
+ * 2026-12-06; older markers have no fields and pass): its own pid and tid
+ * must be the vpid and vtid contexts, and its process number the one of
+ * the process's earlier markers. Else two processes' events carry one
+ * label, and no conversion can tell them apart. */
+static int marker_agrees(struct ctf_conv *conv, struct process *p, const bt_field *payload,
+			 const struct class_info *ci, uint32_t tid)
+{
+	uint64_t id;
+
+	if (ci->pid != NO_MEMBER && ci->tid != NO_MEMBER &&
+	    (ctf_read_int(ctf_member(payload, ci->pid)) != (int64_t)p->pid ||
+	     ctf_read_int(ctf_member(payload, ci->tid)) != (int64_t)tid))
+		return fail(conv, EINVAL,
+			    "process %" PRId64 " (thread %" PRId64 ") has events labelled "
+			    "pid %" PRIu32 ", thread %" PRIu32 ": a child forked without "
+			    "LTTng-UST's fork wrapper keeps its parent's ids, so its events "
+			    "cannot be told from the parent's; trace again with "
+			    "LD_PRELOAD=liblttng-ust-fork.so (vsc-lttng sets it)",
+			    ctf_read_int(ctf_member(payload, ci->pid)),
+			    ctf_read_int(ctf_member(payload, ci->tid)), p->pid, tid);
+	if (ci->process == NO_MEMBER)
+		return 0;
+	id = (uint64_t)ctf_read_int(ctf_member(payload, ci->process));
+	if (!p->process_id)
+		p->process_id = id;
+	if (p->process_id == id)
+		return 0;
+	if (p->pid_ns)
+		return fail(conv, EINVAL,
+			    "pid %" PRIu32 " of pid namespace %" PRIu64 " belongs to two "
+			    "processes, one after the other; their events cannot be "
+			    "told apart (keep the session to one run of the program)",
+			    p->pid, p->pid_ns);
+	return fail(conv, EINVAL,
+		    "pid %" PRIu32 " belongs to two processes (in different pid "
+		    "namespaces, or one after the other), and the trace has no "
+		    "pid_ns context to tell them apart; trace again after "
+		    "`lttng add-context -u -t pid_ns` (vsc-lttng adds it)",
+		    p->pid);
 }
 
 /* A segment marker carries a name; the writer wants a number. */
@@ -487,7 +586,7 @@ static int write_event(struct ctf_conv *conv, struct process *p, const struct cl
 	uint64_t seq;
 	int err;
 
-	if (next_seq(conv, ev->pid, ev->tid, &seq))
+	if (next_seq(p, &conv->threads, ev->tid, &seq))
 		return fail(conv, ENOMEM, "out of memory");
 	ev->seq = seq;
 	err = trace_writer_add(p->writer, ev);
@@ -516,7 +615,7 @@ static int usable_stream(struct ctf_conv *conv, const bt_event *event,
 		return fail(conv, EINVAL,
 			    "the trace has no %s context, so its events cannot be "
 			    "told apart by thread; trace again after "
-			    "`lttng add-context -u -t vtid -t vpid`",
+			    "`lttng add-context -u -t vtid -t vpid -t pid_ns`",
 			    (*si)->vtid == NO_MEMBER ? "vtid" : "vpid");
 	return 0;
 }
@@ -531,6 +630,7 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 	struct vsc_capture_event ev = { 0 };
 	struct process *p;
 	int64_t pid;
+	uint64_t pid_ns;
 	int err;
 
 	if (!ci)
@@ -542,20 +642,32 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 		return err;
 	ctx = bt_event_borrow_common_context_field_const(event);
 	pid = ctf_read_int(ctf_member(ctx, si->vpid));
-	if (conv->opts.pid >= 0 && pid != conv->opts.pid)
-		return ci->tp == TP_BIN_INFO || ci->tp == TP_THREAD ? 0 : skip(conv, (uint32_t)pid);
-	p = process(conv, (uint32_t)pid, event,
-		    si->procname != NO_MEMBER
-			    ? bt_field_string_get_value(ctf_member(ctx, si->procname))
-			    : NULL);
+	pid_ns = si->pid_ns != NO_MEMBER ? (uint64_t)ctf_read_int(ctf_member(ctx, si->pid_ns)) : 0;
+	if ((conv->opts.pid >= 0 && pid != conv->opts.pid) ||
+	    (conv->opts.pid_ns && pid_ns && pid_ns != conv->opts.pid_ns))
+		return ci->tp == TP_BIN_INFO || ci->tp == TP_THREAD || ci->tp == TP_STATEDUMP_START
+			       ? 0
+			       : skip(conv, (uint32_t)pid);
+	p = process(conv, pid_ns, (uint32_t)pid);
 	if (!p)
 		return fail(conv, ENOMEM, "out of memory");
 	if (ci->tp == TP_BIN_INFO)
 		return add_object(conv, p, bt_event_borrow_payload_field_const(event), ci);
+	if (ci->tp == TP_STATEDUMP_START)
+		return statedump_starts(p);
+	err = open_writer(conv, p, event,
+			  si->procname != NO_MEMBER
+				  ? bt_field_string_get_value(ctf_member(ctx, si->procname))
+				  : NULL);
+	if (err)
+		return err;
 	ev.pid = (uint32_t)pid;
 	ev.tid = (uint32_t)ctf_read_int(ctf_member(ctx, si->vtid));
-	if (ci->tp == TP_THREAD)
-		return thread_starts(conv, p, ev.tid);
+	if (ci->tp == TP_THREAD) {
+		err = marker_agrees(conv, p, bt_event_borrow_payload_field_const(event), ci,
+				    ev.tid);
+		return err ? err : thread_starts(conv, p, ev.tid);
+	}
 	p->has_events = true;
 	if (si->ip != NO_MEMBER)
 		ev.ip = (uint64_t)ctf_read_int(ctf_member(ctx, si->ip));
@@ -662,9 +774,8 @@ static void add_losses(struct ctf_conv *conv, struct process *p)
 	uint64_t events = shared_events + own_events, packets = shared_packets + own_packets;
 	uint64_t lost = events + packets + conv->discarded_unknown;
 
-	if (!lost || p->losses_added)
+	if (!lost || p->notes_added)
 		return;
-	p->losses_added = true;
 	trace_writer_add_lost(p->writer, lost);
 	snprintf(text, sizeof(text),
 		 "%" PRIu64 " events and %" PRIu64 " packets (%" PRIu64
@@ -676,11 +787,35 @@ static void add_losses(struct ctf_conv *conv, struct process *p)
 		trace_writer_lost_inexact(p->writer);
 }
 
+/* Threads whose first event had no vsc:thread before it: a thread id the
+ * kernel handed out again cannot be told from its old thread, so each may
+ * be several threads. `# uncertain threads: N` makes vsc check withhold a
+ * plain verdict (docs/format.md). */
+static void add_uncertain_threads(struct process *p)
+{
+	char count[24];
+
+	if (!p->unmarked_threads || p->notes_added)
+		return;
+	snprintf(count, sizeof(count), "%" PRIu64, p->unmarked_threads);
+	trace_writer_note(p->writer, "uncertain threads", count);
+	trace_writer_note(p->writer, "lttng thread markers",
+			  "missing (a provider built before vsc:thread, or a session "
+			  "without it): a thread id used again would read as one thread");
+}
+
+static void add_notes(struct ctf_conv *conv, struct process *p)
+{
+	add_uncertain_threads(p);
+	add_losses(conv, p);
+	p->notes_added = true;
+}
+
 int ctf_conv_write(struct ctf_conv *conv, size_t index, FILE *out)
 {
 	struct process *p = nth_process(conv, index);
 
-	add_losses(conv, p);
+	add_notes(conv, p);
 	return trace_writer_finish(p->writer, out);
 }
 
@@ -688,7 +823,7 @@ int ctf_conv_write_file(struct ctf_conv *conv, size_t index, const char *path)
 {
 	struct process *p = nth_process(conv, index);
 
-	add_losses(conv, p);
+	add_notes(conv, p);
 	return trace_writer_finish_file(p->writer, path);
 }
 
@@ -706,6 +841,30 @@ void ctf_conv_report_losses(const struct ctf_conv *conv)
 	if (conv->discarded_unknown)
 		diag(NULL, "LTTng discarded events or packets %" PRIu64 " times without a count",
 		     conv->discarded_unknown);
+	for (size_t i = 0; i < conv->nprocs; i++)
+		if (conv->procs[i]->has_events && conv->procs[i]->unmarked_threads)
+			diag(NULL,
+			     "pid %" PRIu32 ": %" PRIu64 " threads have no vsc:thread marker (a "
+			     "provider built before it, or a session without it): a thread id "
+			     "used again cannot be told from its old thread, so the trace "
+			     "gets no plain verdict",
+			     conv->procs[i]->pid, conv->procs[i]->unmarked_threads);
+}
+
+/* --pid matched processes of several pid namespaces: one must be picked. */
+static int pid_in_namespaces(struct ctf_conv *conv, size_t nprocs)
+{
+	int len = snprintf(conv->error, sizeof(conv->error),
+			   "pid %" PRId64 " is a process in %zu pid namespaces (", conv->opts.pid,
+			   nprocs);
+
+	for (size_t i = 0; i < nprocs && len > 0 && (size_t)len < sizeof(conv->error); i++)
+		len += snprintf(conv->error + len, sizeof(conv->error) - (size_t)len,
+				i ? " %" PRIu64 : "%" PRIu64, ctf_conv_process_pid_ns(conv, i));
+	if (len > 0 && (size_t)len < sizeof(conv->error))
+		snprintf(conv->error + len, sizeof(conv->error) - (size_t)len,
+			 "): pick one with --pid-ns (parameter pid-ns)");
+	return -EINVAL;
 }
 
 int ctf_conv_write_all(struct ctf_conv *conv, const char *path)
@@ -714,10 +873,19 @@ int ctf_conv_write_all(struct ctf_conv *conv, const char *path)
 	size_t nprocs = ctf_conv_process_count(conv);
 	int err;
 
+	if (nprocs == 0 && conv->nskipped)
+		return fail(conv, ENOENT,
+			    "no vsc:* events of the process asked for, only of %zu others "
+			    "(`vsc convert --list` lists them; a command that runs the "
+			    "program in a new pid namespace or as a child needs "
+			    "vsc-lttng --all-processes)",
+			    conv->nskipped);
 	if (nprocs == 0)
 		return fail(conv, ENOENT,
 			    "no vsc:* events in the trace (were they enabled: "
 			    "`lttng enable-event -u 'vsc:*'`?)");
+	if (nprocs > 1 && conv->opts.pid >= 0)
+		return pid_in_namespaces(conv, nprocs);
 	if (nprocs > 1 && to_stdout) {
 		int len = snprintf(conv->error, sizeof(conv->error),
 				   "the trace holds %zu processes (pids", nprocs);
@@ -738,18 +906,22 @@ int ctf_conv_write_all(struct ctf_conv *conv, const char *path)
 		return err ? fail(conv, -err, "cannot write the trace: %s", strerror(-err)) : 0;
 	}
 	for (size_t i = 0; i < nprocs; i++) {
-		char name[4096];
+		char name[4096], label[80];
+		struct process *p = nth_process(conv, i);
 
 		if (nprocs == 1)
 			snprintf(name, sizeof(name), "%s", path);
+		else if (pid_shared(conv, p)) /* FILE.PID.nsINODE */
+			snprintf(name, sizeof(name), "%s.%" PRIu32 ".ns%" PRIu64, path, p->pid,
+				 p->pid_ns);
 		else
-			snprintf(name, sizeof(name), "%s.%" PRIu32, path,
-				 ctf_conv_process_pid(conv, i));
+			snprintf(name, sizeof(name), "%s.%" PRIu32, path, p->pid);
 		err = ctf_conv_write_file(conv, i, name);
 		if (err)
 			return fail(conv, -err, "%s: %s", name, strerror(-err));
+		ctf_conv_process_label(conv, i, label, sizeof(label));
 		if (nprocs > 1)
-			diag(NULL, "pid %" PRIu32 ": %s", ctf_conv_process_pid(conv, i), name);
+			diag(NULL, "%s: %s", label, name);
 	}
 	return 0;
 }

@@ -5,7 +5,8 @@
  * a CTF trace of the `vsc` tracepoint provider and turns them into capture
  * events for the one trace writer, one writer per traced process.
  *
- * Threads come from the `vtid` context, processes from `vpid`; program order
+ * Threads come from the `vtid` context, processes from `vpid` and, when the
+ * trace has it, `pid_ns` (containers give pids again); program order
  * is the order in which the (time-ordered) message stream delivers a
  * thread's events. Discarded events and packets are counted, never hidden.
  * Addresses are named with the libelf symbolizer when the trace holds the
@@ -25,7 +26,10 @@ struct ctf_conv;
 
 struct ctf_conv_opts {
 	size_t sz;
-	int64_t pid;        /* keep only this process; -1 keeps every process */
+	int64_t pid; /* keep only this process; -1 keeps every process */
+	/* with pid: only in this pid namespace (its inode; 0: any). A trace
+	 * without the pid_ns context is not filtered by it. */
+	uint64_t pid_ns;
 	const char *what;   /* "# what:" line; NULL: the traced process */
 	bool no_timestamps; /* leave out the @TS hints */
 	/* Globals start with their values in the ELF files (the trace covers
@@ -52,6 +56,10 @@ bool ctf_conv_failed(const struct ctf_conv *conv);
 /* Processes seen, in order of their first vsc event. */
 size_t ctf_conv_process_count(const struct ctf_conv *conv);
 uint32_t ctf_conv_process_pid(const struct ctf_conv *conv, size_t index);
+/* Its pid namespace's inode; 0: the trace has no pid_ns context. */
+uint64_t ctf_conv_process_pid_ns(const struct ctf_conv *conv, size_t index);
+/* "pid N", or "pid N of pid namespace I" when another process has its pid. */
+void ctf_conv_process_label(const struct ctf_conv *conv, size_t index, char *buf, size_t len);
 size_t ctf_conv_event_count(const struct ctf_conv *conv, size_t index);
 uint64_t ctf_conv_discarded_events(const struct ctf_conv *conv);
 uint64_t ctf_conv_discarded_packets(const struct ctf_conv *conv);

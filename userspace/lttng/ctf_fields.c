@@ -50,10 +50,13 @@ int64_t ctf_read_int(const bt_field *f)
 
 static int tp_of_name(const char *name)
 {
-	static const char *const names[] = {
-		"vsc:load",  "vsc:store", "vsc:rmw", "vsc:segment", "lttng_ust_statedump:bin_info",
-		"vsc:thread"
-	};
+	static const char *const names[] = { "vsc:load",
+					     "vsc:store",
+					     "vsc:rmw",
+					     "vsc:segment",
+					     "lttng_ust_statedump:bin_info",
+					     "vsc:thread",
+					     "lttng_ust_statedump:start" };
 
 	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (strcmp(name, names[i]) == 0)
@@ -84,6 +87,9 @@ const struct class_info *ctf_class_info(struct ctf_fields *fields, const bt_even
 	ci->id = member_index(payload, "id");
 	ci->baddr = member_index(payload, "baddr");
 	ci->path = member_index(payload, "path");
+	ci->pid = member_index(payload, "pid");
+	ci->tid = member_index(payload, "tid");
+	ci->process = member_index(payload, "process");
 	return ci;
 }
 
@@ -106,6 +112,7 @@ const struct stream_info *ctf_stream_info(struct ctf_fields *fields, const bt_st
 	si->vpid = member_index(ctx, "vpid");
 	si->ip = member_index(ctx, "ip");
 	si->procname = member_index(ctx, "procname");
+	si->pid_ns = member_index(ctx, "pid_ns");
 	si->frequency = clock ? bt_clock_class_get_frequency(clock) : 0;
 	return si;
 }

@@ -25,7 +25,8 @@ enum vsc_tp {
 	TP_RMW,
 	TP_SEGMENT,
 	TP_BIN_INFO,
-	TP_THREAD /* a thread's first event follows (its id may be an old one's) */
+	TP_THREAD,         /* a thread's first event follows (its id may be an old one's) */
+	TP_STATEDUMP_START /* a process lists its loaded objects anew */
 };
 
 /* Where the fields of one event class are, found once per class. */
@@ -33,13 +34,15 @@ struct class_info {
 	const bt_event_class *cls;
 	int tp; /* enum vsc_tp */
 	uint64_t addr, size, value, old, new_value, name, id;
-	uint64_t baddr, path; /* lttng_ust_statedump:bin_info */
+	uint64_t baddr, path;       /* lttng_ust_statedump:bin_info */
+	uint64_t pid, tid, process; /* vsc:thread (providers since 2026-12-06) */
 };
 
 /* Where the context fields of one stream class are. */
 struct stream_info {
 	const bt_stream_class *sc;
 	uint64_t vtid, vpid, ip, procname;
+	uint64_t pid_ns;    /* the pid namespace's inode: with vpid, a process */
 	uint64_t frequency; /* of the default clock; 0: no clock */
 };
 
