@@ -164,8 +164,11 @@ static int read_symbols(struct elf_file *f, Elf *elf, Elf_Scn *symscn)
 		if (pass == 0 && !(f->names = malloc(pool_len ? pool_len : 1)))
 			err = -ENOMEM;
 	}
-	qsort(f->objects, f->object_count, sizeof(*f->objects), compare_sym);
-	qsort(f->funcs, f->func_count, sizeof(*f->funcs), compare_sym);
+	/* a file without symbols of a kind has no array (qsort wants one) */
+	if (f->object_count)
+		qsort(f->objects, f->object_count, sizeof(*f->objects), compare_sym);
+	if (f->func_count)
+		qsort(f->funcs, f->func_count, sizeof(*f->funcs), compare_sym);
 	return err;
 }
 
