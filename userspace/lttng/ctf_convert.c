@@ -8,53 +8,12 @@
 #include <string.h>
 
 #include "userspace/capture/symbols.h"
-#include "ctf_convert.h"
-#include "ctf_fields.h"
+#include "ctf_conv_int.h"
 #include "userspace/capture/trace_writer.h"
 #include "userspace/lib/opts.h"
 #include "userspace/util/array.h"
-#include "userspace/util/diag.h"
 #include "userspace/util/hash.h"
 #include "vsc/vsc.h"
-
-struct segment_name {
-	int64_t id;
-	char *name;
-};
-
-/* An object loaded in a process, from lttng_ust_statedump:bin_info. */
-struct loaded_object {
-	char *path;
-	uint64_t base;
-};
-
-/* A process: its vpid and, when the trace has the pid_ns context, its pid
- * namespace (containers give pids again: a vpid alone may be several
- * processes). */
-struct process {
-	uint32_t pid;
-	uint64_t pid_ns;           /* the namespace's inode; 0: the trace does not say */
-	uint64_t process_id;       /* vsc:thread's process number; 0: none seen */
-	uint64_t unmarked_threads; /* first event without a vsc:thread before it */
-	struct loaded_object *objects;
-	size_t nobjects, objects_cap;
-	struct vsc_symbols *syms; /* built from objects when first needed */
-	bool syms_tried;
-	bool has_events; /* vsc events, not only the statedump */
-	struct trace_writer *writer;
-	/* The marker being handed to the writer: the writer asks for a
-	 * segment's name when it first meets it, inside trace_writer_add, so
-	 * markers that carry their id need no table of names (a table searched
-	 * per marker made 10^6 segments quadratic). */
-	int64_t marker_id;
-	const char *marker_name;
-	/* markers without an id field: names and the ids given to them */
-	struct segment_name *segments;
-	size_t nsegments, segments_cap;
-	char *what;
-	char when[40];
-	bool notes_added;
-};
 
 /* The key of the per-thread event counters (16 bytes, no padding). */
 struct thread_key {
@@ -69,38 +28,7 @@ struct thread_state {
 	uint32_t instance;
 };
 
-/* Losses of one process: with per-process buffers (--buffers-pid) every
- * stream belongs to one process, named in its trace's environment. */
-struct pid_loss {
-	uint32_t pid;
-	uint64_t events, packets;
-};
-
-/* Events left out by the pid option, per process. */
-struct skipped {
-	uint32_t pid;
-	uint64_t events;
-};
-
-struct ctf_conv {
-	struct ctf_conv_opts opts;
-	struct skipped *skipped;
-	size_t nskipped, skipped_cap;
-	struct pid_loss *pid_losses;
-	size_t npid_losses, pid_losses_cap;
-	struct ctf_fields fields; /* where each event and stream class keeps its fields */
-	struct process **procs;   /* each stays put: the writers' naming ctx */
-	size_t nprocs, procs_cap;
-	struct hash_map threads; /* struct thread_key -> struct thread_state */
-	uint64_t discarded_events, discarded_packets;
-	uint64_t discarded_unknown; /* messages with no count */
-	char error[512];
-};
-
-static int fail(struct ctf_conv *conv, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct ctf_conv *conv, int err, const char *fmt, ...)
+int ctf_conv_fail(struct ctf_conv *conv, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -174,7 +102,7 @@ size_t ctf_conv_process_count(const struct ctf_conv *conv)
 	return n;
 }
 
-static struct process *nth_process(const struct ctf_conv *conv, size_t index)
+struct process *ctf_conv_nth_process(const struct ctf_conv *conv, size_t index)
 {
 	for (size_t i = 0; i < conv->nprocs; i++)
 		if (conv->procs[i]->has_events && index-- == 0)
@@ -183,7 +111,7 @@ static struct process *nth_process(const struct ctf_conv *conv, size_t index)
 }
 
 /* Another process with events has this one's vpid (another namespace). */
-static bool pid_shared(const struct ctf_conv *conv, const struct process *p)
+bool ctf_conv_pid_shared(const struct ctf_conv *conv, const struct process *p)
 {
 	for (size_t i = 0; i < conv->nprocs; i++)
 		if (conv->procs[i] != p && conv->procs[i]->has_events &&
@@ -194,14 +122,14 @@ static bool pid_shared(const struct ctf_conv *conv, const struct process *p)
 
 uint64_t ctf_conv_process_pid_ns(const struct ctf_conv *conv, size_t index)
 {
-	return nth_process(conv, index)->pid_ns;
+	return ctf_conv_nth_process(conv, index)->pid_ns;
 }
 
 void ctf_conv_process_label(const struct ctf_conv *conv, size_t index, char *buf, size_t len)
 {
-	const struct process *p = nth_process(conv, index);
+	const struct process *p = ctf_conv_nth_process(conv, index);
 
-	if (pid_shared(conv, p))
+	if (ctf_conv_pid_shared(conv, p))
 		snprintf(buf, len, "pid %" PRIu32 " of pid namespace %" PRIu64, p->pid, p->pid_ns);
 	else
 		snprintf(buf, len, "pid %" PRIu32, p->pid);
@@ -209,12 +137,12 @@ void ctf_conv_process_label(const struct ctf_conv *conv, size_t index, char *buf
 
 uint32_t ctf_conv_process_pid(const struct ctf_conv *conv, size_t index)
 {
-	return nth_process(conv, index)->pid;
+	return ctf_conv_nth_process(conv, index)->pid;
 }
 
 size_t ctf_conv_event_count(const struct ctf_conv *conv, size_t index)
 {
-	return (size_t)trace_writer_events(nth_process(conv, index)->writer);
+	return (size_t)trace_writer_events(ctf_conv_nth_process(conv, index)->writer);
 }
 
 uint64_t ctf_conv_discarded_events(const struct ctf_conv *conv)
@@ -316,10 +244,10 @@ static int add_object(struct ctf_conv *conv, struct process *p, const bt_field *
 	if (path[0] != '/')
 		return 0; /* [vdso] and the like */
 	if (ARRAY_RESERVE(p->objects, p->objects_cap, p->nobjects + 1))
-		return fail(conv, ENOMEM, "out of memory");
+		return ctf_conv_fail(conv, ENOMEM, "out of memory");
 	p->objects[p->nobjects].path = strdup(path);
 	if (!p->objects[p->nobjects].path)
-		return fail(conv, ENOMEM, "out of memory");
+		return ctf_conv_fail(conv, ENOMEM, "out of memory");
 	p->objects[p->nobjects++].base = (uint64_t)ctf_read_int(ctf_member(payload, ci->baddr));
 	return 0;
 }
@@ -384,7 +312,7 @@ static int open_writer(struct ctf_conv *conv, struct process *p, const bt_event 
 		snprintf(what + n, sizeof(what) - (size_t)n, ", LTTng trace %s", conv->opts.what);
 	p->what = strdup(what);
 	if (!p->what)
-		return fail(conv, ENOMEM, "out of memory");
+		return ctf_conv_fail(conv, ENOMEM, "out of memory");
 	trace_when(event, p->when, sizeof(p->when));
 
 	VSC_OPTS(trace_writer_opts, wopts, .what = p->what, .when = p->when[0] ? p->when : NULL,
@@ -400,7 +328,7 @@ static int open_writer(struct ctf_conv *conv, struct process *p, const bt_event 
 		 .no_timestamps = conv->opts.no_timestamps, .loss_mode = conv->opts.loss_mode);
 	/* the destination is chosen after the conversion: lines spill meanwhile */
 	if (trace_writer_open(&p->writer, NULL, &wopts))
-		return fail(conv, ENOMEM, "out of memory");
+		return ctf_conv_fail(conv, ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -433,12 +361,12 @@ static int thread_starts(struct ctf_conv *conv, struct process *p, uint32_t tid)
 	int err;
 
 	if (!ts)
-		return fail(conv, ENOMEM, "out of memory");
+		return ctf_conv_fail(conv, ENOMEM, "out of memory");
 	if (added)
 		return 0; /* the id's first thread */
 	*ts = (struct thread_state){ .instance = ts->instance + 1 };
 	err = trace_writer_thread_instance(p->writer, p->pid, tid, ts->instance);
-	return err < 0 ? fail(conv, -err, "out of memory") : 0;
+	return err < 0 ? ctf_conv_fail(conv, -err, "out of memory") : 0;
 }
 
 /* What a vsc:thread marker says of its process (providers since
@@ -454,14 +382,15 @@ static int marker_agrees(struct ctf_conv *conv, struct process *p, const bt_fiel
 	if (ci->pid != NO_MEMBER && ci->tid != NO_MEMBER &&
 	    (ctf_read_int(ctf_member(payload, ci->pid)) != (int64_t)p->pid ||
 	     ctf_read_int(ctf_member(payload, ci->tid)) != (int64_t)tid))
-		return fail(conv, EINVAL,
-			    "process %" PRId64 " (thread %" PRId64 ") has events labelled "
-			    "pid %" PRIu32 ", thread %" PRIu32 ": a child forked without "
-			    "LTTng-UST's fork wrapper keeps its parent's ids, so its events "
-			    "cannot be told from the parent's; trace again with "
-			    "LD_PRELOAD=liblttng-ust-fork.so (vsc-lttng sets it)",
-			    ctf_read_int(ctf_member(payload, ci->pid)),
-			    ctf_read_int(ctf_member(payload, ci->tid)), p->pid, tid);
+		return ctf_conv_fail(
+			conv, EINVAL,
+			"process %" PRId64 " (thread %" PRId64 ") has events labelled "
+			"pid %" PRIu32 ", thread %" PRIu32 ": a child forked without "
+			"LTTng-UST's fork wrapper keeps its parent's ids, so its events "
+			"cannot be told from the parent's; trace again with "
+			"LD_PRELOAD=liblttng-ust-fork.so (vsc-lttng sets it)",
+			ctf_read_int(ctf_member(payload, ci->pid)),
+			ctf_read_int(ctf_member(payload, ci->tid)), p->pid, tid);
 	if (ci->process == NO_MEMBER)
 		return 0;
 	id = (uint64_t)ctf_read_int(ctf_member(payload, ci->process));
@@ -470,17 +399,17 @@ static int marker_agrees(struct ctf_conv *conv, struct process *p, const bt_fiel
 	if (p->process_id == id)
 		return 0;
 	if (p->pid_ns)
-		return fail(conv, EINVAL,
-			    "pid %" PRIu32 " of pid namespace %" PRIu64 " belongs to two "
-			    "processes, one after the other; their events cannot be "
-			    "told apart (keep the session to one run of the program)",
-			    p->pid, p->pid_ns);
-	return fail(conv, EINVAL,
-		    "pid %" PRIu32 " belongs to two processes (in different pid "
-		    "namespaces, or one after the other), and the trace has no "
-		    "pid_ns context to tell them apart; trace again after "
-		    "`lttng add-context -u -t pid_ns` (vsc-lttng adds it)",
-		    p->pid);
+		return ctf_conv_fail(conv, EINVAL,
+				     "pid %" PRIu32 " of pid namespace %" PRIu64 " belongs to two "
+				     "processes, one after the other; their events cannot be "
+				     "told apart (keep the session to one run of the program)",
+				     p->pid, p->pid_ns);
+	return ctf_conv_fail(conv, EINVAL,
+			     "pid %" PRIu32 " belongs to two processes (in different pid "
+			     "namespaces, or one after the other), and the trace has no "
+			     "pid_ns context to tell them apart; trace again after "
+			     "`lttng add-context -u -t pid_ns` (vsc-lttng adds it)",
+			     p->pid);
 }
 
 /* A segment marker carries a name; the writer wants a number. */
@@ -526,7 +455,7 @@ static int skip(struct ctf_conv *conv, uint32_t pid)
 			return 0;
 		}
 	if (ARRAY_RESERVE(conv->skipped, conv->skipped_cap, conv->nskipped + 1))
-		return fail(conv, ENOMEM, "out of memory");
+		return ctf_conv_fail(conv, ENOMEM, "out of memory");
 	conv->skipped[conv->nskipped++] = (struct skipped){ .pid = pid, .events = 1 };
 	return 0;
 }
@@ -557,16 +486,16 @@ static int read_payload(struct ctf_conv *conv, struct process *p, const struct c
 
 		ev->kind = VSC_CAP_SEGMENT;
 		ev->value = id;
-		return err ? fail(conv, -err, "out of memory") : 0;
+		return err ? ctf_conv_fail(conv, -err, "out of memory") : 0;
 	}
 	if (ci->addr == NO_MEMBER || ci->size == NO_MEMBER || v1 == NO_MEMBER ||
 	    (ci->tp == TP_RMW && ci->new_value == NO_MEMBER) ||
 	    !ctf_is_integer(ctf_member(payload, ci->addr)))
-		return fail(conv, EINVAL,
-			    "event %s lacks the fields of the vsc provider "
-			    "(addr, size, value / old, new): was it traced "
-			    "with another provider of the same name?",
-			    bt_event_class_get_name(ci->cls));
+		return ctf_conv_fail(conv, EINVAL,
+				     "event %s lacks the fields of the vsc provider "
+				     "(addr, size, value / old, new): was it traced "
+				     "with another provider of the same name?",
+				     bt_event_class_get_name(ci->cls));
 	ev->kind = ci->tp == TP_LOAD    ? VSC_CAP_LOAD
 		   : ci->tp == TP_STORE ? VSC_CAP_STORE
 					: VSC_CAP_RMW;
@@ -587,16 +516,16 @@ static int write_event(struct ctf_conv *conv, struct process *p, const struct cl
 	int err;
 
 	if (next_seq(p, &conv->threads, ev->tid, &seq))
-		return fail(conv, ENOMEM, "out of memory");
+		return ctf_conv_fail(conv, ENOMEM, "out of memory");
 	ev->seq = seq;
 	err = trace_writer_add(p->writer, ev);
 	p->marker_name = NULL; /* the payload's string goes with its message */
 	if (err == -EINVAL)
-		return fail(conv, EINVAL,
-			    "event %s of thread %" PRIu32 " has a bad size (%u bytes)",
-			    bt_event_class_get_name(ci->cls), ev->tid, ev->size);
+		return ctf_conv_fail(conv, EINVAL,
+				     "event %s of thread %" PRIu32 " has a bad size (%u bytes)",
+				     bt_event_class_get_name(ci->cls), ev->tid, ev->size);
 	if (err)
-		return fail(conv, -err, "cannot keep an event: %s", strerror(-err));
+		return ctf_conv_fail(conv, -err, "cannot keep an event: %s", strerror(-err));
 	return 0;
 }
 
@@ -610,13 +539,13 @@ static int usable_stream(struct ctf_conv *conv, const bt_event *event,
 
 	*si = ctf_stream_info(&conv->fields, sc);
 	if (!*si)
-		return fail(conv, ENOMEM, "out of memory");
+		return ctf_conv_fail(conv, ENOMEM, "out of memory");
 	if ((*si)->vtid == NO_MEMBER || (*si)->vpid == NO_MEMBER)
-		return fail(conv, EINVAL,
-			    "the trace has no %s context, so its events cannot be "
-			    "told apart by thread; trace again after "
-			    "`lttng add-context -u -t vtid -t vpid -t pid_ns`",
-			    (*si)->vtid == NO_MEMBER ? "vtid" : "vpid");
+		return ctf_conv_fail(conv, EINVAL,
+				     "the trace has no %s context, so its events cannot be "
+				     "told apart by thread; trace again after "
+				     "`lttng add-context -u -t vtid -t vpid -t pid_ns`",
+				     (*si)->vtid == NO_MEMBER ? "vtid" : "vpid");
 	return 0;
 }
 
@@ -634,7 +563,7 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 	int err;
 
 	if (!ci)
-		return fail(conv, ENOMEM, "out of memory");
+		return ctf_conv_fail(conv, ENOMEM, "out of memory");
 	if (ci->tp == TP_OTHER)
 		return 0;
 	err = usable_stream(conv, event, &si);
@@ -650,7 +579,7 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 			       : skip(conv, (uint32_t)pid);
 	p = process(conv, pid_ns, (uint32_t)pid);
 	if (!p)
-		return fail(conv, ENOMEM, "out of memory");
+		return ctf_conv_fail(conv, ENOMEM, "out of memory");
 	if (ci->tp == TP_BIN_INFO)
 		return add_object(conv, p, bt_event_borrow_payload_field_const(event), ci);
 	if (ci->tp == TP_STATEDUMP_START)
@@ -716,7 +645,7 @@ static int count_loss(struct ctf_conv *conv, const bt_stream *stream, bool packe
 			pl = &conv->pid_losses[i];
 	if (!pl) {
 		if (ARRAY_RESERVE(conv->pid_losses, conv->pid_losses_cap, conv->npid_losses + 1))
-			return fail(conv, ENOMEM, "out of memory");
+			return ctf_conv_fail(conv, ENOMEM, "out of memory");
 		pl = &conv->pid_losses[conv->npid_losses++];
 		*pl = (struct pid_loss){ .pid = (uint32_t)owner };
 	}
@@ -746,182 +675,4 @@ int ctf_conv_message(struct ctf_conv *conv, const bt_message *msg)
 	default:
 		return 0;
 	}
-}
-
-/* ---- output -------------------------------------------------------------- */
-
-/* With per-process buffers a loss belongs to the process whose stream lost
- * it. With LTTng's default per-user buffers, streams are shared by every
- * process of the user, so a loss cannot be pinned on one: every trace
- * carries all of those. A discarded packet, or a loss of unknown size,
- * counts as one event at least, and the count is then not exact: the
- * header says so with `# lost events: at least N` (docs/format.md). */
-static void add_losses(struct ctf_conv *conv, struct process *p)
-{
-	uint64_t shared_events = conv->discarded_events, shared_packets = conv->discarded_packets;
-	uint64_t own_events = 0, own_packets = 0;
-	char text[200];
-
-	for (size_t i = 0; i < conv->npid_losses; i++) {
-		shared_events -= conv->pid_losses[i].events;
-		shared_packets -= conv->pid_losses[i].packets;
-		if (conv->pid_losses[i].pid == p->pid) {
-			own_events = conv->pid_losses[i].events;
-			own_packets = conv->pid_losses[i].packets;
-		}
-	}
-	/* unknown-size losses were counted as 1 in the per-process numbers */
-	uint64_t events = shared_events + own_events, packets = shared_packets + own_packets;
-	uint64_t lost = events + packets + conv->discarded_unknown;
-
-	if (!lost || p->notes_added)
-		return;
-	trace_writer_add_lost(p->writer, lost);
-	snprintf(text, sizeof(text),
-		 "%" PRIu64 " events and %" PRIu64 " packets (%" PRIu64
-		 " losses of unknown size) discarded by LTTng%s",
-		 events, packets, conv->discarded_unknown,
-		 conv->npid_losses ? "" : " (per-user buffers: losses of every process)");
-	trace_writer_note(p->writer, "lttng discarded", text);
-	if (packets || conv->discarded_unknown)
-		trace_writer_lost_inexact(p->writer);
-}
-
-/* Threads whose first event had no vsc:thread before it: a thread id the
- * kernel handed out again cannot be told from its old thread, so each may
- * be several threads. `# uncertain threads: N` makes vsc check withhold a
- * plain verdict (docs/format.md). */
-static void add_uncertain_threads(struct process *p)
-{
-	char count[24];
-
-	if (!p->unmarked_threads || p->notes_added)
-		return;
-	snprintf(count, sizeof(count), "%" PRIu64, p->unmarked_threads);
-	trace_writer_note(p->writer, "uncertain threads", count);
-	trace_writer_note(p->writer, "lttng thread markers",
-			  "missing (a provider built before vsc:thread, or a session "
-			  "without it): a thread id used again would read as one thread");
-}
-
-static void add_notes(struct ctf_conv *conv, struct process *p)
-{
-	add_uncertain_threads(p);
-	add_losses(conv, p);
-	p->notes_added = true;
-}
-
-int ctf_conv_write(struct ctf_conv *conv, size_t index, FILE *out)
-{
-	struct process *p = nth_process(conv, index);
-
-	add_notes(conv, p);
-	return trace_writer_finish(p->writer, out);
-}
-
-int ctf_conv_write_file(struct ctf_conv *conv, size_t index, const char *path)
-{
-	struct process *p = nth_process(conv, index);
-
-	add_notes(conv, p);
-	return trace_writer_finish_file(p->writer, path);
-}
-
-void ctf_conv_report_losses(const struct ctf_conv *conv)
-{
-	for (size_t i = 0; i < conv->nskipped; i++)
-		diag(NULL,
-		     "left out %" PRIu64 " events of pid %" PRIu32
-		     " (another process than the one asked for)",
-		     conv->skipped[i].events, conv->skipped[i].pid);
-	if (conv->discarded_events)
-		diag(NULL, "LTTng discarded %" PRIu64 " events", conv->discarded_events);
-	if (conv->discarded_packets)
-		diag(NULL, "LTTng discarded %" PRIu64 " packets", conv->discarded_packets);
-	if (conv->discarded_unknown)
-		diag(NULL, "LTTng discarded events or packets %" PRIu64 " times without a count",
-		     conv->discarded_unknown);
-	for (size_t i = 0; i < conv->nprocs; i++)
-		if (conv->procs[i]->has_events && conv->procs[i]->unmarked_threads)
-			diag(NULL,
-			     "pid %" PRIu32 ": %" PRIu64 " threads have no vsc:thread marker (a "
-			     "provider built before it, or a session without it): a thread id "
-			     "used again cannot be told from its old thread, so the trace "
-			     "gets no plain verdict",
-			     conv->procs[i]->pid, conv->procs[i]->unmarked_threads);
-}
-
-/* --pid matched processes of several pid namespaces: one must be picked. */
-static int pid_in_namespaces(struct ctf_conv *conv, size_t nprocs)
-{
-	int len = snprintf(conv->error, sizeof(conv->error),
-			   "pid %" PRId64 " is a process in %zu pid namespaces (", conv->opts.pid,
-			   nprocs);
-
-	for (size_t i = 0; i < nprocs && len > 0 && (size_t)len < sizeof(conv->error); i++)
-		len += snprintf(conv->error + len, sizeof(conv->error) - (size_t)len,
-				i ? " %" PRIu64 : "%" PRIu64, ctf_conv_process_pid_ns(conv, i));
-	if (len > 0 && (size_t)len < sizeof(conv->error))
-		snprintf(conv->error + len, sizeof(conv->error) - (size_t)len,
-			 "): pick one with --pid-ns (parameter pid-ns)");
-	return -EINVAL;
-}
-
-int ctf_conv_write_all(struct ctf_conv *conv, const char *path)
-{
-	bool to_stdout = !path || strcmp(path, "-") == 0;
-	size_t nprocs = ctf_conv_process_count(conv);
-	int err;
-
-	if (nprocs == 0 && conv->nskipped)
-		return fail(conv, ENOENT,
-			    "no vsc:* events of the process asked for, only of %zu others "
-			    "(`vsc convert --list` lists them; a command that runs the "
-			    "program in a new pid namespace or as a child needs "
-			    "vsc-lttng --all-processes)",
-			    conv->nskipped);
-	if (nprocs == 0)
-		return fail(conv, ENOENT,
-			    "no vsc:* events in the trace (were they enabled: "
-			    "`lttng enable-event -u 'vsc:*'`?)");
-	if (nprocs > 1 && conv->opts.pid >= 0)
-		return pid_in_namespaces(conv, nprocs);
-	if (nprocs > 1 && to_stdout) {
-		int len = snprintf(conv->error, sizeof(conv->error),
-				   "the trace holds %zu processes (pids", nprocs);
-
-		for (size_t i = 0; i < nprocs && len > 0 && (size_t)len < sizeof(conv->error); i++)
-			len += snprintf(conv->error + len, sizeof(conv->error) - (size_t)len,
-					" %" PRIu32, ctf_conv_process_pid(conv, i));
-		if (len > 0 && (size_t)len < sizeof(conv->error))
-			snprintf(conv->error + len, sizeof(conv->error) - (size_t)len,
-				 "): pick one with --pid (parameter pid), or write "
-				 "to a file to get FILE.PID for each");
-		return -EINVAL;
-	}
-	if (to_stdout) {
-		err = ctf_conv_write(conv, 0, stdout);
-		if (!err && fflush(stdout))
-			err = -errno;
-		return err ? fail(conv, -err, "cannot write the trace: %s", strerror(-err)) : 0;
-	}
-	for (size_t i = 0; i < nprocs; i++) {
-		char name[4096], label[80];
-		struct process *p = nth_process(conv, i);
-
-		if (nprocs == 1)
-			snprintf(name, sizeof(name), "%s", path);
-		else if (pid_shared(conv, p)) /* FILE.PID.nsINODE */
-			snprintf(name, sizeof(name), "%s.%" PRIu32 ".ns%" PRIu64, path, p->pid,
-				 p->pid_ns);
-		else
-			snprintf(name, sizeof(name), "%s.%" PRIu32, path, p->pid);
-		err = ctf_conv_write_file(conv, i, name);
-		if (err)
-			return fail(conv, -err, "%s: %s", name, strerror(-err));
-		ctf_conv_process_label(conv, i, label, sizeof(label));
-		if (nprocs > 1)
-			diag(NULL, "%s: %s", label, name);
-	}
-	return 0;
 }

@@ -8,7 +8,7 @@ BT2_PLUGIN        := $(BUILD)/babeltrace2/plugins/vsc.so
 # babeltrace2 looks for system plugins in its own libdir (not under PREFIX).
 BT2_PLUGIN_DIR    ?= $(shell env -u PKG_CONFIG_PATH -u PKG_CONFIG_LIBDIR -u PKG_CONFIG_SYSROOT_DIR \
 			pkg-config --variable=libdir babeltrace2 2>/dev/null || echo /usr/lib)/babeltrace2/plugins
-LTTNG_CORE_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,userspace/lttng/ctf_convert.c userspace/lttng/ctf_fields.c \
+LTTNG_CORE_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,userspace/lttng/ctf_convert.c userspace/lttng/ctf_output.c userspace/lttng/ctf_fields.c \
 			userspace/lttng/bt_sink.c userspace/lttng/ctf_graph.c)
 # the trace writer lives in capture/ (linked into the vsc command already)
 TRACE_WRITER_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,userspace/capture/trace_writer.c \
