@@ -12,8 +12,8 @@
  * vsc:thread comes before each thread's first event in a session: a thread
  * id the kernel hands out again (pid_max) is then another thread, written
  * TID.N, not the old one's continuation. Its fields (pid, tid: the ids the
- * thread sees itself; process: a number of its own for each process) let
- * the converter refuse what it cannot tell apart: a forked child whose
+ * thread sees itself; process: a number of its own for each process;
+ * ppid: its parent) let the converter refuse what it cannot tell apart: a forked child whose
  * events LTTng-UST still labels with its parent's ids, and two processes
  * with one pid (pid namespaces) in a trace without the pid_ns context.
  */
@@ -91,12 +91,15 @@ LTTNG_UST_TRACEPOINT_EVENT(vsc, segment, LTTNG_UST_TP_ARGS(int64_t, id, const ch
 /* A thread's first vsc event in this session follows. pid and tid are
  * getpid() and gettid() (the vpid and vtid contexts must agree), process
  * is the same for every thread of a process and differs between processes
- * (a fork gives the child a new one). */
+ * (a fork gives the child a new one), ppid is getppid(): processes of one
+ * family may share memory. */
 LTTNG_UST_TRACEPOINT_EVENT(
-	vsc, thread, LTTNG_UST_TP_ARGS(int32_t, pid, int32_t, tid, uint64_t, process),
-	LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(int32_t, pid,
-						    pid) lttng_ust_field_integer(int32_t, tid, tid)
-				    lttng_ust_field_integer_hex(uint64_t, process, process)))
+	vsc, thread,
+	LTTNG_UST_TP_ARGS(int32_t, pid, int32_t, tid, uint64_t, process, int32_t, ppid),
+	LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(int32_t, pid, pid)
+				    lttng_ust_field_integer(int32_t, tid, tid)
+					    lttng_ust_field_integer_hex(uint64_t, process, process)
+						    lttng_ust_field_integer(int32_t, ppid, ppid)))
 
 #endif /* VSC_PROBE_LTTNG_H */
 

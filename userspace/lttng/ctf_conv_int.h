@@ -33,6 +33,8 @@ struct process {
 	uint64_t pid_ns;           /* the namespace's inode; 0: the trace does not say */
 	uint64_t process_id;       /* vsc:thread's process number; 0: none seen */
 	uint64_t unmarked_threads; /* first event without a vsc:thread before it */
+	int64_t ppid;              /* its parent, from vsc:thread; -1: not known */
+	uint64_t left_out;         /* vsc events the pid option left out */
 	struct loaded_object *objects;
 	size_t nobjects, objects_cap;
 	struct vsc_symbols *syms; /* built from objects when first needed */
@@ -60,16 +62,8 @@ struct pid_loss {
 	uint64_t events, packets;
 };
 
-/* Events left out by the pid option, per process. */
-struct skipped {
-	uint32_t pid;
-	uint64_t events;
-};
-
 struct ctf_conv {
 	struct ctf_conv_opts opts;
-	struct skipped *skipped;
-	size_t nskipped, skipped_cap;
 	struct pid_loss *pid_losses;
 	size_t npid_losses, pid_losses_cap;
 	struct ctf_fields fields; /* where each event and stream class keeps its fields */
@@ -78,6 +72,10 @@ struct ctf_conv {
 	struct hash_map threads; /* struct thread_key -> struct thread_state */
 	uint64_t discarded_events, discarded_packets;
 	uint64_t discarded_unknown; /* messages with no count */
+	/* process families (parent links from vsc:thread), found at output:
+	 * procs[i]'s family root, and per root the vsc events of all */
+	uint32_t *family;
+	uint64_t *family_events;
 	char error[512];
 };
 

@@ -75,8 +75,9 @@ void ctf_conv_free(struct ctf_conv *conv)
 		free(p);
 	}
 	free(conv->procs);
+	free(conv->family);
+	free(conv->family_events);
 	free(conv->pid_losses);
-	free(conv->skipped);
 	ctf_fields_free(&conv->fields);
 	hash_map_free(&conv->threads);
 	free(conv);
@@ -286,6 +287,7 @@ static struct process *process(struct ctf_conv *conv, uint64_t pid_ns, uint32_t 
 		return NULL;
 	p->pid = pid;
 	p->pid_ns = pid_ns;
+	p->ppid = -1;
 	conv->procs[conv->nprocs++] = p;
 	return p;
 }
@@ -447,17 +449,19 @@ static int segment_id(struct process *p, const bt_field *payload, const struct c
 
 /* ---- messages ------------------------------------------------------------ */
 
-static int skip(struct ctf_conv *conv, uint32_t pid)
+/* Whether the options keep the process (pid, pid namespace). */
+static bool kept(const struct ctf_conv *conv, int64_t pid, uint64_t pid_ns)
 {
-	for (size_t i = conv->nskipped; i-- > 0;)
-		if (conv->skipped[i].pid == pid) {
-			conv->skipped[i].events++;
-			return 0;
-		}
-	if (ARRAY_RESERVE(conv->skipped, conv->skipped_cap, conv->nskipped + 1))
-		return ctf_conv_fail(conv, ENOMEM, "out of memory");
-	conv->skipped[conv->nskipped++] = (struct skipped){ .pid = pid, .events = 1 };
-	return 0;
+	return (conv->opts.pid < 0 || pid == conv->opts.pid) &&
+	       (!conv->opts.pid_ns || !pid_ns || pid_ns == conv->opts.pid_ns);
+}
+
+/* A marker's ppid (its process's parent), kept or not: a family of
+ * processes may share memory (docs/lttng.md). */
+static void note_parent(struct process *p, const bt_field *payload, const struct class_info *ci)
+{
+	if (ci->ppid != NO_MEMBER && p->ppid < 0)
+		p->ppid = ctf_read_int(ctf_member(payload, ci->ppid));
 }
 
 /* The event's time in nanoseconds from its clock snapshot (0: no clock). */
@@ -572,14 +576,15 @@ static int convert_event(struct ctf_conv *conv, const bt_message *msg)
 	ctx = bt_event_borrow_common_context_field_const(event);
 	pid = ctf_read_int(ctf_member(ctx, si->vpid));
 	pid_ns = si->pid_ns != NO_MEMBER ? (uint64_t)ctf_read_int(ctf_member(ctx, si->pid_ns)) : 0;
-	if ((conv->opts.pid >= 0 && pid != conv->opts.pid) ||
-	    (conv->opts.pid_ns && pid_ns && pid_ns != conv->opts.pid_ns))
-		return ci->tp == TP_BIN_INFO || ci->tp == TP_THREAD || ci->tp == TP_STATEDUMP_START
-			       ? 0
-			       : skip(conv, (uint32_t)pid);
 	p = process(conv, pid_ns, (uint32_t)pid);
 	if (!p)
 		return ctf_conv_fail(conv, ENOMEM, "out of memory");
+	if (ci->tp == TP_THREAD)
+		note_parent(p, bt_event_borrow_payload_field_const(event), ci);
+	if (!kept(conv, pid, pid_ns)) {
+		p->left_out += ci->tp <= TP_SEGMENT; /* a load, store, RMW or segment */
+		return 0;
+	}
 	if (ci->tp == TP_BIN_INFO)
 		return add_object(conv, p, bt_event_borrow_payload_field_const(event), ci);
 	if (ci->tp == TP_STATEDUMP_START)

@@ -90,6 +90,7 @@ const struct class_info *ctf_class_info(struct ctf_fields *fields, const bt_even
 	ci->pid = member_index(payload, "pid");
 	ci->tid = member_index(payload, "tid");
 	ci->process = member_index(payload, "process");
+	ci->ppid = member_index(payload, "ppid");
 	return ci;
 }
 

@@ -34,8 +34,8 @@ struct class_info {
 	const bt_event_class *cls;
 	int tp; /* enum vsc_tp */
 	uint64_t addr, size, value, old, new_value, name, id;
-	uint64_t baddr, path;       /* lttng_ust_statedump:bin_info */
-	uint64_t pid, tid, process; /* vsc:thread (providers since 2026-12-06) */
+	uint64_t baddr, path;             /* lttng_ust_statedump:bin_info */
+	uint64_t pid, tid, process, ppid; /* vsc:thread (providers since 2026-12-06) */
 };
 
 /* Where the context fields of one stream class are. */

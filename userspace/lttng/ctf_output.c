@@ -10,6 +10,79 @@
 #include "userspace/capture/trace_writer.h"
 #include "userspace/util/diag.h"
 
+/* ---- process families ---------------------------------------------------- */
+
+/* The key of a process in a family lookup (16 bytes, no padding). */
+struct pid_key {
+	uint64_t pid_ns;
+	uint32_t pid, zero;
+};
+
+static uint32_t family_root(uint32_t *family, uint32_t i)
+{
+	while (family[i] != i)
+		i = family[i] = family[family[i]];
+	return i;
+}
+
+/* A process's vsc events: written, or left out by the pid option. */
+static uint64_t process_events(const struct process *p)
+{
+	return p->left_out + (p->has_events ? trace_writer_events(p->writer) : 0);
+}
+
+/* Join each process to its parent (vsc:thread's ppid, same namespace),
+ * once: the families, and the events each holds in all. */
+static int find_families(struct ctf_conv *conv)
+{
+	struct hash_map by_pid;
+	int err = 0;
+
+	if (conv->family)
+		return 0;
+	conv->family = calloc(conv->nprocs + 1, sizeof(*conv->family));
+	conv->family_events = calloc(conv->nprocs + 1, sizeof(*conv->family_events));
+	if (!conv->family || !conv->family_events)
+		return -ENOMEM;
+	hash_map_init(&by_pid, sizeof(struct pid_key), sizeof(uint32_t));
+	for (uint32_t i = 0; i < conv->nprocs && !err; i++) {
+		struct pid_key key = { conv->procs[i]->pid_ns, conv->procs[i]->pid, 0 };
+		uint32_t *at = hash_map_put(&by_pid, &key, NULL);
+
+		conv->family[i] = i;
+		if (!at)
+			err = -ENOMEM;
+		else
+			*at = i;
+	}
+	for (uint32_t i = 0; i < conv->nprocs && !err; i++) {
+		const struct process *p = conv->procs[i];
+		struct pid_key key = { p->pid_ns, (uint32_t)p->ppid, 0 };
+		const uint32_t *parent = p->ppid > 0 ? hash_map_get(&by_pid, &key) : NULL;
+
+		if (parent)
+			conv->family[family_root(conv->family, i)] =
+				family_root(conv->family, *parent);
+	}
+	for (uint32_t i = 0; i < conv->nprocs && !err; i++)
+		conv->family_events[family_root(conv->family, i)] += process_events(conv->procs[i]);
+	hash_map_free(&by_pid);
+	return err;
+}
+
+/* Events of p's parents, children and their kin, in other traces or left
+ * out: a forked child's memory may be shared with its parent (a
+ * MAP_SHARED mapping), and nothing in the trace says whether it is, so a
+ * verdict on one of them alone may miss what the others wrote. */
+static uint64_t family_events_elsewhere(struct ctf_conv *conv, struct process *p)
+{
+	for (uint32_t i = 0; i < conv->nprocs; i++)
+		if (conv->procs[i] == p)
+			return conv->family_events[family_root(conv->family, i)] -
+			       process_events(p);
+	return 0;
+}
+
 /* ---- output -------------------------------------------------------------- */
 
 /* With per-process buffers a loss belongs to the process whose stream lost
@@ -66,18 +139,40 @@ static void add_uncertain_threads(struct process *p)
 			  "without it): a thread id used again would read as one thread");
 }
 
-static void add_notes(struct ctf_conv *conv, struct process *p)
+/* Its family's events elsewhere make the loss unknown: `# lost events:
+ * at least N`, N the count LTTng gave (maybe 0), and a note saying why. */
+static void add_family(struct ctf_conv *conv, struct process *p)
 {
+	uint64_t elsewhere = family_events_elsewhere(conv, p);
+	char text[200];
+
+	if (!elsewhere || p->notes_added)
+		return;
+	snprintf(text, sizeof(text),
+		 "%" PRIu64 " events of processes of its family (parent, children) are not in "
+		 "this trace; they may have shared memory with it",
+		 elsewhere);
+	trace_writer_note(p->writer, "lttng other processes", text);
+	trace_writer_lost_inexact(p->writer);
+}
+
+static int add_notes(struct ctf_conv *conv, struct process *p)
+{
+	if (find_families(conv))
+		return -ENOMEM;
 	add_uncertain_threads(p);
 	add_losses(conv, p);
+	add_family(conv, p);
 	p->notes_added = true;
+	return 0;
 }
 
 int ctf_conv_write(struct ctf_conv *conv, size_t index, FILE *out)
 {
 	struct process *p = ctf_conv_nth_process(conv, index);
 
-	add_notes(conv, p);
+	if (add_notes(conv, p))
+		return -ENOMEM;
 	return trace_writer_finish(p->writer, out);
 }
 
@@ -85,17 +180,19 @@ int ctf_conv_write_file(struct ctf_conv *conv, size_t index, const char *path)
 {
 	struct process *p = ctf_conv_nth_process(conv, index);
 
-	add_notes(conv, p);
+	if (add_notes(conv, p))
+		return -ENOMEM;
 	return trace_writer_finish_file(p->writer, path);
 }
 
 void ctf_conv_report_losses(const struct ctf_conv *conv)
 {
-	for (size_t i = 0; i < conv->nskipped; i++)
-		diag(NULL,
-		     "left out %" PRIu64 " events of pid %" PRIu32
-		     " (another process than the one asked for)",
-		     conv->skipped[i].events, conv->skipped[i].pid);
+	for (size_t i = 0; i < conv->nprocs; i++)
+		if (conv->procs[i]->left_out)
+			diag(NULL,
+			     "left out %" PRIu64 " events of pid %" PRIu32
+			     " (another process than the one asked for)",
+			     conv->procs[i]->left_out, conv->procs[i]->pid);
 	if (conv->discarded_events)
 		diag(NULL, "LTTng discarded %" PRIu64 " events", conv->discarded_events);
 	if (conv->discarded_packets)
@@ -132,16 +229,18 @@ static int pid_in_namespaces(struct ctf_conv *conv, size_t nprocs)
 int ctf_conv_write_all(struct ctf_conv *conv, const char *path)
 {
 	bool to_stdout = !path || strcmp(path, "-") == 0;
-	size_t nprocs = ctf_conv_process_count(conv);
+	size_t nprocs = ctf_conv_process_count(conv), nleft = 0;
 	int err;
 
-	if (nprocs == 0 && conv->nskipped)
+	for (size_t i = 0; i < conv->nprocs; i++)
+		nleft += conv->procs[i]->left_out > 0;
+	if (nprocs == 0 && nleft)
 		return ctf_conv_fail(conv, ENOENT,
 				     "no vsc:* events of the process asked for, only of %zu others "
 				     "(`vsc convert --list` lists them; a command that runs the "
 				     "program in a new pid namespace or as a child needs "
 				     "vsc-lttng --all-processes)",
-				     conv->nskipped);
+				     nleft);
 	if (nprocs == 0)
 		return ctf_conv_fail(conv, ENOENT,
 				     "no vsc:* events in the trace (were they enabled: "

@@ -72,5 +72,6 @@ void vsc_lttng_thread(void)
 	if (announced || !lttng_ust_tracepoint_enabled(vsc, thread))
 		return;
 	announced = 1;
-	lttng_ust_do_tracepoint(vsc, thread, (int32_t)getpid(), (int32_t)gettid(), this_process());
+	lttng_ust_do_tracepoint(vsc, thread, (int32_t)getpid(), (int32_t)gettid(), this_process(),
+				(int32_t)getppid());
 }
