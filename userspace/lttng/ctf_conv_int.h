@@ -69,7 +69,8 @@ struct ctf_conv {
 	struct ctf_fields fields; /* where each event and stream class keeps its fields */
 	struct process **procs;   /* each stays put: the writers' naming ctx */
 	size_t nprocs, procs_cap;
-	struct hash_map threads; /* struct thread_key -> struct thread_state */
+	struct process *last_process; /* of the last event */
+	struct hash_map threads;      /* struct thread_key -> struct thread_state */
 	uint64_t discarded_events, discarded_packets;
 	uint64_t discarded_unknown; /* messages with no count */
 	/* process families (parent links from vsc:thread), found at output:

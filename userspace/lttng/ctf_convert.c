@@ -275,11 +275,14 @@ static void trace_when(const bt_event *event, char *buf, size_t len)
 
 static struct process *process(struct ctf_conv *conv, uint64_t pid_ns, uint32_t pid)
 {
-	struct process *p;
+	struct process *p = conv->last_process;
 
+	/* events come in runs of one process: look at the last one first */
+	if (p && p->pid == pid && p->pid_ns == pid_ns)
+		return p;
 	for (size_t i = conv->nprocs; i-- > 0;)
 		if (conv->procs[i]->pid == pid && conv->procs[i]->pid_ns == pid_ns)
-			return conv->procs[i];
+			return conv->last_process = conv->procs[i];
 	if (ARRAY_RESERVE(conv->procs, conv->procs_cap, conv->nprocs + 1))
 		return NULL;
 	p = calloc(1, sizeof(*p));
@@ -289,7 +292,7 @@ static struct process *process(struct ctf_conv *conv, uint64_t pid_ns, uint32_t 
 	p->pid_ns = pid_ns;
 	p->ppid = -1;
 	conv->procs[conv->nprocs++] = p;
-	return p;
+	return conv->last_process = p;
 }
 
 /* The process's trace writer, opened at its first vsc event: the header
