@@ -59,6 +59,8 @@ struct {
 /* Set by the recorder before loading: the process recorded. */
 const volatile __u32 target_pid = 0;
 
+#include "forks.bpf.h"
+
 /* system call numbers of exit, exit_group, execve and execveat */
 #if defined(__TARGET_ARCH_arm64)
 #define NR_EXIT 93
@@ -80,18 +82,6 @@ __u64 maybe_lost = 0;
 /* Batch records made, and waits of threads for room in the ring. */
 __u64 batches = 0;
 __u64 waits = 0;
-/* Processes the target forked (and theirs), and those of them that ran
- * exec: until it, a child runs the program's code in a copy of its memory,
- * unrecorded, and a MAP_SHARED mapping is the parent's memory too. */
-__u64 children_forked = 0;
-__u64 children_execed = 0;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32); /* tgid of a child that has not run exec */
-	__type(value, __u8);
-} children SEC(".maps");
 
 static __always_inline __u32 unsent_of(__u64 seq, __u32 count, __u64 next_seq)
 {
@@ -259,35 +249,6 @@ int vsc_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 		return thread_end(VSC_RECORD_FROM_EXEC);
 	if (nr == NR_EXIT || nr == NR_EXIT_GROUP)
 		return thread_end(VSC_RECORD_FROM_EXIT);
-	return 0;
-}
-
-/* A new process of the target or of one of its children (a new thread is
- * not one: same tgid). */
-SEC("raw_tracepoint/sched_process_fork")
-int vsc_fork(struct bpf_raw_tracepoint_args *ctx)
-{
-	struct task_struct *parent = (struct task_struct *)ctx->args[0];
-	struct task_struct *child = (struct task_struct *)ctx->args[1];
-	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
-	__u8 one = 1;
-
-	if (ctgid == ptgid || (ptgid != target_pid && !bpf_map_lookup_elem(&children, &ptgid)))
-		return 0;
-	__sync_fetch_and_add(&children_forked, 1);
-	bpf_map_update_elem(&children, &ctgid, &one, BPF_ANY); /* full: never execs */
-	return 0;
-}
-
-/* A child ran exec: from now on it is another program, not a copy. */
-SEC("raw_tracepoint/sched_process_exec")
-int vsc_exec(struct bpf_raw_tracepoint_args *ctx)
-{
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-
-	(void)ctx;
-	if (bpf_map_delete_elem(&children, &tgid) == 0)
-		__sync_fetch_and_add(&children_execed, 1);
 	return 0;
 }
 

@@ -18,6 +18,9 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by userspace before load. */
 const volatile struct watch_slot slots[WATCH_MAX_SLOTS] = {};
 const volatile __u32 slot_count = 0;
+const volatile __u32 target_pid = 0; /* the process watched */
+
+#include "forks.bpf.h"
 
 struct thread_state {
 	__u64 next_seq;

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "forks.h"
 #include "pid_max_map.h"
 #include "record.h"
 #include "record.skel.h"
@@ -51,8 +52,8 @@ struct vsc_probe_source {
 	char **attached; /* paths looked at (with or without probes) */
 	size_t attached_count, attached_cap;
 	int files;                     /* files with vsc probes, attached */
-	struct bpf_link *end_links[4]; /* sys_enter, signal_deliver, fork, exec */
-	bool forks_unwatched;          /* the fork or exec hook did not attach */
+	struct bpf_link *end_links[2]; /* sys_enter, signal_deliver */
+	struct fork_watch forks;
 	struct bpf_link **block_links; /* vsc:block, one per file */
 	size_t block_link_count, block_link_cap;
 	struct ack *acks; /* to write into the target after a poll */
@@ -225,25 +226,20 @@ static int can_acknowledge(const struct vsc_target *t)
  * memory is there. Without these hooks such logs are counted, not read. */
 static void attach_end_hooks(struct vsc_probe_source *src)
 {
-	struct bpf_program *progs[4] = { src->skel->progs.vsc_sys_enter,
-					 src->skel->progs.vsc_signal_deliver,
-					 src->skel->progs.vsc_fork, src->skel->progs.vsc_exec };
-	for (int i = 0; i < 4; i++) {
+	struct bpf_program *progs[2] = { src->skel->progs.vsc_sys_enter,
+					 src->skel->progs.vsc_signal_deliver };
+	for (int i = 0; i < 2; i++) {
 		src->end_links[i] = bpf_program__attach(progs[i]);
-		if (!src->end_links[i] && i >= 2)
-			src->forks_unwatched = true;
 		if (!src->end_links[i])
-			diag("record", "warning: cannot attach %s (%s): %s",
-			     bpf_program__section_name(progs[i]), strerror(errno),
-			     i < 2 ? "logs of threads ending that way are counted as lost, not read"
-				   : "children of the program cannot be seen, so the trace gets "
-				     "no plain verdict");
+			diag("record",
+			     "warning: cannot attach %s (%s): logs of threads "
+			     "ending that way are counted as lost, not read",
+			     bpf_program__section_name(progs[i]), strerror(errno));
 	}
+	fork_watch_attach(&src->forks, src->skel->progs.vsc_fork, src->skel->progs.vsc_exec);
 }
 
-/* Children that ran the program's code without exec (not recorded): their
- * memory is a copy, but a MAP_SHARED mapping is shared, and nothing says
- * which they touched. */
+/* Children that ran the program's code without exec (forks.h). */
 static uint64_t children_unrecorded(const struct vsc_probe_source *src)
 {
 	return src->skel ? src->skel->bss->children_forked - src->skel->bss->children_execed : 0;
@@ -506,10 +502,11 @@ static void detach(struct vsc_probe_source *src)
 	for (size_t i = 0; i < src->block_link_count; i++)
 		bpf_link__destroy(src->block_links[i]);
 	src->block_link_count = 0;
-	for (size_t i = 0; i < sizeof(src->end_links) / sizeof(src->end_links[0]); i++) {
+	for (int i = 0; i < 2; i++) {
 		bpf_link__destroy(src->end_links[i]);
 		src->end_links[i] = NULL;
 	}
+	fork_watch_detach(&src->forks);
 }
 
 static void close_source(struct capture_source *base)
@@ -642,7 +639,7 @@ static uint64_t lost(const struct capture_source *base, bool *exact)
 		return 0;
 	}
 	*exact = src->skel->bss->maybe_lost == 0 && src->drain_rmw_unknown == 0 &&
-		 src->drain_unread == 0 && !children_unrecorded(src) && !src->forks_unwatched;
+		 src->drain_unread == 0 && fork_watch_exact(&src->forks, children_unrecorded(src));
 	return src->skel->bss->lost + src->drain_lost;
 }
 
@@ -663,15 +660,7 @@ static int unknown_loss_why(const struct vsc_probe_source *src, char *buf, size_
 			      "%s%" PRIu64 " thread logs could not be read at the end "
 			      "(threads not stopped, or memory gone: what they held is unknown)",
 			      n ? "; " : "", src->drain_unread);
-	if (children_unrecorded(src) && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n,
-			      "%s%" PRIu64 " child processes ran the program's code without exec, "
-			      "not recorded (a MAP_SHARED mapping is their parent's memory too)",
-			      n ? "; " : "", children_unrecorded(src));
-	if (src->forks_unwatched && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n,
-			      "%sthe program's children could not be watched (fork hook)",
-			      n ? "; " : "");
+	n = fork_watch_why(&src->forks, children_unrecorded(src), buf, len, n);
 	return n > 0;
 }
 

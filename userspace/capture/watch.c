@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "decode.h"
+#include "forks.h"
 #include "pid_max_map.h"
 #include "recorder.h"
 #include "watch.skel.h"
@@ -52,6 +53,7 @@ struct watch_run {
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	size_t link_count, link_cap;
+	struct fork_watch forks;
 };
 
 int watch_slot_limit(void)
@@ -305,6 +307,19 @@ static size_t ring_bytes(size_t want)
 	return size;
 }
 
+/* A watched variable in a shared mapping: a forked child can write it
+ * unwatched, so children are counted (forks.h). Globals and the heap are
+ * private: a child writes its own copy. A mapping that cannot be read
+ * counts as shared. */
+static bool watches_shared_memory(const struct watch_run *run)
+{
+	for (size_t i = 0; i < run->target_count; i++)
+		if (fork_watch_shared((int)run->target->pid, run->targets[i].addr,
+				      run->targets[i].len) != 0)
+			return true;
+	return false;
+}
+
 static int load_bpf(struct watch_run *run)
 {
 	run->skel = watch__open();
@@ -318,6 +333,7 @@ static int load_bpf(struct watch_run *run)
 		run->skel->rodata->slots[i].len = run->targets[i].len;
 	}
 	run->skel->rodata->slot_count = (uint32_t)run->target_count;
+	run->skel->rodata->target_pid = (uint32_t)run->target->pid;
 	bpf_map__set_max_entries(run->skel->maps.events,
 				 (uint32_t)ring_bytes(run->opts->ring_size));
 	int err = pid_max_map_fit(run->skel->maps.threads);
@@ -333,6 +349,9 @@ static int load_bpf(struct watch_run *run)
 		     strerror(-err));
 		return err;
 	}
+	if (watches_shared_memory(run))
+		fork_watch_attach(&run->forks, run->skel->progs.vsc_fork,
+				  run->skel->progs.vsc_exec);
 	watch_events_set_exact_map(run->events, bpf_map__fd(run->skel->maps.exact_ips));
 	run->rb = ring_buffer__new(bpf_map__fd(run->skel->maps.events), watch_events_on_record,
 				   run->events, NULL);
@@ -346,6 +365,12 @@ static void note_u64(struct trace_writer *w, const char *key, uint64_t v)
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%" PRIu64, v);
 	trace_writer_note(w, key, buf);
+}
+
+/* Children that ran the program's code without exec (forks.h). */
+static uint64_t children_unrecorded(const struct watch_run *run)
+{
+	return run->skel ? run->skel->bss->children_forked - run->skel->bss->children_execed : 0;
 }
 
 static void add_notes(struct capture_source *base, struct trace_writer *w)
@@ -365,6 +390,9 @@ static void add_notes(struct capture_source *base, struct trace_writer *w)
 	note_u64(w, "memory changed before the BPF read", st->raced);
 	note_u64(w, "accesses not decoded", st->unknown);
 	note_u64(w, "debug traps kept from the program", run->target->stray_traps);
+	char why[256] = "";
+	if (fork_watch_why(&run->forks, children_unrecorded(run), why, sizeof(why), 0) > 0)
+		trace_writer_note(w, "loss not known exactly", why);
 }
 
 static void detach_all(struct watch_run *run)
@@ -372,6 +400,7 @@ static void detach_all(struct watch_run *run)
 	for (size_t i = 0; i < run->link_count; i++)
 		bpf_link__destroy(run->links[i]);
 	run->link_count = 0;
+	fork_watch_detach(&run->forks);
 }
 
 static void close_source(struct capture_source *base)
@@ -479,7 +508,7 @@ static int drain(struct capture_source *base, struct trace_writer *w, bool threa
 static uint64_t lost(const struct capture_source *base, bool *exact)
 {
 	const struct watch_run *run = (const struct watch_run *)base;
-	*exact = true;
+	*exact = fork_watch_exact(&run->forks, children_unrecorded(run));
 	/* a stray trap is a hit whose record the kernel never made: lost */
 	return (run->skel ? run->skel->bss->lost_events + run->skel->bss->lost_threads : 0) +
 	       run->target->stray_traps + watch_events_stale(run->events);
