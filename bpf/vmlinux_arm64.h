@@ -23,9 +23,12 @@ enum {
 	true = 1
 };
 
-/* The one kernel field the watchpoint program reads (CO-RE relocates it
- * to the running kernel's layout at load time). */
+/* The kernel fields the programs read: the watchpoint program's start
+ * time, the fork hooks' ids (CO-RE relocates them to the running kernel's
+ * layout at load time). */
 struct task_struct {
+	int pid;
+	int tgid; /* forks.bpf.h */
 	__u64 start_time;
 } __attribute__((preserve_access_index));
 
