@@ -17,6 +17,7 @@
  * monotone, so single events are tried again until no single deletion
  * keeps the set inconsistent under that rule: then the core is 1-minimal. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,7 +32,7 @@
 #define AGAIN_FACTOR 10           /* shrinking for a proof: at most this many times */
 #define AGAIN_MIN_S 120.0         /* the first shrinking's time, at least this many */
 #define AGAIN_MAX_S 300.0         /* seconds and at most this many (wall time) */
-#define AGAIN_EVENTS (1u << 20)   /* traces past this are not shrunk again */
+#define PROVEN_MOST 1024          /* events of a proof taken that is not minimal */
 #define AGAIN_MEMORY (256u << 20) /* bytes of search state a check may hold, */
 #define AGAIN_MEMORY_PER_EVENT 64 /* and this many more per event of the trace */
 
@@ -152,8 +153,8 @@ static int start_localized(struct shrink *s)
 }
 
 /* The events to shrink: the localized set when it is inconsistent on its
- * own, else a short inconsistent prefix of the whole execution, cut down
- * in large steps. */
+ * own, else a writer group's events that are, else a short inconsistent
+ * prefix of the whole execution; then cut down in large steps. */
 static int choose_start(struct shrink *s, struct vsc_core *core)
 {
 	int err = start_localized(s);
@@ -165,8 +166,17 @@ static int choose_start(struct shrink *s, struct vsc_core *core)
 	free(s->all);
 	s->all = NULL;
 	if ((err = every_event(s->p, &s->all, &s->n)) || (err = shrink_prepare(s)) ||
-	    (err = shrink_prefix(s)))
+	    (err = shrink_whole(s)) || (err = shrink_writer_group(s)) < 0)
 		return err;
+	if (err == 0 && (err = shrink_scan(s)) < 0)
+		return err;
+	if (err == 0) {
+		if ((err = shrink_prefix(s)))
+			return err;
+		/* looking for a proof: the prefix's reason is near its end */
+		if (s->closure && (err = shrink_tail(s)) < 0)
+			return err;
+	}
 	return shrink_groups(s);
 }
 
@@ -197,6 +207,23 @@ static int check_proof(struct shrink *s, struct vsc_core *core)
 	return core_proof(s->p, s->a, s->rule, core, &s->opts);
 }
 
+/* Every set the shrinking for a proof kept passed with its C', the core
+ * too: it is a proof, though a limit may have stopped it before it was
+ * minimal (then it is taken only when small: a limit in the first steps
+ * leaves most of the trace). Its C' is made again for its size. */
+static int proven_by_construction(struct shrink *s, struct vsc_core *core)
+{
+	const struct vsc_event_ref *closed;
+	int err;
+
+	if (core->count > PROVEN_MOST && !core->minimal)
+		return 0;
+	err = proof_closure_of(s->closure, core->events, core->count, &closed, &core->proof_events);
+	if (err == 0)
+		core->proof = CORE_PROOF_YES;
+	return err < 0 ? err : 0;
+}
+
 /* The core was not a proof: its C' is consistent, so what the shrinking
  * dropped held the trace's reason (a relaxed Peterson trace: the counter
  * reads that order the lock's handshakes went with the prefix). Shrink
@@ -214,7 +241,8 @@ static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
 			    .deadline = first->deadline,
 			    .rule = first->rule,
 			    .started = first->started,
-			    .checks = first->checks };
+			    .checks = first->checks,
+			    .whole_s = first->whole_s };
 	struct vsc_core *proven = calloc(1, sizeof(*proven));
 	int err = proven ? proof_closure_new(&s.closure, s.p, s.a, s.rule, SIZE_MAX) : -ENOMEM;
 	struct timespec now;
@@ -239,7 +267,7 @@ static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
 	if (!err)
 		err = shrink_to_core(&s, proven);
 	if (!err)
-		err = check_proof(&s, proven);
+		err = proven_by_construction(&s, proven);
 	if (!err && proven->proof == CORE_PROOF_YES) {
 		vsc_core_free(*core);
 		*core = proven;
@@ -251,11 +279,13 @@ static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
 	return err == -ENOMEM ? err : 0;
 }
 
-/* The core of p, with the analysis a of p (made here when a is NULL). */
+/* The core of p, with the analysis a of p (made here when a is NULL);
+ * verdict_s: what p's inconsistent verdict took (0: not known), for the
+ * check of the whole execution that is then not made again. */
 static int explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
-		   const struct analysis *given, struct vsc_core **out)
+		   const struct analysis *given, double verdict_s, struct vsc_core **out)
 {
-	struct shrink s = { .p = p, .a = given };
+	struct shrink s = { .p = p, .a = given, .whole_s = verdict_s };
 	struct source_rule rule = { 0 };
 	struct analysis a;
 	struct vsc_core *core = NULL;
@@ -284,10 +314,7 @@ static int explain(const struct vsc_program *p, const struct vsc_check_opts *opt
 		goto out;
 	if ((err = shrink_to_core(&s, core)) || (err = check_proof(&s, core)))
 		goto out;
-	/* past AGAIN_EVENTS the second shrinking cost 10x the CPU and 3x the
-	 * memory of the first on a 2.3 M-event recording, and found nothing */
-	if (core->proof == CORE_PROOF_NO && p->event_count <= AGAIN_EVENTS &&
-	    (err = shrink_for_proof(&s, &core)))
+	if (core->proof == CORE_PROOF_NO && (err = shrink_for_proof(&s, &core)))
 		goto out;
 	err = core->count <= CYCLE_SEARCH_LIMIT ? core_find_cycle(p, core) : 0;
 out:
@@ -306,19 +333,23 @@ out:
 int vsc_explain(const struct vsc_program *p, const struct vsc_check_opts *opts,
 		struct vsc_core **out)
 {
-	return explain(p, opts, NULL, out);
+	return explain(p, opts, NULL, 0, out);
 }
 
 int vsc_explain_result(const struct vsc_program *p, struct vsc_result *res,
 		       const struct vsc_check_opts *opts, struct vsc_core **out)
 {
+	bool kept;
 	int err;
 
 	if (out)
 		*out = NULL;
 	if (!res || res->verdict != VSC_INCONSISTENT)
 		return -EINVAL;
-	err = explain(p, opts, res->analysis_of == p ? res->analysis : NULL, out);
+	/* the analysis kept says the result is p's (the API allows another) */
+	kept = res->analysis_of == p;
+	err = explain(p, opts, kept ? res->analysis : NULL, kept ? fmax(res->time_s, 1e-9) : 0,
+		      out);
 	result_drop_analysis(res);
 	return err;
 }

@@ -94,6 +94,7 @@ static int closure_inconsistent(struct shrink *s, size_t m, const struct vsc_che
 		return verdict;
 	if (verdict == VSC_UNKNOWN && !limited)
 		s->gave_up = true;
+	s->undecided += verdict == VSC_UNKNOWN;
 	return verdict == VSC_INCONSISTENT;
 }
 
@@ -127,6 +128,7 @@ static int check_mask(struct shrink *s, const unsigned char *mask, bool need_adm
 		return verdict;
 	if (verdict == VSC_UNKNOWN && !limited)
 		s->gave_up = true;
+	s->undecided += verdict == VSC_UNKNOWN;
 	if (verdict != VSC_INCONSISTENT)
 		return 0;
 	return s->closure ? closure_inconsistent(s, m, &opts, limited) : 1;
@@ -140,6 +142,41 @@ int shrink_check_kept(struct shrink *s)
 int shrink_check_trial(struct shrink *s, double limit_s)
 {
 	return check_mask(s, s->trial, false, limit_s);
+}
+
+/* The position of r in `all` (sorted by thread, then index), or SIZE_MAX. */
+static size_t position_of(const struct shrink *s, struct vsc_event_ref r)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct vsc_event_ref *m = &s->all[mid];
+		if (m->thread < r.thread || (m->thread == r.thread && m->index < r.index))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->all[lo].thread == r.thread && s->all[lo].index == r.index ? lo
+											 : SIZE_MAX;
+}
+
+int shrink_check_closed_trial(struct shrink *s, double limit_s)
+{
+	const struct vsc_event_ref *closed;
+	size_t m = gather(s, s->trial), count;
+	int r = proof_closure_of(s->closure, s->scratch, m, &closed, &count);
+
+	if (r != 0)
+		return r < 0 ? r : 0;
+	memset(s->trial, 0, s->n);
+	for (size_t j = 0; j < count; j++) {
+		size_t at = position_of(s, closed[j]);
+		if (at == SIZE_MAX)
+			return 0; /* past what is left to shrink */
+		s->trial[at] = 1;
+	}
+	return check_mask(s, s->trial, true, limit_s);
 }
 
 /* ---- the closure: drop reads left without a possible source ------------ */
@@ -438,16 +475,19 @@ int shrink_prepare(struct shrink *s)
 	return index_readers(s);
 }
 
+#define RELEASE(x) (free(x), (x) = NULL)
+
 void shrink_release(struct shrink *s)
 {
-	free(s->all);
-	free(s->keep);
-	free(s->trial);
-	free(s->scratch);
-	free(s->pos);
-	free(s->bad);
-	free(s->wcount);
-	free(s->readers_off);
-	free(s->readers);
-	free(s->work);
+	RELEASE(s->all);
+	RELEASE(s->keep);
+	RELEASE(s->trial);
+	RELEASE(s->scratch);
+	RELEASE(s->pos);
+	RELEASE(s->bad);
+	RELEASE(s->wcount);
+	RELEASE(s->readers_off);
+	RELEASE(s->readers);
+	RELEASE(s->work);
+	s->n = 0;
 }

@@ -18,6 +18,7 @@ struct shrink {
 	struct vsc_check_opts opts;
 	struct timespec deadline; /* tv_sec 0: none */
 	double trial_limit;       /* seconds for one trial of shrink_groups; 0: none */
+	double whole_s;           /* the whole execution's check took this; 0: not made */
 	struct vsc_event_ref *all;
 	size_t n;
 	unsigned char *keep;  /* the candidate set */
@@ -32,13 +33,31 @@ struct shrink {
 	uint32_t *work;           /* worklist of the closure */
 	bool gave_up;             /* a check ended unknown: minimality not proven */
 	unsigned long checks;     /* solver calls so far (progress lines) */
+	unsigned long undecided;  /* of them, stopped by a limit */
 	struct timespec started, last_progress;
 	/* when set, a set is kept only if its C' is inconsistent too (a proof) */
 	struct proof_closure *closure;
 };
 
+/* Where events fall in time (shrink_key.c): trace lines when they follow
+ * time (a recorded trace), else the fraction of the thread before them. */
+struct shrink_key {
+	const struct vsc_program *p;
+	bool by_line;
+	uint64_t last; /* the largest key */
+};
+void shrink_key_init(struct shrink_key *k, const struct vsc_program *p);
+uint64_t shrink_key_of(const struct shrink_key *k, uint32_t t, uint32_t i);
+/* How many events of thread t have a key of at most L. */
+uint32_t shrink_key_count_upto(const struct shrink_key *k, uint32_t t, uint64_t L);
+/* How many events have a key of at most L. */
+size_t shrink_key_prefix_size(const struct shrink_key *k, uint64_t L);
+/* The least key whose prefix has at least `size` events. */
+uint64_t shrink_key_for_size(const struct shrink_key *k, size_t size);
+
 /* Allocate the masks and scratch for s->all[0 .. s->n), all kept. */
 int shrink_prepare(struct shrink *s);
+/* Free the arrays (the handle may be prepared again). */
 void shrink_release(struct shrink *s);
 /* 1 when the kept events are inconsistent (and every read keeps a possible
  * source), 0 when not or undecided, -errno on failure. */
@@ -49,13 +68,34 @@ size_t shrink_close_trial(struct shrink *s);
 /* 1 when the events of s->trial are inconsistent, checked within limit_s
  * seconds (0: only the deadline); 0 when not or undecided, or -errno. */
 int shrink_check_trial(struct shrink *s, double limit_s);
+/* Looking for a proof (s->closure): s->trial becomes its C' (closed
+ * under the source rule, its own C'), checked as shrink_check_trial: one
+ * check where a set and its C' take two. */
+int shrink_check_closed_trial(struct shrink *s, double limit_s);
 /* Keep s->trial as the candidate set, and let go of the rest of `all`. */
 int shrink_keep_trial(struct shrink *s);
 /* A progress line, at most one a second, when asked for. */
 void shrink_progress(struct shrink *s, const char *phase);
+/* The whole execution (`all` is every event), closed, as the kept set,
+ * checked (unless s->whole_s says it was, its closure being itself): 0,
+ * or -errno (-EINVAL when it is not inconsistent, -ETIME on a limit). */
+int shrink_whole(struct shrink *s);
+/* The events of a writer group (shrink_writer_group.c) as the kept set,
+ * when one is inconsistent on its own: 1, 0 when none is, or -errno.
+ * After shrink_whole: each group is checked within its time. */
+int shrink_writer_group(struct shrink *s);
 /* A short inconsistent prefix of `all` (every event of the program):
  * the kept set becomes the shortest one found, closed (shrink_prefix.c). */
 int shrink_prefix(struct shrink *s);
+/* Looking for a proof (shrink_window.c): windows of `all` (every event)
+ * by key, from the start, until one passes with its C' (then the kept
+ * set): 1, 0 when none did in time, or -errno. */
+int shrink_scan(struct shrink *s);
+/* The kept set (a prefix, its violation near its end) cut to its last
+ * events by key: tails of 1024 events, 4 times more each time, until one
+ * passes the check (with s->closure: with its C'): 1 when one did (the
+ * kept set becomes it), 0 when none did, or -errno. */
+int shrink_tail(struct shrink *s);
 /* Large steps for a long execution: whole variables, then whole threads,
  * then halving chunks (each trial within s->trial_limit). Each step drops a group of events and, with them,
  * every read left without a possible source (and, for an RMW, what it

@@ -32,91 +32,16 @@
 #include "shrink.h"
 #include "userspace/util/clock.h"
 
-#define PREFIX_LONG (1u << 18)  /* else only recorded traces look for a prefix */
-#define PREFIX_FIRST 4096       /* events of the first prefix tried */
-#define PREFIX_GROWTH 4         /* each next prefix this many times longer */
-#define PREFIX_TRIAL_MIN_S 0.02 /* seconds a prefix check may always take */
-#define PREFIX_BISECTIONS 12    /* bisection steps at most */
-#define FRACTION_ONE (1ULL << 32)
+#define PREFIX_LONG (1u << 18)                     /* else only recorded traces look for a prefix */
+#define PREFIX_FIRST 4096                          /* events of the first prefix tried */
+#define PREFIX_GROWTH 4                            /* each next prefix this many times longer */
+#define PREFIX_TRIAL_MIN_S 0.02                    /* seconds a prefix check may always take */
+#define PREFIX_BISECTIONS 12                       /* bisection steps at most */
 #define PREFIX_PHASE "a short inconsistent prefix" /* its progress lines */
-
-struct prefix_key {
-	const struct vsc_program *p;
-	bool by_line;
-	uint64_t last; /* the largest key */
-};
-
-static uint64_t key_of(const struct prefix_key *k, uint32_t t, uint32_t i)
-{
-	const struct vsc_thread *th = &k->p->threads[t];
-	return k->by_line ? th->lines[i] : (uint64_t)i * FRACTION_ONE / th->length;
-}
-
-/* Whether every thread has trace lines, in increasing order, and the
- * threads' lines overlap (each thread's first line comes before every
- * other thread's last): lines that follow time, as a recorder writes them,
- * not a file written thread after thread. */
-static bool lines_increase(const struct vsc_program *p)
-{
-	uint32_t first_max = 0, last_min = UINT32_MAX;
-
-	for (uint32_t t = 0; t < program_threads(p); t++) {
-		const struct vsc_thread *th = &p->threads[t];
-		if (th->length && !th->lines)
-			return false;
-		for (uint32_t i = 1; i < th->length; i++)
-			if (th->lines[i] < th->lines[i - 1])
-				return false;
-		if (th->length && th->lines[0] > first_max)
-			first_max = th->lines[0];
-		if (th->length && th->lines[th->length - 1] < last_min)
-			last_min = th->lines[th->length - 1];
-	}
-	return first_max <= last_min;
-}
-
-/* How many events of thread t have a key of at most L. */
-static uint32_t count_upto(const struct prefix_key *k, uint32_t t, uint64_t L)
-{
-	uint32_t lo = 0, hi = k->p->threads[t].length;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (key_of(k, t, mid) <= L)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static size_t prefix_size(const struct prefix_key *k, uint64_t L)
-{
-	size_t n = 0;
-
-	for (uint32_t t = 0; t < program_threads(k->p); t++)
-		n += count_upto(k, t, L);
-	return n;
-}
-
-/* The least key whose prefix has at least `size` events. */
-static uint64_t key_for_size(const struct prefix_key *k, size_t size)
-{
-	uint64_t lo = 0, hi = k->last;
-
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (prefix_size(k, mid) >= size)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
 
 /* Check the closed prefix up to L within limit_s (0: the deadline only);
  * when it is inconsistent it becomes the kept set. */
-static int try_prefix(struct shrink *s, const struct prefix_key *k, uint64_t L, double limit_s,
+static int try_prefix(struct shrink *s, const struct shrink_key *k, uint64_t L, double limit_s,
 		      double *took, const char *phase)
 {
 	size_t at = 0;
@@ -125,43 +50,62 @@ static int try_prefix(struct shrink *s, const struct prefix_key *k, uint64_t L, 
 
 	memset(s->trial, 0, s->n);
 	for (uint32_t t = 0; t < program_threads(s->p); t++) {
-		memset(s->trial + at, 1, count_upto(k, t, L));
+		memset(s->trial + at, 1, shrink_key_count_upto(k, t, L));
 		at += s->p->threads[t].length;
 	}
 	shrink_progress(s, phase);
 	if (shrink_close_trial(s) == 0)
 		return 0;
 	started = clock_now_s();
-	r = shrink_check_trial(s, limit_s);
+	r = s->closure ? shrink_check_closed_trial(s, limit_s) : shrink_check_trial(s, limit_s);
 	*took = clock_now_s() - started;
 	if (r > 0)
 		memcpy(s->keep, s->trial, s->n);
 	return r;
 }
 
-static void set_last_key(struct prefix_key *k)
+/* The whole execution, closed, as the kept set when it is inconsistent
+ * (1), with the time its check took. A check made before (s->whole_s: the
+ * first shrinking's, when the second looks for a proof, whose C' of the
+ * whole is the whole) is not made again, at millions of events the cost
+ * of a verdict. */
+static int check_whole(struct shrink *s, const struct shrink_key *k, double *took)
 {
-	k->last = k->by_line ? 0 : FRACTION_ONE;
-	for (uint32_t t = 0; k->by_line && t < program_threads(k->p); t++) {
-		const struct vsc_thread *th = &k->p->threads[t];
-		if (th->length && th->lines[th->length - 1] > k->last)
-			k->last = th->lines[th->length - 1];
-	}
-}
-
-int shrink_prefix(struct shrink *s)
-{
-	struct prefix_key k = { .p = s->p, .by_line = lines_increase(s->p) };
-	uint64_t lo = 0, hi;
-	double took = 0, whole, limit;
 	int r;
 
 	if (s->n != s->p->event_count)
 		return -EINVAL; /* `all` must be every event, thread by thread */
-	set_last_key(&k);
-	hi = k.last;
-	if ((r = try_prefix(s, &k, hi, 0, &whole, "the whole execution")) <= 0)
+	memset(s->trial, 1, s->n);
+	if (s->whole_s > 0 && shrink_close_trial(s) == s->n) {
+		*took = s->whole_s;
+		return 0;
+	}
+	if ((r = try_prefix(s, k, k->last, 0, took, "the whole execution")) <= 0)
 		return r < 0 ? r : s->gave_up ? -ETIME : -EINVAL;
+	s->whole_s = *took > 0 ? *took : 1e-9;
+	return 0;
+}
+
+int shrink_whole(struct shrink *s)
+{
+	struct shrink_key k;
+	double took;
+
+	shrink_key_init(&k, s->p);
+	return check_whole(s, &k, &took);
+}
+
+int shrink_prefix(struct shrink *s)
+{
+	struct shrink_key k;
+	uint64_t lo = 0, hi;
+	double took = 0, whole, limit;
+	int r;
+
+	shrink_key_init(&k, s->p);
+	hi = k.last;
+	if ((r = check_whole(s, &k, &whole)))
+		return r;
 	if (!k.by_line && s->n < PREFIX_LONG) {
 		s->trial_limit = 4 * whole + TRIAL_MIN_S; /* cut down whole */
 		return 0;
@@ -169,7 +113,7 @@ int shrink_prefix(struct shrink *s)
 	/* a prefix that takes longer than twice the whole is not worth it */
 	limit = 2 * whole + PREFIX_TRIAL_MIN_S;
 	for (size_t size = PREFIX_FIRST; size * 2 <= s->n && !s->gave_up; size *= PREFIX_GROWTH) {
-		uint64_t at = key_for_size(&k, size);
+		uint64_t at = shrink_key_for_size(&k, size);
 		if ((r = try_prefix(s, &k, at, limit, &took, PREFIX_PHASE)) < 0)
 			return r;
 		if (r > 0) {
@@ -180,9 +124,9 @@ int shrink_prefix(struct shrink *s)
 		lo = at;
 	}
 	for (int step = 0; step < PREFIX_BISECTIONS && !s->gave_up; step++) {
-		size_t at_hi = prefix_size(&k, hi);
+		size_t at_hi = shrink_key_prefix_size(&k, hi);
 		uint64_t mid = lo + (hi - lo) / 2;
-		if (at_hi - prefix_size(&k, lo) <= at_hi / 8 || mid == lo)
+		if (at_hi - shrink_key_prefix_size(&k, lo) <= at_hi / 8 || mid == lo)
 			break;
 		if ((r = try_prefix(s, &k, mid, limit, &took, PREFIX_PHASE)) < 0)
 			return r;
