@@ -31,7 +31,8 @@
 #define CYCLE_SEARCH_LIMIT 300    /* events; beyond, no forced-order story */
 #define AGAIN_FACTOR 10           /* shrinking for a proof: at most this many times */
 #define AGAIN_MIN_S 120.0         /* the first shrinking's time, at least this many */
-#define AGAIN_MAX_S 300.0         /* seconds and at most this many (wall time) */
+#define AGAIN_MAX_S 300.0         /* seconds and at most this many (CPU time) */
+#define AGAIN_STRETCH_MOST 8.0    /* times the clock may stretch them on a loaded machine */
 #define PROVEN_MOST 1024          /* events of a proof taken that is not minimal */
 #define AGAIN_MEMORY (256u << 20) /* bytes of search state a check may hold, */
 #define AGAIN_MEMORY_PER_EVENT 64 /* and this many more per event of the trace */
@@ -133,6 +134,15 @@ static int every_event(const struct vsc_program *p, struct vsc_event_ref **all, 
 			(*all)[m++] = (struct vsc_event_ref){ t, i };
 	*n = m;
 	return 0;
+}
+
+/* Seconds of CPU this thread used (the others may decide other files). */
+static double thread_cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* The localized set, closed under the source rule, when it is
@@ -246,15 +256,18 @@ static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
 	struct vsc_core *proven = calloc(1, sizeof(*proven));
 	int err = proven ? proof_closure_new(&s.closure, s.p, s.a, s.rule, SIZE_MAX) : -ENOMEM;
 	struct timespec now;
-	double took, again;
+	double took, cpu, stretch, again;
 	size_t cap;
 
 	/* without --timeout, a bound of its own: a proof is worth some
-	 * multiple of the first core's time, not any time */
+	 * multiple of the first core's time, not any time; in CPU seconds,
+	 * as a deadline stretched by how much longer the first core took on
+	 * the clock (at load 22 on 2 cores the 120 s bound was 15 s of CPU) */
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	took = (double)(now.tv_sec - s.started.tv_sec) + (now.tv_nsec - s.started.tv_nsec) / 1e9;
-	again = AGAIN_FACTOR * took > AGAIN_MIN_S ? AGAIN_FACTOR * took : AGAIN_MIN_S;
-	again = again < AGAIN_MAX_S ? again : AGAIN_MAX_S;
+	cpu = thread_cpu_s() - first->cpu_started;
+	stretch = cpu > 0 ? fmin(fmax(took / cpu, 1), AGAIN_STRETCH_MOST) : 1;
+	again = fmin(fmax(AGAIN_FACTOR * cpu, AGAIN_MIN_S), AGAIN_MAX_S) * stretch;
 	if (!s.deadline.tv_sec || seconds_until(&s.deadline) > again)
 		s.deadline = deadline_after(again);
 	/* and of memory: a consistent closure of a million events can fill
@@ -307,6 +320,7 @@ static int explain(const struct vsc_program *p, const struct vsc_check_opts *opt
 		s.a = &a;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &s.started);
+	s.cpu_started = thread_cpu_s();
 	s.rule = &rule;
 	core = calloc(1, sizeof(*core));
 	err = -ENOMEM;

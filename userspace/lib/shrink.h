@@ -35,6 +35,7 @@ struct shrink {
 	unsigned long checks;     /* solver calls so far (progress lines) */
 	unsigned long undecided;  /* of them, stopped by a limit */
 	struct timespec started, last_progress;
+	double cpu_started; /* the thread's CPU seconds when it started */
 	/* when set, a set is kept only if its C' is inconsistent too (a proof) */
 	struct proof_closure *closure;
 };

@@ -32,8 +32,8 @@
 #define SCAN_GROWTH 4         /* each next scan's windows this many times longer */
 #define SCAN_WHOLES 4         /* the scans' time: this many whole checks at most */
 #define SCAN_PHASE "windows for a proof"
-#define RETRIES 16     /* windows a limit stopped, checked again */
-#define RETRY_FACTOR 8 /* with this many times the time */
+#define RETRIES 16      /* windows a limit stopped, checked again */
+#define RETRY_FACTOR 8  /* with this many times the time */
 #define TAIL_FIRST 1024 /* events of the first tail of a prefix tried */
 #define TAIL_GROWTH 4
 
@@ -148,7 +148,8 @@ int shrink_tail(struct shrink *s)
 	for (size_t size = TAIL_FIRST; size * 2 <= m && !s->gave_up && !r; size *= TAIL_GROWTH) {
 		for (size_t i = 0; i < s->n; i++)
 			s->trial[i] = s->keep[i] &&
-				      shrink_key_of(&k, s->all[i].thread, s->all[i].index) >= keys[size - 1];
+				      shrink_key_of(&k, s->all[i].thread, s->all[i].index) >=
+					      keys[size - 1];
 		shrink_progress(s, "the end of the prefix");
 		r = try_closed(s, s->trial_limit);
 	}
