@@ -28,7 +28,8 @@
 #include "shrink.h"
 #include "userspace/util/clock.h"
 
-#define SCAN_FIRST (1u << 14) /* events of the first windows scanned */
+#define SCAN_FIRST (1u << 14) /* events of the first windows scanned, */
+#define SCAN_PARTS 8          /* or this part of a shorter trace */
 #define SCAN_GROWTH 4         /* each next scan's windows this many times longer */
 #define SCAN_WHOLES 4         /* the scans' time: this many whole checks at most */
 #define SCAN_PHASE "windows for a proof"
@@ -109,8 +110,8 @@ int shrink_scan(struct shrink *s)
 	if (!s->closure || s->n != s->p->event_count)
 		return 0;
 	shrink_key_init(&k, s->p);
-	for (size_t size = SCAN_FIRST; size * 2 <= s->n && !r && clock_now_s() <= end;
-	     size *= SCAN_GROWTH)
+	for (size_t size = s->n / SCAN_PARTS < SCAN_FIRST ? s->n / SCAN_PARTS + 1 : SCAN_FIRST;
+	     size * 2 <= s->n && !r && clock_now_s() <= end; size *= SCAN_GROWTH)
 		r = scan_windows(s, &k, size, end);
 	return r;
 }
