@@ -34,7 +34,8 @@
 #define SCAN_WHOLES 4         /* the scans' time: this many whole checks at most */
 #define SCAN_PHASE "windows for a proof"
 #define RETRIES 16      /* windows a limit stopped, checked again */
-#define RETRY_FACTOR 8  /* with this many times the time */
+#define RETRY_FACTOR 8  /* with this many times the time, */
+#define RETRY_WHOLES 2  /* all of them within this many whole checks */
 #define TAIL_FIRST 1024 /* events of the first tail of a prefix tried */
 #define TAIL_GROWTH 4
 
@@ -73,7 +74,8 @@ static int try_closed(struct shrink *s, double limit_s)
 
 /* One scan of windows of `size` events from the start, within `end`:
  * 1 when one passed, 0, or -errno. The windows a limit stopped are
- * checked again with RETRY_FACTOR times the time at the end (the reason
+ * checked again with RETRY_FACTOR times the time at the end, within
+ * RETRY_WHOLES whole checks (the reason
  * may be where a closure is hard to refute: 13 of 280 such closures of
  * a 2.3 M-event recording went past their limit on the loaded machine). */
 static int scan_windows(struct shrink *s, const struct shrink_key *k, size_t size, double end)
@@ -93,7 +95,8 @@ static int scan_windows(struct shrink *s, const struct shrink_key *k, size_t siz
 		if (r == 0 && s->undecided > undecided && retries < RETRIES)
 			retry[retries++] = lo;
 	}
-	for (size_t i = 0; i < retries && !r && !s->gave_up; i++) {
+	end = clock_now_s() + RETRY_WHOLES * s->whole_s + TRIAL_MIN_S;
+	for (size_t i = 0; i < retries && !r && !s->gave_up && clock_now_s() <= end; i++) {
 		mark_range(s, k, retry[i], retry[i] + width);
 		shrink_progress(s, SCAN_PHASE);
 		r = try_closed(s, RETRY_FACTOR * limit);
