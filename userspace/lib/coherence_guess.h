@@ -33,6 +33,31 @@ int coherence_guess_run(const struct coh_sources *s, struct budget *b, uint32_t 
  * along steps, an SC interleaving: >= 0, or -errno. */
 long coherence_path_bound(const struct coh_sources *s, const uint32_t *steps, struct budget *b);
 
+/* Coherence chains (coherence_chains.c): each variable's writes in the
+ * order of a witness, and which steps of it (a write and the one before
+ * it) every SC interleaving keeps. */
+struct coh_chains {
+	const struct coh_sources *s;
+	uint32_t *conext, *coprev; /* per flat event: the next/previous write of its variable */
+	uint32_t *cofirst;         /* per variable: its first write (then nvars words of scratch) */
+	uint64_t *proven;          /* bit per flat event: its step from coprev holds in every run */
+};
+
+/* Prove what it can of the coherence order of steps (an SC interleaving);
+ * roff, rlist: each write's readers (coh_list_readers). 0, -ETIME or
+ * -ENOMEM (nothing to free then). */
+int coh_chains_prove(const struct coh_sources *s, const uint32_t *steps, const uint32_t *roff,
+		     const uint32_t *rlist, struct budget *b, struct coh_chains *ch);
+void coh_chains_free(struct coh_chains *ch);
+
+/* visit(ctx, g) for each g that event f (thread t) precedes in every SC
+ * interleaving by one order: program order, sources, a read of the
+ * initial value before the first write, and the proven steps (a write
+ * before the next, and each reader of the write before it). */
+void coh_chains_successors(const struct coh_chains *ch, const uint32_t *roff, const uint32_t *rlist,
+			   uint32_t f, uint32_t t, void (*visit)(void *ctx, uint32_t to),
+			   void *ctx);
+
 /* The threads steps (an SC interleaving) switches away from with events
  * left, each once, at most `most` of them, into out; pos: k words of
  * scratch. No other thread is forced to stop anywhere. */

@@ -20,7 +20,12 @@
  * preempted threads are looked at, one pass each in the witness's order
  * (a topological order of every order above, as of any order true in
  * every SC interleaving), with one number per event (how many of u's
- * events precede it). The sum over threads bounds every SC interleaving. */
+ * events precede it). The sum over threads bounds every SC interleaving.
+ *
+ * Before that, coherence_chains.c proves which steps of the witness's
+ * coherence order every SC interleaving keeps; the orders they bring
+ * (a write before the next, each reader of a write before the next
+ * write) are sent along in the same pass. */
 #include "coherence_guess.h"
 
 #include <errno.h>
@@ -42,6 +47,10 @@ struct paths {
 	uint32_t *val;          /* per flat event: events of u that precede it or are it */
 	uint32_t *last;         /* per thread: val of its last event passed */
 	uint32_t *pos;          /* per thread: events passed */
+	struct coh_chains ch;   /* the witness's coherence steps proven */
+	uint32_t *inval;        /* per flat event: the most val sent to it along ch's orders */
+	uint32_t sent;          /* what send() sends, to events outside [skip_lo, skip_hi) */
+	uint32_t skip_lo, skip_hi;
 };
 
 /* What x holds for a thread after its access f: f itself when it writes,
@@ -155,7 +164,17 @@ static uint32_t from_preds(const struct paths *ps, uint32_t f, uint32_t skip)
 	return most;
 }
 
-/* Stops of thread u, in one pass over steps. */
+static void send(void *ctx, uint32_t to)
+{
+	struct paths *ps = ctx;
+
+	if ((to < ps->skip_lo || to >= ps->skip_hi) && ps->sent > ps->inval[to])
+		ps->inval[to] = ps->sent;
+}
+
+/* Stops of thread u, in one pass over steps: each event takes the most
+ * val of its predecessors (pulled from the listed ones, sent along the
+ * chains' orders), u's own ones only through another thread. */
 static long charge_of(struct paths *ps, const uint32_t *steps, uint32_t u)
 {
 	const struct coh_sources *s = ps->s;
@@ -164,20 +183,28 @@ static long charge_of(struct paths *ps, const uint32_t *steps, uint32_t u)
 
 	memset(ps->last, 0, (size_t)s->k * sizeof(uint32_t));
 	memset(ps->pos, 0, (size_t)s->k * sizeof(uint32_t));
+	memset(ps->inval, 0, (size_t)s->n * sizeof(uint32_t));
 	for (uint32_t i = 0; i < s->n; i++) {
 		uint32_t t = steps[i], ie = ps->pos[t]++, f = s->base[t] + ie, v;
+		v = from_preds(ps, f, t == u ? u : COH_NONE);
+		v = ps->inval[f] > v ? ps->inval[f] : v;
 		if (t != u) {
-			v = from_preds(ps, f, COH_NONE);
 			ps->val[f] = ps->last[t] = v > ps->last[t] ? v : ps->last[t];
-			continue;
+		} else {
+			a = v > a ? v : a; /* through another thread */
+			/* a range [a - 1, ie - 1] none stabs yet */
+			if (a >= 1 && a - 1 >= free_from) {
+				stops++;
+				free_from = ie;
+			}
+			ps->val[f] = ie + 1;
 		}
-		v = from_preds(ps, f, u); /* through another thread */
-		a = v > a ? v : a;
-		if (a >= 1 && a - 1 >= free_from) { /* a range [a - 1, ie - 1] none stabs yet */
-			stops++;
-			free_from = ie;
+		if (ps->val[f] > 0) {
+			ps->sent = ps->val[f];
+			ps->skip_lo = t == u ? s->base[u] : 0;
+			ps->skip_hi = t == u ? s->base[u + 1] : 0;
+			coh_chains_successors(&ps->ch, ps->roff, ps->rlist, f, t, send, ps);
 		}
-		ps->val[f] = ie + 1;
 	}
 	return stops;
 }
@@ -207,20 +234,26 @@ long coherence_path_bound(const struct coh_sources *s, const uint32_t *steps, st
 	uint32_t charged[MAX_CHARGED], m;
 	long total = -ENOMEM;
 
+	ps.ch = (struct coh_chains){ .s = s };
 	ps.eoff = malloc(((size_t)s->n + 2) * sizeof(uint32_t));
 	ps.held_by = malloc(((size_t)s->nvars + 1) * sizeof(uint32_t));
 	ps.val = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
 	ps.last = malloc(((size_t)s->k + 1) * sizeof(uint32_t));
 	ps.pos = malloc(((size_t)s->k + 1) * sizeof(uint32_t));
 	ps.roff = malloc(((size_t)s->n + 2) * sizeof(uint32_t));
-	if (ps.eoff && ps.held_by && ps.val && ps.last && ps.pos && ps.roff &&
-	    coh_list_readers(s, ps.roff, &ps.rlist) == 0 && list_extra(&ps) == 0) {
+	ps.inval = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
+	if (ps.eoff && ps.held_by && ps.val && ps.last && ps.pos && ps.roff && ps.inval &&
+	    coh_list_readers(s, ps.roff, &ps.rlist) == 0 && list_extra(&ps) == 0)
+		total = coh_chains_prove(s, steps, ps.roff, ps.rlist, b, &ps.ch);
+	if (total == 0) {
 		m = coh_preempted_threads(s, steps, ps.pos, charged, MAX_CHARGED);
-		total = 0;
 		for (uint32_t j = 0; j < m && total >= 0; j++)
-			total = budget_spend(b, s->n) ? -ETIME
-						      : total + charge_of(&ps, steps, charged[j]);
+			total = budget_spend(b, 2 * (unsigned long)s->n)
+					? -ETIME
+					: total + charge_of(&ps, steps, charged[j]);
 	}
+	coh_chains_free(&ps.ch);
+	free(ps.inval);
 	free(ps.roff);
 	free(ps.rlist);
 	free(ps.eoff);
