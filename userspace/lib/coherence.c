@@ -1051,6 +1051,13 @@ static int try_witness(struct coh *c, const struct query *q, struct vsc_result *
 	return ok < 0 ? ok : settle(c, q, res, open, steps, pre, lower);
 }
 
+/* Does a witness with pre preemptions answer q alone (settle())? Then the
+ * bound along it is not needed. */
+static bool witness_answers(const struct query *q, long pre)
+{
+	return q->minimize ? pre == 0 : q->bound < 0 || pre <= q->bound;
+}
+
 /* The run under the coherence order the values suggest
  * (coherence_guess.c), and the lower bound read along its witness. */
 static int try_guess(struct coh *c, const struct query *q, struct vsc_result *res,
@@ -1062,7 +1069,8 @@ static int try_guess(struct coh *c, const struct query *q, struct vsc_result *re
 	int ok = steps ? coherence_guess_run(&s, c->b, steps, &pre) : -ENOMEM;
 
 	c->steps += ok == 1 ? c->n : 0;
-	if (ok == 1 && (lower = coherence_path_bound(&s, steps, c->b)) < 0)
+	if (ok == 1 && !witness_answers(q, pre) &&
+	    (lower = coherence_path_bound(&s, steps, c->b)) < 0)
 		ok = (int)lower;
 	if (ok != 1) {
 		free(steps);

@@ -24,17 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "userspace/util/sorted.h"
-
-#define CHAIN_ROUNDS 64          /* rounds of proofs, at most */
-#define CHAIN_WORK_PER_EVENT 256 /* events the searches visit, per event */
-#define CHAIN_CHUNK 65536        /* visits between looks at the budget */
+#define CHAIN_ROUNDS 64         /* rounds of proofs, at most */
+#define CHAIN_WORK_PER_EVENT 64 /* events the searches visit, per event */
+#define CHAIN_CHUNK 65536       /* visits between looks at the budget */
 
 struct prover {
 	const struct coh_sources *s;
 	struct coh_chains *ch;
 	const uint32_t *roff, *rlist; /* each write's readers */
 	uint32_t *wpos;               /* per flat event: its place in the witness */
+	uint32_t *thread;             /* per flat event: its thread */
 	uint32_t *stamp;              /* per flat event: the search that last visited it */
 	uint32_t *stack;
 	uint32_t epoch, depth, limit; /* the search: its number, stack height, last place */
@@ -88,6 +87,7 @@ static void order_of_witness(struct prover *pv, const uint32_t *steps, uint32_t 
 		uint32_t t = steps[i], f = s->base[t] + pos[t]++;
 		const struct vsc_event *e = event_of(s, t, f);
 		pv->wpos[f] = i;
+		pv->thread[f] = t;
 		ch->conext[f] = ch->coprev[f] = COH_NONE;
 		if (e->kind == VSC_READ)
 			continue;
@@ -124,8 +124,11 @@ static void next_epoch(struct prover *pv)
 static int reaches(struct prover *pv, uint32_t p, uint32_t w)
 {
 	const struct coh_sources *s = pv->s;
-	uint32_t top;
+	uint32_t top, t = pv->thread[w];
 
+	/* program order, or w an RMW that reads p */
+	if ((p >= s->base[t] && p < s->base[t + 1]) || s->rf[w] == p)
+		return 1;
 	pv->limit = pv->wpos[w];
 	for (uint32_t j = pv->roff[w]; j < pv->roff[w + 1]; j++)
 		if (pv->wpos[pv->rlist[j]] > pv->limit)
@@ -135,14 +138,14 @@ static int reaches(struct prover *pv, uint32_t p, uint32_t w)
 	pv->stack[0] = p;
 	pv->depth = 1;
 	while ((top = pv->depth) > 0) {
-		uint32_t y = pv->stack[top - 1], ty;
+		uint32_t y = pv->stack[top - 1];
 		pv->depth = top - 1;
 		if (y == w || (y != p && s->rf[y] == w))
 			return 1;
 		if (++pv->work > pv->cap)
 			return 0;
-		ty = last_at_most(s->base, 0, s->k, y);
-		coh_chains_successors(pv->ch, pv->roff, pv->rlist, y, ty, push_if_new, pv);
+		coh_chains_successors(pv->ch, pv->roff, pv->rlist, y, pv->thread[y], push_if_new,
+				      pv);
 	}
 	return 0;
 }
@@ -188,10 +191,11 @@ int coh_chains_prove(const struct coh_sources *s, const uint32_t *steps, const u
 	ch->cofirst = malloc((2 * (size_t)s->nvars + 1) * sizeof(uint32_t));
 	ch->proven = calloc(((size_t)s->n >> 6) + 1, sizeof(uint64_t));
 	pv.wpos = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
+	pv.thread = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
 	pv.stamp = calloc((size_t)s->n + 1, sizeof(uint32_t));
 	pv.stack = malloc(((size_t)s->n + 1) * sizeof(uint32_t));
-	if (pos && ch->conext && ch->coprev && ch->cofirst && ch->proven && pv.wpos && pv.stamp &&
-	    pv.stack) {
+	if (pos && ch->conext && ch->coprev && ch->cofirst && ch->proven && pv.wpos && pv.thread &&
+	    pv.stamp && pv.stack) {
 		pv.cap = (uint64_t)CHAIN_WORK_PER_EVENT * s->n;
 		order_of_witness(&pv, steps, pos);
 		for (unsigned round = 0; found > 0 && round < CHAIN_ROUNDS; round++)
@@ -200,6 +204,7 @@ int coh_chains_prove(const struct coh_sources *s, const uint32_t *steps, const u
 	}
 	free(pos);
 	free(pv.wpos);
+	free(pv.thread);
 	free(pv.stamp);
 	free(pv.stack);
 	if (r < 0)
