@@ -437,6 +437,15 @@ static void guess_against_exact(const struct vsc_program *p, struct guess_tally 
 	tl->least_bound += lower == least;
 }
 
+/* Values count up in these programs, so the guess is usually right. */
+static void report_guess(const char *what, const struct guess_tally *tl)
+{
+	printf("%s: %u programs with sources, %u consistent, %u runs (%u with the least "
+	       "preemptions), the bound reaching the least on %u\n",
+	       what, tl->programs, tl->consistent, tl->runs, tl->least_run, tl->least_bound);
+	assert_true(tl->runs * 10 >= tl->consistent * 9);
+}
+
 static void guessed_run_agrees_with_exact(void **state)
 {
 	struct guess_tally tl = { 0 };
@@ -450,11 +459,7 @@ static void guessed_run_agrees_with_exact(void **state)
 		guess_against_exact(p, &tl);
 		vsc_program_free(p);
 	}
-	printf("guessed run: %u programs with sources, %u consistent, %u runs (%u with the least "
-	       "preemptions), the bound reaching the least on %u\n",
-	       tl.programs, tl.consistent, tl.runs, tl.least_run, tl.least_bound);
-	/* values count up here, so the guess is usually right */
-	assert_true(tl.runs * 10 >= tl.consistent * 9);
+	report_guess("guessed run", &tl);
 	assert_true(tl.least_run * 2 >= tl.runs);
 }
 
@@ -519,10 +524,7 @@ static void pool_bound_agrees_with_exact(void **state)
 		guess_against_exact(p, &tl);
 		vsc_program_free(p);
 	}
-	printf("small pools: %u programs with sources, %u consistent, %u runs (%u with the least "
-	       "preemptions), the bound reaching the least on %u\n",
-	       tl.programs, tl.consistent, tl.runs, tl.least_run, tl.least_bound);
-	assert_true(tl.runs * 10 >= tl.consistent * 9);
+	report_guess("small pools", &tl);
 }
 
 /* A worker pool: threads run whole in turn, except `cut` of them, each
