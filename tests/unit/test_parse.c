@@ -601,6 +601,11 @@ static void test_fast_path_same(void **state)
 		same_as_tokenized("A w y 1\n%s\n" PADDING, lines[i]);
 		same_as_tokenized("A w y 1\n%s\nA r y 1\nB w x 3\n", lines[i]);
 		same_as_tokenized("A w y 1\n%s @7\n" PADDING, lines[i]);
+		/* after lines of its own thread and variables the cache knows:
+		 * where the thread's own loop (narrow_lines) runs */
+		same_as_tokenized("T w x 1\nT w y 1\nT r x 1\n%s\n" PADDING, lines[i]);
+		same_as_tokenized("T w x 1\nT w y 1\nT r x 1\n%s\nT r y 1\n" PADDING, lines[i]);
+		same_as_tokenized("T w x 1\nT w y 1\nT r x 1\n%s\r\n" PADDING, lines[i]);
 	}
 }
 
@@ -617,6 +622,46 @@ static void test_fast_path_op_letters(void **state)
 		same_as_tokenized("A w y 1\n%s\n" PADDING, line);
 		snprintf(line, sizeof(line), "T %c x 5 6", c);
 		same_as_tokenized("A w y 1\n%s\n" PADDING, line);
+		snprintf(line, sizeof(line), "T %c x 5", c);
+		same_as_tokenized("T w x 1\nT w x 2\n%s\n" PADDING, line);
+	}
+}
+
+/* Runs of random event lines of one thread, with now and then one byte
+ * changed: the thread's own loop (narrow_lines) takes most of them (a
+ * few lines of another thread, RMWs, negative values and values of 7 or
+ * 8 digits stop it), and must give the program or the first message the
+ * general tokenizer gives. */
+static void test_narrow_runs(void **state)
+{
+	static const char *const names[] = { "x", "y", "v12", "abcdefg", "abcdefgh", "T" };
+	static const char bytes[] = { ' ', '\t',       '\n',       '\r', '0',   '9', 'a',
+				      '-', '#',        '@',        ':',  '/',   'r', 'w',
+				      'u', (char)0x80, (char)0xff, '!',  '\x1f' };
+	unsigned seed = 14;
+
+	(void)state;
+	for (int round = 0; round < 3000; round++) {
+		char text[192];
+		size_t len = 0;
+
+		while (len < 110) {
+			const char *var = names[rand_r(&seed) % 6];
+			unsigned kind = rand_r(&seed) % 48, digits = 1 + rand_r(&seed) % 6;
+			long long value = rand_r(&seed) % 100000000;
+			for (unsigned d = rand_r(&seed) % 32 ? digits : 8; d < 8; d++)
+				value /= 10;
+			len += (size_t)snprintf(text + len, sizeof(text) - len,
+						"%s %s %s %s%lld%s\n", kind == 0 ? "U" : "T",
+						kind == 1  ? "u"
+						: kind & 1 ? "r"
+							   : "w",
+						var, rand_r(&seed) % 32 ? "" : "-", value,
+						kind == 1 ? " 3" : "");
+		}
+		if (rand_r(&seed) % 2)
+			text[rand_r(&seed) % len] = bytes[rand_r(&seed) % sizeof(bytes)];
+		same_as_tokenized("%s" PADDING, text);
 	}
 }
 
@@ -1051,6 +1096,7 @@ int main(void)
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_fast_path_same),
 		cmocka_unit_test(test_fast_path_op_letters),
+		cmocka_unit_test(test_narrow_runs),
 		cmocka_unit_test(test_plain_words),
 		cmocka_unit_test(test_plain_thread_runs),
 		cmocka_unit_test(test_huge_tokens),

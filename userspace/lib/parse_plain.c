@@ -369,15 +369,179 @@ HOT unsigned newline_within(const char *p, const char *end)
 }
 #endif
 
+/* Bytes left that narrow_lines() needs: its line (under 32 bytes) and
+ * the word it loads at the line's value. */
+#define NARROW_SLACK 64
+/* After this many tries of narrow_lines() in turn that took no line, the
+ * main loop takes 2^(this - 1) lines one by one before the next (a
+ * thread's first lines name variables the cache does not know yet; some
+ * traces have few lines it takes). */
+#define NARROW_MISSES_MOST 7
+#ifdef __SSE2__
+#define NARROW_LINES 1
+#else
+#define NARROW_LINES 0 /* newline_within() finds no line's end */
+#endif
+
+/* The operation "r " or "w " as the two bytes loaded, the first lowest. */
+#define READ_OP ('r' | ' ' << 8)
+#define WRITE_OP ('w' | ' ' << 8)
+
+/* The 8 bytes at p, which the caller knows are inside the input. */
+HOT uint64_t word_at(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return w;
+}
+
+/* The high bit of the lowest byte of x below '!' (a space, newline or
+ * zero byte ends a name; every name byte is above it), and maybe of bytes
+ * above it; 0 when none. */
+HOT uint64_t name_ends(uint64_t x)
+{
+	return (x - ONES * '!') & ~x & HIGHS;
+}
+
+/* Whether the n (1 to 8) low bytes of v, each a byte xor '0', are all
+ * decimal digits. */
+HOT bool all_digits(uint64_t v, unsigned n)
+{
+	uint64_t low = (v & (ONES * 0x0f)) + ONES * 6;
+
+	return ((v | low) & (ONES * 0xf0) & low_bytes(n)) == 0;
+}
+
+/* Whether narrow_lines() may take the lines after: the line before was
+ * a plain event of a thread whose events it appends as they are. */
+HOT bool can_go_narrow(const struct parser *ps, const struct last_thread *last)
+{
+	const struct vsc_thread *th;
+
+	if (!NARROW_LINES || !last->mask || last->id < 0 || ps->cur->packed != PACKING_NARROW)
+		return false;
+	th = &ps->cur->threads[last->id];
+	return th->length > 0 && th->length < th->cap && !th->ts;
+}
+
+/* The thread's lines narrow_lines() takes as they come: each starts with
+ * the thread's name, a space and "r " or "w " (at most 8 bytes in all). */
+struct narrow_head {
+	uint64_t mask;  /* of those bytes */
+	uint64_t read;  /* the bytes of a read */
+	uint64_t write; /* what the bytes of a write differ from them by */
+	unsigned len;   /* of those bytes: where the variable starts */
+};
+
+/* The head of last's lines: false when it is longer than a word. */
+HOT bool narrow_head_of(const struct last_thread *last, struct narrow_head *h)
+{
+	if (last->len > 6)
+		return false;
+	h->len = last->len + 2;
+	h->mask = low_bytes(h->len);
+	h->read = last->bytes | (uint64_t)READ_OP << 8 * last->len;
+	h->write = (uint64_t)(READ_OP ^ WRITE_OP) << 8 * last->len;
+	return true;
+}
+
+/* narrow_lines() with or without line numbers to keep (a constant where
+ * it is inlined): at most `count` lines; i is the thread's length. */
+HOT const char *narrow_run(struct parser *ps, const char *p, const char *last_start,
+			   const struct narrow_head *h, struct vsc_thread *th, uint32_t count,
+			   bool keep_lines)
+{
+	const struct packed_name *vars = ps->vars8;
+	struct vsc_var_init *inits = ps->cur->inits;
+	uint32_t *out = th->packed, *lines = th->lines;
+	uint32_t i = th->length, stop = th->length + count, line = ps->line - i;
+
+	while (i < stop && p <= last_start) {
+		unsigned nl = newline_within(p, p + 32), len, n;
+		uint64_t op = (word_at(p) & h->mask) ^ h->read, name, digits, ends;
+		uint32_t kind = op == h->write, var;
+		const struct packed_name *slot;
+		const char *value_at;
+
+		name = word_at(p + h->len);
+		ends = name_ends(name);
+		if (nl == 32 || (op && !kind) || !ends)
+			break;
+		len = (unsigned)__builtin_ctzll(ends) / 8;
+		if (len == 0 || (uint8_t)(name >> 8 * len) != ' ')
+			break;
+		name &= low_bytes(len);
+		slot = cache_slot((struct packed_name *)vars, name);
+		value_at = p + h->len + len + 1;
+		n = (unsigned)(p + nl - value_at);
+		var = (uint32_t)slot->id;
+		/* at most 6 digits: below 2^21, the narrow form's values */
+		if (slot->bytes != name || var >= 1U << packing_var_bits(PACKING_NARROW) ||
+		    n - 1 >= 6)
+			break;
+		digits = word_at(value_at) ^ ONES * '0';
+		if (!all_digits(digits, n))
+			break;
+		packed_put(
+			out, PACKING_NARROW, i,
+			packing_word(PACKING_NARROW, kind, var, (int64_t)digits_value(digits, n)));
+		var_span_add(&inits[var], (int64_t)digits_value(digits, n));
+		if (keep_lines)
+			lines[i] = line + i + 1;
+		i++;
+		p += nl + 1;
+	}
+	ps->cur->event_count += i - th->length;
+	ps->line += i - th->length;
+	th->length = i;
+	return p;
+}
+
+/* The lines of the thread of the line before, while they are plain
+ * events ("r" or "w", at most 6 digits) of variables the cache knows,
+ * which fit the narrow form (packed.h): most lines of a big recording.
+ * A loop of its own keeps the thread's room, length and line in
+ * registers, with none of the checks the line before already made (the
+ * thread's room, timestamps, form), and the thread's name and the
+ * operation checked as one word: about 40% fewer instructions a line
+ * than plain_event(), which reloads what each store may have changed.
+ * Stops before the first line it does not take, which the caller takes
+ * the usual way; returns where. */
+static const char *narrow_lines(struct parser *ps, const char *p, const char *end,
+				const struct last_thread *last)
+{
+	struct vsc_thread *th = &ps->cur->threads[last->id];
+	uint64_t to_look = LINES_PER_CLOCK_LOOK - 1 - ps->line % LINES_PER_CLOCK_LOOK;
+	uint32_t count = th->cap - th->length < to_look ? th->cap - th->length : (uint32_t)to_look;
+	struct narrow_head h;
+
+	if (end - p < NARROW_SLACK || !narrow_head_of(last, &h))
+		return p;
+	return th->lines ? narrow_run(ps, p, end - NARROW_SLACK, &h, th, count, true)
+			 : narrow_run(ps, p, end - NARROW_SLACK, &h, th, count, false);
+}
+
 const char *parse_plain_lines(struct parser *ps, const char *p, const char *end, int *err)
 {
-	uint32_t first = ps->line;
+	uint32_t first = ps->line, wait = 0, misses = 0;
 	struct last_thread last = { 0 };
 
 	*err = 0;
 	if (!PLAIN_WORDS || ps->errors)
 		return p;
 	while ((ps->line + 1) % LINES_PER_CLOCK_LOOK != 0) {
+		if (wait) {
+			wait--;
+		} else if (can_go_narrow(ps, &last)) {
+			const char *from = p;
+			p = narrow_lines(ps, p, end, &last);
+			/* none taken: wait 1, 2, 4 ... lines before the next try */
+			misses = p == from ? misses + (misses < NARROW_MISSES_MOST) : 0;
+			wait = (1U << misses) >> 1;
+			if ((ps->line + 1) % LINES_PER_CLOCK_LOOK == 0)
+				break;
+		}
 		/* The next line starts after the first newline, which a line that
 		 * plain_event() takes ends at: found apart, from one load, so
 		 * that the next line's work does not wait for this line's fields
