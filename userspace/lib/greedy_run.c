@@ -31,10 +31,12 @@
 
 /* A variable's state in the run. */
 struct cell {
-	int64_t value;    /* what memory holds, when has */
+	/* what memory holds; before the variable has a value (no init line,
+	 * no write yet), the value just below its span, which no event reads
+	 * and whose entry in the table stays 0 (make_table) */
+	int64_t value;
 	uint64_t offset;  /* reads[offset + (uint64_t)v]: the count of reads of v */
 	uint64_t writers; /* bit t: thread t writes it (at most 64 threads) */
-	bool has;         /* false: no value yet (no init line, no write) */
 };
 
 struct greedy_run {
@@ -58,16 +60,15 @@ static bool start_cells(struct greedy_run *g)
 	for (uint32_t x = 0; x < program_vars(p); x++) {
 		if (p->inits[x].kind == VSC_INIT_UNKNOWN)
 			return false;
-		g->cells[x].has = p->inits[x].kind == VSC_INIT_KNOWN;
-		g->cells[x].value = p->inits[x].value;
+		g->cells[x].value = p->inits[x].value; /* none: make_table() sets it */
 	}
 	return true;
 }
 
 /* The count table: one run of entries per variable, from the spans the
- * program keeps (program.h), with at most GREEDY_RUN_ENTRIES_PER_EVENT
- * entries an event in all. False when the values are too scattered for
- * it, or no memory (*err). */
+ * program keeps (program.h), and one entry before it for "no value yet",
+ * with at most GREEDY_RUN_ENTRIES_PER_EVENT entries an event in all.
+ * False when the values are too scattered for it, or no memory (*err). */
 static bool make_table(struct greedy_run *g, int *err)
 {
 	const struct vsc_program *p = g->p;
@@ -85,12 +86,14 @@ static bool make_table(struct greedy_run *g, int *err)
 		if (least > most)
 			continue; /* no value: nothing indexes it */
 		width = (uint64_t)most - (uint64_t)least;
-		if (width >= room - g->entries)
+		if (width >= room - g->entries - 1)
 			return false;
-		g->cells[x].offset = g->entries - (uint64_t)least;
-		g->entries += width + 1;
-		if (!g->cells[x].has)
-			g->cells[x].value = least; /* inside the table; has tells */
+		/* the entry before the span: the value least - 1, which lies
+		 * outside it (the span is narrower than all of int64_t) */
+		g->cells[x].offset = g->entries + 1 - (uint64_t)least;
+		g->entries += width + 2;
+		if (in->kind != VSC_INIT_KNOWN)
+			g->cells[x].value = (int64_t)((uint64_t)least - 1);
 	}
 	g->reads = zeroed_array(g->entries * sizeof(*g->reads));
 	if (!g->reads)
@@ -150,14 +153,14 @@ static bool count_reads(struct greedy_run *g)
 /* May e run now? A read when memory holds its value; a write when no read
  * still to come reads the value it overwrites; an RMW both (its own read
  * the only one left). Without branches on the kind, which alternates at
- * random in a trace: a cell with no value yet holds a value of its span
- * (make_table), so the look-up is always inside the table. */
+ * random in a trace: a cell with no value yet holds the value before its
+ * span, whose entry is 0 and which no event reads (make_table). */
 static inline bool can_run(const struct greedy_run *g, struct vsc_event e)
 {
 	const struct cell *c = &g->cells[e.var];
 	uint32_t left = g->reads[c->offset + (uint64_t)c->value], kind = e.kind;
-	unsigned match = c->has & (c->value == e.value);
-	unsigned write_ok = !c->has | (left == 0);
+	unsigned match = c->value == e.value;
+	unsigned write_ok = left == 0;
 	/* (a write's read_ok is not looked at: asking `!= VSC_RMW`, not
 	 * `== VSC_READ`, lets the packed forms, which hold no RMW, drop it) */
 	unsigned read_ok = match & ((kind != VSC_RMW) | (left == 1));
@@ -176,7 +179,18 @@ static inline void run_event(struct greedy_run *g, struct vsc_event e)
 	/* a write's own value has its entry too (count_reads): it takes 0 */
 	g->reads[c->offset + (uint64_t)e.value] -= kind != VSC_WRITE;
 	c->value = kind == VSC_READ ? c->value : written;
-	c->has |= kind != VSC_READ;
+}
+
+/* run_event() for a read or a write (the packed forms hold no RMW) that
+ * can_run() let run: a read reads the value memory holds, so its count is
+ * the entry can_run() looked at, and memory holds e's value after either
+ * (no select on the kind). */
+static inline void run_plain(struct greedy_run *g, struct vsc_event e)
+{
+	struct cell *c = &g->cells[e.var];
+
+	g->reads[c->offset + (uint64_t)c->value] -= e.kind == VSC_READ;
+	c->value = e.value;
 }
 
 /* go() with the events packed as k (a constant where it is inlined). */
@@ -190,7 +204,10 @@ go_events(struct greedy_run *g, uint32_t t, uint32_t most, struct cell *undo, en
 	while (i < end && can_run(g, e = thread_event(th, k, i))) {
 		if (undo && e.kind != VSC_READ)
 			undo[w++] = g->cells[e.var];
-		run_event(g, e);
+		if (k == PACKING_NONE)
+			run_event(g, e);
+		else
+			run_plain(g, e);
 		i++;
 	}
 	most = i - g->pos[t];
