@@ -372,7 +372,7 @@ HOT unsigned newline_within(const char *p, const char *end)
 /* Bytes left that narrow_lines() needs: its line (under 32 bytes) and
  * the word it loads at the line's value. */
 #define NARROW_SLACK 64
-/* After this many tries of narrow_lines() in turn that took no line, the
+/* After this many looks in turn at narrow_lines() that took no line, the
  * main loop takes 2^(this - 1) lines one by one before the next (a
  * thread's first lines name variables the cache does not know yet; some
  * traces have few lines it takes). */
@@ -534,10 +534,13 @@ const char *parse_plain_lines(struct parser *ps, const char *p, const char *end,
 	while ((ps->line + 1) % LINES_PER_CLOCK_LOOK != 0) {
 		if (wait) {
 			wait--;
-		} else if (can_go_narrow(ps, &last)) {
+		} else {
 			const char *from = p;
-			p = narrow_lines(ps, p, end, &last);
-			/* none taken: wait 1, 2, 4 ... lines before the next try */
+			if (can_go_narrow(ps, &last))
+				p = narrow_lines(ps, p, end, &last);
+			/* none taken, or none it may take (a wide program, long
+			 * thread names): wait 1, 2, 4 ... lines before the next
+			 * look, so that such traces pay one every 65 lines */
 			misses = p == from ? misses + (misses < NARROW_MISSES_MOST) : 0;
 			wait = (1U << misses) >> 1;
 			if ((ps->line + 1) % LINES_PER_CLOCK_LOOK == 0)
