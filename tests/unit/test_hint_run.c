@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/* The run guided by the recorded times (hint_run.c) against the exact
+ * search. On small recordings of Peterson's lock for 2-4 threads (the
+ * filter lock of tests/targets/stress_peterson.c, run by a random
+ * scheduler with slices, its times those of a probe: a store logged a
+ * little before it is done, a load a little after; some with a wrong read)
+ * and on random programs with shuffled times: a witness it returns passes
+ * the verifier with the count it claims, and only on programs exact finds
+ * consistent, never below their least; it finds one on most of the lock
+ * programs; and auto's --min, -p least - 1, -p least and the plain check
+ * (which take its witness) agree with exact. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "hint_run.h"
+#include "least_check.h"
+#include "random_program.h"
+#include "saturate.h"
+#include "testutil.h"
+
+#define LOCK_PROGRAMS 3000
+#define RANDOM_PROGRAMS 1000
+#define MAX_THREADS 4
+#define LEVEL(t) (t)                  /* level[t]: variables 0-3 */
+#define VICTIM(l) (MAX_THREADS + (l)) /* victim[l], l = 1..3: variables 5-7 */
+#define COUNTER (2 * MAX_THREADS)
+#define VARS (COUNTER + 1)
+
+struct tally {
+	int found, least, consistent; /* lock programs: witnesses, least ones, SC ones */
+};
+
+/* A thread of the filter lock: pc 0 writes level[me] = l, 1 writes
+ * victim[l], 2 reads the others' levels (next: k), 3 reads victim[l], 4
+ * reads the counter, 5 writes it, 6 lowers level[me], 7 done. */
+struct filter {
+	unsigned pc, l, k, rounds;
+	int64_t seen;
+};
+
+struct machine {
+	struct vsc_program *p;
+	uint64_t *seed;
+	unsigned threads, step;
+	int64_t mem[VARS];
+	uint64_t last_ts[MAX_THREADS];
+	int wrong; /* one read of this program sees a wrong value */
+};
+
+/* The time a probe logs: a store up to 3 steps before it is done, a load
+ * up to 3 after; increasing along each thread. */
+static uint64_t logged_at(struct machine *m, unsigned t, int store)
+{
+	uint64_t at = 64 + 8 * (uint64_t)m->step, shift = 8 * random_below(m->seed, 4);
+
+	if (random_below(m->seed, 4))
+		shift = 0;
+	at = store ? at - shift : at + shift;
+	if (at <= m->last_ts[t])
+		at = m->last_ts[t] + 1;
+	return m->last_ts[t] = at;
+}
+
+static void emit(struct machine *m, unsigned t, uint32_t kind, unsigned x, int64_t v)
+{
+	struct vsc_event e = { .kind = kind, .var = x, .value = v };
+
+	if (kind == VSC_WRITE)
+		m->mem[x] = v;
+	else if (m->wrong && random_below(m->seed, 30) == 0) {
+		e.value = v + 1;
+		m->wrong = 0;
+	}
+	assert_int_equal(vsc_program_append(m->p, t, &e, logged_at(m, t, kind == VSC_WRITE)), 0);
+	m->step++;
+}
+
+/* Past level l (no one else at l or above, or someone took victim[l]). */
+static void climb(struct machine *m, struct filter *f)
+{
+	f->k = 0;
+	f->pc = ++f->l == m->threads ? 4 : 0;
+}
+
+static void filter_step(struct machine *m, unsigned t, struct filter *f)
+{
+	switch (f->pc) {
+	case 0:
+		emit(m, t, VSC_WRITE, LEVEL(t), f->l);
+		f->pc = 1;
+		break;
+	case 1:
+		emit(m, t, VSC_WRITE, VICTIM(f->l), t);
+		f->pc = 2;
+		f->k = 0;
+		break;
+	case 2:
+		if (f->k == t)
+			f->k++;
+		if (f->k >= m->threads) {
+			climb(m, f);
+			break;
+		}
+		emit(m, t, VSC_READ, LEVEL(f->k), m->mem[LEVEL(f->k)]);
+		if (m->mem[LEVEL(f->k)] >= (int64_t)f->l)
+			f->pc = 3;
+		else
+			f->k++;
+		break;
+	case 3:
+		emit(m, t, VSC_READ, VICTIM(f->l), m->mem[VICTIM(f->l)]);
+		if (m->mem[VICTIM(f->l)] == (int64_t)t)
+			f->pc = 2, f->k = 0; /* wait */
+		else
+			climb(m, f);
+		break;
+	case 4:
+		emit(m, t, VSC_READ, COUNTER, f->seen = m->mem[COUNTER]);
+		f->pc = 5;
+		break;
+	case 5:
+		emit(m, t, VSC_WRITE, COUNTER, f->seen + 1);
+		f->pc = 6;
+		break;
+	default:
+		emit(m, t, VSC_WRITE, LEVEL(t), 0);
+		f->l = 1;
+		f->pc = --f->rounds ? 0 : 7;
+		break;
+	}
+}
+
+/* 2-4 threads, 1-3 rounds, at most `events` events; the scheduler keeps
+ * the running thread 4 times in 5. */
+static struct vsc_program *lock_program(uint64_t *seed, unsigned events, int wrong)
+{
+	struct machine m = { .seed = seed, .threads = 2 + random_below(seed, 3), .wrong = wrong };
+	struct filter f[MAX_THREADS];
+	unsigned alive, t = 0;
+
+	m.p = named_program(m.threads, VARS);
+	assert_non_null(m.p);
+	for (unsigned x = 0; x < VARS; x++)
+		vsc_program_set_init(m.p, x, VSC_INIT_KNOWN, 0);
+	for (unsigned u = 0; u < m.threads; u++)
+		f[u] = (struct filter){ 0, 1, 0, 1 + random_below(seed, 3), 0 };
+	alive = m.threads;
+	while (alive && vsc_program_event_count(m.p) < events) {
+		if (random_below(seed, 5) == 0 || f[t].pc == 7)
+			t = random_below(seed, m.threads);
+		if (f[t].pc == 7)
+			continue;
+		filter_step(&m, t, &f[t]);
+		alive -= f[t].pc == 7;
+	}
+	return m.p;
+}
+
+/* 1 when something is wrong on p; lock: count it in tally. */
+static int check_program(const struct vsc_program *p, struct tally *tally, int lock)
+{
+	struct vsc_result *exact = decide(p, "exact", -1, 1);
+	int consistent = vsc_result_verdict(exact) == VSC_CONSISTENT, bad = 0;
+	long least = consistent ? vsc_result_preemptions(exact) : -1, claimed, counted;
+	struct analysis a;
+	struct forced f;
+	struct budget b;
+	uint32_t *w;
+	int r;
+
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(analysis_build(&a, p), 0);
+	r = forced_build(&f, p, &a, &b, FORCED_BOUND);
+	assert_true(r == 0 || r == 1);
+	assert_int_equal(hint_run(p, &a, r == 0 ? &f : NULL, NULL, &w, &claimed), 0);
+	if (w && (!consistent ||
+		  vsc_witness_verify(p, w, vsc_program_event_count(p), &counted, NULL, 0) ||
+		  counted != claimed || claimed < least))
+		bad = 1, dump_program("the run by the times gave a wrong witness", p);
+	else if (!auto_agrees_with_least(p, consistent, least, 1))
+		bad = 1, dump_program("auto disagrees with exact", p);
+	if (lock) {
+		tally->consistent += consistent;
+		tally->found += w != NULL;
+		tally->least += w && claimed == least;
+	}
+	free(w);
+	if (r == 0)
+		forced_free(&f);
+	analysis_free(&a);
+	vsc_result_free(exact);
+	return bad;
+}
+
+static void hint_run_within_least(void **state)
+{
+	uint64_t seed = 0x41e7c0deULL;
+	struct tally tally = { 0, 0, 0 };
+	int bad = 0, plain = 0;
+
+	(void)state;
+	for (int i = 0; i < LOCK_PROGRAMS; i++) {
+		int wrong = i % 4 == 0;
+		struct vsc_program *p = lock_program(&seed, 16 + random_below(&seed, 30), wrong);
+		bad += check_program(p, &tally, !wrong);
+		plain += !wrong;
+		vsc_program_free(p);
+	}
+	for (int i = 0; i < RANDOM_PROGRAMS; i++) {
+		struct random_shape shape = small_shape(&seed, 14, 1, 4);
+
+		shape.timestamps = 1;
+		shape.rmw_pct = i % 3 == 0 ? 50 : 0;
+		shape.init_pct = i % 4 ? 80 : 30;
+		struct vsc_program *p = random_program(&seed, &shape);
+		assert_non_null(p);
+		bad += check_program(p, &tally, 0);
+		vsc_program_free(p);
+	}
+	assert_int_equal(bad, 0);
+	printf("run by the times: a witness on %d of %d lock programs (%d consistent), "
+	       "a least one on %d\n",
+	       tally.found, plain, tally.consistent, tally.least);
+	/* the lock programs are recordings of SC runs: it must find most */
+	assert_true(tally.found * 10 >= plain * 9);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hint_run_within_least),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
