@@ -282,7 +282,7 @@ static int refuted_by_groups(struct engine *g, const struct query *q, struct bes
  * least found any in 180 s; the run takes 3 s. Its count is an upper
  * bound on the least. Once a program, again when the first run had no
  * epochs and found nothing. */
-static void with_hint_run(struct engine *g, struct best *best)
+static void with_hint_run(struct engine *g, struct best *best, long least)
 {
 	unsigned long cap = g->budget->work_cap;
 	int with_epochs = g->forced && g->forced->after;
@@ -290,8 +290,8 @@ static void with_hint_run(struct engine *g, struct best *best)
 	long preemptions;
 
 	if (!g->stops.point || best->hint_tried > with_epochs ||
-	    (best->hint_tried && best->witness))
-		return;
+	    (best->witness && (best->hint_tried || best->preemptions <= least)))
+		return; /* tried, or a witness at the least (a spin lock's) */
 	best->hint_tried = 1 + with_epochs;
 	g->budget->work_cap = 0; /* about linear: the deadline is its limit */
 	budget_phase(g->budget, "run by the recorded times");
@@ -364,7 +364,7 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 	int r, err;
 
 	least = with_lock_stops(g, best, least);
-	with_hint_run(g, best);
+	with_hint_run(g, best, least);
 	best->lower = least;
 	if (q->bound >= 0 && least > q->bound)
 		return VSC_INCONSISTENT; /* every bound up to q->bound fails */
