@@ -49,7 +49,7 @@ struct best {
 	 * its own; search_cap: the cap that gave, once applied (else 0) */
 	unsigned long search_work, search_cap;
 	int groups_tried; /* writer_groups_refute() ran on this program */
-	int hint_tried;   /* hint_run() ran: 1 without the forced orders' epochs, 2 with */
+	int hint_tried;   /* hint_run() ran on this program */
 	/* the preemptions of hint_run()'s witness, -1: none. Within 0.01% of
 	 * the least on recorded 3-thread Peterson's locks, where the own and
 	 * forced stops are 0.2% below it: --min then gallops down from it
@@ -276,27 +276,33 @@ static int refuted_by_groups(struct engine *g, const struct query *q, struct bes
 }
 
 /* Several writers and the recorded times: the run they guide (hint_run.c),
- * inside the epochs of the forced orders when built, is a witness where
- * the searches wander: on a recorded 4-thread Peterson's lock of 4.1 M
- * events neither the search without a bound nor the bounded one near the
- * least found any in 180 s; the run takes 3 s. Its count is an upper
- * bound on the least. Once a program, again when the first run had no
- * epochs and found nothing. */
+ * inside the epochs of the forced orders' fixpoint, is a witness where the
+ * searches wander: on a recorded 4-thread Peterson's lock of 4.1 M events
+ * neither the search without a bound nor the bounded one near the least
+ * found any in 180 s; the run takes 3 s. Without the fixpoint's epochs it
+ * gets stuck there, and the search on the reads' first ranges comes first
+ * (search_engine()): so the fixpoint is built for it then. Its count is an
+ * upper bound on the least. Once a program. */
 static void with_hint_run(struct engine *g, struct best *best, long least)
 {
 	unsigned long cap = g->budget->work_cap;
-	int with_epochs = g->forced && g->forced->after;
-	uint32_t *witness;
+	struct forced own = { 0 };
+	const struct forced *epochs = g->forced;
+	uint32_t *witness = NULL;
 	long preemptions;
+	int built = 0;
 
-	if (!g->stops.point || best->hint_tried > with_epochs ||
-	    (best->witness && (best->hint_tried || best->preemptions <= least)))
+	if (!g->stops.point || best->hint_tried || !hint_run_applies(g->p) ||
+	    (best->witness && best->preemptions <= least))
 		return; /* tried, or a witness at the least (a spin lock's) */
-	best->hint_tried = 1 + with_epochs;
+	best->hint_tried = 1;
 	g->budget->work_cap = 0; /* about linear: the deadline is its limit */
 	budget_phase(g->budget, "run by the recorded times");
-	if (hint_run(g->p, g->a, with_epochs ? g->forced : NULL, g->budget, &witness,
-		     &preemptions) == 0 &&
+	if (!epochs || !epochs->after) {
+		built = forced_build(&own, g->p, g->a, g->budget, 0) == 0;
+		epochs = built && !own.refuted && own.after ? &own : NULL;
+	}
+	if (epochs && hint_run(g->p, g->a, epochs, g->budget, &witness, &preemptions) == 0 &&
 	    witness && (!best->witness || preemptions < best->preemptions)) {
 		free(best->witness);
 		best->witness = witness;
@@ -304,6 +310,8 @@ static void with_hint_run(struct engine *g, struct best *best, long least)
 		witness = NULL;
 	}
 	free(witness);
+	if (built)
+		forced_free(&own);
 	budget_phase(g->budget, "search");
 	g->budget->work_cap = cap;
 }

@@ -298,7 +298,7 @@ static void run_free(struct run *r)
 	free(r->holds);
 }
 
-static int timed(const struct vsc_program *p)
+int hint_run_applies(const struct vsc_program *p)
 {
 	for (uint32_t t = 0; t < program_threads(p); t++)
 		if (!p->threads[t].ts && p->threads[t].length)
@@ -398,7 +398,7 @@ int hint_run(const struct vsc_program *p, const struct analysis *a, const struct
 
 	*witness = NULL;
 	*preemptions = 0;
-	if (!p->event_count || !timed(p) || program_unpack(p))
+	if (!p->event_count || !hint_run_applies(p) || program_unpack(p))
 		return 0;
 	if ((err = run_init(&r, p, a, forced)) == 0 && (err = run_all(&r, b)) == 0 &&
 	    vsc_witness_verify(p, r.trail, r.n, preemptions, NULL, 0) == 0) {

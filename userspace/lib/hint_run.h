@@ -11,6 +11,9 @@
 
 struct forced;
 
+/* Does every event of p carry a time hint (the run's guide)? */
+int hint_run_applies(const struct vsc_program *p);
+
 /* An SC interleaving of p (event_count thread numbers, verified) into
  * *witness with its preemptions, or *witness NULL: no time hint on some
  * event, the run stuck past its repairs, or the budget ran out. forced
