@@ -44,6 +44,10 @@
 #define REPAIRS_BASE 64u
 #define REPAIR_EVENTS 64u
 #define POLL_STEPS 65536u
+/* Locks of plain stores have few threads; the run keeps a word per thread
+ * and variable (the next access of each). */
+#define HINT_THREADS 64u
+#define HINT_CELLS (1u << 22)
 /* How far back a repair looks for the write to hold back. */
 #define SCAN_BACK (1u << 16)
 
@@ -300,6 +304,9 @@ static void run_free(struct run *r)
 
 int hint_run_applies(const struct vsc_program *p)
 {
+	if (program_threads(p) > HINT_THREADS ||
+	    (uint64_t)program_threads(p) * program_vars(p) > HINT_CELLS)
+		return 0;
 	for (uint32_t t = 0; t < program_threads(p); t++)
 		if (!p->threads[t].ts && p->threads[t].length)
 			return 0;
