@@ -29,6 +29,7 @@
 #include "engine.h"
 #include "greedy_run.h"
 #include "hint_run.h"
+#include "hot_var.h"
 #include "lock_stops.h"
 #include "parts.h"
 #include "serial.h"
@@ -747,6 +748,36 @@ static int try_runs(const struct vsc_program *p, const struct query *q, struct b
 	return r;
 }
 
+/* One variable, several writers (hot_var.c): a witness from the writes
+ * the reads see, when the order they draw has no cycle. It answers when
+ * it fits q; under --min it is the upper bound the search starts from. */
+static int try_hot_var(const struct vsc_program *p, size_t writers, const struct query *q,
+		       struct budget *b, struct vsc_result *res, struct best *best)
+{
+	uint32_t *witness;
+	long pre;
+	int r = writers > 1 ? hot_var_witness(p, b, &witness, &pre) : HOT_VAR_OPEN;
+
+	if (r == -ETIME)
+		res->verdict = VSC_UNKNOWN;
+	if (r != HOT_VAR_FOUND)
+		return r == HOT_VAR_OPEN ? SEARCH_ON : r == -ETIME ? 0 : r;
+	if (q->minimize ? pre == 0 : q->bound < 0 || pre <= q->bound) {
+		res->verdict = VSC_CONSISTENT;
+		res->witness = witness;
+		res->witness_length = p->event_count;
+		res->preemptions = res->lower = pre;
+		return 0;
+	}
+	if (q->minimize) {
+		best->witness = witness;
+		best->preemptions = pre;
+	} else {
+		free(witness);
+	}
+	return SEARCH_ON;
+}
+
 /* writers: vsc_program_writers(p), which the caller knows (a pass over the
  * events each time it is asked), as it may know spans (search_whole()). */
 static int solve_whole(const struct vsc_program *p, size_t writers, const struct value_span *spans,
@@ -759,14 +790,22 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 
 	if (coherence != COHERENCE_ONLY && (r = try_runs(p, q, b, res)) != SEARCH_ON)
 		return r;
+	if (coherence != COHERENCE_ONLY &&
+	    (r = try_hot_var(p, writers, q, b, res, &best)) != SEARCH_ON)
+		return r;
 	if (coherence != COHERENCE_SKIP) {
 		r = try_coherence(p, q, b, res, &open);
 		if (r == COHERENCE_NOT_APPLY && coherence == COHERENCE_ONLY)
 			return -EINVAL;
 		if (r != COHERENCE_OPEN && r != COHERENCE_NOT_APPLY)
 			return r;
-		best.witness = open.witness;
-		best.preemptions = open.preemptions;
+		if (open.witness && (!best.witness || open.preemptions < best.preemptions)) {
+			free(best.witness);
+			best.witness = open.witness;
+			best.preemptions = open.preemptions;
+		} else {
+			free(open.witness);
+		}
 	}
 	r = search_whole(p, writers, spans, q, b, res, &best, open.least);
 	free(best.witness);

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* One hot variable (userspace/lib/hot_var.c): on thousands of small random
+ * programs of one variable (many threads, few values, `init ?`, RMWs,
+ * wrong reads; with and without @ts hints) every witness it gives passes
+ * the verifier and exact agrees for the same bound (and --min), and it
+ * must answer a good share; auto on such programs agrees with exact for
+ * every bound and --min (the witness is its upper bound there). A
+ * recording-shaped trace (4 threads storing their loop counter and
+ * loading it back, hints jittered) gets a witness; with one read of a
+ * value nobody writes, none, and auto says inconsistent. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "hot_var.h"
+#include "random_program.h"
+#include "step_alone.h"
+#include "testutil.h"
+
+/* hot_var_witness() as a step of auto: it answers when its witness fits
+ * the question (--min: only with no preemption). */
+static int hot_step(const struct vsc_program *p, const struct query *q, struct budget *b,
+		    struct vsc_result *res)
+{
+	uint32_t *witness;
+	long pre;
+	int r = hot_var_witness(p, b, &witness, &pre);
+
+	if (r != HOT_VAR_FOUND)
+		return r;
+	if (q->minimize ? pre != 0 : q->bound >= 0 && pre > q->bound) {
+		free(witness);
+		return HOT_VAR_OPEN;
+	}
+	res->verdict = VSC_CONSISTENT;
+	res->witness = witness;
+	res->witness_length = p->event_count;
+	res->preemptions = res->lower = pre;
+	return HOT_VAR_FOUND;
+}
+
+static struct random_shape one_variable(uint64_t *seed)
+{
+	return (struct random_shape){
+		.threads = 2 + random_below(seed, 6),
+		.events = 2 + random_below(seed, 13),
+		.vars = 1,
+		.values = 1 + random_below(seed, 4),
+		.write_pct = 30 + random_below(seed, 40),
+		.rmw_pct = random_below(seed, 2) ? 25 : 0,
+		.wrong_pct = random_below(seed, 3) ? 0 : 10,
+		.init_pct = 70,
+		.timestamps = random_below(seed, 2),
+	};
+}
+
+static void hot_agrees_with_exact(void **state)
+{
+	uint64_t seed = 0x407fa11ULL;
+	int answered = 0, asked = 0, programs = 4000;
+
+	(void)state;
+	for (int i = 0; i < programs; i++) {
+		struct random_shape shape = one_variable(&seed);
+		struct vsc_program *p = random_program(&seed, &shape);
+		long bounds[] = { -1, 0, 1, 2 };
+
+		assert_non_null(p);
+		for (unsigned j = 0; j < 5; j++) {
+			long bound = j < 4 ? bounds[j] : -1, pre = -1;
+			int minimize = j == 4;
+			int v = step_alone_verdict(hot_step, HOT_VAR_FOUND, HOT_VAR_OPEN, p, bound,
+						   minimize, &pre);
+			asked++;
+			if (v < 0)
+				continue;
+			answered++;
+			step_alone_agrees(p, bound, minimize, pre);
+		}
+		vsc_program_free(p);
+	}
+	print_message("one hot variable answered %d of %d questions\n", answered, asked);
+	assert_true(answered > asked / 4);
+}
+
+/* auto, through which the witness goes, against exact. */
+static void auto_agrees_on_one_variable(void **state)
+{
+	uint64_t seed = 0x5eed407ULL;
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		struct random_shape shape = one_variable(&seed);
+		struct vsc_program *p = random_program(&seed, &shape);
+		long bounds[] = { -1, 0, 1, 3 };
+
+		assert_non_null(p);
+		for (unsigned j = 0; j < 5; j++) {
+			long bound = j < 4 ? bounds[j] : -1, pre = -1;
+			int minimize = j == 4;
+			struct vsc_result *got = decide(p, "auto", bound, minimize);
+			struct vsc_result *want = decide(p, "exact", bound, minimize);
+			const uint32_t *w;
+			size_t n = vsc_result_witness(got, &w);
+			char why[200] = "";
+
+			if (vsc_result_verdict(got) != vsc_result_verdict(want) ||
+			    (minimize && vsc_result_preemptions(got) != vsc_result_preemptions(want))) {
+				dump_program("auto and exact differ", p);
+				fail_msg("bound %ld min %d: auto %d (%ld), exact %d (%ld)", bound,
+					 minimize, vsc_result_verdict(got), vsc_result_preemptions(got),
+					 vsc_result_verdict(want), vsc_result_preemptions(want));
+			}
+			if (vsc_result_verdict(got) == VSC_CONSISTENT) {
+				assert_int_equal(vsc_witness_verify(p, w, n, &pre, why, sizeof(why)),
+						 0);
+				assert_int_equal(pre, vsc_result_preemptions(got));
+			}
+			vsc_result_free(got);
+			vsc_result_free(want);
+		}
+		vsc_program_free(p);
+	}
+}
+
+/* k threads each store 0..n-1 into x and load it back, interleaved by
+ * runs of random length (two threads at once, event by event), hints
+ * jittered by up to 3 steps; bad: one load sees -1, which nobody stores. */
+static struct vsc_program *hammer(uint64_t *s, unsigned k, unsigned n, int bad)
+{
+	struct vsc_program *p = vsc_program_new();
+	unsigned *pos = calloc(k, sizeof(unsigned)), left = 2 * k * n, a = 0, b = 1 % k;
+	int64_t mem = 0;
+	uint64_t clock = 0;
+	char name[16];
+
+	assert_non_null(p);
+	assert_non_null(pos);
+	for (unsigned t = 0; t < k; t++) {
+		snprintf(name, sizeof(name), "T%u", t);
+		vsc_program_add_thread(p, name);
+	}
+	vsc_program_add_var(p, "x");
+	vsc_program_set_init(p, 0, VSC_INIT_KNOWN, 0);
+	while (left) {
+		unsigned t = random_below(s, 2) ? a : b;
+		struct vsc_event ev = { .var = 0 };
+		if (random_below(s, 40) == 0) { /* another pair of threads runs */
+			a = random_below(s, k);
+			b = random_below(s, k);
+		}
+		if (pos[t] == 2 * n) {
+			for (t = 0; pos[t] == 2 * n; t++)
+				;
+			a = t;
+		}
+		ev.kind = pos[t] % 2 ? VSC_READ : VSC_WRITE;
+		if (ev.kind == VSC_WRITE)
+			mem = pos[t] / 2;
+		ev.value = bad && left == k * n ? -1 : mem;
+		clock += 100;
+		assert_int_equal(vsc_program_append(p, t, &ev, clock + random_below(s, 300)), 0);
+		pos[t]++;
+		left--;
+	}
+	free(pos);
+	return p;
+}
+
+static void hammer_gets_a_witness(void **state)
+{
+	uint64_t seed = 0x4a33e5ULL;
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		struct vsc_program *p = hammer(&seed, 4, 1000, 0), *bad = hammer(&seed, 4, 1000, 1);
+		long pre = -1;
+		struct vsc_result *res;
+
+		assert_int_equal(step_alone_verdict(hot_step, HOT_VAR_FOUND, HOT_VAR_OPEN, p, -1, 0,
+						    &pre),
+				 VSC_CONSISTENT);
+		assert_int_equal(
+			step_alone_verdict(hot_step, HOT_VAR_FOUND, HOT_VAR_OPEN, bad, -1, 0, &pre),
+			-1);
+		res = decide(bad, "auto", -1, 0);
+		assert_int_equal(vsc_result_verdict(res), VSC_INCONSISTENT);
+		vsc_result_free(res);
+		vsc_program_free(p);
+		vsc_program_free(bad);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hot_agrees_with_exact),
+		cmocka_unit_test(auto_agrees_on_one_variable),
+		cmocka_unit_test(hammer_gets_a_witness),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
