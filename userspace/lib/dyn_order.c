@@ -24,12 +24,7 @@ int dyn_order_init(struct dyn_order *d, uint32_t nodes, const uint32_t *places)
 	d->out = malloc(bytes);
 	d->in = malloc(bytes);
 	d->mark = calloc((size_t)nodes + 1, sizeof(uint32_t));
-	d->forward = malloc(bytes);
-	d->backward = malloc(bytes);
-	d->stack = malloc(bytes);
-	d->sorted = malloc(2 * ((size_t)nodes + 1) * sizeof(uint64_t));
-	if (!d->place || !d->out || !d->in || !d->mark || !d->forward || !d->backward ||
-	    !d->stack || !d->sorted)
+	if (!d->place || !d->out || !d->in || !d->mark)
 		return -ENOMEM;
 	memcpy(d->place, places, (size_t)nodes * sizeof(uint32_t));
 	memset(d->out, 0xff, bytes);
@@ -63,6 +58,26 @@ static int grow(uint32_t **a, uint32_t cap)
 	return 0;
 }
 
+/* Room for need nodes in each of a search's lists (they grow as needed:
+ * most searches see a few nodes). 0 or -ENOMEM. */
+static int room(struct dyn_order *d, uint32_t need)
+{
+	uint32_t cap = d->scratch_cap ? d->scratch_cap : 64;
+	uint64_t *sorted;
+
+	if (need <= d->scratch_cap)
+		return 0;
+	while (cap < need)
+		cap = cap > UINT32_MAX / 2 ? UINT32_MAX : 2 * cap;
+	if (grow(&d->forward, cap) || grow(&d->backward, cap) || grow(&d->stack, cap))
+		return -ENOMEM;
+	if (!(sorted = realloc(d->sorted, 2 * (size_t)cap * sizeof(uint64_t))))
+		return -ENOMEM;
+	d->sorted = sorted;
+	d->scratch_cap = cap;
+	return 0;
+}
+
 static int link_edge(struct dyn_order *d, uint32_t a, uint32_t b)
 {
 	uint32_t e = d->edges;
@@ -91,17 +106,20 @@ void dyn_order_undo(struct dyn_order *d)
 	d->in[d->edge_to[e]] = d->edge_next_in[e];
 }
 
-/* Nodes reachable from b placed before `below`, into d->forward; 1 when
- * `target` is among them (a cycle). */
+/* Nodes reachable from b placed before `below`, into d->forward (*found
+ * of them); 1 when `target` is among them (a cycle), or -ENOMEM. The
+ * backward list is its stack. */
 static int search_forward(struct dyn_order *d, uint32_t b, uint32_t target, uint32_t below,
 			  uint32_t *found)
 {
-	uint32_t n = 0, top = 0, *stack = d->backward; /* free until the backward search */
+	uint32_t n = 0, top = 0;
 
+	if (room(d, 1))
+		return -ENOMEM;
 	d->mark[b] = d->search;
-	stack[top++] = b;
+	d->backward[top++] = b;
 	while (top) {
-		uint32_t x = stack[--top];
+		uint32_t x = d->backward[--top];
 		d->forward[n++] = x;
 		for (uint32_t e = d->out[x]; e != NONE; e = d->edge_next_out[e]) {
 			uint32_t y = d->edge_to[e];
@@ -109,8 +127,10 @@ static int search_forward(struct dyn_order *d, uint32_t b, uint32_t target, uint
 			if (y == target)
 				return 1;
 			if (d->mark[y] != d->search && d->place[y] < below) {
+				if (room(d, (n > top ? n : top) + 1))
+					return -ENOMEM;
 				d->mark[y] = d->search;
-				stack[top++] = y;
+				d->backward[top++] = y;
 			}
 		}
 	}
@@ -118,26 +138,30 @@ static int search_forward(struct dyn_order *d, uint32_t b, uint32_t target, uint
 	return 0;
 }
 
-/* Nodes that reach a placed after `above`, into d->backward. */
-static uint32_t search_backward(struct dyn_order *d, uint32_t a, uint32_t above)
+/* Nodes that reach a placed after `above`, into d->backward (*found of
+ * them). 0 or -ENOMEM. */
+static int search_backward(struct dyn_order *d, uint32_t a, uint32_t above, uint32_t *found)
 {
-	uint32_t n = 0, top = 0, *stack = d->stack;
+	uint32_t n = 0, top = 0;
 
 	d->mark[a] = d->search;
-	stack[top++] = a;
+	d->stack[top++] = a;
 	while (top) {
-		uint32_t x = stack[--top];
+		uint32_t x = d->stack[--top];
 		d->backward[n++] = x;
 		for (uint32_t e = d->in[x]; e != NONE; e = d->edge_next_in[e]) {
 			uint32_t y = d->edge_from[e];
 			d->work++;
 			if (d->mark[y] != d->search && d->place[y] > above) {
+				if (room(d, (n > top ? n : top) + 1))
+					return -ENOMEM;
 				d->mark[y] = d->search;
-				stack[top++] = y;
+				d->stack[top++] = y;
 			}
 		}
 	}
-	return n;
+	*found = n;
+	return 0;
 }
 
 static int by_number(const void *a, const void *b)
@@ -180,6 +204,7 @@ static void reorder(struct dyn_order *d, uint32_t nf, uint32_t nb)
 int dyn_order_add(struct dyn_order *d, uint32_t a, uint32_t b)
 {
 	uint32_t nf, nb;
+	int r;
 
 	if (a == b)
 		return 1;
@@ -189,9 +214,9 @@ int dyn_order_add(struct dyn_order *d, uint32_t a, uint32_t b)
 		memset(d->mark, 0, ((size_t)d->nodes + 1) * sizeof(uint32_t));
 		d->search = 1;
 	}
-	if (search_forward(d, b, a, d->place[a], &nf))
-		return 1;
-	nb = search_backward(d, a, d->place[b]);
+	if ((r = search_forward(d, b, a, d->place[a], &nf)) ||
+	    (r = search_backward(d, a, d->place[b], &nb)))
+		return r;
 	reorder(d, nf, nb);
 	return link_edge(d, a, b);
 }

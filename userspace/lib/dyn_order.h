@@ -18,6 +18,7 @@ struct dyn_order {
 	uint32_t search;
 	uint32_t *forward, *backward, *stack; /* the nodes a search moves */
 	uint64_t *sorted;                     /* room to sort them by place */
+	uint32_t scratch_cap;                 /* room of each of those */
 	unsigned long work; /* nodes and edges the searches visited */
 };
 

@@ -136,7 +136,7 @@ static int hot_index(struct hot *h)
 struct by_value {
 	int64_t value;
 	uint64_t key;
-	uint32_t node;
+	uint32_t node, writer; /* the writer here too: a read looks at it */
 };
 
 static int by_value_cmp(const void *a, const void *b)
@@ -150,11 +150,9 @@ static int by_value_cmp(const void *a, const void *b)
 	return x->node < y->node ? -1 : x->node > y->node;
 }
 
-/* First entry of w[0..n) with (value, key) above (v, key). */
-static size_t after(const struct by_value *w, size_t n, int64_t v, uint64_t key)
+/* First entry of w[lo..hi) with (value, key) above (v, key). */
+static size_t after(const struct by_value *w, size_t lo, size_t hi, int64_t v, uint64_t key)
 {
-	size_t lo = 0, hi = n;
-
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (w[mid].value < v || (w[mid].value == v && w[mid].key <= key))
@@ -172,6 +170,9 @@ static size_t after(const struct by_value *w, size_t n, int64_t v, uint64_t key)
 struct choice {
 	struct by_value *w;
 	size_t nw;
+	/* when the variable's values span at most SPAN_PER_WRITE a write:
+	 * per value from the least, its first entry in w (else NULL) */
+	uint32_t *bucket;
 	struct dyn_order d;
 	unsigned long walked; /* events passed to find a read's neighbours */
 	uint32_t cand[CANDIDATES + 1];
@@ -180,9 +181,9 @@ struct choice {
 /* May write node x be the source of event e of thread t (self: e's own
  * node when e is an RMW, else NONE)? A plain read sees another thread's
  * write: its own thread's last value was step 1. */
-static int may_see(const struct hot *h, uint32_t x, uint32_t t, uint32_t self)
+static int may_see(const struct hot *h, const struct by_value *x, uint32_t t, uint32_t self)
 {
-	return self != NONE ? x != self && h->rmw_of[x] == NONE : h->writer[x] != t;
+	return self != NONE ? x->node != self && h->rmw_of[x->node] == NONE : x->writer != t;
 }
 
 static uint64_t distance(uint64_t a, uint64_t b)
@@ -198,10 +199,16 @@ static uint32_t candidates(const struct hot *h, struct choice *c, int64_t v, uin
 {
 	const struct vsc_var_init *in = &h->p->inits[0];
 	const struct by_value *w = c->w;
-	size_t hi = after(w, c->nw, v, key), lo = hi, looked = 0;
+	size_t hi = c->nw, lo = 0, looked = 0;
 	uint32_t n = 0;
 	int init = in->kind == VSC_INIT_UNKNOWN || (in->kind == VSC_INIT_KNOWN && in->value == v);
 
+	if (c->bucket) {
+		uint64_t at = (uint64_t)v - (uint64_t)in->least;
+		lo = c->bucket[at];
+		hi = c->bucket[at + 1];
+	}
+	lo = hi = after(w, lo, hi, v, key);
 	while (n < CANDIDATES && looked++ < 2 * SOURCE_SCAN) {
 		int left = lo > 0 && w[lo - 1].value == v, right = hi < c->nw && w[hi].value == v;
 		size_t at;
@@ -215,7 +222,7 @@ static uint32_t candidates(const struct hot *h, struct choice *c, int64_t v, uin
 			c->cand[n++] = INIT_NODE; /* nearer than this write */
 			init = 0;
 		}
-		if (n < CANDIDATES && may_see(h, w[at].node, t, self))
+		if (n < CANDIDATES && may_see(h, &w[at], t, self))
 			c->cand[n++] = w[at].node;
 	}
 	if (init)
@@ -362,6 +369,31 @@ static long choice_list(struct hot *h, struct choice *c, struct keyed *list, uin
 	return (long)n;
 }
 
+/* Values per write up to which the writes are found by a table by value
+ * rather than a binary search of them all (a fifth of the time at 10^7
+ * events of a watched loop counter). */
+#define SPAN_PER_WRITE 2
+
+/* c->bucket for c->w sorted, when the values span little. 0 or -ENOMEM. */
+static int value_buckets(const struct hot *h, struct choice *c)
+{
+	const struct vsc_var_init *in = &h->p->inits[0];
+	uint64_t span = (uint64_t)in->most - (uint64_t)in->least;
+	size_t j = 0;
+
+	if (in->least > in->most || span >= SPAN_PER_WRITE * (uint64_t)c->nw + 64)
+		return 0;
+	span++;
+	if (!(c->bucket = malloc((span + 1) * sizeof(uint32_t))))
+		return -ENOMEM;
+	for (uint64_t v = 0; v <= span; v++) {
+		while (j < c->nw && (uint64_t)c->w[j].value - (uint64_t)in->least < v)
+			j++;
+		c->bucket[v] = (uint32_t)j;
+	}
+	return 0;
+}
+
 /* Work (nodes and edges visited) the order may take per event. */
 #define ORDER_WORK 64UL
 
@@ -384,9 +416,12 @@ static int hot_choose(struct hot *h, struct budget *b)
 			if (event_at(h, t, i)->kind != VSC_READ) {
 				uint32_t x = h->node[h->base[t] + i];
 				c.w[c.nw++] = (struct by_value){ value_after(event_at(h, t, i)),
-								 h->key[x], x };
+								 h->key[x], x, t };
 			}
 	qsort(c.w, c.nw, sizeof(*c.w), by_value_cmp);
+	if ((r = value_buckets(h, &c)))
+		goto out;
+	r = -ENOMEM;
 	if ((n = choice_list(h, &c, list, place)) < 0 || dyn_order_init(&c.d, h->nodes, place))
 		goto out;
 	r = 0;
@@ -410,6 +445,7 @@ static int hot_choose(struct hot *h, struct budget *b)
 out:
 	dyn_order_free(&c.d);
 	free(c.w);
+	free(c.bucket);
 	free(list);
 	free(place);
 	return r;
