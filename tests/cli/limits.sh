@@ -8,7 +8,8 @@
 # idle machine; a loaded one stretches the work after the deadline, so the
 # extra second is scaled by the load average per core (never below 1 s).
 #  - many threads: 10^5 one-event threads over 10^5 variables;
-#  - one hot variable written by 10^5 threads (several writers);
+#  - one hot variable written by 10^5 threads (several writers), and one
+#    written by 4 threads as a watchpoint records it (decided at once);
 #  - the paper's 2-Writer reduction of a 40-variable 3-CNF, -p 0 (SAT path),
 #    and of an unsatisfiable one for SAT with other bounds, no bound, --min;
 #  - a FIFO whose writer never writes or closes, and one with no writer;
@@ -160,6 +161,21 @@ done
 run "parts at once, --timeout" "0 3" "$vsc" check -j 2 --min --timeout 1 "$tmp/parts.vsc"
 run "parts at once, memory cap" "0 3" \
 	sh -c 'ulimit -v 400000 && exec "$0" check -j 2 --min --timeout 2 "$1"' "$vsc" "$tmp/parts.vsc"
+
+# one hot variable, 4 writers, the shape a watchpoint records: each thread
+# stores its loop counter and loads it back, two threads at a time, hints
+# jittered by up to 3 events; SC by construction and decided at once by
+# the witness from the writes the reads see (docs/solvers.md, "One hot
+# variable"; it was `unknown` at any limit before)
+awk 'BEGIN { srand(7); print "vsc 1"; print "init hot 0"; a = 0; b = 1
+	for (left = 80000; left > 0; left--) {
+		if (rand() < 0.025) { a = int(rand() * 4); b = int(rand() * 4) }
+		t = rand() < 0.5 ? a : b
+		if (pos[t] == 20000) for (t = 0; pos[t] == 20000; t++) ;
+		if (pos[t] % 2 == 0) mem = pos[t] / 2
+		printf "T%d %s hot %d @%d\n", t, pos[t] % 2 ? "r" : "w", mem, ++clock * 100 + int(rand() * 300)
+		pos[t]++ } }' > "$tmp/hot.vsc"
+run "one hot variable, 4 writers" "0" "$vsc" check --timeout 10 "$tmp/hot.vsc"
 
 # --min under --timeout answers what it has: the least preemptions between
 # a proven lower bound and a witness (replayed here, independently), or the
