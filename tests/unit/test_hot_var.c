@@ -109,15 +109,17 @@ static void auto_agrees_on_one_variable(void **state)
 			char why[200] = "";
 
 			if (vsc_result_verdict(got) != vsc_result_verdict(want) ||
-			    (minimize && vsc_result_preemptions(got) != vsc_result_preemptions(want))) {
+			    (minimize &&
+			     vsc_result_preemptions(got) != vsc_result_preemptions(want))) {
 				dump_program("auto and exact differ", p);
 				fail_msg("bound %ld min %d: auto %d (%ld), exact %d (%ld)", bound,
-					 minimize, vsc_result_verdict(got), vsc_result_preemptions(got),
-					 vsc_result_verdict(want), vsc_result_preemptions(want));
+					 minimize, vsc_result_verdict(got),
+					 vsc_result_preemptions(got), vsc_result_verdict(want),
+					 vsc_result_preemptions(want));
 			}
 			if (vsc_result_verdict(got) == VSC_CONSISTENT) {
-				assert_int_equal(vsc_witness_verify(p, w, n, &pre, why, sizeof(why)),
-						 0);
+				assert_int_equal(
+					vsc_witness_verify(p, w, n, &pre, why, sizeof(why)), 0);
 				assert_int_equal(pre, vsc_result_preemptions(got));
 			}
 			vsc_result_free(got);
@@ -181,9 +183,9 @@ static void hammer_gets_a_witness(void **state)
 		long pre = -1;
 		struct vsc_result *res;
 
-		assert_int_equal(step_alone_verdict(hot_step, HOT_VAR_FOUND, HOT_VAR_OPEN, p, -1, 0,
-						    &pre),
-				 VSC_CONSISTENT);
+		assert_int_equal(
+			step_alone_verdict(hot_step, HOT_VAR_FOUND, HOT_VAR_OPEN, p, -1, 0, &pre),
+			VSC_CONSISTENT);
 		assert_int_equal(
 			step_alone_verdict(hot_step, HOT_VAR_FOUND, HOT_VAR_OPEN, bad, -1, 0, &pre),
 			-1);

@@ -10,7 +10,7 @@
 
 struct dyn_order {
 	uint32_t nodes;
-	uint32_t *place; /* per node: its place in the order */
+	uint32_t *place;    /* per node: its place in the order */
 	uint32_t *out, *in; /* per node: its first outgoing, incoming edge */
 	uint32_t *edge_to, *edge_next_out, *edge_from, *edge_next_in;
 	uint32_t edges, edges_cap;
@@ -19,7 +19,7 @@ struct dyn_order {
 	uint32_t *forward, *backward, *stack; /* the nodes a search moves */
 	uint64_t *sorted;                     /* room to sort them by place */
 	uint32_t scratch_cap;                 /* room of each of those */
-	unsigned long work; /* nodes and edges the searches visited */
+	unsigned long work;                   /* nodes and edges the searches visited */
 };
 
 /* nodes nodes, in the order of places (a permutation of 0..nodes-1).

@@ -28,9 +28,9 @@
 #include <string.h>
 
 #define NONE UINT32_MAX
-#define INIT_NODE 0     /* the initial value's block, first of all */
-#define HOT_CHUNK 4096  /* events between looks at the budget */
-#define SOURCE_SCAN 64  /* writes of the value looked at past the reader's own */
+#define INIT_NODE 0    /* the initial value's block, first of all */
+#define HOT_CHUNK 4096 /* events between looks at the budget */
+#define SOURCE_SCAN 64 /* writes of the value looked at past the reader's own */
 
 struct hot {
 	const struct vsc_program *p;
@@ -282,7 +282,8 @@ static int choose_for(struct hot *h, struct choice *c, uint32_t t, size_t i)
 			return 0;
 		}
 		for (size_t k = i; k < h->p->threads[t].length; k++) {
-			if (k > i && (event_at(h, t, k)->kind != VSC_READ || e[k - i].value != e->value))
+			if (k > i &&
+			    (event_at(h, t, k)->kind != VSC_READ || e[k - i].value != e->value))
 				break;
 			h->node[g + k - i] = x;
 		}
@@ -467,17 +468,17 @@ static void graph_free(struct graph *g)
 }
 
 /* Calls edge(h, g, from, to) on every edge. */
-#define FOR_EACH_EDGE(h, EDGE)                                                            \
-	do {                                                                              \
-		for (uint32_t t_ = 0; t_ < (h)->k; t_++) {                                \
-			const uint32_t *node_ = (h)->node + (h)->base[t_];                \
-			for (size_t i_ = 1; i_ < (h)->p->threads[t_].length; i_++)        \
-				if (node_[i_ - 1] != node_[i_])                           \
-					EDGE(node_[i_ - 1], node_[i_]);                    \
-		}                                                                         \
-		for (uint32_t x_ = 1; x_ < (h)->nodes; x_++)                              \
-			if ((h)->source[x_] != NONE)                                       \
-				EDGE((h)->source[x_], x_);                                 \
+#define FOR_EACH_EDGE(h, EDGE)                                                     \
+	do {                                                                       \
+		for (uint32_t t_ = 0; t_ < (h)->k; t_++) {                         \
+			const uint32_t *node_ = (h)->node + (h)->base[t_];         \
+			for (size_t i_ = 1; i_ < (h)->p->threads[t_].length; i_++) \
+				if (node_[i_ - 1] != node_[i_])                    \
+					EDGE(node_[i_ - 1], node_[i_]);            \
+		}                                                                  \
+		for (uint32_t x_ = 1; x_ < (h)->nodes; x_++)                       \
+			if ((h)->source[x_] != NONE)                               \
+				EDGE((h)->source[x_], x_);                         \
 	} while (0)
 
 static int graph_build(const struct hot *h, struct graph *g)
