@@ -61,7 +61,7 @@ static struct random_shape one_variable(uint64_t *seed)
 static void hot_agrees_with_exact(void **state)
 {
 	uint64_t seed = 0x407fa11ULL;
-	int answered = 0, asked = 0, programs = 4000;
+	int answered = 0, asked = 0, programs = 3000;
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {
@@ -93,7 +93,7 @@ static void auto_agrees_on_one_variable(void **state)
 	uint64_t seed = 0x5eed407ULL;
 
 	(void)state;
-	for (int i = 0; i < 1000; i++) {
+	for (int i = 0; i < 600; i++) {
 		struct random_shape shape = one_variable(&seed);
 		struct vsc_program *p = random_program(&seed, &shape);
 		long bounds[] = { -1, 0, 1, 3 };

@@ -797,8 +797,10 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 		r = try_coherence(p, q, b, res, &open);
 		if (r == COHERENCE_NOT_APPLY && coherence == COHERENCE_ONLY)
 			return -EINVAL;
-		if (r != COHERENCE_OPEN && r != COHERENCE_NOT_APPLY)
+		if (r != COHERENCE_OPEN && r != COHERENCE_NOT_APPLY) {
+			free(best.witness); /* the one try_hot_var() gave */
 			return r;
+		}
 		if (open.witness && (!best.witness || open.preemptions < best.preemptions)) {
 			free(best.witness);
 			best.witness = open.witness;

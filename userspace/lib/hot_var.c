@@ -203,7 +203,9 @@ static uint32_t candidates(const struct hot *h, struct choice *c, int64_t v, uin
 	uint32_t n = 0;
 	int init = in->kind == VSC_INIT_UNKNOWN || (in->kind == VSC_INIT_KNOWN && in->value == v);
 
-	if (c->bucket) {
+	if (c->bucket && (v < in->least || v > in->most)) {
+		hi = 0; /* no write of v (the span holds every value) */
+	} else if (c->bucket) {
 		uint64_t at = (uint64_t)v - (uint64_t)in->least;
 		lo = c->bucket[at];
 		hi = c->bucket[at + 1];
