@@ -108,7 +108,9 @@ void dyn_order_undo(struct dyn_order *d)
 
 /* Nodes reachable from b placed before `below`, into d->forward (*found
  * of them); 1 when `target` is among them (a cycle), or -ENOMEM. The
- * backward list is its stack. */
+ * backward list is its stack. Room for n + top + 1 at each push: every
+ * node on the stack still goes to the list, with no push (no check) in
+ * between. */
 static int search_forward(struct dyn_order *d, uint32_t b, uint32_t target, uint32_t below,
 			  uint32_t *found)
 {
@@ -127,7 +129,7 @@ static int search_forward(struct dyn_order *d, uint32_t b, uint32_t target, uint
 			if (y == target)
 				return 1;
 			if (d->mark[y] != d->search && d->place[y] < below) {
-				if (room(d, (n > top ? n : top) + 1))
+				if (room(d, n + top + 1))
 					return -ENOMEM;
 				d->mark[y] = d->search;
 				d->backward[top++] = y;
@@ -153,7 +155,7 @@ static int search_backward(struct dyn_order *d, uint32_t a, uint32_t above, uint
 			uint32_t y = d->edge_from[e];
 			d->work++;
 			if (d->mark[y] != d->search && d->place[y] > above) {
-				if (room(d, (n > top ? n : top) + 1))
+				if (room(d, n + top + 1))
 					return -ENOMEM;
 				d->mark[y] = d->search;
 				d->stack[top++] = y;
