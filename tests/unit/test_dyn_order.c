@@ -85,7 +85,8 @@ static void random_edges_agree_with_search(void **state)
 		}
 		assert_int_equal(dyn_order_init(&d, g->nodes, places), 0);
 		for (uint32_t k = 0; k < 3 * g->nodes; k++)
-			add_and_compare(&d, g, (uint32_t)rand() % g->nodes, (uint32_t)rand() % g->nodes);
+			add_and_compare(&d, g, (uint32_t)rand() % g->nodes,
+					(uint32_t)rand() % g->nodes);
 		dyn_order_free(&d);
 		free(g);
 	}
