@@ -17,6 +17,7 @@
 #include "narrow_ref.h"
 #include "explain.h" /* localize_refutation: the internal step tested below */
 #include "random_program.h"
+#include "shrink.h" /* shrink_key_init: whether a program's windows go by times */
 #include "solver.h" /* struct vsc_result: whether the verdict kept its analysis */
 #include "vsc/vsc.h"
 
@@ -402,6 +403,71 @@ static void test_generated_cores(void **state)
 	assert_int_equal(proofs, cores);
 }
 
+/* p again with recorded times (@ts): the events of a random interleaving
+ * of its threads numbered in turn, so each thread's times increase and the
+ * shrinking for a proof cuts windows by times (shrink_key.c). */
+static struct vsc_program *with_times(const struct vsc_program *p, uint64_t *seed)
+{
+	struct vsc_program *q = vsc_program_new();
+	uint32_t next[8] = { 0 }, left = (uint32_t)p->event_count;
+	uint64_t now = 1000;
+
+	assert_true(program_threads(p) <= 8);
+	for (size_t v = 0; v < program_vars(p); v++) {
+		int64_t value = 0;
+		int init = vsc_program_var_init(p, v, &value);
+		assert_int_equal(vsc_program_add_var(q, vsc_program_var_name(p, v)), (int)v);
+		assert_int_equal(vsc_program_set_init(q, v, (enum vsc_init)init, value), 0);
+	}
+	for (uint32_t t = 0; t < program_threads(p); t++)
+		assert_int_equal(vsc_program_add_thread(q, p->thread_names.names[t]), (int)t);
+	while (left) {
+		uint32_t t = (uint32_t)(rng_next(seed) % program_threads(p));
+		if (next[t] == p->threads[t].length)
+			continue;
+		now += 1 + rng_next(seed) % 100;
+		assert_int_equal(vsc_program_append(q, t, &p->threads[t].events[next[t]++], now),
+				 0);
+		left--;
+	}
+	return q;
+}
+
+static int timed; /* cores of programs whose windows are cut by times */
+
+/* The cores of programs with recorded times are proofs and 1-minimal too:
+ * the shrinking for a proof then scans windows by times, and a window is
+ * taken with its C' gathered straight from the times (shrink_window.c). */
+static void test_timed_cores(void **state)
+{
+	uint64_t seed = 0x7133d;
+	int checked = 0, before = cores - proofs;
+
+	(void)state;
+	for (int round = 0; round < 6000; round++) {
+		struct vsc_program *g =
+			round % 2 ? generated_program(&seed, 12, 6, 12) : small_program(&seed);
+		struct vsc_program *p;
+		struct shrink_key k;
+		long bound = round % 4 == 3 ? 1 : -1;
+		assert_int_equal(program_unpack(g), 0);
+		p = with_times(g, &seed);
+		vsc_program_free(g);
+		shrink_key_init(&k, p, true);
+		if (verdict_of(p, bound) == VSC_INCONSISTENT) {
+			check_core(p, bound);
+			checked++;
+			timed += k.kind == KEY_TIME;
+		}
+		vsc_program_free(p);
+	}
+	print_message("checked %d cores of programs with times (%d cut by times)\n", checked,
+		      timed);
+	assert_true(checked > 500);
+	assert_true(timed > checked / 4);
+	assert_int_equal(cores - proofs, before);
+}
+
 /* The localized set is sound: whenever localize_refutation answers, the
  * program and the set on its own are inconsistent (exact solver). */
 static void test_localize_sound(void **state)
@@ -549,6 +615,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_cores),
 		cmocka_unit_test(test_generated_cores),
+		cmocka_unit_test(test_timed_cores),
 		cmocka_unit_test(test_localize_sound),
 		cmocka_unit_test(test_closure_sound),
 		cmocka_unit_test(test_consistent_has_no_core),

@@ -98,6 +98,43 @@ static int closure_inconsistent(struct shrink *s, size_t m, const struct vsc_che
 	return verdict == VSC_INCONSISTENT;
 }
 
+/* The options of a check within limit_s seconds (0: none but the
+ * deadline) into *opts, *limited when limit_s is what bounds it: false
+ * when the deadline has passed (s->gave_up is then set). */
+static bool check_opts(struct shrink *s, double limit_s, struct vsc_check_opts *opts, bool *limited)
+{
+	*opts = s->opts;
+	*limited = false;
+	if (s->deadline.tv_sec) {
+		opts->timeout_s = seconds_until(&s->deadline);
+		if (opts->timeout_s <= 0) {
+			s->gave_up = true;
+			return false;
+		}
+	}
+	if (limit_s > 0 && (opts->timeout_s <= 0 || opts->timeout_s > limit_s)) {
+		opts->timeout_s = limit_s;
+		*limited = true;
+	}
+	return true;
+}
+
+/* 1 when refs[0..m) are inconsistent, 0 when not or undecided (a limit
+ * that is not limit_s gives the shrinking up), -errno on failure. */
+static int check_refs(struct shrink *s, const struct vsc_event_ref *refs, size_t m,
+		      const struct vsc_check_opts *opts, bool limited)
+{
+	int verdict;
+
+	s->checks++;
+	if ((verdict = verdict_of_events(s->p, refs, m, *opts)) < 0)
+		return verdict;
+	if (verdict == VSC_UNKNOWN && !limited)
+		s->gave_up = true;
+	s->undecided += verdict == VSC_UNKNOWN;
+	return verdict == VSC_INCONSISTENT;
+}
+
 /* 1 when the events of mask are inconsistent (and, if asked, admissible),
  * 0 when not or undecided, -errno on failure. A trial of the large steps
  * gets at most limit_s seconds (0: none but the deadline): one that runs
@@ -105,32 +142,17 @@ static int closure_inconsistent(struct shrink *s, size_t m, const struct vsc_che
 static int check_mask(struct shrink *s, const unsigned char *mask, bool need_admissible,
 		      double limit_s)
 {
-	struct vsc_check_opts opts = s->opts;
+	struct vsc_check_opts opts;
 	size_t m = gather(s, mask);
-	int verdict;
-	bool limited = false;
+	bool limited;
+	int r;
 
-	if (s->deadline.tv_sec) {
-		opts.timeout_s = seconds_until(&s->deadline);
-		if (opts.timeout_s <= 0) {
-			s->gave_up = true;
-			return 0;
-		}
-	}
-	if (limit_s > 0 && (opts.timeout_s <= 0 || opts.timeout_s > limit_s)) {
-		opts.timeout_s = limit_s;
-		limited = true;
-	}
+	if (!check_opts(s, limit_s, &opts, &limited))
+		return 0;
 	if (need_admissible && !admissible(s, m))
 		return 0;
-	s->checks++;
-	if ((verdict = verdict_of_events(s->p, s->scratch, m, opts)) < 0)
-		return verdict;
-	if (verdict == VSC_UNKNOWN && !limited)
-		s->gave_up = true;
-	s->undecided += verdict == VSC_UNKNOWN;
-	if (verdict != VSC_INCONSISTENT)
-		return 0;
+	if ((r = check_refs(s, s->scratch, m, &opts, limited)) <= 0)
+		return r;
 	return s->closure ? closure_inconsistent(s, m, &opts, limited) : 1;
 }
 
@@ -161,22 +183,47 @@ static size_t position_of(const struct shrink *s, struct vsc_event_ref r)
 											 : SIZE_MAX;
 }
 
-int shrink_check_closed_trial(struct shrink *s, double limit_s)
+static int by_thread_then_index(const void *a, const void *b)
+{
+	const struct vsc_event_ref *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+int shrink_check_closure_of(struct shrink *s, const struct vsc_event_ref *events, size_t m,
+			    double limit_s)
 {
 	const struct vsc_event_ref *closed;
-	size_t m = gather(s, s->trial), count;
-	int r = proof_closure_of(s->closure, s->scratch, m, &closed, &count);
+	struct vsc_check_opts opts;
+	size_t count;
+	bool limited;
+	int r = proof_closure_of(s->closure, events, m, &closed, &count);
 
 	if (r != 0)
 		return r < 0 ? r : 0;
+	if (count > s->n || !check_opts(s, limit_s, &opts, &limited))
+		return 0;
+	memmove(s->scratch, closed, count * sizeof(*closed));
+	qsort(s->scratch, count, sizeof(*s->scratch), by_thread_then_index);
+	if (!admissible(s, count) || (r = check_refs(s, s->scratch, count, &opts, limited)) <= 0)
+		return r;
 	memset(s->trial, 0, s->n);
 	for (size_t j = 0; j < count; j++) {
-		size_t at = position_of(s, closed[j]);
+		size_t at = position_of(s, s->scratch[j]);
 		if (at == SIZE_MAX)
 			return 0; /* past what is left to shrink */
 		s->trial[at] = 1;
 	}
-	return check_mask(s, s->trial, true, limit_s);
+	return 1;
+}
+
+int shrink_check_closed_trial(struct shrink *s, double limit_s)
+{
+	size_t m = gather(s, s->trial);
+
+	return shrink_check_closure_of(s, s->scratch, m, limit_s);
 }
 
 /* ---- the closure: drop reads left without a possible source ------------ */

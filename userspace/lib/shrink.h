@@ -40,14 +40,25 @@ struct shrink {
 	struct proof_closure *closure;
 };
 
-/* Where events fall in time (shrink_key.c): trace lines when they follow
+/* Where events fall in time (shrink_key.c): recorded times (@ts) when
+ * every event has one and asked for, else trace lines when they follow
  * time (a recorded trace), else the fraction of the thread before them. */
+enum shrink_key_kind {
+	KEY_FRACTION,
+	KEY_LINE,
+	KEY_TIME
+};
 struct shrink_key {
 	const struct vsc_program *p;
-	bool by_line;
-	uint64_t last; /* the largest key */
+	enum shrink_key_kind kind;
+	uint64_t first; /* KEY_TIME: the earliest time, key 0 */
+	uint64_t last;  /* the largest key */
 };
-void shrink_key_init(struct shrink_key *k, const struct vsc_program *p);
+/* by_time: recorded times first (the windows for a proof); else lines or
+ * fractions (the prefixes: a recorded trace's prefix by lines, cut
+ * between batches, is often inconsistent early, which a first core wants
+ * and a proof does not). */
+void shrink_key_init(struct shrink_key *k, const struct vsc_program *p, bool by_time);
 uint64_t shrink_key_of(const struct shrink_key *k, uint32_t t, uint32_t i);
 /* How many events of thread t have a key of at most L. */
 uint32_t shrink_key_count_upto(const struct shrink_key *k, uint32_t t, uint64_t L);
@@ -73,6 +84,11 @@ int shrink_check_trial(struct shrink *s, double limit_s);
  * under the source rule, its own C'), checked as shrink_check_trial: one
  * check where a set and its C' take two. */
 int shrink_check_closed_trial(struct shrink *s, double limit_s);
+/* The same for events[0..m) (sorted by thread, then index; they may be
+ * s->scratch): when C' of them passes, s->trial becomes it and 1 is
+ * returned. Costs what C' does, not what `all` does, until it passes. */
+int shrink_check_closure_of(struct shrink *s, const struct vsc_event_ref *events, size_t m,
+			    double limit_s);
 /* Keep s->trial as the candidate set, and let go of the rest of `all`. */
 int shrink_keep_trial(struct shrink *s);
 /* A progress line, at most one a second, when asked for. */
@@ -92,6 +108,9 @@ int shrink_prefix(struct shrink *s);
  * by key, from the start, until one passes with its C' (then the kept
  * set): 1, 0 when none did in time, or -errno. */
 int shrink_scan(struct shrink *s);
+/* Whether the trace is long enough that the scan's time is cut and no
+ * prefix is tried after it (the scan of windows is all there is). */
+bool shrink_scan_long(const struct shrink *s);
 /* The kept set (a prefix, its violation near its end) cut to its last
  * events by key: tails of 1024 events, 4 times more each time, until one
  * passes the check (with s->closure: with its C'): 1 when one did (the

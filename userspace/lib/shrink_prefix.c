@@ -91,7 +91,7 @@ int shrink_whole(struct shrink *s)
 	struct shrink_key k;
 	double took;
 
-	shrink_key_init(&k, s->p);
+	shrink_key_init(&k, s->p, false);
 	return check_whole(s, &k, &took);
 }
 
@@ -102,11 +102,11 @@ int shrink_prefix(struct shrink *s)
 	double took = 0, whole, limit;
 	int r;
 
-	shrink_key_init(&k, s->p);
+	shrink_key_init(&k, s->p, false);
 	hi = k.last;
 	if ((r = check_whole(s, &k, &whole)))
 		return r;
-	if (!k.by_line && s->n < PREFIX_LONG) {
+	if (k.kind == KEY_FRACTION && s->n < PREFIX_LONG) {
 		s->trial_limit = 4 * whole + TRIAL_MIN_S; /* cut down whole */
 		return 0;
 	}

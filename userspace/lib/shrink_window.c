@@ -12,11 +12,14 @@
  * holds it too (C' is read off the orders of the whole trace, so a window
  * keeps the narrowing), and costs what the window does.
  *
- * So the scan: windows of 2^14 events by key (shrink_key.c), half
- * overlapping, from the start of the trace, each taken with its C' (one
- * check: C' is its own closure, shrink_check_closed_trial); the first that
- * is inconsistent is where the shrinking starts. Then windows four times
- * as long, within SCAN_WHOLES times the whole execution's check in all.
+ * So the scan: windows of 2^14 events by key (shrink_key.c; 2^12 when
+ * the key is the recorded time, which puts a violation's events close
+ * together), half overlapping, from the start of the trace, each taken
+ * with its C' (one check: C' is its own closure,
+ * shrink_check_closed_trial); the first that is inconsistent is where the
+ * shrinking starts. Then windows four times as long, within SCAN_WHOLES
+ * times the whole execution's check in all (SCAN_WHOLES_LONG past
+ * SCAN_LONG events, where the prefixes are not tried after it).
  * When none is found, the prefix (shrink_prefix.c) and its tails:
  * tails of the prefix found, 1024 events and four times more each time,
  * since its reason ends near its end. Nothing is assumed of a window: what
@@ -28,10 +31,13 @@
 #include "shrink.h"
 #include "userspace/util/clock.h"
 
-#define SCAN_FIRST (1u << 14) /* events of the first windows scanned, */
-#define SCAN_PARTS 8          /* or this part of a shorter trace */
-#define SCAN_GROWTH 4         /* each next scan's windows this many times longer */
-#define SCAN_WHOLES 4         /* the scans' time: this many whole checks at most */
+#define SCAN_FIRST (1u << 14)       /* events of the first windows scanned, */
+#define SCAN_FIRST_TIMED (1u << 12) /* (by recorded times: these many) */
+#define SCAN_PARTS 8                /* or this part of a shorter trace */
+#define SCAN_GROWTH 4               /* each next scan's windows this many times longer */
+#define SCAN_WHOLES 4               /* the scans' time: this many whole checks at most */
+#define SCAN_LONG (1u << 20)        /* events of a trace past which */
+#define SCAN_WHOLES_LONG 1          /* the scans, retries too, take this many */
 #define SCAN_PHASE "windows for a proof"
 #define RETRIES 16      /* windows a limit stopped, checked again */
 #define RETRY_FACTOR 8  /* with this many times the time, */
@@ -39,19 +45,36 @@
 #define TAIL_FIRST 1024 /* events of the first tail of a prefix tried */
 #define TAIL_GROWTH 4
 
-/* s->trial: the events with a key in [lo, hi) (`all` is every event). */
-static void mark_range(struct shrink *s, const struct shrink_key *k, uint64_t lo, uint64_t hi)
+/* The events with a key in [lo, hi) into s->scratch (`all` is every
+ * event, by thread then index): how many. Costs the window, not `all`. */
+static size_t gather_range(struct shrink *s, const struct shrink_key *k, uint64_t lo, uint64_t hi)
 {
-	size_t at = 0;
+	size_t m = 0;
 
-	memset(s->trial, 0, s->n);
 	for (uint32_t t = 0; t < program_threads(s->p); t++) {
 		uint32_t from = lo ? shrink_key_count_upto(k, t, lo - 1) : 0;
 		uint32_t to = shrink_key_count_upto(k, t, hi - 1);
-		if (to > from)
-			memset(s->trial + at + from, 1, to - from);
-		at += s->p->threads[t].length;
+		for (uint32_t i = from; i < to; i++)
+			s->scratch[m++] = (struct vsc_event_ref){ t, i };
 	}
+	return m;
+}
+
+/* The window [lo, hi) with its C', checked within limit_s: 1 when it
+ * passes (then C' is the kept set, compacted), 0, or -errno. */
+static int try_window(struct shrink *s, const struct shrink_key *k, uint64_t lo, uint64_t hi,
+		      double limit_s)
+{
+	double started = clock_now_s();
+	size_t m = gather_range(s, k, lo, hi);
+	int r;
+
+	shrink_progress(s, SCAN_PHASE);
+	if (m == 0 || (r = shrink_check_closure_of(s, s->scratch, m, limit_s)) <= 0)
+		return m == 0 ? 0 : r;
+	s->trial_limit = 4 * (clock_now_s() - started) + TRIAL_MIN_S;
+	r = shrink_keep_trial(s);
+	return r ? r : 1;
 }
 
 /* s->trial closed, with its C', checked within limit_s: 1 when it passes
@@ -75,12 +98,14 @@ static int try_closed(struct shrink *s, double limit_s)
 /* One scan of windows of `size` events from the start, within `end`:
  * 1 when one passed, 0, or -errno. The windows a limit stopped are
  * checked again with RETRY_FACTOR times the time at the end, within
- * RETRY_WHOLES whole checks (the reason
+ * retry_s seconds (0: within `end`) (the reason
  * may be where a closure is hard to refute: 13 of 280 such closures of
  * a 2.3 M-event recording went past their limit on the loaded machine). */
-static int scan_windows(struct shrink *s, const struct shrink_key *k, size_t size, double end)
+static int scan_windows(struct shrink *s, const struct shrink_key *k, size_t size, double end,
+			double retry_s)
 {
-	uint64_t width = (k->last + 1) * size / s->n + 2, retry[RETRIES];
+	uint64_t width = (uint64_t)((double)(k->last + 1) * (double)size / (double)s->n) + 2;
+	uint64_t retry[RETRIES];
 	double limit = 8 * s->whole_s * (double)size / (double)s->n + TRIAL_MIN_S;
 	size_t retries = 0;
 	int r = 0;
@@ -89,33 +114,39 @@ static int scan_windows(struct shrink *s, const struct shrink_key *k, size_t siz
 		unsigned long undecided = s->undecided;
 		if (s->gave_up || clock_now_s() > end)
 			break;
-		mark_range(s, k, lo, lo + width);
-		shrink_progress(s, SCAN_PHASE);
-		r = try_closed(s, limit);
+		r = try_window(s, k, lo, lo + width, limit);
 		if (r == 0 && s->undecided > undecided && retries < RETRIES)
 			retry[retries++] = lo;
 	}
-	end = clock_now_s() + RETRY_WHOLES * s->whole_s + TRIAL_MIN_S;
+	end = retry_s > 0 ? clock_now_s() + retry_s : end;
 	for (size_t i = 0; i < retries && !r && !s->gave_up && clock_now_s() <= end; i++) {
-		mark_range(s, k, retry[i], retry[i] + width);
-		shrink_progress(s, SCAN_PHASE);
-		r = try_closed(s, RETRY_FACTOR * limit);
+		r = try_window(s, k, retry[i], retry[i] + width, RETRY_FACTOR * limit);
 	}
 	return r;
+}
+
+bool shrink_scan_long(const struct shrink *s)
+{
+	return s->p->event_count > SCAN_LONG;
 }
 
 int shrink_scan(struct shrink *s)
 {
 	struct shrink_key k;
-	double end = clock_now_s() + SCAN_WHOLES * s->whole_s + TRIAL_MIN_S;
+	bool lengthy = shrink_scan_long(s);
+	double wholes = lengthy ? SCAN_WHOLES_LONG : SCAN_WHOLES;
+	double end = clock_now_s() + wholes * s->whole_s + TRIAL_MIN_S;
+	double retry_s = lengthy ? 0 : RETRY_WHOLES * s->whole_s + TRIAL_MIN_S;
+	size_t first;
 	int r = 0;
 
 	if (!s->closure || s->n != s->p->event_count)
 		return 0;
-	shrink_key_init(&k, s->p);
-	for (size_t size = s->n / SCAN_PARTS < SCAN_FIRST ? s->n / SCAN_PARTS + 1 : SCAN_FIRST;
+	shrink_key_init(&k, s->p, true);
+	first = k.kind == KEY_TIME ? SCAN_FIRST_TIMED : SCAN_FIRST;
+	for (size_t size = s->n / SCAN_PARTS < first ? s->n / SCAN_PARTS + 1 : first;
 	     size * 2 <= s->n && !r && clock_now_s() <= end; size *= SCAN_GROWTH)
-		r = scan_windows(s, &k, size, end);
+		r = scan_windows(s, &k, size, end, retry_s);
 	return r;
 }
 
@@ -147,7 +178,7 @@ int shrink_tail(struct shrink *s)
 
 	if (!keys)
 		return -ENOMEM;
-	shrink_key_init(&k, s->p);
+	shrink_key_init(&k, s->p, false); /* the prefix's key */
 	m = kept_keys(s, &k, keys);
 	for (size_t size = TAIL_FIRST; size * 2 <= m && !s->gave_up && !r; size *= TAIL_GROWTH) {
 		for (size_t i = 0; i < s->n; i++)
