@@ -60,13 +60,40 @@ static size_t gather_range(struct shrink *s, const struct shrink_key *k, uint64_
 	return m;
 }
 
-/* The window [lo, hi) with its C', checked within limit_s: 1 when it
- * passes (then C' is the kept set, compacted), 0, or -errno. */
+/* s->scratch[0..m) without each read it leaves without a source, again
+ * while a dropped one was an RMW (what shrink_close_trial does to a mask,
+ * at the cost of the window): how many stay. */
+static size_t close_window(struct shrink *s, size_t m)
+{
+	size_t nbad;
+	bool wrote;
+
+	do {
+		size_t kept = 0, j = 0;
+		nbad = source_rule_lacking(s->rule, s->scratch, m, s->bad, m);
+		wrote = false;
+		for (size_t i = 0; i < m; i++) {
+			const struct vsc_event *e =
+				&s->p->threads[s->scratch[i].thread].events[s->scratch[i].index];
+			if (j < nbad && s->bad[j] == i) {
+				j++;
+				wrote |= e->kind == VSC_RMW;
+				continue;
+			}
+			s->scratch[kept++] = s->scratch[i];
+		}
+		m = kept;
+	} while (wrote && nbad);
+	return m;
+}
+
+/* The window [lo, hi), closed, with its C', checked within limit_s: 1
+ * when it passes (then C' is the kept set, compacted), 0, or -errno. */
 static int try_window(struct shrink *s, const struct shrink_key *k, uint64_t lo, uint64_t hi,
 		      double limit_s)
 {
 	double started = clock_now_s();
-	size_t m = gather_range(s, k, lo, hi);
+	size_t m = close_window(s, gather_range(s, k, lo, hi));
 	int r;
 
 	shrink_progress(s, SCAN_PHASE);
