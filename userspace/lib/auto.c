@@ -58,6 +58,11 @@ struct best {
 	 * the least costs the most: 3 x 50,000, 2.4 M events, 15.5 s CPU
 	 * galloping up from the lower bound) */
 	long hinted;
+	/* the fixpoint with_hint_run() built beside a search on the reads'
+	 * first ranges (has_fixpoint), for the search on the fixpoint to take */
+	struct forced fixpoint;
+	int has_fixpoint;
+	int first_ranges; /* the search runs on them, its fixpoint left out */
 };
 
 static int keep_witness(struct engine *g, struct best *best)
@@ -276,32 +281,47 @@ static int refuted_by_groups(struct engine *g, const struct query *q, struct bes
 	return r == WRITER_GROUPS_REFUTED;
 }
 
+/* decide() on the reads' first ranges stopped: with_hint_run() built the
+ * fixpoint, and the search on it comes next (search_engine()). */
+#define FIXPOINT_READY 5
+
+/* The forced orders the search builds for q (search_engine()), less
+ * FORCED_FIRST_RANGES. */
+static int forced_how(const struct query *q)
+{
+	return q->bound >= 0 || q->minimize ? FORCED_BOUND : 0;
+}
+
 /* Several writers and the recorded times: the run they guide (hint_run.c),
  * inside the epochs of the forced orders' fixpoint, is a witness where the
  * searches wander: on a recorded 4-thread Peterson's lock of 4.1 M events
  * neither the search without a bound nor the bounded one near the least
  * found any in 180 s; the run takes 3 s. Without the fixpoint's epochs it
  * gets stuck there, and the search on the reads' first ranges comes first
- * (search_engine()): so the fixpoint is built for it then. Its count is an
- * upper bound on the least. Once a program. */
-static void with_hint_run(struct engine *g, struct best *best, long least)
+ * (search_engine()): so the fixpoint is built for it then, as the search
+ * on the fixpoint builds it, and kept for that search, which comes next
+ * (returns 1; built twice before: 4 x 10,000 --min 4.7 -> 4.0 s CPU). Its
+ * count is an upper bound on the least. Once a program. */
+static int with_hint_run(struct engine *g, const struct query *q, struct best *best, long least)
 {
 	unsigned long cap = g->budget->work_cap;
 	struct forced own = { 0 };
 	const struct forced *epochs = g->forced;
 	uint32_t *witness = NULL;
 	long preemptions;
-	int built = 0;
+	int built = 0, kept = 0;
 
 	if (!g->stops.point || best->hint_tried || !hint_run_applies(g->p) ||
 	    (best->witness && best->preemptions <= least))
-		return; /* tried, or a witness at the least (a spin lock's) */
+		return 0; /* tried, or a witness at the least (a spin lock's) */
 	best->hint_tried = 1;
 	g->budget->work_cap = 0; /* about linear: the deadline is its limit */
 	budget_phase(g->budget, "run by the recorded times");
 	if (!epochs || !epochs->after) {
-		built = forced_build(&own, g->p, g->a, g->budget, 0) == 0;
+		built = forced_build(&own, g->p, g->a, g->budget, forced_how(q)) == 0;
 		epochs = built && !own.refuted && own.after ? &own : NULL;
+		/* the search on the fixpoint would build the same */
+		kept = built && best->first_ranges && (own.after || own.refuted);
 	}
 	if (epochs && hint_run(g->p, g->a, epochs, g->budget, &witness, &preemptions) == 0 &&
 	    witness && (!best->witness || preemptions < best->preemptions)) {
@@ -311,10 +331,15 @@ static void with_hint_run(struct engine *g, struct best *best, long least)
 		witness = NULL;
 	}
 	free(witness);
-	if (built)
+	if (kept) {
+		best->fixpoint = own;
+		best->has_fixpoint = 1;
+	} else if (built) {
 		forced_free(&own);
+	}
 	budget_phase(g->budget, "search");
 	g->budget->work_cap = cap;
+	return kept;
 }
 
 /* Several writers: the stops a spin lock forces on its holders
@@ -373,7 +398,8 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 	int r, err;
 
 	least = with_lock_stops(g, best, least);
-	with_hint_run(g, best, least);
+	if (with_hint_run(g, q, best, least))
+		return FIXPOINT_READY;
 	best->lower = least;
 	if (q->bound >= 0 && least > q->bound)
 		return VSC_INCONSISTENT; /* every bound up to q->bound fails */
@@ -554,7 +580,13 @@ static int search_with(const struct vsc_program *p, struct analysis *a, const st
 	int r;
 
 	budget_phase(b, "forced orders");
-	r = forced_build(&forced, p, a, b, how);
+	if (best->has_fixpoint && !(how & FORCED_FIRST_RANGES)) {
+		forced = best->fixpoint; /* with_hint_run()'s, built as how asks */
+		best->has_fixpoint = 0;
+		r = 0;
+	} else {
+		r = forced_build(&forced, p, a, b, how);
+	}
 	if (r == -ETIME)
 		return VSC_UNKNOWN;
 	if (r < 0)
@@ -571,12 +603,14 @@ static int search_with(const struct vsc_program *p, struct analysis *a, const st
 	budget_phase(b, "search");
 	outer = b->work_cap; /* a cap of the caller's (search_then_sat) holds too */
 	best->search_work = *partial ? work : 0;
+	best->first_ranges = *partial;
 	best->search_cap = 0;
 	r = engine_rank_by_ts(&g);
 	if (!r)
 		r = decide(&g, q, best, least);
 	b->work_cap = outer;
 	best->search_work = 0;
+	best->first_ranges = 0;
 	res->nodes += g.nodes;
 	res->steps += g.steps;
 	engine_free(&g);
@@ -592,12 +626,13 @@ static int search_with(const struct vsc_program *p, struct analysis *a, const st
 static int search_engine(const struct vsc_program *p, struct analysis *a, const struct query *q,
 			 struct budget *b, struct vsc_result *res, struct best *best, long least)
 {
-	int how = q->bound >= 0 || q->minimize ? FORCED_BOUND : 0, partial = 0;
+	int how = forced_how(q), partial = 0;
 	unsigned long work = FIRST_RANGES_WORK * (p->event_count + 1);
 	int r = search_with(p, a, q, b, res, best, least, how | FORCED_FIRST_RANGES, work,
 			    &partial);
 
-	if (r == VSC_UNKNOWN && partial && best->search_cap && b->steps >= best->search_cap)
+	if (r == FIXPOINT_READY ||
+	    (r == VSC_UNKNOWN && partial && best->search_cap && b->steps >= best->search_cap))
 		r = search_with(p, a, q, b, res, best, least, how, 0, &partial);
 	if (r >= 0) {
 		take_verdict(p, q, res, best, r);
@@ -785,7 +820,7 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 		       enum use_coherence coherence)
 {
 	struct coherence_open open = { 0, NULL, -1 };
-	struct best best = { NULL, -1, 0, 0, -1, 0, 0, 0, 0, -1 };
+	struct best best = { NULL, -1, 0, 0, -1, 0, 0, 0, 0, -1, { 0 }, 0, 0 };
 	int r;
 
 	if (coherence != COHERENCE_ONLY && (r = try_runs(p, q, b, res)) != SEARCH_ON)
@@ -811,6 +846,8 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 	}
 	r = search_whole(p, writers, spans, q, b, res, &best, open.least);
 	free(best.witness);
+	if (best.has_fixpoint) /* a limit stopped the search before it took it */
+		forced_free(&best.fixpoint);
 	return r;
 }
 
