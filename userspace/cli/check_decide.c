@@ -20,6 +20,11 @@ const char *verdict_name(int status)
 					     : "unknown";
 }
 
+const char *present_name(int present_status)
+{
+	return present_status == PRESENT_NOT_DECIDED ? "not decided" : verdict_name(present_status);
+}
+
 /* The verdict an item's details are about: the events present's when its
  * verdict is withheld. */
 int item_shown_status(const struct item *it)
@@ -81,6 +86,11 @@ void check_decide_item(struct item *it, const struct check_args *a, double deadl
 	struct vsc_check_opts opts = a->opts;
 	int err;
 
+	if (it->not_decided) { /* no verdict can come of it: no search either */
+		it->res = NULL;
+		it->status = EXIT_UNKNOWN;
+		return;
+	}
 	if (deadline > 0)
 		opts.timeout_s = fmax(deadline - clock_now_s(), 1e-9);
 	opts.want_witness = opts.want_witness || a->svg || a->html;
@@ -210,10 +220,12 @@ static void withhold(struct file_report *f, const struct check_args *a)
 		return;
 	for (size_t i = 0; i < f->count; i++) {
 		struct item *it = &f->items[i];
-		f->present_status = check_combine_status(f->present_status, it->status);
+		f->present_status = it->not_decided
+					    ? PRESENT_NOT_DECIDED
+					    : check_combine_status(f->present_status, it->status);
 		if (it->status == EXIT_USAGE)
 			continue;
-		it->present_status = it->status;
+		it->present_status = it->not_decided ? PRESENT_NOT_DECIDED : it->status;
 		it->status = EXIT_UNKNOWN;
 		it->withheld = true;
 	}

@@ -25,8 +25,8 @@ static void json_completeness(struct json *j, const struct file_report *f,
 		json_key_string(j, "completeness_reason", c->why);
 		if (a->accept_incomplete || f->segmented) { /* else the item said it */
 			json_key(j, "verdict_on_events_present");
-			json_string(j, verdict_name(a->accept_incomplete ? f->status
-									 : f->present_status));
+			json_string(j, a->accept_incomplete ? verdict_name(f->status)
+							    : present_name(f->present_status));
 		}
 		json_key_bool(j, "accepted_incomplete", a->accept_incomplete);
 	}
@@ -88,7 +88,7 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 
 	json_key_string(j, "verdict", verdict_name(it->status));
 	if (it->withheld) {
-		json_key_string(j, "verdict_on_events_present", verdict_name(it->present_status));
+		json_key_string(j, "verdict_on_events_present", present_name(it->present_status));
 	}
 	json_key_uint(j, "threads", f->threads);
 	json_key_uint(j, "events", f->events);

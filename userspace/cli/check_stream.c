@@ -51,6 +51,7 @@ struct stream {
 	bool closing;
 	int err;                  /* 0, or -ENOMEM once a decided execution could not be kept */
 	struct file_report *file; /* being read */
+	size_t file_queued;       /* of its executions, those queued so far */
 	/* The batch being filled. A full one is queued when the next execution
 	 * comes, so that a file's last batch is queued when the file ends: one
 	 * execution alone then gets every --jobs thread. */
@@ -221,6 +222,7 @@ static void push_filling(struct stream *st, unsigned jobs)
 	s->state = SLOT_WAITING;
 	pthread_cond_broadcast(&st->changed);
 	pthread_mutex_unlock(&st->lock);
+	st->file_queued += st->filling.n;
 	st->filling.n = st->filling.events = 0;
 }
 
@@ -264,6 +266,22 @@ static void push_last(struct stream *st)
 
 /* ---- reading ------------------------------------------------------------- */
 
+/* A file of one execution whose trace is incomplete gets no verdict, so it
+ * is not searched either (unless --accept-incomplete asks for one): a
+ * recording whose target was killed took minutes of search for a line
+ * that can only say `unknown`. The segments of a segmented file are
+ * decided as they are read, before its end says whether it is whole, and
+ * keep their verdicts on the events present. */
+static void leave_undecided_if_incomplete(struct stream *st, struct file_report *f)
+{
+	struct vsc_trace_completeness c = { .sz = sizeof(c) };
+
+	if (st->a->accept_incomplete || st->file_queued != 0 || st->filling.n != 1 ||
+	    vsc_trace_completeness(f->trace, &c) != 0 || c.state != VSC_TRACE_INCOMPLETE)
+		return;
+	st->filling.items[0].not_decided = true;
+}
+
 /* Nothing of f is decided (its status says why): its executions decided so
  * far are dropped. */
 static void give_up_file(struct file_report *f, int err)
@@ -294,12 +312,14 @@ static void read_file(struct stream *st, struct file_report *f)
 	int err;
 
 	st->file = f;
+	st->file_queued = 0;
 	f->read_started = clock_now_s();
 	f->trace = vsc_trace_parse_file(f->path, &popts);
 	err = st->err ? -st->err : errno;
 	f->read_s = clock_now_s() - f->read_started - f->blocked_s;
 	f->read_done = true;
 	if (f->trace) {
+		leave_undecided_if_incomplete(st, f);
 		push_last(st);
 		return;
 	}

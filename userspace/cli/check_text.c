@@ -78,7 +78,10 @@ static void print_completeness(const struct file_report *f, const struct check_a
 		return;
 	}
 	printf("no verdict: the trace is incomplete: %s\n", f->comp.why);
-	printf("on the events present only: %s\n", verdict_name(f->present_status));
+	if (f->present_status == PRESENT_NOT_DECIDED)
+		printf("on the events present only: not decided (--accept-incomplete decides them)\n");
+	else
+		printf("on the events present only: %s\n", verdict_name(f->present_status));
 }
 
 void check_text_file(const struct file_report *f, const struct check_args *a)

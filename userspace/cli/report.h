@@ -44,6 +44,7 @@ struct item {
 	int8_t status;              /* exit status of this execution */
 	int8_t present_status;      /* with withheld: what the events present gave */
 	bool withheld;              /* the trace is incomplete: status is unknown */
+	bool not_decided;           /* an incomplete trace's one execution, not searched */
 	struct item_facts facts;
 };
 
@@ -90,6 +91,10 @@ struct check_args {
 
 /* check_decide.c: deciding, and what was decided */
 const char *verdict_name(int status);
+/* present_status of an execution left undecided (check_stream.c) */
+#define PRESENT_NOT_DECIDED (-1)
+/* What the events present gave: a verdict's name, or "not decided". */
+const char *present_name(int present_status);
 /* Decide one execution (by --deadline, 0: none); path names it in messages. */
 void check_decide_item(struct item *it, const struct check_args *a, double deadline,
 		       const char *path);
