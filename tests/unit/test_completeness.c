@@ -113,10 +113,6 @@ static void test_lost(void **state)
 	assert_int_equal(c.state, VSC_TRACE_INCOMPLETE);
 	assert_int_equal(c.lost, 4);
 	assert_false(c.lost_exact);
-	/* a count that cannot be read is not a zero */
-	c = of("# lost events: many\n" BODY);
-	assert_int_equal(c.state, VSC_TRACE_INCOMPLETE);
-	assert_false(c.lost_exact);
 	/* the trailer's count wins when larger, and its >= is inexact */
 	c = of(HEAD "# events: 2\n# lost events: 1\n" BODY
 		    "# end of trace: events=2 lost=>=5 uncertain=0\n");
@@ -153,9 +149,61 @@ static void test_uncertain_threads(void **state)
 	assert_int_equal(c.uncertain, 0);
 	c = of("# uncertain threads: 0\n" BODY);
 	assert_int_equal(c.state, VSC_TRACE_WHOLE);
-	/* a count that cannot be read is not 0 */
-	c = of("# uncertain threads: some\n" BODY);
-	assert_int_equal(c.state, VSC_TRACE_INCOMPLETE);
+}
+
+/* The message of a count that cannot be read, or "" when it parses. */
+static const char *bad_count_message(const char *text)
+{
+	static struct messages m;
+	struct vsc_trace *trace = parse_text(text, &m);
+
+	if (trace) {
+		vsc_trace_free(trace);
+		return "";
+	}
+	assert_int_equal(m.count, 1);
+	return m.text[0];
+}
+
+/* A count that is not N, `at least N` or `see end of trace` is bad input
+ * (exit status 2), never read as a number nobody wrote: `3x` was `at least
+ * 3`, 20 digits saturated, `many` was an unknown loss. */
+static void test_bad_counts(void **state)
+{
+	(void)state;
+	static const char *const keys[] = { "lost events", "uncertain values",
+					    "uncertain threads" };
+	static const char *const bad[] = { "3x",
+					   "99999999999999999999",
+					   "18446744073709551616",
+					   "many",
+					   "at least 3x",
+					   "at least",
+					   "-1",
+					   "+3",
+					   "3 4",
+					   "0x10",
+					   "",
+					   "see end of trace!" };
+	char text[256];
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+		for (size_t b = 0; b < sizeof(bad) / sizeof(*bad); b++) {
+			snprintf(text, sizeof(text), "# %s: %s\n" BODY, keys[k], bad[b]);
+			assert_non_null(strstr(bad_count_message(text), "needs a count"));
+		}
+		/* the largest count that fits is read as it is */
+		snprintf(text, sizeof(text), "# %s: 18446744073709551615\n" BODY, keys[k]);
+		assert_string_equal(bad_count_message(text), "");
+		/* anywhere, not only in the header */
+		snprintf(text, sizeof(text), BODY "# %s: 2y\n", keys[k]);
+		assert_non_null(strstr(bad_count_message(text), "t.vsc:4:"));
+	}
+	/* `# events:` in the header; elsewhere it is any comment */
+	assert_non_null(
+		strstr(bad_count_message("# events: 2x\n" BODY), "t.vsc:1:11: `# events:`"));
+	assert_string_equal(bad_count_message(BODY "# events: 2x\n"), "");
+	assert_int_equal(of("# lost events:\t7 \r\n" BODY).lost, 7);
 }
 
 static void test_small_sz(void **state)
@@ -188,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_uncertain),
 		cmocka_unit_test(test_uncertain_threads),
+		cmocka_unit_test(test_bad_counts),
 		cmocka_unit_test(test_small_sz),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,18 +38,21 @@ static bool take_word(struct text *t, const char *word)
 	return true;
 }
 
-/* Decimal digits (at least one); saturates at UINT64_MAX. */
+/* Decimal digits (at least one) of a number that fits 64 bits: a count
+ * past that is not read as some other number (it saturated before). */
 static bool take_count(struct text *t, uint64_t *out)
 {
 	const char *start = t->s;
 	uint64_t n = 0;
+	bool fits = true;
 
 	for (; t->s < t->end && *t->s >= '0' && *t->s <= '9'; t->s++) {
 		uint64_t d = (uint64_t)(*t->s - '0');
-		n = n > (UINT64_MAX - d) / 10 ? UINT64_MAX : n * 10 + d;
+		fits = fits && n <= (UINT64_MAX - d) / 10;
+		n = n * 10 + d;
 	}
-	*out = n;
-	return t->s > start;
+	*out = fits ? n : 0;
+	return t->s > start && fits;
 }
 
 static bool is_rest(const struct text *t, const char *word)
@@ -62,23 +65,25 @@ enum count_form {
 	COUNT_EXACT,
 	COUNT_AT_LEAST,
 	COUNT_DEFERRED,
-	COUNT_UNREADABLE
+	COUNT_BAD /* none of the forms: an error in the input */
 };
 
-/* The value of a header count: `N`, `at least N` or `see end of trace`. */
-static enum count_form header_count(struct text *t, uint64_t *n)
+/* The value of a header count: `N`, `at least N` or `see end of trace`.
+ * Anything else (`3x`, `many`, 20 digits) is bad input: read as `at least
+ * 3` it gave a verdict's reason a number nobody wrote. */
+static enum count_form header_count(struct text t, uint64_t *n)
 {
-	bool at_least = take_word(t, "at least ");
+	bool at_least = take_word(&t, "at least ");
 
 	*n = 0;
-	if (!at_least && is_rest(t, SEE_END))
+	if (!at_least && is_rest(&t, SEE_END))
 		return COUNT_DEFERRED;
-	if (!take_count(t, n) || t->s != t->end)
-		return COUNT_UNREADABLE;
+	if (!take_count(&t, n) || t.s != t.end)
+		return COUNT_BAD;
 	return at_least ? COUNT_AT_LEAST : COUNT_EXACT;
 }
 
-static void note_lost(struct vsc_trace *trace, struct text *t)
+static bool note_lost(struct vsc_trace *trace, struct text t)
 {
 	struct trace_completeness *c = &trace->comp;
 	uint64_t n;
@@ -90,9 +95,10 @@ static void note_lost(struct vsc_trace *trace, struct text *t)
 		c->lost_deferred = true;
 	else if (form != COUNT_EXACT)
 		c->lost_inexact = true;
+	return form != COUNT_BAD;
 }
 
-static void note_uncertain(struct trace_completeness *c, struct text *t)
+static bool note_uncertain(struct trace_completeness *c, struct text t)
 {
 	uint64_t n;
 	enum count_form form = header_count(t, &n);
@@ -103,29 +109,34 @@ static void note_uncertain(struct trace_completeness *c, struct text *t)
 		c->uncertain_deferred = true;
 	else if (form != COUNT_EXACT)
 		c->uncertain_unreadable = true;
+	return form != COUNT_BAD;
 }
 
 /* `# uncertain threads: N`: N thread ids may each stand for several
  * threads (a converter that could not exclude an id used again). */
-static void note_uncertain_threads(struct trace_completeness *c, struct text *t)
+static bool note_uncertain_threads(struct trace_completeness *c, struct text t)
 {
 	uint64_t n;
+	enum count_form form = header_count(t, &n);
 
-	if (header_count(t, &n) != COUNT_EXACT)
+	if (form != COUNT_EXACT)
 		c->uncertain_threads_unreadable = true;
 	if (n > c->uncertain_threads)
 		c->uncertain_threads = n;
+	return form != COUNT_BAD;
 }
 
-static void note_events(struct trace_completeness *c, struct text *t)
+static bool note_events(struct trace_completeness *c, struct text t)
 {
 	uint64_t n;
+	enum count_form form = header_count(t, &n);
 
 	c->header_events = true;
-	if (header_count(t, &n) == COUNT_EXACT) {
+	if (form == COUNT_EXACT) {
 		c->header_events_known = true;
 		c->header_event_count = n;
 	}
+	return form != COUNT_BAD;
 }
 
 /* `events=N lost=L uncertain=U`, where L may be `>=L`. */
@@ -153,33 +164,50 @@ static void note_loss_mode(struct trace_completeness *c, const struct text *t)
 	c->loss_mode[n] = '\0';
 }
 
-void completeness_note_comment(struct vsc_trace *trace, const char *s, const char *end,
-			       uint32_t line, bool leading)
+/* The comment's key, and the text after it and its blanks, in *t. */
+static const char *take_key(struct text *t, bool leading)
+{
+	static const char *const anywhere[] = { "lost events:", "uncertain values:",
+						"uncertain threads:", "end of trace:" };
+	static const char *const in_header[] = { "events:", "loss mode:" };
+
+	for (size_t i = 0; i < sizeof(anywhere) / sizeof(*anywhere); i++)
+		if (take_word(t, anywhere[i]))
+			return skip_blanks(t), anywhere[i];
+	for (size_t i = 0; leading && i < sizeof(in_header) / sizeof(*in_header); i++)
+		if (take_word(t, in_header[i]))
+			return skip_blanks(t), in_header[i];
+	return NULL;
+}
+
+bool completeness_note_comment(struct vsc_trace *trace, const char *s, const char *end,
+			       uint32_t line, bool leading, struct bad_count *bad)
 {
 	struct trace_completeness *c = &trace->comp;
 	struct text t = { s, end };
+	const char *key;
+	bool ok = true;
 
 	skip_blanks(&t);
 	trim_end(&t);
-	if (take_word(&t, "lost events:")) {
-		skip_blanks(&t);
-		note_lost(trace, &t);
-	} else if (take_word(&t, "uncertain values:")) {
-		skip_blanks(&t);
-		note_uncertain(c, &t);
-	} else if (take_word(&t, "uncertain threads:")) {
-		skip_blanks(&t);
-		note_uncertain_threads(c, &t);
-	} else if (take_word(&t, "end of trace:")) {
-		skip_blanks(&t);
-		note_trailer(c, &t, line);
-	} else if (leading && take_word(&t, "events:")) {
-		skip_blanks(&t);
-		note_events(c, &t);
-	} else if (leading && take_word(&t, "loss mode:")) {
-		skip_blanks(&t);
+	key = take_key(&t, leading);
+	if (!key)
+		return true;
+	if (strcmp(key, "lost events:") == 0)
+		ok = note_lost(trace, t);
+	else if (strcmp(key, "uncertain values:") == 0)
+		ok = note_uncertain(c, t);
+	else if (strcmp(key, "uncertain threads:") == 0)
+		ok = note_uncertain_threads(c, t);
+	else if (strcmp(key, "end of trace:") == 0)
+		note_trailer(c, &t, line); /* a bad one cuts the trace short */
+	else if (strcmp(key, "events:") == 0)
+		ok = note_events(c, t);
+	else
 		note_loss_mode(c, &t);
-	}
+	if (!ok)
+		*bad = (struct bad_count){ .key = key, .s = t.s, .end = t.end };
+	return ok;
 }
 
 void completeness_note_event_comment(struct vsc_trace *trace, const char *s, const char *end)

@@ -401,6 +401,23 @@ static int parse_event(struct parser *ps, const struct token *tok, int ntok, int
 	return program_append(ps->cur, (uint32_t)t, &ev, ts, ps->event_lines ? ps->line : 0);
 }
 
+/* A whole-line comment at hash (the line starts at s): a count of the
+ * recorded-trace header that cannot be read is an error. */
+static void note_comment(struct parser *ps, const char *s, const char *hash, const char *end)
+{
+	struct bad_count bad;
+
+	if (completeness_note_comment(ps->trace, hash + 1, end, ps->line,
+				      ps->trace->comp.last_item_line == 0, &bad))
+		return;
+	int shown = (int)(bad.end - bad.s > 40 ? 40 : bad.end - bad.s);
+
+	report(ps, (uint32_t)(bad.s - s) + 1,
+	       "`# %s` needs a count: N, `at least N` or `see end of trace` (N decimal, "
+	       "below 2^64), not %s%.*s%s",
+	       bad.key, shown ? "`" : "nothing", shown, bad.s, shown ? "`" : "");
+}
+
 /* Split one line into tokens. Returns the count, or -1 after reporting. */
 static int tokenize(struct parser *ps, const char *s, const char *end, struct token *tok)
 {
@@ -415,8 +432,7 @@ static int tokenize(struct parser *ps, const char *s, const char *end, struct to
 		}
 		if (c == '#') {
 			if (n == 0)
-				completeness_note_comment(ps->trace, p + 1, end, ps->line,
-							  ps->trace->comp.last_item_line == 0);
+				note_comment(ps, s, p, end);
 			else
 				completeness_note_event_comment(ps->trace, p + 1, end);
 			break;

@@ -42,11 +42,19 @@ struct vsc_trace {
 	struct trace_completeness comp;
 };
 
+/* A count that is none of `N`, `at least N`, `see end of trace`: its key
+ * (`lost events:`) and its text, for the parser's message. */
+struct bad_count {
+	const char *key;
+	const char *s, *end;
+};
+
 /* A whole-line comment, from after its '#' to the line end. leading: no
  * item came before it (header keys other than lost events count only
- * there). */
-void completeness_note_comment(struct vsc_trace *trace, const char *s, const char *end,
-			       uint32_t line, bool leading);
+ * there). false (and *bad) when it holds a count that cannot be read: bad
+ * input, as a verdict's reasons must not rest on a guess at it. */
+bool completeness_note_comment(struct vsc_trace *trace, const char *s, const char *end,
+			       uint32_t line, bool leading, struct bad_count *bad);
 /* The comment that ends an event line, from after its '#'. */
 void completeness_note_event_comment(struct vsc_trace *trace, const char *s, const char *end);
 /* Once every line is read: compare the counts, set state and why. */
