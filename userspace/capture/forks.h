@@ -19,11 +19,18 @@ struct bpf_program;
 struct fork_watch {
 	struct bpf_link *links[2]; /* sched_process_fork, sched_process_exec */
 	bool unwatched;            /* a hook did not attach: children unseen */
+	/* With -p: processes of the program's family that run its code (its
+	 * executable, so no exec since the fork, as far as anyone can tell)
+	 * and were forked before the recording began; -1: /proc unreadable. */
+	int64_t before_start;
 };
 
 void fork_watch_attach(struct fork_watch *fw, struct bpf_program *on_fork,
 		       struct bpf_program *on_exec);
 void fork_watch_detach(struct fork_watch *fw);
+/* With -p, once the hooks are attached: count the descendants of pid that
+ * run its executable (forked before the recording, not seen by the hooks). */
+void fork_watch_count_existing(struct fork_watch *fw, int pid);
 /* Whether [addr, addr + len) of process pid lies in a shared mapping (a
  * forked child can write it): 1, 0, or a negative errno. */
 int fork_watch_shared(int pid, uint64_t addr, uint64_t len);

@@ -237,6 +237,8 @@ static void attach_end_hooks(struct vsc_probe_source *src)
 			     bpf_program__section_name(progs[i]), strerror(errno));
 	}
 	fork_watch_attach(&src->forks, src->skel->progs.vsc_fork, src->skel->progs.vsc_exec);
+	if (!src->target->launched) /* -p: children it had before we came */
+		fork_watch_count_existing(&src->forks, (int)src->target->pid);
 }
 
 /* Children that ran the program's code without exec (forks.h). */

@@ -349,9 +349,12 @@ static int load_bpf(struct watch_run *run)
 		     strerror(-err));
 		return err;
 	}
-	if (watches_shared_memory(run))
+	if (watches_shared_memory(run)) {
 		fork_watch_attach(&run->forks, run->skel->progs.vsc_fork,
 				  run->skel->progs.vsc_exec);
+		if (!run->target->launched) /* -p: children it had before we came */
+			fork_watch_count_existing(&run->forks, (int)run->target->pid);
+	}
 	watch_events_set_exact_map(run->events, bpf_map__fd(run->skel->maps.exact_ips));
 	run->rb = ring_buffer__new(bpf_map__fd(run->skel->maps.events), watch_events_on_record,
 				   run->events, NULL);
