@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "random_program.h"
+#include "solver.h"
 #include "testutil.h"
 #include "unique_run.h"
 
@@ -22,10 +23,11 @@
  * test reads it). */
 static int beyond_whole_threads;
 
-static void compare_on(const struct vsc_program *p, const char *solver, long bound, int minimize)
+/* got against exact's answer to the same question; both freed. */
+static void compare_result(const struct vsc_program *p, const char *solver, long bound,
+			   int minimize, struct vsc_result *got)
 {
 	struct vsc_result *want = decide(p, "exact", bound, minimize);
-	struct vsc_result *got = decide(p, solver, bound, minimize);
 	const uint32_t *w;
 	size_t n = vsc_result_witness(got, &w);
 	long pre = -1;
@@ -51,6 +53,28 @@ static void compare_on(const struct vsc_program *p, const char *solver, long bou
 	}
 	vsc_result_free(want);
 	vsc_result_free(got);
+}
+
+static void compare_on(const struct vsc_program *p, const char *solver, long bound, int minimize)
+{
+	compare_result(p, solver, bound, minimize, decide(p, solver, bound, minimize));
+}
+
+/* The order of events for any question, -p 0 included (the `sat` solver
+ * asks -p 0 of it only with 64 threads or more: too many for exact). */
+static void compare_events(const struct vsc_program *p, long bound, int minimize)
+{
+	VSC_OPTS(vsc_check_opts, opts, .want_witness = 1);
+	struct query q = { .bound = bound, .minimize = minimize, .want_witness = 1, .jobs = 1 };
+	struct vsc_result *res = calloc(1, sizeof(*res));
+	struct budget b;
+
+	assert_non_null(res);
+	budget_init(&b, &opts);
+	res->preemptions = res->lower = -1;
+	assert_int_equal(program_unpack(p), 0);
+	assert_int_equal(sat_decide_bounded(p, &q, &b, res, 0), 0);
+	compare_result(p, "sat over events", bound, minimize, res);
 }
 
 static void run_shapes(uint64_t seed, int count, int one_writer, unsigned max_threads,
@@ -110,9 +134,11 @@ static void auto_agrees_on_many_writers(void **state)
 
 /* The SAT solver against exact on the same kind of programs: -p 0 (the
  * order of threads, with auto beside it), and every other question (no
- * bound, bounds 1-3, --min with and without a bound: the orders of
- * events). Returns how many questions needed the orders of events. */
-static int sat_family(uint64_t seed, int count, unsigned max_threads, unsigned max_events)
+ * bound, bounds 1 to max_bound, --min alone and under a bound: the order
+ * of events, a bound below the first witness's count by the gaps'
+ * counter). Returns how many questions needed the orders of events. */
+static int sat_family(uint64_t seed, int count, unsigned max_threads, unsigned max_events,
+		      long max_bound)
 {
 	beyond_whole_threads = 0;
 	for (int i = 0; i < count; i++) {
@@ -133,24 +159,28 @@ static int sat_family(uint64_t seed, int count, unsigned max_threads, unsigned m
 		compare_on(p, "sat", 0, 1);
 		compare_on(p, "auto", 0, 0);
 		compare_on(p, "sat", -1, 0);
-		for (long bound = 1; bound <= 3; bound++)
+		for (long bound = 1; bound <= max_bound; bound++)
 			compare_on(p, "sat", bound, 0);
 		compare_on(p, "sat", -1, 1);
 		compare_on(p, "sat", 2, 1);
+		compare_on(p, "sat", 1 + i % 4, 1);
+		compare_events(p, 0, 0);
+		compare_events(p, 0, 1);
 		vsc_program_free(p);
 	}
-	print_message("sat: %d of %d questions needed the orders of events\n", beyond_whole_threads,
-		      count * 9);
+	print_message("sat: %d of %ld questions needed the orders of events\n",
+		      beyond_whole_threads, count * (9 + max_bound));
 	return beyond_whole_threads;
 }
 
 static void sat_agrees_with_exact(void **state)
 {
 	(void)state;
-	assert_true(sat_family(0x5a75a7ULL, 3000, 5, 12) > 3000);
+	assert_true(sat_family(0x5a75a7ULL, 3000, 5, 12, 3) > 3000);
 	/* fewer, longer threads (many preemptions to count); more threads */
-	assert_true(sat_family(0x5a7b0002ULL, 1000, 3, 16) > 1000);
-	assert_true(sat_family(0x5a7b0003ULL, 300, 6, 22) > 300);
+	assert_true(sat_family(0x5a7b0002ULL, 1000, 3, 16, 5) > 1000);
+	assert_true(sat_family(0x5a7b0003ULL, 300, 6, 22, 5) > 300);
+	assert_true(sat_family(0x5a7b0004ULL, 300, 3, 30, 8) > 300);
 }
 
 /* Longer threads, fewer of them: deep searches, many preemptions. */

@@ -515,7 +515,8 @@ static int try_whole_threads(const struct analysis *a, const struct vsc_program 
 
 /* Several writers (writers: vsc_program_writers(p)): SAT decides no
  * preemption when that is the bound, and first under --min (the search is
- * weakest there on such programs). */
+ * weakest there on such programs); with many threads (sat_events_first)
+ * by the order of events, which asks no bound first. */
 static int try_sat(const struct vsc_program *p, size_t writers, const struct query *q,
 		   struct budget *b, struct vsc_result *res, long *least)
 {
@@ -523,6 +524,12 @@ static int try_sat(const struct vsc_program *p, size_t writers, const struct que
 
 	if (writers <= 1)
 		return SEARCH_ON;
+	if ((q->bound == 0 || q->minimize) && sat_events_first(p)) {
+		r = sat_decide_bounded(p, q, b, res, *least); /* no bound first, then the gaps */
+		if (r != -E2BIG)
+			return r;
+		res->verdict = VSC_INCONSISTENT; /* too big to encode: as before */
+	}
 	if (q->bound == 0) {
 		r = sat_decide_no_preemption(p, b, res);
 		if (r != -E2BIG)
@@ -641,8 +648,9 @@ static int search_engine(const struct vsc_program *p, struct analysis *a, const 
 	return r;
 }
 
-/* Programs up to SAT_EVENTS events, or up to SAT_MANY_EVENTS with at
- * least SAT_MANY_THREADS threads, with several writers, go to SAT over the
+/* Programs up to SAT_EVENTS events, or sat_events_first() (up to
+ * SAT_EVENTS_MAX events with at least SAT_EVENTS_THREADS threads), with
+ * several writers, go to SAT over the
  * order of events (sat_bound.c) when the search used
  * SEARCH_BEFORE_SAT_WORK: the paper's reductions (3-SAT, independent set)
  * are such programs, many short threads where the search branches at
@@ -652,21 +660,11 @@ static int search_engine(const struct vsc_program *p, struct analysis *a, const 
  * events as often lost as won (a 4,000-event one the search decides in
  * 5.9 s CPU was `unknown` at 30 s, a 2,000-event --min 2.65 -> 3.45 s). */
 #define SAT_EVENTS 1500
-#define SAT_MANY_THREADS 64
-#define SAT_MANY_EVENTS 30000
 #define SEARCH_BEFORE_SAT_WORK (1UL << 27) /* about 0.2 s of search */
 
 static int sat_may_win(const struct vsc_program *p)
 {
-	uint32_t threads = 0;
-
-	if (p->event_count <= SAT_EVENTS)
-		return 1;
-	if (p->event_count > SAT_MANY_EVENTS)
-		return 0;
-	for (uint32_t t = 0; t < program_threads(p) && threads < SAT_MANY_THREADS; t++)
-		threads += p->threads[t].length > 0;
-	return threads >= SAT_MANY_THREADS;
+	return p->event_count <= SAT_EVENTS || sat_events_first(p);
 }
 
 /* Several writers (writers: vsc_program_writers(p)), a bound above 0 or

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* SAT over the order of events, for bounds above 0 and no bound
- * (sat_bound.c): what both orders share (encode_events.c: the events, the
+ * (sat_bound.c): what they share (encode_events.c: the events, the
  * writes of each variable, "each read sees one write"), and the two ways
  * to order the events:
  *  - order_cycles.c: a variable per pair of events the reads-from
  *    clauses name (one variable, one of them a write), cycles through
  *    them and program order forbidden lazily; any number of preemptions
  *    (no bound);
- *  - order_slots.c: each event in one of L slots, each slot one thread's
- *    run, so L = threads + k allows k preemptions; no transitivity. */
+ *  - order_gaps.c: for a bound, a gap literal per two consecutive events
+ *    of a thread ("they run together") and a counter of the false ones:
+ *    the preemptions. */
 #ifndef VSC_ENCODE_EVENTS_H
 #define VSC_ENCODE_EVENTS_H
 
@@ -96,39 +97,35 @@ struct cycle_order {
 	struct pair_edge *edges; /* every pair variable made, in order */
 	size_t nedges, cap;
 	int failed; /* out of memory while making one */
+	/* per event a: "a and a + 1 run together" (no preemption of a's
+	 * thread between them), 0 at a thread's last event; NULL: no bound */
+	int *gap;
+	int assume; /* a literal assumed at every solve, or 0 */
 	/* per round: the model's graph (program order and the pairs) */
 	uint32_t *first, *next_edge; /* out-edges as lists: first[a], next_edge[edge] */
 	uint32_t *target;            /* per edge of the graph: its head */
 	uint32_t *indegree, *order;  /* a topological order of what sorts, first first */
 	uint32_t *index, *low, *stack, *call, *iter, *on_stack; /* strongly connected parts */
 	uint32_t *dist, *via, *from, *queue;                    /* the shortest cycles' search */
+	uint32_t *rep; /* per round: the first event of each event's block */
 };
 /* e->order becomes the pairs' variables; clauses come with them. */
 int cycle_order_init(struct cycle_order *o, struct event_encoding *e);
 void cycle_order_free(struct cycle_order *o);
+/* The gap literals, for a bound (order_gaps.c counts the false ones): 0,
+ * -E2BIG, -ENOMEM. A model's blocks (events that run together) become the
+ * graph's nodes, and a cycle's clause names the gaps it crosses. */
+int cycle_order_gaps(struct cycle_order *o);
+/* "At most k preemptions": a counter of the false gap literals up to
+ * cutoff (order_gaps.c); out[j - 1] (j = 1..outputs) is "at least j", so
+ * assuming -out[k] bounds them by k; outputs is less than cutoff only when
+ * there are fewer gaps (k >= outputs needs no assumption). 0, -E2BIG,
+ * -ENOMEM, -ETIME. */
+int gap_counter(struct cycle_order *o, uint32_t cutoff, int **out, uint32_t *outputs,
+		struct budget *b);
 /* Solve, adding the cycles each model closes, until a model has none (10:
  * o->order holds a witness, event by event) or there is none (20); 0 when
  * b stopped it, -ENOMEM. Counts rounds and the clauses added. */
 int cycle_order_solve(struct cycle_order *o, struct budget *b, uint64_t *rounds, uint64_t *added);
-
-/* order_slots.c */
-struct slot_order {
-	struct event_encoding *e;
-	uint32_t slots;  /* L */
-	int rbase;       /* r(a) > j is variable rbase + a * (L - 1) + j, j = 1..L-1 */
-	int ownbase;     /* own(j,i): slot j holds a run of thread i (among threads with events) */
-	int ladderbase;  /* at-most-one own(j,i) per slot j: "some i' <= i owns j" */
-	int limbase;     /* lim(j): slot j may be used */
-	uint32_t *index; /* per program thread: its index among threads with events */
-	struct pair_rows rows; /* the pair variables, each tied to the slots */
-};
-/* L = slots; e->order becomes the order of the slots. */
-int slot_order_init(struct slot_order *o, struct event_encoding *e, uint32_t slots,
-		    struct budget *b);
-void slot_order_free(struct slot_order *o);
-/* The literal to assume for "at most k preemptions" (k < L - threads). */
-int slot_limit(const struct slot_order *o, uint32_t k);
-/* The model's order of events as threads, one per step: 0 or -ENOMEM. */
-int slot_witness(const struct slot_order *o, uint32_t *threads);
 
 #endif

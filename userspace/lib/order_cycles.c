@@ -71,15 +71,34 @@ int cycle_order_init(struct cycle_order *o, struct event_encoding *e)
 
 void cycle_order_free(struct cycle_order *o)
 {
-	uint32_t **arrays[] = { &o->first,    &o->next_edge, &o->target, &o->indegree, &o->order,
-				&o->index,    &o->low,       &o->stack,  &o->call,     &o->iter,
-				&o->on_stack, &o->dist,      &o->via,    &o->from,     &o->queue };
+	uint32_t **arrays[] = { &o->first, &o->next_edge, &o->target,   &o->indegree,
+				&o->order, &o->index,     &o->low,      &o->stack,
+				&o->call,  &o->iter,      &o->on_stack, &o->dist,
+				&o->via,   &o->from,      &o->queue,    &o->rep };
 
 	pair_rows_free(&o->rows);
 	free(o->edges);
+	free(o->gap);
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(*arrays); i++)
 		free(*arrays[i]);
 	memset(o, 0, sizeof(*o));
+}
+
+int cycle_order_gaps(struct cycle_order *o)
+{
+	const struct event_encoding *e = o->e;
+	int err;
+
+	if (o->gap)
+		return 0;
+	if ((err = events_reserve(o->e, e->n)))
+		return err;
+	if (!(o->gap = calloc(e->n + 1, sizeof(*o->gap))))
+		return -ENOMEM;
+	for (uint32_t a = 0; a + 1 < e->n; a++)
+		if (a + 1 < e->end[a])
+			o->gap[a] = ++o->e->nvars;
+	return 0;
 }
 
 /* Graph edges: the pairs first (edge i is pair i), then program order. */
@@ -91,9 +110,9 @@ static size_t graph_edges(const struct cycle_order *o)
 static int graph_alloc(struct cycle_order *o)
 {
 	size_t n = o->e->n + 1, m = graph_edges(o) + 1;
-	uint32_t **per_event[] = { &o->first,    &o->indegree, &o->order, &o->index,
-				   &o->low,      &o->stack,    &o->call,  &o->iter,
-				   &o->on_stack, &o->dist,     &o->via,   &o->from };
+	uint32_t **per_event[] = { &o->first, &o->indegree, &o->order, &o->index,    &o->low,
+				   &o->stack, &o->call,     &o->iter,  &o->on_stack, &o->dist,
+				   &o->via,   &o->from,     &o->rep };
 	int err = 0;
 
 	for (size_t i = 0; i < sizeof(per_event) / sizeof(*per_event); i++)
@@ -112,34 +131,77 @@ static void add_edge(struct cycle_order *o, uint32_t id, uint32_t from, uint32_t
 	o->first[from] = id;
 }
 
-/* The model's graph: each pair as the model orients it, program order. */
-static void graph_read(struct cycle_order *o)
+/* The model's blocks: a and a + 1 share one when the model says they run
+ * together (gap literal true); rep[a] is the first event of a's block.
+ * Without gap literals every event is a block of its own. */
+static void blocks_read(struct cycle_order *o)
 {
 	const struct event_encoding *e = o->e;
 
+	for (uint32_t a = 0; a < e->n; a++)
+		o->rep[a] =
+			a > 0 && o->gap && o->gap[a - 1] && sat_backend_true(e->s, o->gap[a - 1])
+				? o->rep[a - 1]
+				: a;
+}
+
+/* The events an edge leaves and enters (its nodes are their blocks). */
+static uint32_t edge_tail(const struct cycle_order *o, uint32_t id)
+{
+	if (id >= o->nedges)
+		return id - (uint32_t)o->nedges;
+	return o->target[id] == o->rep[o->edges[id].col] ? o->edges[id].row : o->edges[id].col;
+}
+
+static uint32_t edge_head(const struct cycle_order *o, uint32_t id)
+{
+	if (id >= o->nedges)
+		return id - (uint32_t)o->nedges + 1;
+	return o->target[id] == o->rep[o->edges[id].col] ? o->edges[id].col : o->edges[id].row;
+}
+
+/* The model's graph over its blocks: each pair as the model orients it,
+ * program order between the blocks of a thread. */
+static void graph_read(struct cycle_order *o)
+{
+	const struct event_encoding *e = o->e;
+	const uint32_t *rep = o->rep;
+
+	blocks_read(o);
 	for (uint32_t a = 0; a < e->n; a++)
 		o->first[a] = NONE;
 	for (size_t i = 0; i < o->nedges; i++) {
 		const struct pair_edge *p = &o->edges[i];
 		if (sat_backend_true(e->s, p->var))
-			add_edge(o, (uint32_t)i, p->row, p->col);
+			add_edge(o, (uint32_t)i, rep[p->row], rep[p->col]);
 		else
-			add_edge(o, (uint32_t)i, p->col, p->row);
+			add_edge(o, (uint32_t)i, rep[p->col], rep[p->row]);
 	}
 	for (uint32_t a = 0; a + 1 < e->n; a++)
-		if (a + 1 < e->end[a])
-			add_edge(o, (uint32_t)(o->nedges + a), a, a + 1);
+		if (a + 1 < e->end[a] && rep[a + 1] != rep[a])
+			add_edge(o, (uint32_t)(o->nedges + a), rep[a], a + 1);
 }
 
-/* A topological order into o->order that stays on a thread while it can
- * (fewer preemptions in the witness); the number of events it sorts (n:
- * the graph is acyclic). Sorted events get indegree NONE. */
+/* The last event of the block that starts at r. */
+static uint32_t block_last(const struct cycle_order *o, uint32_t r)
+{
+	while (r + 1 < o->e->end[r] && o->rep[r + 1] == o->rep[r])
+		r++;
+	return r;
+}
+
+/* A topological order of the blocks, their events into o->order, that
+ * stays on a thread while it can (fewer preemptions in the witness); the
+ * number of events it sorts (n: the graph is acyclic). Sorted blocks, and
+ * events that do not start one, get indegree NONE. */
 static uint32_t topological_order(struct cycle_order *o)
 {
 	const struct event_encoding *e = o->e;
-	uint32_t *in = o->indegree, *ready = o->stack, nready = 0, sorted = 0, a = NONE;
+	uint32_t *in = o->indegree, *ready = o->stack, nready = 0, sorted = 0, a = NONE,
+		 last = NONE;
 
-	memset(in, 0, e->n * sizeof(*in));
+	for (uint32_t v = 0; v < e->n; v++)
+		in[v] = o->rep[v] == v ? 0 : NONE;
 	for (uint32_t v = 0; v < e->n; v++)
 		for (uint32_t id = o->first[v]; id != NONE; id = o->next_edge[id])
 			in[o->target[id]]++;
@@ -147,16 +209,19 @@ static uint32_t topological_order(struct cycle_order *o)
 		if (!in[v])
 			ready[nready++] = v;
 	for (;;) {
-		if (a == NONE || a + 1 >= e->end[a] || in[a + 1]) /* else a's next is ready */
+		if (a == NONE || last + 1 >= e->end[last] ||
+		    in[last + 1]) /* else the next is ready */
 			do
 				a = nready ? ready[--nready] : NONE;
 			while (a != NONE && in[a] == NONE);
 		else
-			a++;
+			a = last + 1;
 		if (a == NONE)
 			return sorted;
 		in[a] = NONE;
-		o->order[sorted++] = a;
+		last = block_last(o, a);
+		for (uint32_t v = a; v <= last; v++)
+			o->order[sorted++] = v;
 		for (uint32_t id = o->first[a]; id != NONE; id = o->next_edge[id])
 			if (!--in[o->target[id]])
 				ready[nready++] = o->target[id];
@@ -228,23 +293,38 @@ static void strong_parts(struct cycle_order *o)
 	}
 }
 
-/* The clause that a cycle's pairs do not all hold: edge id from u closes
- * it at root; the path root ~> u is in o->via (the edge into each event)
- * and o->from (that edge's tail). */
+/* The gaps a cycle crosses backwards inside a block: in at event `in`,
+ * out at event `out` before it (events out..in run together). */
+static int block_gaps(const struct cycle_order *o, uint32_t in, uint32_t out, int *lits)
+{
+	int n = 0;
+
+	for (uint32_t g = out; g < in; g++)
+		lits[n++] = -o->gap[g];
+	return n;
+}
+
+/* The clause that a cycle's pairs and the gaps it crosses backwards do
+ * not all hold: edge id from u closes it at root; the path root ~> u is
+ * in o->via (the edge into each block) and o->from (that edge's tail). */
 static void add_cycle(struct cycle_order *o, uint32_t root, uint32_t u, uint32_t id, int *lits)
 {
+	uint32_t closing = id, out = edge_tail(o, id);
 	int n = 0;
 
 	for (;;) {
 		if (id < o->nedges) {
 			const struct pair_edge *p = &o->edges[id];
-			lits[n++] = o->target[id] == p->col ? -p->var : p->var;
+			lits[n++] = o->target[id] == o->rep[p->col] ? -p->var : p->var;
 		}
 		if (u == root)
 			break;
 		id = o->via[u];
+		n += block_gaps(o, edge_head(o, id), out, lits + n);
+		out = edge_tail(o, id);
 		u = o->from[u];
 	}
+	n += block_gaps(o, edge_head(o, closing), out, lits + n);
 	event_clause(o->e, lits, n);
 }
 
@@ -327,7 +407,7 @@ static long add_cycles(struct cycle_order *o, struct budget *b, uint64_t round, 
 
 int cycle_order_solve(struct cycle_order *o, struct budget *b, uint64_t *rounds, uint64_t *added)
 {
-	int *lits = malloc((o->e->n + 1) * sizeof(*lits));
+	int *lits = malloc((2 * (size_t)o->e->n + 1) * sizeof(*lits));
 	int answer = -ENOMEM;
 	long more;
 
@@ -335,6 +415,8 @@ int cycle_order_solve(struct cycle_order *o, struct budget *b, uint64_t *rounds,
 		goto out;
 	for (;;) {
 		budget_progress(b, "SAT rounds, events", *rounds, o->e->n);
+		if (o->assume)
+			sat_backend_assume(o->e->s, o->assume);
 		answer = o->failed ? -ENOMEM : sat_backend_solve(o->e->s);
 		if (answer != 10)
 			break;

@@ -95,24 +95,37 @@ out:
 	return err;
 }
 
-/* -p 0 by the order of threads first, whatever the bound: cheap next to
- * the orders of events, it answers every bound when some order of whole
- * threads works (least 0), and else starts the least at 1. The rest by
- * the orders of events (sat_bound.c). */
+int sat_events_first(const struct vsc_program *p)
+{
+	uint32_t threads = 0;
+
+	if (p->event_count > SAT_EVENTS_MAX)
+		return 0;
+	for (uint32_t t = 0; t < program_threads(p) && threads < SAT_EVENTS_THREADS; t++)
+		threads += p->threads[t].length > 0;
+	return threads >= SAT_EVENTS_THREADS;
+}
+
+/* -p 0 by the order of threads when there are few threads (cheap there);
+ * every other question by the order of events (sat_bound.c), which asks
+ * no bound first: on the reductions of unsatisfiable formulas that
+ * refutes every bound at once, where -p 0 is the hard 3-SAT question. */
 static int sat_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
 		     struct vsc_result *res)
 {
-	long lower = 0;
-	int r = sat_decide_no_preemption(p, b, res);
+	int r;
 
-	if (r != -E2BIG) { /* -E2BIG: too many threads for that encoding */
-		if (r || q->bound == 0 || res->verdict != VSC_INCONSISTENT) {
-			res->lower = res->verdict == VSC_CONSISTENT ? 0 : -1;
+	if (q->bound != 0 || sat_events_first(p)) {
+		r = sat_decide_bounded(p, q, b, res, 0);
+		if (r != -E2BIG || q->bound != 0)
 			return r;
-		}
-		lower = 1;
 	}
-	return sat_decide_bounded(p, q, b, res, lower);
+	r = sat_decide_no_preemption(p, b, res);
+	if (r != -E2BIG) { /* -E2BIG: too many threads for that encoding */
+		res->lower = res->verdict == VSC_CONSISTENT ? 0 : -1;
+		return r;
+	}
+	return sat_decide_bounded(p, q, b, res, 0);
 }
 
 const struct solver sat_solver = { "sat", sat_solve };

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* SAT for any bound and for no bound (encode_events.h):
+/* SAT for any bound and for no bound (encode_events.h), all on one
+ * CaDiCaL instance over the order of events by the pairs the reads name
+ * (order_cycles.c, cycles forbidden lazily):
  *
- *  - no bound: the order of events by the pairs the reads name
- *    (order_cycles.c), cycles forbidden lazily; a model is an SC
- *    interleaving, no model means none;
- *  - -p k: the slots (order_slots.c) with L = threads + k;
- *  - --min: the least is at least `lower` (sat.c asks -p 0 first); a
- *    first witness as above (U preemptions), then bounds lower,
- *    2 lower + 1, ... below U (galloping), each on slots of its own size,
- *    up to the first that works; then bisection on those slots, each bound
- *    k an assumption (not lim(threads + k + 1)) on one CaDiCaL instance,
- *    which keeps what it learned from one bound to the next. A limit stops
- *    it with the least's bounds known. */
+ *  - first no bound: no model means inconsistent for every bound; a model
+ *    is an SC interleaving, a witness with U preemptions;
+ *  - -p k with U > k: the gap literals ("a and a + 1 run together") and a
+ *    counter of the false ones (order_gaps.c) up to k + 1, assuming "not
+ *    k + 1 of them";
+ *  - --min: the least is at least `lower` (from the caller); bounds lower,
+ *    2 lower + 1, ... below U (galloping) up to the first that works,
+ *    then bisection, each bound an assumption on the counter's outputs,
+ *    so what CaDiCaL learned (and the cycles' clauses) carries from one
+ *    bound to the next. A limit stops it with the least's bounds known. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,8 @@
 struct bounded {
 	struct event_encoding e;
 	struct cycle_order cycles;
-	struct slot_order slots;
+	int *counter;     /* counter[j - 1]: at least j preemptions (order_gaps.c) */
+	uint32_t outputs; /* of the counter */
 	struct sat_backend *s;
 	struct budget *b;
 	struct vsc_result *res;
@@ -39,7 +41,8 @@ static int stop_at_budget(void *ctx)
 static void teardown(struct bounded *x, int late)
 {
 	cycle_order_free(&x->cycles);
-	slot_order_free(&x->slots);
+	free(x->counter);
+	x->counter = NULL;
 	event_encoding_free(&x->e);
 	if (late)
 		sat_backend_free_soon(x->s);
@@ -48,9 +51,9 @@ static void teardown(struct bounded *x, int late)
 	x->s = NULL;
 }
 
-/* A solver with the clauses of one order: the pairs the reads name
- * (slots 0) or the slots. 0, -E2BIG, -ENOMEM, -ETIME. */
-static int setup(struct bounded *x, const struct vsc_program *p, uint32_t slots)
+/* A solver with the pairs the reads name and the reads-from clauses. 0,
+ * -E2BIG, -ENOMEM, -ETIME. */
+static int setup(struct bounded *x, const struct vsc_program *p)
 {
 	int err;
 
@@ -58,48 +61,46 @@ static int setup(struct bounded *x, const struct vsc_program *p, uint32_t slots)
 		return -ENOMEM;
 	if ((err = events_number(p, &x->e, x->s, x->b)))
 		return err;
-	if (slots)
-		err = slot_order_init(&x->slots, &x->e, slots, x->b);
-	else
-		err = cycle_order_init(&x->cycles, &x->e);
+	err = cycle_order_init(&x->cycles, &x->e);
 	if (!err)
 		err = encode_reads_from(&x->e, x->b);
+	return err ? err : events_done(&x->e);
+}
+
+/* The gap literals and their counter up to cutoff, once. 0, -E2BIG,
+ * -ENOMEM, -ETIME. */
+static int count_gaps(struct bounded *x, long cutoff)
+{
+	int err;
+
+	if (x->counter)
+		return 0;
+	if ((err = cycle_order_gaps(&x->cycles)))
+		return err;
+	err = gap_counter(&x->cycles, (uint32_t)cutoff, &x->counter, &x->outputs, x->b);
 	return err ? err : events_done(&x->e);
 }
 
 /* The model into x->found; 10, or -errno. */
 static int read_model(struct bounded *x)
 {
-	int err = 0;
-
-	if (x->slots.slots)
-		err = slot_witness(&x->slots, x->found);
-	else
-		for (uint32_t i = 0; i < x->e.n; i++)
-			x->found[i] = x->e.thread[x->cycles.order[i]];
-	if (err)
-		return err;
+	for (uint32_t i = 0; i < x->e.n; i++)
+		x->found[i] = x->e.thread[x->cycles.order[i]];
 	x->found_preemptions = count_preemptions(x->e.p, x->found, x->e.n);
 	return x->found_preemptions < 0 ? (int)x->found_preemptions : 10;
 }
 
-/* Is there an SC interleaving with at most k preemptions (any when the
- * order is the pairs)? 10 with x->found, 20, 0 stopped, or -errno. */
+/* Is there an SC interleaving with at most k preemptions (any for k < 0)?
+ * 10 with x->found, 20, 0 stopped, or -errno. */
 static int probe(struct bounded *x, long k)
 {
-	int r, limit;
+	int r;
 
-	if (!x->slots.slots) {
-		r = cycle_order_solve(&x->cycles, x->b, &x->res->nodes, &x->res->steps);
-	} else {
-		if (x->e.threads + (uint64_t)k < x->slots.slots) {
-			limit = slot_limit(&x->slots, (uint32_t)k);
-			sat_backend_assume(x->s, limit);
-		}
-		x->res->nodes++;
-		r = sat_backend_solve(x->s);
-	}
-	return r == 10 ? read_model(x) : r;
+	x->cycles.assume = k >= 0 && (uint64_t)k < x->outputs ? -x->counter[k] : 0;
+	r = cycle_order_solve(&x->cycles, x->b, &x->res->nodes, &x->res->steps);
+	if (r == 10 && (r = read_model(x)) == 10 && k >= 0 && x->found_preemptions > k)
+		return -EPROTO; /* the counter's promise broken: a bug, not a verdict */
+	return r;
 }
 
 /* The witness found last becomes the result's. */
@@ -116,7 +117,7 @@ static int keep_found(struct bounded *x)
 	return 0;
 }
 
-/* Least preemptions in [lo, res->preemptions] by bisection on the slots:
+/* Least preemptions in [lo, res->preemptions] by bisection:
  * a bound that fails raises lo, a model lowers the upper end to its own
  * count. A limit leaves the verdict unknown with both ends (res->lower,
  * the witness). */
@@ -138,66 +139,58 @@ static int least(struct bounded *x, long lo)
 		}
 		res->verdict = VSC_UNKNOWN;
 		res->lower = lo;
-		return r < 0 ? r : 0;
+		return r == -ETIME || r == -E2BIG ? 0 : r;
 	}
 	res->lower = res->preemptions;
 	return 0;
 }
 
-/* The first question: the bound (slots), or none (pairs). */
+/* The first question, no bound; a bound k below the witness's count
+ * then by the counter. Stopped: 0 with the verdict unknown. */
 static int first_witness(struct bounded *x, const struct vsc_program *p, long bound)
 {
-	uint32_t threads = 0;
-	int r;
+	int r = setup(x, p);
 
-	for (uint32_t t = 0; t < program_threads(p); t++)
-		threads += p->threads[t].length > 0;
-	if (bound >= 0 && (uint64_t)bound + threads > p->event_count)
-		bound = -1; /* more than any interleaving has */
-	r = setup(x, p, bound >= 0 ? threads + (uint32_t)bound : 0);
 	if (!r)
+		r = probe(x, -1);
+	if (r == 10 && (r = keep_found(x)) == 0)
+		r = bound >= 0 && x->res->preemptions > bound ? 10 : 11;
+	if (r == 10 && (r = count_gaps(x, bound + 1)) == 0)
 		r = probe(x, bound);
+	if (r == 10)
+		r = keep_found(x) ? -ENOMEM : 11;
 	if (r == 20)
 		x->res->verdict = VSC_INCONSISTENT;
-	if (r != 10)
+	if (r != 11)
 		return r < 0 ? r : 0;
 	x->res->verdict = VSC_CONSISTENT;
-	return keep_found(x);
-}
-
-/* Slots for bound k at most, the solver's before dropped: 0, or -errno
- * (-ETIME, -E2BIG: stopped). */
-static int slots_for(struct bounded *x, const struct vsc_program *p, uint32_t threads, long k)
-{
-	teardown(x, 0);
-	return setup(x, p, threads + (uint32_t)k);
+	return 0;
 }
 
 /* --min after a first witness: bounds lower, 2 lower + 1, ... (galloping)
- * each on slots of its own size (small slots answer small bounds fast),
- * up to the first that works, then bisection on those slots. */
-static int gallop(struct bounded *x, const struct vsc_program *p, long lower)
+ * up to the first that works, then bisection, on one instance. */
+static int gallop(struct bounded *x, long lower)
 {
-	uint32_t threads = x->e.threads;
 	struct vsc_result *res = x->res;
 	long k = lower;
-	int r;
+	int r = lower < res->preemptions ? count_gaps(x, res->preemptions) : 0;
 
-	while (lower < res->preemptions) { /* k in [lower, preemptions - 1] */
+	while (!r && lower < res->preemptions) { /* k in [lower, preemptions - 1] */
 		budget_progress(x->b, "least preemptions between", (unsigned long long)lower,
 				(unsigned long long)res->preemptions);
-		r = slots_for(x, p, threads, k);
-		if (!r)
-			r = probe(x, k);
+		r = probe(x, k);
 		if (r == 10)
 			return (r = keep_found(x)) ? r : least(x, lower);
-		if (r != 20) { /* stopped: the bounds so far, with the witness */
-			res->verdict = VSC_UNKNOWN;
-			res->lower = lower;
-			return r == -ETIME || r == -E2BIG || r == 0 ? 0 : r;
-		}
+		if (r != 20)
+			break;
+		r = 0;
 		lower = k + 1;
 		k = 2 * k + 1 < res->preemptions ? 2 * k + 1 : res->preemptions - 1;
+	}
+	if (lower < res->preemptions) { /* stopped: the bounds so far, with the witness */
+		res->verdict = VSC_UNKNOWN;
+		res->lower = lower;
+		return r == -ETIME || r == -E2BIG ? 0 : r;
 	}
 	res->lower = res->preemptions;
 	return 0;
@@ -209,7 +202,7 @@ static int decide(struct bounded *x, const struct vsc_program *p, const struct q
 
 	if (r || x->res->verdict != VSC_CONSISTENT || !q->minimize)
 		return r;
-	return gallop(x, p, lower);
+	return gallop(x, lower);
 }
 
 int sat_decide_bounded(const struct vsc_program *p, const struct query *q, struct budget *b,
