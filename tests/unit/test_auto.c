@@ -60,9 +60,11 @@ static void compare_on(const struct vsc_program *p, const char *solver, long bou
 	compare_result(p, solver, bound, minimize, decide(p, solver, bound, minimize));
 }
 
-/* The order of events for any question, -p 0 included (the `sat` solver
- * asks -p 0 of it only with 64 threads or more: too many for exact). */
-static void compare_events(const struct vsc_program *p, long bound, int minimize)
+/* The order of events with a bound by the gaps (order_gaps.c), for any
+ * question, -p 0 included: the `sat` solver takes the gaps, and asks -p 0
+ * of the order of events, only with 64 threads or more (too many for
+ * exact; below that, the slots). */
+static void compare_gaps(const struct vsc_program *p, long bound, int minimize)
 {
 	VSC_OPTS(vsc_check_opts, opts, .want_witness = 1);
 	struct query q = { .bound = bound, .minimize = minimize, .want_witness = 1, .jobs = 1 };
@@ -73,8 +75,8 @@ static void compare_events(const struct vsc_program *p, long bound, int minimize
 	budget_init(&b, &opts);
 	res->preemptions = res->lower = -1;
 	assert_int_equal(program_unpack(p), 0);
-	assert_int_equal(sat_decide_bounded(p, &q, &b, res, 0), 0);
-	compare_result(p, "sat over events", bound, minimize, res);
+	assert_int_equal(sat_decide_bounded_by(p, &q, &b, res, 0, 1), 0);
+	compare_result(p, "sat by the gaps", bound, minimize, res);
 }
 
 static void run_shapes(uint64_t seed, int count, int one_writer, unsigned max_threads,
@@ -164,12 +166,15 @@ static int sat_family(uint64_t seed, int count, unsigned max_threads, unsigned m
 		compare_on(p, "sat", -1, 1);
 		compare_on(p, "sat", 2, 1);
 		compare_on(p, "sat", 1 + i % 4, 1);
-		compare_events(p, 0, 0);
-		compare_events(p, 0, 1);
+		for (long bound = 0; bound <= max_bound; bound++)
+			compare_gaps(p, bound, 0);
+		compare_gaps(p, -1, 1);
+		compare_gaps(p, 0, 1);
+		compare_gaps(p, 1 + i % 4, 1);
 		vsc_program_free(p);
 	}
 	print_message("sat: %d of %ld questions needed the orders of events\n",
-		      beyond_whole_threads, count * (9 + max_bound));
+		      beyond_whole_threads, count * (11 + 2 * max_bound));
 	return beyond_whole_threads;
 }
 

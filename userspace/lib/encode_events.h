@@ -7,9 +7,12 @@
  *    clauses name (one variable, one of them a write), cycles through
  *    them and program order forbidden lazily; any number of preemptions
  *    (no bound);
- *  - order_gaps.c: for a bound, a gap literal per two consecutive events
- *    of a thread ("they run together") and a counter of the false ones:
- *    the preemptions. */
+ *  - order_gaps.c: for a bound with many threads, a gap literal per two
+ *    consecutive events of a thread ("they run together") on the cycles
+ *    and a counter of the false ones: the preemptions;
+ *  - order_slots.c: for a bound with few threads, each event in one of L
+ *    slots, each slot one thread's run, so L = threads + k allows k
+ *    preemptions; no transitivity. */
 #ifndef VSC_ENCODE_EVENTS_H
 #define VSC_ENCODE_EVENTS_H
 
@@ -127,5 +130,25 @@ int gap_counter(struct cycle_order *o, uint32_t cutoff, int **out, uint32_t *out
  * o->order holds a witness, event by event) or there is none (20); 0 when
  * b stopped it, -ENOMEM. Counts rounds and the clauses added. */
 int cycle_order_solve(struct cycle_order *o, struct budget *b, uint64_t *rounds, uint64_t *added);
+
+/* order_slots.c */
+struct slot_order {
+	struct event_encoding *e;
+	uint32_t slots;  /* L */
+	int rbase;       /* r(a) > j is variable rbase + a * (L - 1) + j, j = 1..L-1 */
+	int ownbase;     /* own(j,i): slot j holds a run of thread i (among threads with events) */
+	int ladderbase;  /* at-most-one own(j,i) per slot j: "some i' <= i owns j" */
+	int limbase;     /* lim(j): slot j may be used */
+	uint32_t *index; /* per program thread: its index among threads with events */
+	struct pair_rows rows; /* the pair variables, each tied to the slots */
+};
+/* L = slots; e->order becomes the order of the slots. */
+int slot_order_init(struct slot_order *o, struct event_encoding *e, uint32_t slots,
+		    struct budget *b);
+void slot_order_free(struct slot_order *o);
+/* The literal to assume for "at most k preemptions" (k < L - threads). */
+int slot_limit(const struct slot_order *o, uint32_t k);
+/* The model's order of events as threads, one per step: 0 or -ENOMEM. */
+int slot_witness(const struct slot_order *o, uint32_t *threads);
 
 #endif

@@ -106,26 +106,30 @@ int sat_events_first(const struct vsc_program *p)
 	return threads >= SAT_EVENTS_THREADS;
 }
 
-/* -p 0 by the order of threads when there are few threads (cheap there);
- * every other question by the order of events (sat_bound.c), which asks
- * no bound first: on the reductions of unsatisfiable formulas that
- * refutes every bound at once, where -p 0 is the hard 3-SAT question. */
+/* With many threads (sat_events_first) every question by the order of
+ * events (sat_bound.c), which asks no bound first: on the reductions of
+ * unsatisfiable formulas that refutes every bound at once, where -p 0 is
+ * the hard 3-SAT question. Else -p 0 by the order of threads first,
+ * whatever the bound (cheap there, and an order of whole threads answers
+ * every bound with least 0); other bounds, no bound and --min then by
+ * the order of events. */
 static int sat_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
 		     struct vsc_result *res)
 {
+	long lower = 0;
 	int r;
 
-	if (q->bound != 0 || sat_events_first(p)) {
-		r = sat_decide_bounded(p, q, b, res, 0);
-		if (r != -E2BIG || q->bound != 0)
-			return r;
-	}
+	if (sat_events_first(p) && (r = sat_decide_bounded(p, q, b, res, 0)) != -E2BIG)
+		return r;
 	r = sat_decide_no_preemption(p, b, res);
 	if (r != -E2BIG) { /* -E2BIG: too many threads for that encoding */
-		res->lower = res->verdict == VSC_CONSISTENT ? 0 : -1;
-		return r;
+		if (r || q->bound == 0 || res->verdict != VSC_INCONSISTENT) {
+			res->lower = res->verdict == VSC_CONSISTENT ? 0 : -1;
+			return r;
+		}
+		lower = 1;
 	}
-	return sat_decide_bounded(p, q, b, res, 0);
+	return sat_decide_bounded(p, q, b, res, lower);
 }
 
 const struct solver sat_solver = { "sat", sat_solve };

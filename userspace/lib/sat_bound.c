@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* SAT for any bound and for no bound (encode_events.h), all on one
- * CaDiCaL instance over the order of events by the pairs the reads name
- * (order_cycles.c, cycles forbidden lazily):
+/* SAT for any bound and for no bound (encode_events.h), over the order of
+ * events by the pairs the reads name (order_cycles.c, cycles forbidden
+ * lazily); first no bound: no model means inconsistent for every bound, a
+ * model is an SC interleaving, a witness with U preemptions. A bound
+ * below U two ways:
  *
- *  - first no bound: no model means inconsistent for every bound; a model
- *    is an SC interleaving, a witness with U preemptions;
- *  - -p k with U > k: the gap literals ("a and a + 1 run together") and a
- *    counter of the false ones (order_gaps.c) up to k + 1, assuming "not
- *    k + 1 of them";
- *  - --min: the least is at least `lower` (from the caller); bounds lower,
- *    2 lower + 1, ... below U (galloping) up to the first that works,
- *    then bisection, each bound an assumption on the counter's outputs,
- *    so what CaDiCaL learned (and the cycles' clauses) carries from one
- *    bound to the next. A limit stops it with the least's bounds known. */
+ *  - gaps (order_gaps.c; many threads): on the same instance, a literal
+ *    per two consecutive events of a thread ("they run together") and a
+ *    counter of the false ones up to k + 1 (--min: U), the bound k an
+ *    assumption "not k + 1 of them";
+ *  - slots (order_slots.c; few threads, long ones): L = threads + k slots,
+ *    an instance of their own.
+ *
+ * --min: the least is at least `lower` (from the caller); bounds lower,
+ * 2 lower + 1, ... below U (galloping) up to the first that works (slots:
+ * each on slots of its own size), then bisection on that instance, each
+ * bound an assumption, so what CaDiCaL learned carries from one bound to
+ * the next. A limit stops it with the least's bounds known. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +27,10 @@
 struct bounded {
 	struct event_encoding e;
 	struct cycle_order cycles;
-	int *counter;     /* counter[j - 1]: at least j preemptions (order_gaps.c) */
-	uint32_t outputs; /* of the counter */
+	struct slot_order slots; /* slots.slots: the slots are the order */
+	int by_gaps;             /* a bound by the gaps, else by the slots */
+	int *counter;            /* counter[j - 1]: at least j preemptions (order_gaps.c) */
+	uint32_t outputs;        /* of the counter */
 	struct sat_backend *s;
 	struct budget *b;
 	struct vsc_result *res;
@@ -41,6 +47,7 @@ static int stop_at_budget(void *ctx)
 static void teardown(struct bounded *x, int late)
 {
 	cycle_order_free(&x->cycles);
+	slot_order_free(&x->slots);
 	free(x->counter);
 	x->counter = NULL;
 	event_encoding_free(&x->e);
@@ -51,9 +58,9 @@ static void teardown(struct bounded *x, int late)
 	x->s = NULL;
 }
 
-/* A solver with the pairs the reads name and the reads-from clauses. 0,
- * -E2BIG, -ENOMEM, -ETIME. */
-static int setup(struct bounded *x, const struct vsc_program *p)
+/* A solver with the reads-from clauses over the pairs the reads name
+ * (slots 0) or the slots. 0, -E2BIG, -ENOMEM, -ETIME. */
+static int setup(struct bounded *x, const struct vsc_program *p, uint32_t slots)
 {
 	int err;
 
@@ -61,7 +68,10 @@ static int setup(struct bounded *x, const struct vsc_program *p)
 		return -ENOMEM;
 	if ((err = events_number(p, &x->e, x->s, x->b)))
 		return err;
-	err = cycle_order_init(&x->cycles, &x->e);
+	if (slots)
+		err = slot_order_init(&x->slots, &x->e, slots, x->b);
+	else
+		err = cycle_order_init(&x->cycles, &x->e);
 	if (!err)
 		err = encode_reads_from(&x->e, x->b);
 	return err ? err : events_done(&x->e);
@@ -84,8 +94,15 @@ static int count_gaps(struct bounded *x, long cutoff)
 /* The model into x->found; 10, or -errno. */
 static int read_model(struct bounded *x)
 {
-	for (uint32_t i = 0; i < x->e.n; i++)
-		x->found[i] = x->e.thread[x->cycles.order[i]];
+	int err = 0;
+
+	if (x->slots.slots)
+		err = slot_witness(&x->slots, x->found);
+	else
+		for (uint32_t i = 0; i < x->e.n; i++)
+			x->found[i] = x->e.thread[x->cycles.order[i]];
+	if (err)
+		return err;
 	x->found_preemptions = count_preemptions(x->e.p, x->found, x->e.n);
 	return x->found_preemptions < 0 ? (int)x->found_preemptions : 10;
 }
@@ -96,8 +113,15 @@ static int probe(struct bounded *x, long k)
 {
 	int r;
 
-	x->cycles.assume = k >= 0 && (uint64_t)k < x->outputs ? -x->counter[k] : 0;
-	r = cycle_order_solve(&x->cycles, x->b, &x->res->nodes, &x->res->steps);
+	if (x->slots.slots) {
+		if (x->e.threads + (uint64_t)k < x->slots.slots)
+			sat_backend_assume(x->s, slot_limit(&x->slots, (uint32_t)k));
+		x->res->nodes++;
+		r = sat_backend_solve(x->s);
+	} else {
+		x->cycles.assume = k >= 0 && (uint64_t)k < x->outputs ? -x->counter[k] : 0;
+		r = cycle_order_solve(&x->cycles, x->b, &x->res->nodes, &x->res->steps);
+	}
 	if (r == 10 && (r = read_model(x)) == 10 && k >= 0 && x->found_preemptions > k)
 		return -EPROTO; /* the counter's promise broken: a bug, not a verdict */
 	return r;
@@ -145,40 +169,61 @@ static int least(struct bounded *x, long lo)
 	return 0;
 }
 
-/* The first question, no bound; a bound k below the witness's count
- * then by the counter. Stopped: 0 with the verdict unknown. */
+/* Slots for bound k at most, the solver's before dropped: 0, or -errno
+ * (-ETIME, -E2BIG: stopped). */
+static int slots_for(struct bounded *x, const struct vsc_program *p, long k)
+{
+	uint32_t threads = x->e.threads;
+
+	teardown(x, 0);
+	return setup(x, p, threads + (uint32_t)k);
+}
+
+/* At most k preemptions, below the witness's count: 10 with x->found,
+ * 20, 0 stopped, or -errno. */
+static int bounded_probe(struct bounded *x, const struct vsc_program *p, long k, long cutoff)
+{
+	int r = x->by_gaps ? count_gaps(x, cutoff) : slots_for(x, p, k);
+
+	return r ? r : probe(x, k);
+}
+
+/* The first question: no bound, then (gaps) a bound k below the
+ * witness's count; or (slots) the bound at once. Stopped: 0 with the
+ * verdict unknown. */
 static int first_witness(struct bounded *x, const struct vsc_program *p, long bound)
 {
-	int r = setup(x, p);
+	int r = setup(x, p, 0);
 
-	if (!r)
-		r = probe(x, -1);
-	if (r == 10 && (r = keep_found(x)) == 0)
+	if (!r && !x->by_gaps && bound >= 0)
+		r = 10; /* the slots at once: few threads, no bound first costs more */
+	else if (!r && (r = probe(x, -1)) == 10 && (r = keep_found(x)) == 0)
 		r = bound >= 0 && x->res->preemptions > bound ? 10 : 11;
-	if (r == 10 && (r = count_gaps(x, bound + 1)) == 0)
-		r = probe(x, bound);
+	if (r == 10)
+		r = bounded_probe(x, p, bound, bound + 1);
 	if (r == 10)
 		r = keep_found(x) ? -ENOMEM : 11;
 	if (r == 20)
 		x->res->verdict = VSC_INCONSISTENT;
 	if (r != 11)
-		return r < 0 ? r : 0;
+		return r < 0 ? r : 0; /* -E2BIG: the caller searches instead */
 	x->res->verdict = VSC_CONSISTENT;
 	return 0;
 }
 
 /* --min after a first witness: bounds lower, 2 lower + 1, ... (galloping)
- * up to the first that works, then bisection, on one instance. */
-static int gallop(struct bounded *x, long lower)
+ * up to the first that works (gaps: on one instance; slots: each on slots
+ * of its own size), then bisection on that instance. */
+static int gallop(struct bounded *x, const struct vsc_program *p, long lower)
 {
 	struct vsc_result *res = x->res;
 	long k = lower;
-	int r = lower < res->preemptions ? count_gaps(x, res->preemptions) : 0;
+	int r = 0;
 
-	while (!r && lower < res->preemptions) { /* k in [lower, preemptions - 1] */
+	while (lower < res->preemptions) { /* k in [lower, preemptions - 1] */
 		budget_progress(x->b, "least preemptions between", (unsigned long long)lower,
 				(unsigned long long)res->preemptions);
-		r = probe(x, k);
+		r = bounded_probe(x, p, k, res->preemptions);
 		if (r == 10)
 			return (r = keep_found(x)) ? r : least(x, lower);
 		if (r != 20)
@@ -202,13 +247,19 @@ static int decide(struct bounded *x, const struct vsc_program *p, const struct q
 
 	if (r || x->res->verdict != VSC_CONSISTENT || !q->minimize)
 		return r;
-	return gallop(x, lower);
+	return gallop(x, p, lower);
 }
 
 int sat_decide_bounded(const struct vsc_program *p, const struct query *q, struct budget *b,
 		       struct vsc_result *res, long lower)
 {
-	struct bounded x = { .b = b, .res = res };
+	return sat_decide_bounded_by(p, q, b, res, lower, sat_events_first(p));
+}
+
+int sat_decide_bounded_by(const struct vsc_program *p, const struct query *q, struct budget *b,
+			  struct vsc_result *res, long lower, int gaps)
+{
+	struct bounded x = { .b = b, .res = res, .by_gaps = gaps };
 	int r;
 
 	res->verdict = VSC_UNKNOWN;

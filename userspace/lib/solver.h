@@ -129,6 +129,10 @@ int sat_decide_no_preemption(const struct vsc_program *p, struct budget *b, stru
  * witness); -E2BIG when p is too big to encode within the memory limit. */
 int sat_decide_bounded(const struct vsc_program *p, const struct query *q, struct budget *b,
 		       struct vsc_result *res, long lower);
+/* The same with the encoding of a bound chosen: the gaps (1) or the slots
+ * (0); sat_decide_bounded() takes the gaps when sat_events_first(p). */
+int sat_decide_bounded_by(const struct vsc_program *p, const struct query *q, struct budget *b,
+			  struct vsc_result *res, long lower, int gaps);
 
 /* Free what keep_for_explain kept in res (check.c). */
 void result_drop_analysis(struct vsc_result *res);
