@@ -34,6 +34,7 @@
 #include "parts.h"
 #include "serial.h"
 #include "source_orders.h"
+#include "stale_cut.h"
 #include "thread_order.h"
 #include "ts_replay.h"
 #include "unique_run.h"
@@ -43,7 +44,7 @@ struct best {
 	uint32_t *witness;
 	long preemptions;  /* -1: none yet */
 	long lower;        /* the least preemptions are proven at least this */
-	int sources_tried; /* source_orders_refute() ran on this program */
+	int sources_tried; /* source_orders_refute() ran (1), and then the cut (2) */
 	long lock_least;   /* the own and lock stops' bound, -1 until counted */
 	/* budget units the search may take after the steps decide() runs once
 	 * a program (the tries at the least, the source orders), 0: no cap of
@@ -265,6 +266,41 @@ static int refuted_by_sources(struct engine *g, const struct query *q, struct be
 	return r == SOURCE_ORDERS_REFUTED;
 }
 
+/* Work (budget units per event of the program) a cut at a stale read may
+ * take in all (stale_cut.c). */
+#define STALE_CUT_WORK 8192UL
+/* Smaller programs are left to the search and SAT, which decide most of
+ * them (and whose witnesses and timings stay as they were). */
+#define STALE_CUT_MIN_EVENTS 16384
+
+/* No bound or --min, no witness yet, right after the source orders ran
+ * (once a program): a witness cut at a read that needs another thread's
+ * write (stale_cut.c), where the searches wander on a stale read that
+ * still has an SC explanation. Its count is an upper bound on the least.
+ * Not inside a cut's own halves. Returns 0 or -ENOMEM. */
+static int with_stale_cut(struct engine *g, const struct query *q, struct best *best)
+{
+	uint32_t *witness;
+	long preemptions;
+	int r;
+
+	if (best->sources_tried != 1)
+		return 0; /* the source orders did not run just now, or the cut ran */
+	best->sources_tried = 2;
+	if (q->no_cut || g->n < STALE_CUT_MIN_EVENTS || best->witness ||
+	    (q->bound >= 0 && !q->minimize))
+		return 0;
+	budget_phase(g->budget, "cut at a stale read");
+	r = stale_cut_witness(g->p, g->budget, STALE_CUT_WORK * (g->n + 1), solve_part, &witness,
+			      &preemptions);
+	budget_phase(g->budget, "search");
+	if (r == STALE_CUT_FOUND) {
+		best->witness = witness;
+		best->preemptions = preemptions;
+	}
+	return r < 0 ? r : 0;
+}
+
 /* After the source orders and the bounded tries under the full cap (so
  * that a consistent program they decide does not pay for it), the writer
  * groups (writer_groups.c): a part of the program with no SC interleaving
@@ -273,7 +309,7 @@ static int refuted_by_groups(struct engine *g, const struct query *q, struct bes
 {
 	int r;
 
-	if (!first_try_for_every_bound(q, best, &best->groups_tried))
+	if (q->witness_only || !first_try_for_every_bound(q, best, &best->groups_tried))
 		return 0;
 	budget_phase(g->budget, "writer groups");
 	r = writer_groups_refute(g->p, g->budget, WRITER_GROUPS_WORK * (g->n + 1), solve_part);
@@ -406,12 +442,15 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 	r = try_at_least(g, q, best, &least, AT_LEAST_FIRST_WORK);
 	if ((r == AT_LEAST_OPEN || r == AT_LEAST_REFUTED) && refuted_by_sources(g, q, best))
 		return VSC_INCONSISTENT;
+	if ((r == AT_LEAST_OPEN || r == AT_LEAST_REFUTED) && (err = with_stale_cut(g, q, best)))
+		return err;
 	/* With no bound the tries are there to find a witness at once; when
 	 * the own stops are that far below the least (every bound tried
 	 * failed), the next ones fail too and cost far more: on a recorded
 	 * Peterson's lock of 4 threads (3.7 M events, least above 221,879)
 	 * 200 units per event of the search's 257 */
-	if (r == AT_LEAST_OPEN || (r == AT_LEAST_REFUTED && (q->minimize || q->bound >= 0)))
+	if (!q->witness_only &&
+	    (r == AT_LEAST_OPEN || (r == AT_LEAST_REFUTED && (q->minimize || q->bound >= 0))))
 		r = try_at_least(g, q, best, &least, AT_LEAST_WORK);
 	if (r != AT_LEAST_OPEN && r != AT_LEAST_REFUTED)
 		return r;

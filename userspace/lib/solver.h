@@ -97,6 +97,11 @@ struct query {
 	int want_witness;
 	unsigned jobs; /* independent parts decided by up to this many threads (1: one by one) */
 	const struct vsc_program *keep_analysis_of; /* keep_for_explain: the top program */
+	int no_cut; /* a part that a cut would not help (stale_cut.c) */
+	/* only a witness helps (a cut's half): no writer groups, and no
+	 * bounded tries under their full cap (on the 10^5 stale trace of seed
+	 * 2 they took 62-66 M of the two first halves' 72-86 M units) */
+	int witness_only;
 };
 
 struct solver {

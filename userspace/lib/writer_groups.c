@@ -156,7 +156,7 @@ static struct vsc_program *group_program(const struct vsc_program *p, const uint
 static int group_refuted(const struct vsc_program *gp, struct budget *b, unsigned long cap,
 			 writer_group_solve_fn solve)
 {
-	struct query q = { .bound = -1, .minimize = 0, .want_witness = 0, .jobs = 1 };
+	struct query q = { .bound = -1, .minimize = 0, .want_witness = 0, .jobs = 1, .no_cut = 1 };
 	struct vsc_result res;
 	unsigned long outer = b->work_cap;
 	int r;
