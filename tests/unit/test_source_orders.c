@@ -48,17 +48,10 @@ static void check_program(const struct vsc_program *p, struct tally *n)
 	vsc_result_free(res);
 }
 
-static unsigned long env_number(const char *name, unsigned long fallback)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? strtoul(s, NULL, 0) : fallback;
-}
-
 static void refutes_only_what_exact_refutes(void **state)
 {
-	uint64_t seed = env_number("VSC_SOURCE_ORDERS_SEED", 0x5043ce5UL);
-	int programs = (int)env_number("VSC_SOURCE_ORDERS_COUNT", PROGRAMS);
+	uint64_t seed = test_env_number("VSC_SOURCE_ORDERS_SEED", 0x5043ce5UL);
+	int programs = (int)test_env_number("VSC_SOURCE_ORDERS_COUNT", PROGRAMS);
 	struct tally n = { 0, 0, 0 };
 
 	(void)state;

@@ -68,17 +68,10 @@ static void check_cut(const struct vsc_program *p, writer_group_solve_fn solve,
 	free(witness);
 }
 
-static unsigned long env_number(const char *name, unsigned long fallback)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? strtoul(s, NULL, 0) : fallback;
-}
-
 static void witnesses_verify_and_agree_with_exact(void **state)
 {
-	uint64_t seed = env_number("VSC_STALE_CUT_SEED", 0x5ca1e0UL);
-	int programs = (int)env_number("VSC_STALE_CUT_COUNT", PROGRAMS);
+	uint64_t seed = test_env_number("VSC_STALE_CUT_SEED", 0x5ca1e0UL);
+	int programs = (int)test_env_number("VSC_STALE_CUT_COUNT", PROGRAMS);
 	struct tally by_exact = { 0, 0, 0 }, by_auto = { 0, 0, 0 };
 
 	(void)state;

@@ -84,17 +84,10 @@ static void check_program(const struct vsc_program *p, int with_auto, struct tal
 	vsc_result_free(res);
 }
 
-static unsigned long env_number(const char *name, unsigned long fallback)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? strtoul(s, NULL, 0) : fallback;
-}
-
 static void refutes_only_what_exact_refutes(void **state)
 {
-	uint64_t seed = env_number("VSC_WRITER_GROUPS_SEED", 0x9a1f0e5UL);
-	int programs = (int)env_number("VSC_WRITER_GROUPS_COUNT", PROGRAMS);
+	uint64_t seed = test_env_number("VSC_WRITER_GROUPS_SEED", 0x9a1f0e5UL);
+	int programs = (int)test_env_number("VSC_WRITER_GROUPS_COUNT", PROGRAMS);
 	struct tally n = { 0, 0, 0, 0 };
 
 	(void)state;

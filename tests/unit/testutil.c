@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -68,4 +69,11 @@ void append_event(struct vsc_program *p, unsigned t, uint32_t kind, unsigned var
 	struct vsc_event e = { .kind = kind, .var = var, .value = value, .new_value = new_value };
 
 	assert_int_equal(vsc_program_append(p, t, &e, 0), 0);
+}
+
+unsigned long test_env_number(const char *name, unsigned long fallback)
+{
+	const char *s = getenv(name);
+
+	return s && *s ? strtoul(s, NULL, 0) : fallback;
 }

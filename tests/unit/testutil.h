@@ -34,5 +34,8 @@ void append_event(struct vsc_program *p, unsigned t, uint32_t kind, unsigned var
 		  int64_t new_value);
 /* Print a program in the text format to stderr (to reproduce a failure). */
 void dump_program(const char *why, const struct vsc_program *prog);
+/* The number in environment variable name (a seed or count for an
+ * offline stress run), or fallback when it is unset or empty. */
+unsigned long test_env_number(const char *name, unsigned long fallback);
 
 #endif
