@@ -242,13 +242,15 @@ static int by_point(const void *x, const void *y)
 enum embedding {
 	EMBED_OK,
 	EMBED_FAILS,
-	EMBED_WIDE
+	EMBED_WIDE,
+	EMBED_STOPPED,
 };
 
 /* Thread t's reads of the class needs[from, to) before index `before`,
  * embedded in points (events of writers a, b done) that only grow, inside
- * the box (ua, ub). EMBED_FAILS with *fail: the read that cannot; EMBED_OK
- * with *la, *lb: the least coordinates of the last staircase. */
+ * the box (ua, ub). EMBED_FAILS with *fail: the read that cannot;
+ * EMBED_STOPPED: the budget ran out; EMBED_WIDE: too many points to say;
+ * EMBED_OK with *la, *lb: the least coordinates of the last staircase. */
 static enum embedding embed(struct cut *c, uint32_t from, uint32_t to, uint32_t before,
 			    const uint32_t *U, uint32_t *la, uint32_t *lb, uint32_t *fail)
 {
@@ -268,7 +270,8 @@ static enum embedding embed(struct cut *c, uint32_t from, uint32_t to, uint32_t 
 			if (x != NONE && x <= U[b])
 				c->next[m++] = (struct point){ c->stair[s].a, x };
 		}
-		budget_spend(c->b, n + 1);
+		if (budget_spend(c->b, n + 1))
+			return EMBED_STOPPED;
 		qsort(c->next, m, sizeof(*c->next), by_point);
 		for (uint32_t s = 0; s < m; s++)
 			if (!kept || c->next[s].b < c->stair[kept - 1].b)
@@ -289,20 +292,28 @@ static enum embedding embed(struct cut *c, uint32_t from, uint32_t to, uint32_t 
 	return EMBED_OK;
 }
 
-/* One class's facts on L and U. Returns 0 (a contradiction), 1, or 2
- * when some bound moved. */
+/* One class's facts on L and U. Returns 0 (a contradiction, or the
+ * budget ran out: no point is looked for then either), 1, or 2 when some
+ * bound moved. */
 static int tighten_class(struct cut *c, uint32_t from, uint32_t to, uint32_t *L, uint32_t *U)
 {
 	uint32_t t = c->needs[from].t, a = c->needs[from].a, b = c->needs[from].b;
 	uint32_t la, lb, fail;
 	int moved = 0;
 
-	if (embed(c, from, to, U[t], U, &la, &lb, &fail) == EMBED_FAILS) {
+	switch (embed(c, from, to, U[t], U, &la, &lb, &fail)) {
+	case EMBED_FAILS:
 		U[t] = fail; /* t's read at fail is not before r */
 		moved = 1;
+		break;
+	case EMBED_STOPPED:
+		return 0;
+	default:
+		break;
 	}
 	switch (embed(c, from, to, L[t], U, &la, &lb, &fail)) {
 	case EMBED_FAILS:
+	case EMBED_STOPPED:
 		return 0;
 	case EMBED_WIDE:
 		return 1 + moved;
