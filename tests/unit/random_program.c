@@ -85,3 +85,20 @@ struct vsc_program *random_program(uint64_t *s, const struct random_shape *sh)
 	}
 	return p;
 }
+
+struct random_shape random_two_writer_shape(uint64_t *state, int i, unsigned events, unsigned vars,
+					    unsigned values)
+{
+	struct random_shape shape = { .two_writers = 1 };
+
+	/* one draw after another, in this order (a seed's programs stay) */
+	shape.threads = 3 + (unsigned)(random_next(state) % 3);
+	shape.events = events + (unsigned)(random_next(state) % 22);
+	shape.vars = vars + (unsigned)(random_next(state) % 4);
+	shape.values = values + (unsigned)(random_next(state) % 3);
+	shape.write_pct = 30 + (unsigned)(random_next(state) % 40);
+	shape.rmw_pct = i % 3 == 0 ? 40 : 0;
+	shape.wrong_pct = (unsigned)(random_next(state) % 6);
+	shape.init_pct = i % 2 ? 60 : 0;
+	return shape;
+}

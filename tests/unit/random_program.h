@@ -28,6 +28,12 @@ uint64_t random_next(uint64_t *state);
 /* A number below n (0 when n is 0). */
 unsigned random_below(uint64_t *state, unsigned n);
 struct vsc_program *random_program(uint64_t *state, const struct random_shape *shape);
+/* A shape of 3-5 threads whose variables have two writer threads at most:
+ * events, vars and values from the given least (22, 4 and 3 choices),
+ * RMWs in one program of three (i: the program's number), known or
+ * unknown inits in every other one, a few wrong reads. */
+struct random_shape random_two_writer_shape(uint64_t *state, int i, unsigned events, unsigned vars,
+					    unsigned values);
 /* An empty program with threads T0.. and variables x0.. (NULL: no memory). */
 struct vsc_program *named_program(unsigned threads, unsigned vars);
 

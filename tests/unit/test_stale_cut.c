@@ -76,17 +76,7 @@ static void witnesses_verify_and_agree_with_exact(void **state)
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {
-		struct random_shape shape = {
-			.threads = 3 + (unsigned)(random_next(&seed) % 3),
-			.events = 8 + (unsigned)(random_next(&seed) % 22),
-			.vars = 1 + (unsigned)(random_next(&seed) % 4),
-			.values = 2 + (unsigned)(random_next(&seed) % 3),
-			.two_writers = 1,
-			.write_pct = 30 + (unsigned)(random_next(&seed) % 40),
-			.rmw_pct = i % 3 == 0 ? 40 : 0,
-			.wrong_pct = (unsigned)(random_next(&seed) % 6),
-			.init_pct = i % 2 ? 60 : 0,
-		};
+		struct random_shape shape = random_two_writer_shape(&seed, i, 8, 1, 2);
 		struct vsc_program *p = random_program(&seed, &shape);
 		struct vsc_result *plain, *least;
 		assert_non_null(p);

@@ -92,17 +92,7 @@ static void refutes_only_what_exact_refutes(void **state)
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {
-		struct random_shape shape = {
-			.threads = 3 + (unsigned)(random_next(&seed) % 3),
-			.events = 6 + (unsigned)(random_next(&seed) % 22),
-			.vars = 2 + (unsigned)(random_next(&seed) % 4),
-			.values = 1 + (unsigned)(random_next(&seed) % 3),
-			.two_writers = 1,
-			.write_pct = 30 + (unsigned)(random_next(&seed) % 40),
-			.rmw_pct = i % 3 == 0 ? 40 : 0,
-			.wrong_pct = (unsigned)(random_next(&seed) % 6),
-			.init_pct = i % 2 ? 60 : 0,
-		};
+		struct random_shape shape = random_two_writer_shape(&seed, i, 6, 2, 1);
 		struct vsc_program *p = random_program(&seed, &shape);
 		assert_non_null(p);
 		check_program(p, i % 4 == 0, &n);
