@@ -751,6 +751,16 @@ static void analysis_done(struct analysis *a, const struct vsc_program *p, const
 	analysis_free(a);
 }
 
+/* A witness in hand above the least proven, and more than
+ * POOL_SEARCH_THREADS threads (worker pools the run under a guessed
+ * coherence order left open, coherence_guess.c): the search's states hold
+ * a word per thread, so there it fills gigabytes within seconds, and it
+ * answered none of 48 such pools of 100-3,000 threads in 15 s
+ * (docs/solvers.md, "Worker pools"). Its memory is capped then; the
+ * answer is `least: between` the two at the cap. */
+#define POOL_SEARCH_THREADS 1024
+#define POOL_SEARCH_BYTES ((size_t)256 << 20)
+
 /* Analysis, then the search. best may hold a witness already (its count is
  * an upper bound); least: the least preemptions are known to be at least
  * this; writers: vsc_program_writers(p); spans: the spans of p's values
@@ -759,6 +769,7 @@ static int search_whole(const struct vsc_program *p, size_t writers, const struc
 			const struct query *q, struct budget *b, struct vsc_result *res,
 			struct best *best, long least)
 {
+	size_t memory_limit = b->memory_limit;
 	struct analysis a;
 	int r;
 
@@ -775,8 +786,12 @@ static int search_whole(const struct vsc_program *p, size_t writers, const struc
 	budget_phase(b, "SAT");
 	if (r == SEARCH_ON)
 		r = try_sat(p, writers, q, b, res, &least);
+	if (best->witness && program_threads(p) > POOL_SEARCH_THREADS &&
+	    memory_limit > POOL_SEARCH_BYTES)
+		b->memory_limit = POOL_SEARCH_BYTES;
 	if (r == SEARCH_ON)
 		r = search_then_sat(p, writers, &a, q, b, res, best, least);
+	b->memory_limit = memory_limit;
 	analysis_done(&a, p, q, res);
 	return r;
 }

@@ -17,6 +17,7 @@
 #include "coherence.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1066,7 +1067,8 @@ static int try_guess(struct coh *c, const struct query *q, struct vsc_result *re
 	struct coh_sources s = sources(c);
 	uint32_t *steps = malloc(((size_t)c->n + 1) * sizeof(uint32_t));
 	long pre = -1, lower = 0;
-	int ok = steps ? coherence_guess_run(&s, c->b, steps, &pre) : -ENOMEM;
+	long enough = q->minimize ? 0 : q->bound < 0 ? LONG_MAX : q->bound;
+	int ok = steps ? coherence_guess_run(&s, c->b, enough, steps, &pre) : -ENOMEM;
 
 	c->steps += ok == 1 ? c->n : 0;
 	if (ok == 1 && !witness_answers(q, pre) &&

@@ -29,6 +29,7 @@
 #include "coherence_guess.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,11 @@ struct guess {
 	uint32_t *roff;    /* per flat event + 1: its readers, rlist[roff[f], roff[f + 1]) */
 	uint32_t *rlist;
 	uint32_t *indeg; /* per flat event: edges from other threads' events not run */
+	/* floating writes: plain writes nobody reads, outside co (see floats()) */
+	bool floating;
+	uint32_t *busy;   /* per variable: readers of its latest write (or initial value) to run */
+	uint32_t *parked; /* per variable: a thread waiting at a floating write of it, COH_NONE */
+	uint32_t *park_next; /* per thread: the next one parked on the same variable */
 	/* the run */
 	uint32_t *pos;     /* per thread: events run */
 	uint32_t *blocked; /* per thread: its events with indeg != 0 */
@@ -76,6 +82,16 @@ static uint32_t thread_of(const struct coh_sources *s, uint32_t f)
 }
 
 /* ---- the guessed coherence order --------------------------------------- */
+
+/* A plain write nobody reads floats (when g->floating): it stays out of
+ * co and runs whenever its variable's latest write has no reader left to
+ * run. Then no read's source is overwritten before it, and the write
+ * itself holds nobody up. */
+static bool floats(const struct guess *g, uint32_t t, uint32_t f)
+{
+	return g->floating && g->roff[f] == g->roff[f + 1] &&
+	       event_at(g->s, t, f)->kind == VSC_WRITE;
+}
 
 struct keyed {
 	int64_t value;
@@ -127,13 +143,17 @@ static int order_by_value(struct guess *g, bool ascending)
 	if (kv) {
 		for (uint32_t x = 0; x < s->nvars; x++) {
 			uint32_t m = woff[x + 1] - woff[x], prev = COH_NONE;
+			uint32_t kept = 0;
 			for (uint32_t j = 0; j < m; j++) {
-				uint32_t f = wl[woff[x] + j];
-				const struct vsc_event *e = event_at(s, thread_of(s, f), f);
-				kv[j] = (struct keyed){ e->kind == VSC_RMW ? e->new_value
-									   : e->value,
-							f };
+				uint32_t f = wl[woff[x] + j], t = thread_of(s, f);
+				const struct vsc_event *e = event_at(s, t, f);
+				g->conext[f] = COH_NONE;
+				if (!floats(g, t, f))
+					kv[kept++] = (struct keyed){
+						e->kind == VSC_RMW ? e->new_value : e->value, f
+					};
 			}
+			m = kept;
 			qsort(kv, m, sizeof(*kv), by_value);
 			g->cofirst[x] = COH_NONE;
 			for (uint32_t j = 0; j < m; j++) {
@@ -253,6 +273,12 @@ static void count_edges(struct guess *g)
 	for (uint32_t t = 0; t < s->k; t++)
 		for (uint32_t f = s->base[t]; f < s->base[t + 1]; f++)
 			g->blocked[t] += g->indeg[f] != 0;
+	for (uint32_t x = 0; x < s->nvars; x++)
+		g->busy[x] = 0, g->parked[x] = COH_NONE;
+	for (uint32_t t = 0; t < s->k; t++)
+		for (uint32_t f = s->base[t]; f < s->base[t + 1]; f++)
+			if (s->rf[f] == COH_INIT)
+				g->busy[event_at(s, t, f)->var]++;
 }
 
 /* ---- the run ------------------------------------------------------------ */
@@ -262,9 +288,48 @@ static uint32_t length_of(const struct guess *g, uint32_t t)
 	return g->s->base[t + 1] - g->s->base[t];
 }
 
+/* May event f of thread t run now, as far as the orders go (indeg) and,
+ * for a floating write, its variable? */
+static bool may_run(const struct guess *g, uint32_t t, uint32_t f)
+{
+	return g->indeg[f] == 0 && !(floats(g, t, f) && g->busy[event_at(g->s, t, f)->var] != 0);
+}
+
 static bool can_go_on(const struct guess *g, uint32_t t)
 {
-	return g->pos[t] < length_of(g, t) && g->indeg[g->s->base[t] + g->pos[t]] == 0;
+	return g->pos[t] < length_of(g, t) && may_run(g, t, g->s->base[t] + g->pos[t]);
+}
+
+/* t's next event waits on its variable only (a floating write): t waits
+ * in that variable's list until the variable's readers have run. */
+static void park(struct guess *g, uint32_t t)
+{
+	uint32_t f = g->s->base[t] + g->pos[t], x;
+
+	if (g->pos[t] >= length_of(g, t) || g->in_ready[t] || g->indeg[f] != 0 || may_run(g, t, f))
+		return;
+	x = event_at(g->s, t, f)->var;
+	g->in_ready[t] = 2;
+	g->park_next[t] = g->parked[x];
+	g->parked[x] = t;
+}
+
+/* Event f of thread t ran: what its variable's latest write waits for. */
+static void note_ran(struct guess *g, uint32_t t, uint32_t f)
+{
+	const struct vsc_event *e = event_at(g->s, t, f);
+	uint32_t x = e->var;
+
+	if (e->kind != VSC_WRITE && g->s->rf[f] != COH_NONE)
+		g->busy[x]--; /* a read of the latest write (it cannot run otherwise) */
+	if (e->kind != VSC_READ)
+		g->busy[x] = g->roff[f + 1] - g->roff[f];
+	while (g->busy[x] == 0 && g->parked[x] != COH_NONE) {
+		uint32_t u = g->parked[x];
+		g->parked[x] = g->park_next[u];
+		g->in_ready[u] = 1;
+		g->ready[g->nready++] = u;
+	}
 }
 
 /* Events t can run from its position before one waits (at most MAX_SCAN). */
@@ -273,7 +338,7 @@ static uint32_t free_run(const struct guess *g, uint32_t t)
 	uint32_t i = g->pos[t], end = length_of(g, t);
 
 	end = end - i > MAX_SCAN ? i + MAX_SCAN : end;
-	while (i < end && g->indeg[g->s->base[t] + i] == 0)
+	while (i < end && may_run(g, t, g->s->base[t] + i))
 		i++;
 	return i - g->pos[t];
 }
@@ -328,8 +393,9 @@ static uint32_t pick(struct guess *g, struct budget *b, int *err)
 
 	while (g->nfinish > 0) {
 		uint32_t t = g->finish[--g->nfinish];
-		if (g->pos[t] < length_of(g, t) && g->blocked[t] == 0)
+		if (g->blocked[t] == 0 && can_go_on(g, t))
 			return t;
+		park(g, t); /* it comes back when its variable is free */
 	}
 	if (g->trial_work > g->trial_cap)
 		most = FEW_CANDIDATES;
@@ -341,6 +407,7 @@ static uint32_t pick(struct guess *g, struct budget *b, int *err)
 			if (at == --g->nready)
 				at = i; /* the best so far moves into the hole */
 			g->ready[i] = g->ready[g->nready];
+			park(g, t);
 			continue;
 		}
 		seen++;
@@ -378,12 +445,15 @@ static void seed_queues(struct guess *g)
 		if (can_go_on(g, t)) {
 			g->in_ready[t] = 1;
 			g->ready[g->nready++] = t;
+		} else {
+			park(g, t);
 		}
 	}
 }
 
-/* 1: every event ran (steps, *pre), 0: stuck, -ETIME. */
-static int run(struct guess *g, struct budget *b, uint32_t *steps, long *pre)
+/* 1: every event ran (steps, *pre), 0: stuck or `worse` preemptions
+ * reached (a better run is known), -ETIME. */
+static int run(struct guess *g, struct budget *b, long worse, uint32_t *steps, long *pre)
 {
 	uint32_t cur = COH_NONE, done = 0, since = 0;
 	int err = 0;
@@ -394,13 +464,14 @@ static int run(struct guess *g, struct budget *b, uint32_t *steps, long *pre)
 	seed_queues(g);
 	*pre = 0;
 	while (done < g->s->n) {
-		if (cur != COH_NONE && g->pos[cur] < length_of(g, cur))
-			++*pre; /* switched away from a thread with events left */
+		if (cur != COH_NONE && g->pos[cur] < length_of(g, cur) && ++*pre >= worse)
+			return 0; /* switched away from a thread with events left */
 		if ((cur = pick(g, b, &err)) == COH_NONE)
 			return err;
 		while (can_go_on(g, cur)) {
 			uint32_t f = g->s->base[cur] + g->pos[cur]++;
 			edges_from(g, f, cur, EDGE_RELEASE);
+			note_ran(g, cur, f);
 			steps[done++] = cur;
 			if (++since == GUESS_CHUNK) {
 				since = 0;
@@ -408,6 +479,7 @@ static int run(struct guess *g, struct budget *b, uint32_t *steps, long *pre)
 					return -ETIME;
 			}
 		}
+		park(g, cur);
 	}
 	return 1;
 }
@@ -425,9 +497,41 @@ static void guess_free(struct guess *g)
 	free(g->ready);
 	free(g->in_ready);
 	free(g->freed);
+	free(g->busy);
+	free(g->parked);
+	free(g->park_next);
 }
 
-int coherence_guess_run(const struct coh_sources *s, struct budget *b, uint32_t *steps, long *pre)
+/* The runs in turn: ascending values, then the same with floating writes,
+ * then both descending; each run after the first only while the best so
+ * far (in steps, *pre) has more than `enough` preemptions. */
+static int best_run(struct guess *g, struct budget *b, long enough, uint32_t *steps, long *pre)
+{
+	uint32_t *other = NULL;
+	long got = -1;
+	int found = 0, r = 0;
+
+	for (int variant = 0; variant < 4 && r >= 0 && !(found && *pre <= enough); variant++) {
+		uint32_t *into = found ? other : steps;
+		if (found && !other && !(into = other = malloc(((size_t)g->s->n + 1) * 4)))
+			return -ENOMEM;
+		g->floating = variant & 1;
+		r = order_by_value(g, variant < 2);
+		if (r == 0)
+			r = run(g, b, found ? *pre : LONG_MAX, into, &got);
+		if (r == 1 && (!found || got < *pre)) {
+			if (found)
+				memcpy(steps, other, (size_t)g->s->n * sizeof(uint32_t));
+			*pre = got;
+			found = 1;
+		}
+	}
+	free(other);
+	return r < 0 ? r : found;
+}
+
+int coherence_guess_run(const struct coh_sources *s, struct budget *b, long enough, uint32_t *steps,
+			long *pre)
 {
 	struct guess g = { .s = s };
 	int r = -ENOMEM;
@@ -442,14 +546,14 @@ int coherence_guess_run(const struct coh_sources *s, struct budget *b, uint32_t 
 	g.ready = malloc(((size_t)s->k + 1) * sizeof(uint32_t));
 	g.in_ready = malloc((size_t)s->k + 1);
 	g.freed = malloc(((size_t)s->k + 1) * sizeof(uint32_t));
+	g.busy = malloc(((size_t)s->nvars + 1) * sizeof(uint32_t));
+	g.parked = malloc(((size_t)s->nvars + 1) * sizeof(uint32_t));
+	g.park_next = malloc(((size_t)s->k + 1) * sizeof(uint32_t));
 	if (g.conext && g.cofirst && g.roff && g.indeg && g.pos && g.blocked && g.finish &&
-	    g.ready && g.in_ready && g.freed)
+	    g.ready && g.in_ready && g.freed && g.busy && g.parked && g.park_next)
 		r = coh_list_readers(s, g.roff, &g.rlist);
-	for (int ascending = 1; r == 0 && ascending >= 0; ascending--) {
-		r = order_by_value(&g, ascending);
-		if (r == 0)
-			r = run(&g, b, steps, pre);
-	}
+	if (r == 0)
+		r = best_run(&g, b, enough, steps, pre);
 	guess_free(&g);
 	return r;
 }

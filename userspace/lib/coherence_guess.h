@@ -23,11 +23,14 @@ struct coh_sources {
  * filled here). 0 or -ENOMEM. */
 int coh_list_readers(const struct coh_sources *s, uint32_t *roff, uint32_t **rlist);
 
-/* Each variable's writes ordered by value (ascending, then descending),
- * and a run that keeps program order, sources, that order and the reads
- * before the next write. 1: an SC interleaving in steps (thread per step)
- * with *pre preemptions; 0: both orders hold a cycle; -errno. */
-int coherence_guess_run(const struct coh_sources *s, struct budget *b, uint32_t *steps, long *pre);
+/* Each variable's writes ordered by value (ascending, then descending;
+ * plain writes nobody reads in that order, or floating), and runs that
+ * keep program order, sources, that order and the reads before the next
+ * write, until one has at most `enough` preemptions. 1: the best SC
+ * interleaving found, in steps (thread per step) with *pre preemptions;
+ * 0: every order holds a cycle; -errno. */
+int coherence_guess_run(const struct coh_sources *s, struct budget *b, long enough, uint32_t *steps,
+			long *pre);
 
 /* A lower bound on the preemptions of every SC interleaving, computed
  * along steps, an SC interleaving: >= 0, or -errno. */
