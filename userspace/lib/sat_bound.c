@@ -189,13 +189,14 @@ static int bounded_probe(struct bounded *x, const struct vsc_program *p, long k,
 }
 
 /* The first question: no bound, then (gaps) a bound k below the
- * witness's count; or (slots) the bound at once. Stopped: 0 with the
- * verdict unknown. */
+ * witness's count; or (slots) the bound at once, unless it is at least
+ * n - threads (more than any interleaving has: no bound). Stopped: 0 with
+ * the verdict unknown. */
 static int first_witness(struct bounded *x, const struct vsc_program *p, long bound)
 {
 	int r = setup(x, p, 0);
 
-	if (!r && !x->by_gaps && bound >= 0)
+	if (!r && !x->by_gaps && bound >= 0 && (uint64_t)bound + x->e.threads <= x->e.n)
 		r = 10; /* the slots at once: few threads, no bound first costs more */
 	else if (!r && (r = probe(x, -1)) == 10 && (r = keep_found(x)) == 0)
 		r = bound >= 0 && x->res->preemptions > bound ? 10 : 11;
