@@ -36,7 +36,7 @@ int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
 	struct vsc_check_opts o;
 	const struct solver *solver;
 	struct vsc_result *res;
-	struct query q;
+	struct query q = { 0 }; /* fields not set below (no_cut, witness_only) are off */
 	struct budget b;
 	double started;
 	int err;
