@@ -342,17 +342,17 @@ def bounds_text(p, L, U):
 def anchor_refuted(p, R, i, opts):
     if p.th[R][i][2] is None:
         return False
-    todo = cases(p, R, i, opts['broken'])
-    if todo is None:
+    pending = cases(p, R, i, opts['broken'])
+    if pending is None:
         return False
     n = 0
-    for L, U in todo:
+    for L, U in pending:
         opts['nodes'] = opts['max_nodes']
         n += 1
         refuted = case_refuted(p, L, U, (R, i), opts, opts['depth'])
         if opts['verbose']:
             print('  case %d of %d (%s): %s after %d nodes' %
-                  (n, len(todo), bounds_text(p, L, U), 'refuted' if refuted else 'open',
+                  (n, len(pending), bounds_text(p, L, U), 'refuted' if refuted else 'open',
                    opts['max_nodes'] - opts['nodes']), file=sys.stderr)
         if not refuted:
             return False
@@ -448,11 +448,11 @@ def main(argv):
         return 2
     p = Program(path)
     if anchors == 'all':
-        todo = [(R, i) for R, ev in enumerate(p.th) for i in range(len(ev))]
+        pending = [(R, i) for R, ev in enumerate(p.th) for i in range(len(ev))]
     else:
-        todo = [(p.names.index(t), i) for t, i in anchors]
+        pending = [(p.names.index(t), i) for t, i in anchors]
     try:
-        for R, i in todo:
+        for R, i in pending:
             if anchor_refuted(p, R, i, opts):
                 print('inconsistent (the read %s[%d] sees no write)' % (p.names[R], i))
                 return 1
