@@ -610,12 +610,75 @@ static void test_proof_check_under_time_limit(void **state)
 	vsc_trace_free(t);
 }
 
+/* Windows by recorded times that lie near the top of 64 bits: a window's
+ * end, lo + its width, once wrapped past 2^64 (shrink_window.c), so the
+ * windows over the last keys were empty and the scan started again from
+ * key 0 until its time ran out. Store buffering at times within 16 of
+ * 2^64, after two events at times 1 and 2 (so the keys span nearly all of
+ * 64 bits): the scan must find it, its four events, with their C'. */
+static void test_windows_near_the_top_of_time(void **state)
+{
+	static const struct {
+		uint32_t thread;
+		struct vsc_event e;
+		uint64_t ts;
+	} events[] = {
+		{ 0, { .kind = VSC_WRITE, .var = 2, .value = 1 }, 1 },
+		{ 0, { .kind = VSC_WRITE, .var = 0, .value = 1 }, UINT64_MAX - 10 },
+		{ 0, { .kind = VSC_READ, .var = 1, .value = 0 }, UINT64_MAX - 8 },
+		{ 1, { .kind = VSC_READ, .var = 2, .value = 1 }, 2 },
+		{ 1, { .kind = VSC_WRITE, .var = 1, .value = 1 }, UINT64_MAX - 9 },
+		{ 1, { .kind = VSC_READ, .var = 0, .value = 0 }, UINT64_MAX - 7 },
+	};
+	struct vsc_program *p = vsc_program_new();
+	struct source_rule rule;
+	struct analysis a;
+	struct shrink s = { .p = p, .a = &a, .rule = &rule, .whole_s = 0.01 };
+	struct shrink_key k;
+
+	(void)state;
+	assert_int_equal(vsc_program_add_var(p, "x"), 0);
+	assert_int_equal(vsc_program_add_var(p, "y"), 1);
+	assert_int_equal(vsc_program_add_var(p, "z"), 2);
+	assert_int_equal(vsc_program_set_init(p, 0, VSC_INIT_KNOWN, 0), 0);
+	assert_int_equal(vsc_program_set_init(p, 1, VSC_INIT_KNOWN, 0), 0);
+	assert_int_equal(vsc_program_add_thread(p, "T0"), 0);
+	assert_int_equal(vsc_program_add_thread(p, "T1"), 1);
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		assert_int_equal(
+			vsc_program_append(p, events[i].thread, &events[i].e, events[i].ts), 0);
+	assert_int_equal(program_unpack(p), 0);
+	shrink_key_init(&k, p, true);
+	assert_int_equal(k.kind, KEY_TIME);
+	assert_true(k.last > UINT64_MAX - 16);
+	s.opts = (struct vsc_check_opts){ .sz = sizeof(s.opts) };
+	assert_int_equal(analysis_build(&a, p), 0);
+	assert_int_equal(source_rule_init(&rule, p, &a), 0);
+	assert_int_equal(proof_closure_new(&s.closure, p, &a, &rule, SIZE_MAX), 0);
+	s.n = p->event_count;
+	s.all = malloc(s.n * sizeof(*s.all));
+	assert_non_null(s.all);
+	for (uint32_t i = 0; i < s.n; i++)
+		s.all[i] = (struct vsc_event_ref){ i / 3, i % 3 };
+	assert_int_equal(shrink_prepare(&s), 0);
+	assert_int_equal(shrink_scan(&s), 1);
+	assert_int_equal(s.n, 4); /* the kept set, compacted: the four of SB */
+	for (size_t i = 0; i < s.n; i++)
+		assert_int_not_equal(s.all[i].index, 0);
+	proof_closure_free(s.closure);
+	shrink_release(&s);
+	source_rule_free(&rule);
+	analysis_free(&a);
+	vsc_program_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_cores),
 		cmocka_unit_test(test_generated_cores),
 		cmocka_unit_test(test_timed_cores),
+		cmocka_unit_test(test_windows_near_the_top_of_time),
 		cmocka_unit_test(test_localize_sound),
 		cmocka_unit_test(test_closure_sound),
 		cmocka_unit_test(test_consistent_has_no_core),

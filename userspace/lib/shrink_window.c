@@ -122,6 +122,13 @@ static int try_closed(struct shrink *s, double limit_s)
 	return r ? r : 1;
 }
 
+/* a + b, or UINT64_MAX when that wraps: recorded times may lie anywhere
+ * in 64 bits, and a window past the last key ends at the last key. */
+static uint64_t saturating_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* One scan of windows of `size` events from the start, within `end`:
  * 1 when one passed, 0, or -errno. The windows a limit stopped are
  * checked again with RETRY_FACTOR times the time at the end, within
@@ -131,23 +138,26 @@ static int try_closed(struct shrink *s, double limit_s)
 static int scan_windows(struct shrink *s, const struct shrink_key *k, size_t size, double end,
 			double retry_s)
 {
-	uint64_t width = (uint64_t)((double)(k->last + 1) * (double)size / (double)s->n) + 2;
+	uint64_t width = (uint64_t)(((double)k->last + 1) * (double)size / (double)s->n) + 2;
 	uint64_t retry[RETRIES];
 	double limit = 8 * s->whole_s * (double)size / (double)s->n + TRIAL_MIN_S;
 	size_t retries = 0;
 	int r = 0;
 
-	for (uint64_t lo = 0; lo <= k->last && !r; lo += width / 2) {
+	for (uint64_t lo = 0; !r; lo += width / 2) {
 		unsigned long undecided = s->undecided;
 		if (s->gave_up || clock_now_s() > end)
 			break;
-		r = try_window(s, k, lo, lo + width, limit);
+		r = try_window(s, k, lo, saturating_add(lo, width), limit);
 		if (r == 0 && s->undecided > undecided && retries < RETRIES)
 			retry[retries++] = lo;
+		if (k->last - lo < width / 2)
+			break; /* the next would start past the last key (or wrap) */
 	}
 	end = retry_s > 0 ? clock_now_s() + retry_s : end;
 	for (size_t i = 0; i < retries && !r && !s->gave_up && clock_now_s() <= end; i++) {
-		r = try_window(s, k, retry[i], retry[i] + width, RETRY_FACTOR * limit);
+		r = try_window(s, k, retry[i], saturating_add(retry[i], width),
+			       RETRY_FACTOR * limit);
 	}
 	return r;
 }
