@@ -168,6 +168,32 @@ assert 2 <= len(o["core"]) <= 12 and o["core_minimal"] and o["cycle"], o
 PY
 "$vsc" check "$tmp/bigcore.vsc" | head -n 1 | grep -qx inconsistent || bad "10^5 core file"
 
+# Past 2^20 events without recorded times: the proof is looked for from a
+# read without a source, a writer group and windows (never prefixes),
+# within one verdict's time. A generated 1.1 M-event trace, one writer a
+# variable and 4 values, whose stale read is the writer's own (it reads a
+# value it wrote earlier and writes again later): its first core, cut from
+# a prefix, is not a proof (5 events); the second shrinking runs (said on
+# --progress) and gives the 3-event proof, the read, its thread's write of
+# the variable before it and a write of the value. The core file is
+# inconsistent by the enumerator of sc_brute.py, apart from the solvers.
+"$vsc" gen sc --threads 8 --total 1100000 --vars 64 --writers 1 -p 3 --values 4 --stale 1 \
+  --seed 3 -o "$tmp/past20.vsc"
+"$vsc" check -p 3 --explain --json --progress --core-out "$tmp/past20core.vsc" \
+  "$tmp/past20.vsc" > "$tmp/past20.json" 2> "$tmp/past20.err"
+grep -q "explain: a core that is a proof" "$tmp/past20.err" ||
+  bad "1.1 M events: the shrinking for a proof did not run"
+python3 - "$tmp/past20.json" <<'PY' || bad "1.1 M events: not the 3-event proof"
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert len(o["core"]) == 3 and o["core_proof"] is True and o["core_minimal"], o
+PY
+python3 "$dir/sc_brute.py" "$tmp/past20core.vsc" 3 | grep -qx inconsistent ||
+  bad "1.1 M events: the core file is consistent by enumeration"
+python3 "$dir/sc_brute.py" "$tmp/past20core.vsc" | grep -qx inconsistent ||
+  bad "1.1 M events: the core file is consistent by enumeration, unbounded"
+rm -f "$tmp/past20.vsc"
+
 # Two RMWs read the same write (a lost update, injected into a generated
 # 10^5-event trace): atomicity orders each before the other, so the core is
 # found around that cycle: the two RMWs and their source (here a plain write).

@@ -171,6 +171,20 @@ static bool candidate_anywhere(const struct source_rule *r, struct vsc_event_ref
 	return write_pair_of(r, h) == q;
 }
 
+bool source_rule_unsourced(const struct source_rule *r, struct vsc_event_ref e)
+{
+	uint32_t q = pairs_at(r, e)->read;
+
+	return q != PAIR_NONE && !candidate_anywhere(r, e, q);
+}
+
+uint32_t source_rule_hider(const struct source_rule *r, struct vsc_event_ref e)
+{
+	uint32_t h = r->hider[r->base[e.thread] + e.index];
+
+	return h == NONE ? NONE_HIDER : h - r->base[e.thread];
+}
+
 /* A read with no candidate in the whole trace: whether the set keeps h
  * and a write of its value (when the trace has them). */
 static bool shows_no_source(const struct source_rule *r, struct vsc_event_ref e, uint32_t all_gen,

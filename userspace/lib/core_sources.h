@@ -34,6 +34,13 @@ bool init_may_be(const struct vsc_program *p, const struct vsc_event *e);
 bool source_may_see(const struct vsc_program *p, struct vsc_event_ref r, uint32_t hider,
 		    const struct vsc_event_ref *w);
 
+/* Whether the read e has no candidate source in the whole trace (then the
+ * trace is inconsistent, and e with h and a write of its value shows it). */
+bool source_rule_unsourced(const struct source_rule *r, struct vsc_event_ref e);
+/* The index of e's thread's last write of e's variable before e (h), or
+ * NONE_HIDER when there is none. */
+uint32_t source_rule_hider(const struct source_rule *r, struct vsc_event_ref e);
+
 /* The reads of refs[0..m) (sorted by thread, then index) that keep no
  * candidate source among refs (nor, if they have none in the whole program,
  * what shows that): their positions in refs

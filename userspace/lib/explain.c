@@ -34,12 +34,12 @@
 #define AGAIN_MAX_S 300.0      /* seconds and at most this many (CPU time) */
 #define AGAIN_STRETCH_MOST 8.0 /* times the clock may stretch them on a loaded machine */
 #define PROVEN_MOST 1024       /* events of a proof taken that is not minimal */
-/* traces past this are shrunk for a proof only when their events have
- * recorded times, from windows by those times, and never from prefixes:
- * on a 2.3 M-event recording its prefixes cost 454 s CPU and 6.2 GB, its
- * windows by lines 110 s CPU and 1 GB, against 20 s for the first core,
- * and found nothing; its windows by times find a proof in 2 s */
-#define AGAIN_EVENTS (1u << 20)
+/* past SCAN_LONG events (shrink_window.c) a trace is shrunk for a proof
+ * from a read without a source, a writer group or windows, never from
+ * prefixes (on a 2.3 M-event recording they cost 454 s CPU and 6.2 GB,
+ * against 20 s for the first core, and found nothing), and all of it
+ * within this many times the verdict's time (plus TRIAL_MIN_S) */
+#define AGAIN_LONG_WHOLES 1
 #define AGAIN_MEMORY (256u << 20) /* bytes of search state a check may hold, */
 #define AGAIN_MEMORY_PER_EVENT 64 /* and this many more per event of the trace */
 
@@ -169,8 +169,10 @@ static int start_localized(struct shrink *s)
 }
 
 /* The events to shrink: the localized set when it is inconsistent on its
- * own, else a writer group's events that are, else a short inconsistent
- * prefix of the whole execution; then cut down in large steps. */
+ * own, else (looking for a proof) a read without a source, else a writer
+ * group's events that are, else (looking for a proof) a window, else a
+ * short inconsistent prefix of the whole execution (not past SCAN_LONG
+ * events when looking for a proof); then cut down in large steps. */
 static int choose_start(struct shrink *s, struct vsc_core *core)
 {
 	int err = start_localized(s);
@@ -182,7 +184,9 @@ static int choose_start(struct shrink *s, struct vsc_core *core)
 	free(s->all);
 	s->all = NULL;
 	if ((err = every_event(s->p, &s->all, &s->n)) || (err = shrink_prepare(s)) ||
-	    (err = shrink_whole(s)) || (err = shrink_writer_group(s)) < 0)
+	    (err = shrink_whole(s)) || (err = shrink_unsourced(s)) < 0)
+		return err;
+	if (err == 0 && (err = shrink_writer_group(s)) < 0)
 		return err;
 	if (err == 0 && (err = shrink_scan(s)) < 0)
 		return err;
@@ -250,7 +254,8 @@ static int proven_by_construction(struct shrink *s, struct vsc_core *core)
  * rule. *core becomes it when it is; else (a limit, an error) the first
  * core stays, said not to be a proof. Within the deadline, and at most
  * AGAIN_FACTOR times the first shrinking's time (AGAIN_MIN_S at least,
- * AGAIN_MAX_S at most: wall time, which a loaded machine stretches). */
+ * AGAIN_MAX_S at most: wall time, which a loaded machine stretches); past
+ * SCAN_LONG events at most AGAIN_LONG_WHOLES times the verdict's. */
 static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
 {
 	struct shrink s = { .p = first->p,
@@ -275,7 +280,10 @@ static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
 	took = (double)(now.tv_sec - s.started.tv_sec) + (now.tv_nsec - s.started.tv_nsec) / 1e9;
 	cpu = thread_cpu_s() - first->cpu_started;
 	stretch = cpu > 0 ? fmin(fmax(took / cpu, 1), AGAIN_STRETCH_MOST) : 1;
-	again = fmin(fmax(AGAIN_FACTOR * cpu, AGAIN_MIN_S), AGAIN_MAX_S) * stretch;
+	again = fmin(fmax(AGAIN_FACTOR * cpu, AGAIN_MIN_S), AGAIN_MAX_S);
+	if (shrink_scan_long(&s) && s.whole_s > 0)
+		again = fmin(again, AGAIN_LONG_WHOLES * s.whole_s + TRIAL_MIN_S);
+	again *= stretch;
 	if (!s.deadline.tv_sec || seconds_until(&s.deadline) > again)
 		s.deadline = deadline_after(again);
 	/* and of memory: a consistent closure of a million events can fill
@@ -298,17 +306,6 @@ static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
 	shrink_release(&s);
 	vsc_core_free(proven);
 	return err == -ENOMEM ? err : 0;
-}
-
-/* Whether a core that is not a proof is shrunk again for one. */
-static bool worth_a_proof(const struct vsc_program *p)
-{
-	struct shrink_key k;
-
-	if (p->event_count <= AGAIN_EVENTS)
-		return true;
-	shrink_key_init(&k, p, true);
-	return k.kind == KEY_TIME;
 }
 
 /* The core of p, with the analysis a of p (made here when a is NULL);
@@ -347,7 +344,7 @@ static int explain(const struct vsc_program *p, const struct vsc_check_opts *opt
 		goto out;
 	if ((err = shrink_to_core(&s, core)) || (err = check_proof(&s, core)))
 		goto out;
-	if (core->proof == CORE_PROOF_NO && worth_a_proof(p) && (err = shrink_for_proof(&s, &core)))
+	if (core->proof == CORE_PROOF_NO && (err = shrink_for_proof(&s, &core)))
 		goto out;
 	err = core->count <= CYCLE_SEARCH_LIMIT ? core_find_cycle(p, core) : 0;
 out:

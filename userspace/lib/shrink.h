@@ -101,6 +101,10 @@ int shrink_whole(struct shrink *s);
  * when one is inconsistent on its own: 1, 0 when none is, or -errno.
  * After shrink_whole: each group is checked within its time. */
 int shrink_writer_group(struct shrink *s);
+/* Looking for a proof (shrink_unsourced.c): a read that has no candidate
+ * source in the whole trace, with its h and a write of its value, as the
+ * kept set: 1, 0 when there is none (or its check did not pass), or -errno. */
+int shrink_unsourced(struct shrink *s);
 /* A short inconsistent prefix of `all` (every event of the program):
  * the kept set becomes the shortest one found, closed (shrink_prefix.c). */
 int shrink_prefix(struct shrink *s);
