@@ -175,18 +175,22 @@ static int start_localized(struct shrink *s)
  * events when looking for a proof); then cut down in large steps. */
 static int choose_start(struct shrink *s, struct vsc_core *core)
 {
-	int err = start_localized(s);
+	int err = s->not_localized ? 0 : start_localized(s);
 
 	if (err != 0) {
 		core->localized = err > 0;
 		return err < 0 ? err : 0;
 	}
+	s->not_localized = true;
 	free(s->all);
 	s->all = NULL;
-	if ((err = every_event(s->p, &s->all, &s->n)) || (err = shrink_prepare(s)) ||
-	    (err = shrink_whole(s)) || (err = shrink_unsourced(s)) < 0)
+	if ((err = every_event(s->p, &s->all, &s->n)) || (err = shrink_prepare(s)))
 		return err;
-	if (err == 0 && (err = shrink_writer_group(s)) < 0)
+	/* a read without a source first: one pass, where the whole
+	 * execution's closure (shrink_whole) is several */
+	if ((err = shrink_unsourced(s)) < 0)
+		return err;
+	if (err == 0 && ((err = shrink_whole(s)) || (err = shrink_writer_group(s)) < 0))
 		return err;
 	if (err == 0 && (err = shrink_scan(s)) < 0)
 		return err;
@@ -265,7 +269,8 @@ static int shrink_for_proof(const struct shrink *first, struct vsc_core **core)
 			    .rule = first->rule,
 			    .started = first->started,
 			    .checks = first->checks,
-			    .whole_s = first->whole_s };
+			    .whole_s = first->whole_s,
+			    .not_localized = first->not_localized };
 	struct vsc_core *proven = calloc(1, sizeof(*proven));
 	int err = proven ? proof_closure_new(&s.closure, s.p, s.a, s.rule, SIZE_MAX) : -ENOMEM;
 	struct timespec now;

@@ -36,6 +36,9 @@ struct shrink {
 	unsigned long undecided;  /* of them, stopped by a limit */
 	struct timespec started, last_progress;
 	double cpu_started; /* the thread's CPU seconds when it started */
+	/* the localized set did not hold (no cycle, or not inconsistent on its
+	 * own): the shrinking for a proof does not look for it again */
+	bool not_localized;
 	/* when set, a set is kept only if its C' is inconsistent too (a proof) */
 	struct proof_closure *closure;
 };
