@@ -44,8 +44,16 @@
  * stops at least stab(h's own intervals) times outside those places plus
  * once in each, and the sum over the holders is the own stops' total plus
  * the episodes' counts. The episodes are chosen by weighted interval
- * scheduling. */
+ * scheduling.
+ *
+ * A recording attached to a running process knows no initial value
+ * (`init x ?`): lock_init.c pins the lock's and the clock's where every
+ * SC interleaving must start from one value, and a hold cut at the end of
+ * the recording is the last one (order_holds()). A lock held at the
+ * attach gets a witness only (lock_held.c). */
 #include "lock_stops.h"
+#include "lock_held.h"
+#include "lock_init.h"
 #include "lock_stops_int.h"
 
 #include <errno.h>
@@ -82,18 +90,13 @@ static int count_writes(const struct vsc_program *p, const struct analysis *a, u
 	return 0;
 }
 
-static int known_init(const struct analysis *a, uint32_t x)
-{
-	return a->init[x] != VALUE_NONE && a->init[x] != VALUE_UNDECIDED;
-}
-
-/* Number the writes of c along its chain into phase[] (per pair written,
- * from 1); next[] is per-pair scratch, NO_PLACE on entry and on return.
- * Returns 1 when c is a clock. */
+/* Number the writes of c along its chain from its initial pair at into
+ * phase[] (per pair written, from 1); next[] is per-pair scratch, NO_PLACE
+ * on entry and on return. Returns 1 when c is a clock. */
 static int clock_phases(const struct vsc_program *p, const struct analysis *a, uint32_t c,
-			uint32_t rmws, uint32_t *next, uint32_t *phase)
+			uint32_t at, uint32_t rmws, uint32_t *next, uint32_t *phase)
 {
-	uint32_t at = a->init[c], n = 0;
+	uint32_t n = 0;
 	int ok = a->writes_of[at] == 0;
 
 	for (uint32_t t = 0; t < a->k && ok; t++)
@@ -147,18 +150,30 @@ static int thread_holds(struct lock *l, const struct vsc_program *p, const struc
 			return 0;
 		}
 	}
-	return !open || open->key != NO_PLACE;
+	if (open && open->key == NO_PLACE)
+		open->key = LAST_KEY; /* see order_holds() */
+	return 1;
 }
 
 /* The holds of lock x in the order the clock gives them. Returns 1, or 0
- * when x is not a lock with that clock. */
+ * when x is not a lock with that clock. A hold never given with no RMW of
+ * the clock (a recording cut inside it) is the last one: in every SC
+ * interleaving the write of x after its take would be a give by its
+ * holder, who has none, so that take is the last write of x. Two such:
+ * not a lock with that clock (no interleaving has both). */
 static int order_holds(struct lock *l, const struct vsc_program *p, const struct analysis *a,
 		       uint32_t c, const uint32_t *phase)
 {
+	uint32_t last = 0;
+
 	l->n = 0;
 	for (uint32_t t = 0; t < a->k; t++)
 		if (!thread_holds(l, p, a, t, c, phase))
 			return 0;
+	for (uint32_t k = 0; k < l->n; k++)
+		last += l->holds[k].key == LAST_KEY;
+	if (last > 1)
+		return 0;
 	qsort(l->holds, l->n, sizeof(*l->holds), by_key);
 	return 1;
 }
@@ -179,16 +194,16 @@ static void lock_extra(struct lock_scratch *s, uint32_t x, struct budget *b,
 		       struct lock_stops *found)
 {
 	const struct analysis *a = s->a;
-	struct lock l = { x, a->init[x], taken_value(s->p, a, x), s->holds, 0 };
+	struct lock l = { x, s->init[x], taken_value(s->p, a, x), s->holds, 0 };
 	uint32_t tried = 0;
 
 	if (l.taken == PAIR_NONE || l.taken == l.free)
 		return;
 	for (uint32_t c = 0; c < a->nvars && tried < CANDIDATES_MAX; c++) {
-		if (c == x || !s->rmw[c] || s->plain[c] || !known_init(a, c))
+		if (c == x || !s->rmw[c] || s->plain[c] || s->init[c] == PAIR_NONE)
 			continue;
 		tried++;
-		if (!clock_phases(s->p, a, c, s->rmw[c], s->next, s->phase))
+		if (!clock_phases(s->p, a, c, s->init[c], s->rmw[c], s->next, s->phase))
 			continue;
 		if (order_holds(&l, s->p, a, c, s->phase)) {
 			lock_episodes(s, &l, b, found);
@@ -206,6 +221,7 @@ static void scratch_free(struct lock_scratch *s)
 	free(s->next);
 	free(s->phase);
 	free(s->holds);
+	free(s->init);
 }
 
 void lock_stops_free(struct lock_stops *found)
@@ -223,13 +239,13 @@ void lock_stops_free(struct lock_stops *found)
 void lock_stops_find(struct lock_stops *found, const struct vsc_program *p,
 		     const struct analysis *a, struct budget *b)
 {
-	struct lock_scratch s = { p, a, NULL, NULL, NULL, NULL, NULL };
+	struct lock_scratch s = { p, a, NULL, NULL, NULL, NULL, NULL, NULL };
 	size_t pairs = a->npairs ? a->npairs : 1;
-	uint32_t tried = 0;
+	uint32_t tried = 0, held[CANDIDATES_MAX], nheld = 0;
 
 	*found = (struct lock_stops){ 0, 0, NULL, NULL, NULL, -1 };
 	if (a->k < 2 || a->refuted || count_writes(p, a, &s.rmw, &s.plain) ||
-	    !(s.next = malloc(pairs * sizeof(uint32_t))) ||
+	    !(s.init = lock_inits(p, a)) || !(s.next = malloc(pairs * sizeof(uint32_t))) ||
 	    !(s.phase = malloc(pairs * sizeof(uint32_t))) ||
 	    !(s.holds = malloc((p->event_count + 1) * sizeof(*s.holds)))) {
 		scratch_free(&s);
@@ -238,10 +254,16 @@ void lock_stops_find(struct lock_stops *found, const struct vsc_program *p,
 	for (size_t q = 0; q < pairs; q++)
 		s.next[q] = s.phase[q] = NO_PLACE;
 	for (uint32_t x = 0; x < a->nvars && tried < CANDIDATES_MAX; x++) {
-		if (!s.rmw[x] || s.plain[x] || a->writers[x] < 2 || !known_init(a, x))
+		if (!s.rmw[x] || s.plain[x] || a->writers[x] < 2)
 			continue;
-		tried++;
-		lock_extra(&s, x, b, found);
+		if (s.init[x] != PAIR_NONE) {
+			lock_extra(&s, x, b, found);
+			tried++;
+		} else if (nheld < CANDIDATES_MAX) {
+			held[nheld++] = x; /* perhaps held at the start (lock_held.c) */
+		}
 	}
 	scratch_free(&s);
+	for (uint32_t i = 0; i < nheld && !found->witness; i++)
+		lock_held_witness(found, p, a, held[i], b);
 }

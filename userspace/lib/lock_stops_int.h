@@ -10,6 +10,8 @@
 #include "own_stops.h"
 
 #define NO_PLACE UINT32_MAX
+/* The key of a hold never given with no RMW of the clock: the last */
+#define LAST_KEY (NO_PLACE - 1)
 
 /* budget_spend() for b, NULL: no budget. */
 static inline int lock_spend(struct budget *b, unsigned long work)
@@ -35,6 +37,7 @@ struct lock_scratch {
 	const struct vsc_program *p;
 	const struct analysis *a;
 	uint32_t *rmw, *plain;  /* per variable: its RMW writes, its other writes */
+	uint32_t *init;         /* per variable: its initial pair (lock_init.h) */
 	uint32_t *next, *phase; /* per pair: the clock's chain */
 	struct hold *holds;
 };

@@ -285,9 +285,30 @@ static void run_readers(const struct line *ln, struct run *r, const uint32_t *of
 		run_reader(ln, r, last, (uint32_t)(late - ln->base[last]));
 }
 
+/* Thread t's reads of x seeing A it begins with, when a read of B comes
+ * next: they see the initial A, at the start (left to run with t's next
+ * read, they would run inside that read's hold). Before a take they run
+ * with it, as before. */
+static void run_first_reads(const struct line *ln, struct run *r, uint32_t t)
+{
+	const struct event_pairs *pairs = ln->s->a->pairs[t];
+	const struct vsc_thread *th = &r->p->threads[t];
+	uint32_t end = 0;
+
+	while (end < th->length && th->events[end].var == ln->l->x &&
+	       pairs[end].write == PAIR_NONE && pairs[end].read == ln->l->free)
+		end++;
+	if (end && end < th->length && th->events[end].var == ln->l->x &&
+	    pairs[end].write == PAIR_NONE)
+		run_to(r, t, end - 1);
+}
+
 static void run_line(const struct line *ln, struct run *r, const uint32_t *off, const uint32_t *ev)
 {
 	const struct lock *l = ln->l;
+
+	for (uint32_t t = 0; t < ln->s->a->k; t++)
+		run_first_reads(ln, r, t);
 
 	for (uint32_t q = 0; q < ln->places; q++) {
 		const struct hold *h = q & 1 ? &l->holds[q / 2] : NULL;
