@@ -80,8 +80,8 @@ static void view_starts(const struct vsc_program *p, const struct analysis *a, u
 		uint32_t i = 0;
 		if (t == h)
 			continue;
-		while (i < th->length && th->events[i].var == x && a->pairs[t][i].write == PAIR_NONE &&
-		       a->pairs[t][i].read == taken)
+		while (i < th->length && th->events[i].var == x &&
+		       a->pairs[t][i].write == PAIR_NONE && a->pairs[t][i].read == taken)
 			i++;
 		from[t] = i;
 	}
@@ -147,8 +147,8 @@ static uint32_t *join_witness(const struct vsc_program *p, uint32_t h, const uin
 }
 
 /* The witness for holder h of x, into found when it verifies. */
-static void held_by(struct lock_stops *found, const struct vsc_program *p,
-		    const struct analysis *a, uint32_t x, uint32_t h, struct budget *b)
+static void held_by(struct lock_stops *found, const struct vsc_program *p, const struct analysis *a,
+		    uint32_t x, uint32_t h, struct budget *b)
 {
 	uint32_t *from = malloc((a->k + 1) * sizeof(uint32_t)), *w = NULL;
 	struct vsc_program v;
