@@ -35,6 +35,7 @@
 #include "serial.h"
 #include "source_orders.h"
 #include "stale_cut.h"
+#include "stale_refute.h"
 #include "thread_order.h"
 #include "ts_replay.h"
 #include "unique_run.h"
@@ -50,8 +51,9 @@ struct best {
 	 * a program (the tries at the least, the source orders), 0: no cap of
 	 * its own; search_cap: the cap that gave, once applied (else 0) */
 	unsigned long search_work, search_cap;
-	int groups_tried; /* writer_groups_refute() ran on this program */
-	int hint_tried;   /* hint_run() ran on this program */
+	int groups_tried;       /* writer_groups_refute() ran on this program */
+	int stale_refute_tried; /* stale_refute() ran on this program */
+	int hint_tried;         /* hint_run() ran on this program */
 	/* the preemptions of hint_run()'s witness, -1: none. Within 0.01% of
 	 * the least on recorded 3-thread Peterson's locks, where the own and
 	 * forced stops are 0.2% below it: --min then gallops down from it
@@ -301,6 +303,29 @@ static int with_stale_cut(struct engine *g, const struct query *q, struct best *
 	return r < 0 ? r : 0;
 }
 
+/* Work (budget units per event of the program) the refutation at a stale
+ * read may take in all (stale_refute.c). */
+#define STALE_REFUTE_WORK 8192UL
+
+/* Right after the cut found no witness (the same programs: no bound or
+ * --min, STALE_CUT_MIN_EVENTS or more, not inside a cut's or a prefix
+ * program's own solve): the positions at a read that needs another
+ * thread's write, each write it may see ruled out (stale_refute.c), refute
+ * the program for every bound. Once a program. */
+static int refuted_by_stale_read(struct engine *g, const struct query *q, struct best *best)
+{
+	int r;
+
+	if (best->sources_tried != 2 || q->no_cut || q->witness_only ||
+	    g->n < STALE_CUT_MIN_EVENTS ||
+	    !first_try_for_every_bound(q, best, &best->stale_refute_tried))
+		return 0;
+	budget_phase(g->budget, "refutation at a stale read");
+	r = stale_refute(g->p, g->budget, STALE_REFUTE_WORK * (g->n + 1), solve_part);
+	budget_phase(g->budget, "search");
+	return r == STALE_REFUTE_REFUTED ? 1 : r < 0 ? r : 0;
+}
+
 /* After the source orders and the bounded tries under the full cap (so
  * that a consistent program they decide does not pay for it), the writer
  * groups (writer_groups.c): a part of the program with no SC interleaving
@@ -444,6 +469,9 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 		return VSC_INCONSISTENT;
 	if ((r == AT_LEAST_OPEN || r == AT_LEAST_REFUTED) && (err = with_stale_cut(g, q, best)))
 		return err;
+	if ((r == AT_LEAST_OPEN || r == AT_LEAST_REFUTED) &&
+	    (err = refuted_by_stale_read(g, q, best)))
+		return err < 0 ? err : VSC_INCONSISTENT;
 	/* With no bound the tries are there to find a witness at once; when
 	 * the own stops are that far below the least (every bound tried
 	 * failed), the next ones fail too and cost far more: on a recorded
@@ -872,7 +900,7 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 		       enum use_coherence coherence)
 {
 	struct coherence_open open = { 0, NULL, -1 };
-	struct best best = { NULL, -1, 0, 0, -1, 0, 0, 0, 0, -1, { 0 }, 0, 0 };
+	struct best best = { .preemptions = -1, .lock_least = -1, .hinted = -1 };
 	int r;
 
 	if (coherence != COHERENCE_ONLY && (r = try_runs(p, q, b, res)) != SEARCH_ON)
