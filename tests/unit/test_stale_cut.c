@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "part_solvers.h"
 #include "random_program.h"
 #include "solver.h"
 #include "stale_cut.h"
@@ -27,18 +28,6 @@
 struct tally {
 	int found, consistent, wrong;
 };
-
-static int exact_solve(const struct vsc_program *sp, const struct query *q, struct budget *b,
-		       struct vsc_result *res)
-{
-	return exact_solver.solve(sp, q, b, res);
-}
-
-static int auto_solve(const struct vsc_program *sp, const struct query *q, struct budget *b,
-		      struct vsc_result *res)
-{
-	return auto_solver.solve(sp, q, b, res);
-}
 
 /* One cut's answer checked against the truth (exact, no bound: verdict;
  * --min: least). */
@@ -83,10 +72,10 @@ static void witnesses_verify_and_agree_with_exact(void **state)
 		plain = decide(p, "exact", -1, 0);
 		least = decide(p, "exact", -1, 1);
 		by_exact.consistent += vsc_result_verdict(plain) == VSC_CONSISTENT;
-		check_cut(p, exact_solve, vsc_result_verdict(plain), vsc_result_preemptions(least),
-			  &by_exact);
+		check_cut(p, exact_part_solve, vsc_result_verdict(plain),
+			  vsc_result_preemptions(least), &by_exact);
 		if (i % 4 == 0)
-			check_cut(p, auto_solve, vsc_result_verdict(plain),
+			check_cut(p, auto_part_solve, vsc_result_verdict(plain),
 				  vsc_result_preemptions(least), &by_auto);
 		vsc_result_free(plain);
 		vsc_result_free(least);
