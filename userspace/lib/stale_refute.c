@@ -143,11 +143,13 @@ static int prefix_refuted(struct refute *f, const uint32_t *L, const uint32_t *U
 	struct query q = { .bound = -1, .jobs = 1, .no_cut = 1 };
 	struct budget *b = f->c.b;
 	unsigned long outer = b->work_cap;
-	struct vsc_program *sp = prefix_program(f, L, U);
+	struct vsc_program *sp;
 	struct vsc_result res;
 	int refuted;
 
-	if (!sp)
+	if (budget_spend(b, (unsigned long)f->c.k * f->c.vars + 1))
+		return 0; /* the windows' scan, charged like the rest */
+	if (!(sp = prefix_program(f, L, U)))
 		return -ENOMEM;
 	memset(&res, 0, sizeof(res));
 	res.preemptions = res.lower = -1;
