@@ -611,6 +611,70 @@ static void pool_without_vectors(void **state)
 	vsc_program_free(p);
 }
 
+/* Every thread run whole as a block (coherence_blocks.c, nothing
+ * charged, the whole program as the window): a refutation says no SC
+ * interleaving runs every thread whole, so -p 0 must be inconsistent by
+ * exact; on random programs (stale reads, RMWs, `init x ?`) and on small
+ * pools. So must a refutation of some of them (a window of the threads,
+ * one thread left out as if charged). */
+static void whole_threads_against_exact(struct gen *g, const struct vsc_program *p,
+					unsigned *refuted, unsigned *at_zero)
+{
+	uint32_t base[16], rf[64], steps[64], lo, hi, out;
+	struct coh_sources s = {
+		p, program_threads(p), (uint32_t)p->event_count, program_vars(p), base, rf
+	};
+	VSC_OPTS(vsc_check_opts, opts);
+	struct vsc_result *want;
+	struct budget b;
+	int r, some;
+
+	if (!sources_of(p, base, rf))
+		return;
+	for (uint32_t t = 0; t < s.k; t++)
+		for (uint32_t f = base[t]; f < base[t + 1]; f++)
+			steps[f] = t;
+	budget_init(&b, &opts);
+	r = coh_whole_threads_refuted(&s, steps, 0, s.n, NULL, 0, 64, &b);
+	assert_true(r == 0 || r == 1);
+	lo = below(g, s.n);
+	hi = lo + 1 + below(g, s.n - lo);
+	out = below(g, s.k);
+	some = coh_whole_threads_refuted(&s, steps, lo, hi, &out, 1, 64, &b);
+	assert_true(some == 0 || some == 1);
+	assert_true(some == 0 || r == 1); /* fewer threads, fewer orders */
+	assert_int_equal(decide(p, "exact", 0, 0, &want), 0);
+	if (r == 1 && vsc_result_verdict(want) == VSC_CONSISTENT) {
+		vsc_program_write(p, stderr);
+		fail_msg("threads run whole refuted where exact runs them whole");
+	}
+	*at_zero += vsc_result_verdict(want) == VSC_INCONSISTENT;
+	*refuted += r == 1;
+	vsc_result_free(want);
+}
+
+static void whole_threads_agree_with_exact(void **state)
+{
+	struct gen g = { .seed = 0xb10cULL };
+	unsigned refuted = 0, at_zero = 0, pool_refuted = 0, pool_at_zero = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < 6000; i++) {
+		unsigned threads = 2 + below(&g, 6), events = 2 + below(&g, 13);
+		struct vsc_program *p = unique_program(&g, threads, events, 1 + below(&g, MAX_VARS),
+						       i % 2 ? 30 : 0, 0);
+		whole_threads_against_exact(&g, p, &refuted, &at_zero);
+		vsc_program_free(p);
+		p = small_pool(&g, 3 + below(&g, 8), 1 + below(&g, MAX_VARS));
+		whole_threads_against_exact(&g, p, &pool_refuted, &pool_at_zero);
+		vsc_program_free(p);
+	}
+	printf("threads run whole: refuted %u of %u random programs inconsistent at -p 0, "
+	       "%u of %u small pools\n",
+	       refuted, at_zero, pool_refuted, pool_at_zero);
+	assert_true(refuted * 2 >= at_zero && pool_refuted * 2 >= pool_at_zero);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -622,6 +686,7 @@ int main(void)
 		cmocka_unit_test(guessed_run_agrees_with_exact),
 		cmocka_unit_test(pool_bound_agrees_with_exact),
 		cmocka_unit_test(pool_without_vectors),
+		cmocka_unit_test(whole_threads_agree_with_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,4 +67,15 @@ void coh_chains_successors(const struct coh_chains *ch, const uint32_t *roff, co
 uint32_t coh_preempted_threads(const struct coh_sources *s, const uint32_t *steps, uint32_t *pos,
 			       uint32_t *out, uint32_t most);
 
+/* Threads run whole (coherence_blocks.c): with the stops charged along a
+ * witness summing to L, every thread but those charged (charged[0,
+ * ncharged)) runs whole in an interleaving of L preemptions. 1 when the
+ * threads with an event in steps[lo, hi) cannot all run whole (so the
+ * least is above L); 0 when they can as far as shown; COH_TOO_MANY_BLOCKS
+ * when more than max_blocks threads are there; -ETIME or -ENOMEM. */
+#define COH_TOO_MANY_BLOCKS 2
+int coh_whole_threads_refuted(const struct coh_sources *s, const uint32_t *steps, uint32_t lo,
+			      uint32_t hi, const uint32_t *charged, uint32_t ncharged,
+			      uint32_t max_blocks, struct budget *b);
+
 #endif

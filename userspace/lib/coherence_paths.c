@@ -35,6 +35,8 @@
 
 #define MAX_CHARGED 64        /* preempted threads charged; fewer only weaken the bound */
 #define MAX_EXTRA_PER_EVENT 4 /* orders kept, per event; fewer only weaken the bound */
+#define MAX_WHOLE_TRIES 4     /* preempted threads charged nothing tried whole */
+#define MAX_BLOCKS 8192       /* threads in one such try: 8 MB a bit matrix, four of them */
 
 struct paths {
 	const struct coh_sources *s;
@@ -228,11 +230,57 @@ uint32_t coh_preempted_threads(const struct coh_sources *s, const uint32_t *step
 	return m;
 }
 
+/* Threads run whole over steps[lo, hi), widened by a quarter of its
+ * length on each side (the threads just outside also hold the orders that
+ * close a cycle: on a 10^5-thread pool the span alone left the least
+ * open, 300 events more on each side decided it), or not widened when
+ * that brings more than MAX_BLOCKS threads. */
+static int whole_around(const struct coh_sources *s, const uint32_t *steps, uint32_t lo,
+			uint32_t hi, const uint32_t *kept, uint32_t nkept, struct budget *b)
+{
+	uint32_t margin = (hi - lo) / 4 + 1;
+	uint32_t wlo = lo > margin ? lo - margin : 0, whi = s->n - hi > margin ? hi + margin : s->n;
+	int r = coh_whole_threads_refuted(s, steps, wlo, whi, kept, nkept, MAX_BLOCKS, b);
+
+	if (r == COH_TOO_MANY_BLOCKS)
+		r = coh_whole_threads_refuted(s, steps, lo, hi, kept, nkept, MAX_BLOCKS, b);
+	return r;
+}
+
+/* With the charges summing to L, the threads charged nothing run whole in
+ * an interleaving of L preemptions (coherence_blocks.c); each preempted
+ * thread charged nothing is tried, over the span of the witness from its
+ * first event to its last: 1 when they cannot, so the least is above L.
+ * charged[0, m) with stops[0, m). */
+static long beyond_charges(const struct coh_sources *s, const uint32_t *steps,
+			   const uint32_t *charged, const long *stops, uint32_t m, struct budget *b)
+{
+	uint32_t kept[MAX_CHARGED], nkept = 0, tries = 0;
+
+	for (uint32_t j = 0; j < m; j++)
+		if (stops[j] > 0)
+			kept[nkept++] = charged[j];
+	for (uint32_t j = 0; j < m && tries < MAX_WHOLE_TRIES; j++) {
+		uint32_t u = charged[j], lo = UINT32_MAX, hi = 0;
+		if (stops[j] > 0)
+			continue;
+		for (uint32_t i = 0; i < s->n; i++)
+			if (steps[i] == u) {
+				lo = lo < i ? lo : i;
+				hi = i + 1;
+			}
+		tries++;
+		if (whole_around(s, steps, lo, hi, kept, nkept, b) == 1)
+			return 1;
+	}
+	return 0;
+}
+
 long coherence_path_bound(const struct coh_sources *s, const uint32_t *steps, struct budget *b)
 {
 	struct paths ps = { .s = s };
 	uint32_t charged[MAX_CHARGED], m;
-	long total = -ENOMEM;
+	long stops[MAX_CHARGED], total = -ENOMEM;
 
 	ps.ch = (struct coh_chains){ .s = s };
 	ps.eoff = malloc(((size_t)s->n + 2) * sizeof(uint32_t));
@@ -247,10 +295,14 @@ long coherence_path_bound(const struct coh_sources *s, const uint32_t *steps, st
 		total = coh_chains_prove(s, steps, ps.roff, ps.rlist, b, &ps.ch);
 	if (total == 0) {
 		m = coh_preempted_threads(s, steps, ps.pos, charged, MAX_CHARGED);
-		for (uint32_t j = 0; j < m && total >= 0; j++)
-			total = budget_spend(b, 2 * (unsigned long)s->n)
-					? -ETIME
-					: total + charge_of(&ps, steps, charged[j]);
+		for (uint32_t j = 0; j < m && total >= 0; j++) {
+			stops[j] = budget_spend(b, 2 * (unsigned long)s->n)
+					   ? -ETIME
+					   : charge_of(&ps, steps, charged[j]);
+			total = stops[j] < 0 ? stops[j] : total + stops[j];
+		}
+		if (total >= 0)
+			total += beyond_charges(s, steps, charged, stops, m, b);
 	}
 	coh_chains_free(&ps.ch);
 	free(ps.inval);
