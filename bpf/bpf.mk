@@ -90,6 +90,12 @@ CHECK_EXTRA += check-stress
 check-stress: $(BUILD)/vsc $(STRESS_TARGETS) $(BUILD)/targets/lab_sb
 	@tests/system/stress.sh $(BUILD)/vsc $(BUILD)/targets short
 
+# Memory shared with processes outside the target's family (shared_maps.h).
+.PHONY: check-record-shared
+CHECK_EXTRA += check-record-shared
+check-record-shared: $(BUILD)/vsc $(PROBE_TARGETS)
+	@tests/system/record_shared.sh $(BUILD)/vsc $(BUILD)/targets
+
 # The recorder's output handling: -o first, refusals, write errors, pipes.
 .PHONY: check-recorder
 CHECK_EXTRA += check-recorder

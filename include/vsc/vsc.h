@@ -167,6 +167,9 @@ struct vsc_trace_completeness {
 	/* thread ids that may each stand for several threads (`# uncertain
 	 * threads: N`: a converter could not exclude an id used again) */
 	uint64_t uncertain_threads;
+	/* objects the target maps shared that processes outside the
+	 * recording may write (`# uncertain memory: N`, docs/format.md) */
+	uint64_t uncertain_memory;
 };
 
 /* Fill *out (set out->sz first, e.g. with VSC_OPTS; fields beyond it are

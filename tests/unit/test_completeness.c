@@ -151,6 +151,27 @@ static void test_uncertain_threads(void **state)
 	assert_int_equal(c.state, VSC_TRACE_WHOLE);
 }
 
+/* `# uncertain memory: N` (vsc record found a process outside the
+ * recording that maps the target's shared memory writable): no verdict,
+ * and the reason names who, from `# written outside the recording:`. */
+static void test_uncertain_memory(void **state)
+{
+	(void)state;
+	struct vsc_trace_completeness c =
+		of(HEAD "# events: 2\n# uncertain memory: 1\n"
+			"# written outside the recording: pid 7 (w) maps /dev/shm/x\n" BODY
+			"# end of trace: events=2 lost=0 uncertain=0\n");
+	assert_int_equal(c.state, VSC_TRACE_INCOMPLETE);
+	assert_int_equal(c.uncertain_memory, 1);
+	assert_int_equal(c.uncertain, 0);
+	assert_non_null(strstr(c.why, "1 shared memory object may be written by a process "
+				      "not recorded (pid 7 (w) maps /dev/shm/x)"));
+	c = of("# uncertain memory: 0\n" BODY);
+	assert_int_equal(c.state, VSC_TRACE_WHOLE);
+	c = of("# uncertain memory: at least 1\n" BODY);
+	assert_int_equal(c.state, VSC_TRACE_INCOMPLETE);
+}
+
 /* The message of a count that cannot be read, or "" when it parses. */
 static const char *bad_count_message(const char *text)
 {
@@ -236,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_uncertain),
 		cmocka_unit_test(test_uncertain_threads),
+		cmocka_unit_test(test_uncertain_memory),
 		cmocka_unit_test(test_bad_counts),
 		cmocka_unit_test(test_small_sz),
 	};

@@ -12,10 +12,15 @@
 
 #include <bpf/libbpf.h>
 
+#include "shared_maps.h"
 #include "userspace/util/clock.h"
 #include "userspace/util/diag.h"
 
 #define POLL_MS 100
+/* How often the target's shared memory is looked at (shared_maps.h): a
+ * process that maps it writable for less than this between two looks can
+ * pass unseen. */
+#define SHARED_SCAN_MS 200
 #define GRACE_MS 1000 /* after ^C, time a launched command gets to end itself */
 
 enum {
@@ -30,6 +35,7 @@ struct recorder {
 	struct vsc_target target;
 	struct vsc_symbols *symbols;
 	struct trace_writer *writer;
+	struct shared_watch shared; /* memory shared with other processes */
 	char what[4096 + 256];
 	const char *stop_reason;
 	bool started; /* the target runs its own code */
@@ -232,7 +238,7 @@ static int record_loop(struct recorder *rec)
 {
 	struct vsc_target *t = &rec->target;
 	const struct recorder_opts *o = rec->opts;
-	uint64_t start = clock_now_ns(), last_scan = start, stop_at = 0;
+	uint64_t start = clock_now_ns(), last_scan = start, last_shared = start, stop_at = 0;
 	uint64_t deadline =
 		o->duration_s > 0 ? start + (uint64_t)(o->duration_s * 1e9) : UINT64_MAX;
 	for (;;) {
@@ -270,6 +276,10 @@ static int record_loop(struct recorder *rec)
 			if (!stop_at)
 				stop_at = now + GRACE_MS * 1000000ull;
 		}
+		if (now - last_shared >= SHARED_SCAN_MS * 1000000ull) {
+			last_shared = now;
+			shared_watch_scan(&rec->shared);
+		}
 		if (o->rescan_ms && rec->src->ops->rescan &&
 		    now - last_scan >= (uint64_t)o->rescan_ms * 1000000ull) {
 			last_scan = now;
@@ -294,8 +304,10 @@ static int finish_recording(struct recorder *rec)
 				     "in their logs are missing",
 				     (long)t->pid, strerror(-err));
 	}
-	if (!t->ended)
+	if (!t->ended) {
 		vsc_symbols_refresh(rec->symbols);
+		shared_watch_scan(&rec->shared); /* the mappings as the recording ends */
+	}
 	int err = rec->src->ops->drain(rec->src, rec->writer, stopped && !t->ended);
 	vsc_target_resume_all(t);
 	if (t->launched && t->at_exit)
@@ -340,6 +352,25 @@ static void command_runs_on(struct recorder *rec)
 			     sigabbrev_np(sig));
 }
 
+/* On stderr: memory written from outside (shared_maps.h), and with -v
+ * what looking for it cost. */
+static void say_shared(const struct recorder *rec)
+{
+	const struct shared_watch *sw = &rec->shared;
+	uint64_t n = shared_watch_uncertain(sw);
+	if (n)
+		recorder_say(rec,
+			     "WARNING: %" PRIu64 " shared memory objects of the target may be "
+			     "written by processes not recorded, so vsc check gives this trace "
+			     "no plain verdict: %s",
+			     n, sw->first_why);
+	if (rec->opts->verbose)
+		recorder_say(rec,
+			     "shared memory: %" PRIu64 " looks at the target, %" PRIu64
+			     " sweeps of /proc (%.1f ms in all)",
+			     sw->scans, sw->sweeps, (double)sw->sweep_ns / 1e6);
+}
+
 static int write_trace(struct recorder *rec)
 {
 	const char *out = rec->opts->output ? rec->opts->output : "-";
@@ -347,6 +378,7 @@ static int write_trace(struct recorder *rec)
 	char end[128];
 	if (rec->src->ops->notes)
 		rec->src->ops->notes(rec->src, rec->writer);
+	shared_watch_notes(&rec->shared, rec->writer);
 	if (t->launched) {
 		vsc_target_describe_end(t, end, sizeof(end));
 		trace_writer_note(rec->writer, "command ended", end);
@@ -369,6 +401,7 @@ static int write_trace(struct recorder *rec)
 			     "trace no plain verdict (the reasons below, if any; else a full "
 			     "ring buffer: try a larger --ring-size)",
 			     exact ? "" : "at least ", lost);
+	say_shared(rec);
 	if (rec->src->ops->report)
 		rec->src->ops->report(rec->src);
 	return 0;
@@ -380,6 +413,9 @@ static int record_running(struct recorder *rec)
 	int status = FAILED, err;
 	/* from here on the -o file's old content is no trace of this run */
 	trace_writer_begin(rec->writer);
+	/* what it shares as the recording begins (with -p, threads held) */
+	shared_watch_init(&rec->shared, (int)rec->target.pid);
+	shared_watch_scan(&rec->shared);
 	if (rec->target.launched) {
 		err = vsc_target_start(&rec->target);
 		if (err) {
@@ -477,6 +513,7 @@ int recorder_run(const struct recorder_opts *opts, struct capture_source *src)
 	} else
 		status = record_running(&rec);
 	src->ops->close(src);
+	shared_watch_free(&rec.shared);
 	vsc_symbols_free(rec.symbols);
 	trace_writer_free(rec.writer);
 	vsc_target_release(&rec.target);

@@ -35,6 +35,8 @@ static void json_completeness(struct json *j, const struct file_report *f,
 	json_key_uint(j, "uncertain_values", c->uncertain);
 	if (c->uncertain_threads)
 		json_key_uint(j, "uncertain_threads", c->uncertain_threads);
+	if (c->uncertain_memory)
+		json_key_uint(j, "uncertain_memory", c->uncertain_memory);
 	if (c->loss_mode) {
 		json_key_string(j, "loss_mode", c->loss_mode);
 	}

@@ -126,6 +126,33 @@ static bool note_uncertain_threads(struct trace_completeness *c, struct text t)
 	return form != COUNT_BAD;
 }
 
+/* `# uncertain memory: N`: N objects the target maps shared may be written
+ * by processes the recording does not see. */
+static bool note_uncertain_memory(struct trace_completeness *c, struct text t)
+{
+	uint64_t n;
+	enum count_form form = header_count(t, &n);
+
+	if (form != COUNT_EXACT)
+		c->uncertain_memory_unreadable = true;
+	if (n > c->uncertain_memory)
+		c->uncertain_memory = n;
+	return form != COUNT_BAD;
+}
+
+/* `# written outside the recording: WHO`: the first is the reason's. */
+static void note_memory_who(struct trace_completeness *c, const struct text *t)
+{
+	size_t n = (size_t)(t->end - t->s);
+
+	if (c->memory_who[0])
+		return;
+	if (n >= sizeof(c->memory_who))
+		n = sizeof(c->memory_who) - 1;
+	memcpy(c->memory_who, t->s, n);
+	c->memory_who[n] = '\0';
+}
+
 static bool note_events(struct trace_completeness *c, struct text t)
 {
 	uint64_t n;
@@ -167,8 +194,12 @@ static void note_loss_mode(struct trace_completeness *c, const struct text *t)
 /* The comment's key, and the text after it and its blanks, in *t. */
 static const char *take_key(struct text *t, bool leading)
 {
-	static const char *const anywhere[] = { "lost events:", "uncertain values:",
-						"uncertain threads:", "end of trace:" };
+	static const char *const anywhere[] = { "lost events:",
+						"uncertain values:",
+						"uncertain threads:",
+						"uncertain memory:",
+						"written outside the recording:",
+						"end of trace:" };
 	static const char *const in_header[] = { "events:", "loss mode:" };
 
 	for (size_t i = 0; i < sizeof(anywhere) / sizeof(*anywhere); i++)
@@ -199,6 +230,10 @@ bool completeness_note_comment(struct vsc_trace *trace, const char *s, const cha
 		ok = note_uncertain(c, t);
 	else if (strcmp(key, "uncertain threads:") == 0)
 		ok = note_uncertain_threads(c, t);
+	else if (strcmp(key, "uncertain memory:") == 0)
+		ok = note_uncertain_memory(c, t);
+	else if (strcmp(key, "written outside the recording:") == 0)
+		note_memory_who(c, &t);
 	else if (strcmp(key, "end of trace:") == 0)
 		note_trailer(c, &t, line); /* a bad one cuts the trace short */
 	else if (strcmp(key, "events:") == 0)
@@ -285,9 +320,18 @@ static void say_incomplete(struct vsc_trace *trace)
 	}
 	if (c->uncertain_threads || c->uncertain_threads_unreadable) {
 		n = say_separator(c->why, n, len);
-		say_count(c->why + n, len - n, !c->uncertain_threads_unreadable,
-			  c->uncertain_threads, "thread may be several (its id used again)",
-			  "threads may be several (their ids used again)");
+		n += say_count(c->why + n, len - n, !c->uncertain_threads_unreadable,
+			       c->uncertain_threads, "thread may be several (its id used again)",
+			       "threads may be several (their ids used again)");
+	}
+	if (c->uncertain_memory || c->uncertain_memory_unreadable) {
+		n = say_separator(c->why, n, len);
+		n += say_count(c->why + n, len - n, !c->uncertain_memory_unreadable,
+			       c->uncertain_memory,
+			       "shared memory object may be written by a process not recorded",
+			       "shared memory objects may be written by processes not recorded");
+		if (c->memory_who[0] && n + 4 < len)
+			snprintf(c->why + n, len - n, " (%s)", c->memory_who);
 	}
 }
 
@@ -319,7 +363,8 @@ void completeness_finish(struct vsc_trace *trace)
 		snprintf(c->why, sizeof(c->why), "the trace is cut short: %s", cut);
 	} else if (trace->lost_events || c->lost_inexact || c->uncertain ||
 		   c->uncertain_unreadable || c->uncertain_threads ||
-		   c->uncertain_threads_unreadable) {
+		   c->uncertain_threads_unreadable || c->uncertain_memory ||
+		   c->uncertain_memory_unreadable) {
 		c->state = VSC_TRACE_INCOMPLETE;
 		say_incomplete(trace);
 	} else {
@@ -350,6 +395,7 @@ int vsc_trace_completeness(const struct vsc_trace *trace, struct vsc_trace_compl
 	full.uncertain = c->uncertain;
 	full.loss_mode = c->loss_mode[0] ? c->loss_mode : NULL;
 	full.uncertain_threads = c->uncertain_threads;
+	full.uncertain_memory = c->uncertain_memory;
 	full.why = c->why;
 	sz = out->sz < sizeof(full) ? out->sz : sizeof(full);
 	full.sz = out->sz;

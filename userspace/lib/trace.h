@@ -20,6 +20,11 @@ struct trace_completeness {
 	/* the largest `# uncertain threads: N`: threads that may be several */
 	uint64_t uncertain_threads;
 	bool uncertain_threads_unreadable;
+	/* the largest `# uncertain memory: N`: objects the target shares with
+	 * processes outside the recording, and the first line saying who */
+	uint64_t uncertain_memory;
+	bool uncertain_memory_unreadable;
+	char memory_who[400];
 	char loss_mode[16]; /* `# loss mode: WORD`, "" when absent */
 	uint32_t last_item_line;
 	/* the last `# end of trace:` line */
@@ -30,7 +35,7 @@ struct trace_completeness {
 	/* the sum, set once parsing is done */
 	uint32_t state; /* enum vsc_trace_state */
 	uint64_t events;
-	char why[256];
+	char why[512];
 };
 
 struct vsc_trace {

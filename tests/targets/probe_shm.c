@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory shared with a process outside the recorded one's family, for the
+ * recorder's shared-memory watch (userspace/capture/shared_maps.h):
+ *
+ *   probe_shm writer KIND NAME   map the object writable and shared, print
+ *                                "ready", store 1, 2, 3... into its first
+ *                                word until killed (at most 60 s)
+ *   probe_shm reader KIND NAME   map it read-only shared and writable
+ *                                private (a copy: its stores reach nobody),
+ *                                print "ready", wait until killed
+ *   probe_shm target KIND NAME N map it writable and shared, store -1 into
+ *                                the first word (probed), then load it N
+ *                                times (probed), 100 us apart
+ *   probe_shm target private - N the same on private memory only
+ *
+ * KIND: posix (shm_open NAME), file (the regular file NAME), sysv (System
+ * V segment of key NAME, decimal). With a writer running, the target reads
+ * values no recorded store wrote: a correct program whose trace alone is
+ * not SC. With only a reader, the target reads its own -1 back.
+ * Exit status 0, or 2 when the object cannot be had.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vsc/probe.h"
+
+#define OBJECT_SIZE 4096
+
+/* The object, mapped with prot and flags (MAP_SHARED or MAP_PRIVATE). */
+static int64_t *map_object(const char *kind, const char *name, int prot, int flags)
+{
+	void *p = MAP_FAILED;
+	int fd = -1;
+
+	if (!strcmp(kind, "sysv")) {
+		int id = shmget((key_t)atol(name), OBJECT_SIZE, IPC_CREAT | 0600);
+		if (id < 0)
+			return NULL;
+		p = shmat(id, NULL, prot & PROT_WRITE ? 0 : SHM_RDONLY);
+		return p == (void *)-1 ? NULL : p;
+	}
+	if (!strcmp(kind, "private"))
+		p = mmap(NULL, OBJECT_SIZE, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	else if (!strcmp(kind, "posix"))
+		fd = shm_open(name, O_RDWR | O_CREAT, 0600);
+	else if (!strcmp(kind, "file"))
+		fd = open(name, O_RDWR | O_CREAT, 0600);
+	if (fd >= 0 && ftruncate(fd, OBJECT_SIZE) == 0)
+		p = mmap(NULL, OBJECT_SIZE, prot, flags, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void ready(void)
+{
+	printf("ready\n");
+	fflush(stdout);
+}
+
+static int run_writer(const char *kind, const char *name)
+{
+	volatile int64_t *word = map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
+	time_t end = time(NULL) + 60;
+
+	if (!word)
+		return 2;
+	ready();
+	for (int64_t i = 1; time(NULL) < end; i++)
+		word[0] = i;
+	return 0;
+}
+
+static int run_reader(const char *kind, const char *name)
+{
+	volatile int64_t *seen = map_object(kind, name, PROT_READ, MAP_SHARED);
+	int64_t *copy = strcmp(kind, "sysv") ? map_object(kind, name, PROT_READ | PROT_WRITE,
+							  MAP_PRIVATE)
+					     : NULL;
+
+	if (!seen || (!copy && strcmp(kind, "sysv")))
+		return 2;
+	if (copy)
+		copy[0] = 42; /* its own page from here on */
+	ready();
+	sleep(60);
+	return seen[0] == 42; /* never: the copy is not the object */
+}
+
+static int run_target(const char *kind, const char *name, long n)
+{
+	int64_t *word = map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
+	struct timespec gap = { 0, 100000 };
+
+	if (!word)
+		return 2;
+	vsc_store64(word, -1);
+	for (long i = 0; i < n; i++) {
+		(void)vsc_load64(word);
+		nanosleep(&gap, NULL);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "writer"))
+		return run_writer(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "reader"))
+		return run_reader(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "target"))
+		return run_target(argv[2], argv[3], atol(argv[4]));
+	fprintf(stderr,
+		"usage: probe_shm writer|reader KIND NAME | target KIND NAME N\n"
+		"  KIND: posix, file, sysv or (target only) private\n");
+	return 2;
+}

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/* Memory shared with processes outside the recording (see shared_maps.h). */
+#include "shared_maps.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace_writer.h"
+#include "userspace/util/array.h"
+#include "userspace/util/clock.h"
+
+/* The fields of one line of /proc/PID/maps that matter here. */
+struct map_line {
+	uint64_t start;
+	char perms[5];
+	uint32_t major, minor;
+	uint64_t inode;
+	const char *path; /* to the line's end ('\0') */
+};
+
+void shared_watch_init(struct shared_watch *sw, int pid)
+{
+	*sw = (struct shared_watch){ .pid = pid };
+}
+
+void shared_watch_free(struct shared_watch *sw)
+{
+	free(sw->objects);
+	free(sw->flagged);
+	free(sw->buf);
+	*sw = (struct shared_watch){ 0 };
+}
+
+/* The whole of a /proc file into sw->buf ('\0'-terminated): its length,
+ * or -errno. Such files must be read in one go of reads. */
+static ssize_t read_whole(struct shared_watch *sw, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (ARRAY_RESERVE(sw->buf, sw->buf_cap, len + 65536 + 1)) {
+			close(fd);
+			return -ENOMEM;
+		}
+		ssize_t n = read(fd, sw->buf + len, sw->buf_cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	sw->buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+/* "start-end perms offset major:minor inode   path": false when the line
+ * is not one. */
+static bool parse_line(char *s, struct map_line *m)
+{
+	char *p;
+
+	m->start = strtoull(s, &p, 16);
+	if (*p != '-')
+		return false;
+	strtoull(p + 1, &p, 16);
+	if (*p != ' ' || strlen(p) < 6)
+		return false;
+	memcpy(m->perms, p + 1, 4);
+	m->perms[4] = '\0';
+	strtoull(p + 6, &p, 16); /* offset */
+	m->major = (uint32_t)strtoul(p, &p, 16);
+	if (*p != ':')
+		return false;
+	m->minor = (uint32_t)strtoul(p + 1, &p, 16);
+	m->inode = strtoull(p, &p, 10);
+	while (*p == ' ')
+		p++;
+	m->path = p;
+	return true;
+}
+
+/* An object other processes could share with the target: a file, shared
+ * memory (shm_open, memfd, SysV, anonymous shared). Not a device (a
+ * driver hands each open its own memory), not an anonymous inode (one
+ * inode for all of them: perf rings, BPF maps, io_uring). */
+static bool shareable(const struct map_line *m)
+{
+	const char *p = m->path;
+
+	if (m->perms[3] != 's')
+		return false;
+	if (!strncmp(p, "/SYSV", 5))
+		return true; /* its inode is its shmid, which may be 0 */
+	if (m->inode == 0)
+		return false;
+	if (!strncmp(p, "/dev/", 5))
+		return !strncmp(p, "/dev/shm/", 9) || !strncmp(p, "/dev/zero", 9);
+	if (*p == '[')
+		return !strncmp(p, "[anon_shmem:", 12);
+	return *p == '/';
+}
+
+static struct shared_object *find(struct shared_object *objs, size_t n, const struct map_line *m)
+{
+	for (size_t i = 0; i < n; i++)
+		if (objs[i].inode == m->inode && objs[i].major == m->major &&
+		    objs[i].minor == m->minor)
+			return &objs[i];
+	return NULL;
+}
+
+/* Call line(sw, m, pid) for every line of /proc/PID/maps; 0 or -errno. */
+static int each_line(struct shared_watch *sw, int pid,
+		     void (*line)(struct shared_watch *, const struct map_line *, int))
+{
+	char path[64];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	len = read_whole(sw, path);
+	if (len < 0)
+		return (int)len;
+	for (char *s = sw->buf, *nl; *s; s = nl + 1) {
+		struct map_line m;
+		nl = strchr(s, '\n');
+		if (!nl)
+			nl = s + strlen(s) - 1; /* the last line, unterminated */
+		else
+			*nl = '\0';
+		if (parse_line(s, &m))
+			line(sw, &m, pid);
+	}
+	return 0;
+}
+
+/* The target's shared objects, those not flagged yet, once each. */
+static void target_line(struct shared_watch *sw, const struct map_line *m, int pid)
+{
+	struct shared_object *o;
+
+	(void)pid;
+	if (!shareable(m) || find(sw->flagged, sw->flagged_count, m))
+		return;
+	if ((o = find(sw->objects, sw->count, m))) {
+		o->vmas++;
+		return;
+	}
+	if (ARRAY_RESERVE(sw->objects, sw->cap, sw->count + 1))
+		return; /* out of memory: one object fewer watched this time */
+	o = &sw->objects[sw->count++];
+	*o = (struct shared_object){ .major = m->major, .minor = m->minor, .inode = m->inode,
+				     .start = m->start, .vmas = 1 };
+	snprintf(o->path, sizeof(o->path), "%s", m->path);
+}
+
+static void process_name(int pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	buf[0] = '\0';
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(buf, (int)len, f))
+			buf[0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+/* Object o (index i of the watched ones) is written from outside: it moves
+ * to the flagged ones; the first finding is the reason. */
+static void flag(struct shared_watch *sw, size_t i, const char *why)
+{
+	if (!sw->first_why[0])
+		snprintf(sw->first_why, sizeof(sw->first_why), "%s", why);
+	if (ARRAY_RESERVE(sw->flagged, sw->flagged_cap, sw->flagged_count + 1))
+		sw->unremembered++; /* counted all the same; it may be flagged again */
+	else
+		sw->flagged[sw->flagged_count++] = sw->objects[i];
+	sw->objects[i] = sw->objects[--sw->count];
+}
+
+/* A line of another process: a writable shared mapping of a watched object
+ * flags it; any mapping of it counts (System V attaches). */
+static void other_line(struct shared_watch *sw, const struct map_line *m, int pid)
+{
+	struct shared_object *o = find(sw->objects, sw->count, m);
+	char name[64], why[sizeof(sw->first_why)];
+
+	if (!o)
+		return;
+	o->vmas++;
+	if (m->perms[1] != 'w' || m->perms[3] != 's')
+		return;
+	process_name(pid, name, sizeof(name));
+	snprintf(why, sizeof(why),
+		 "pid %d (%.63s) maps %.160s (device %x:%x, inode %" PRIu64
+		 ") writable and shared, as the target does at 0x%" PRIx64
+		 "; its stores are not recorded",
+		 pid, name, o->path, o->major, o->minor, o->inode, o->start);
+	flag(sw, (size_t)(o - sw->objects), why);
+}
+
+/* nattch of System V segment shmid (the inode of its mapping), from
+ * /proc/sysvipc/shm; -1 when it is not there. */
+static int64_t sysv_attaches(struct shared_watch *sw, uint64_t shmid)
+{
+	if (read_whole(sw, "/proc/sysvipc/shm") < 0)
+		return -1;
+	for (char *s = strchr(sw->buf, '\n'); s && s[1]; s = strchr(s + 1, '\n')) {
+		unsigned long long id, nattch;
+		if (sscanf(s + 1, "%*d %llu %*o %*u %*d %*d %llu", &id, &nattch) == 2 &&
+		    id == shmid)
+			return (int64_t)nattch;
+	}
+	return -1;
+}
+
+static bool is_sysv(const struct shared_object *o)
+{
+	return !strncmp(o->path, "/SYSV", 5);
+}
+
+/* A System V segment attached more often than every mapping seen in
+ * /proc (before and after the sweep, so an attach or a detach meanwhile
+ * does not count): a process we could not read holds it. */
+static void check_sysv(struct shared_watch *sw)
+{
+	for (size_t i = 0; i < sw->count; i++) {
+		struct shared_object *o = &sw->objects[i];
+		int64_t after = is_sysv(o) ? sysv_attaches(sw, o->inode) : -1;
+		int64_t least = o->attaches < after ? o->attaches : after;
+		char why[sizeof(sw->first_why)];
+		if (after < 0)
+			o->attaches = -1; /* gone from the list: not known */
+		if (o->attaches < 0 || least <= (int64_t)o->vmas)
+			continue;
+		snprintf(why, sizeof(why),
+			 "System V segment %.160s (shmid %" PRIu64 ") has %" PRId64
+			 " attaches, %u of them in processes that could be read",
+			 o->path, o->inode, least, o->vmas);
+		flag(sw, i--, why);
+	}
+}
+
+/* A process whose maps cannot be read (another user namespace's, a
+ * supervisor with more capabilities than ours) may map any object still
+ * watched: each counts, with that reason. Not a System V segment whose
+ * attaches were all found (check_sysv): nattch is the kernel's count. */
+static void flag_unchecked(struct shared_watch *sw, int pid, int err)
+{
+	char name[64] = "", why[sizeof(sw->first_why)];
+
+	if (pid > 0)
+		process_name(pid, name, sizeof(name));
+	for (size_t i = 0; i < sw->count;) {
+		const struct shared_object *o = &sw->objects[i];
+		if (is_sysv(o) && o->attaches >= 0) {
+			i++;
+			continue;
+		}
+		snprintf(why, sizeof(why),
+			 "the maps of pid %d (%.63s) cannot be read (%.40s), so whether it "
+			 "writes %.160s is not known",
+			 pid, name, strerror(-err), o->path);
+		flag(sw, i, why);
+	}
+}
+
+/* Every other process's maps, against the watched objects. */
+static void sweep(struct shared_watch *sw)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	uint64_t t0 = clock_now_ns();
+	int unreadable = 0, unreadable_err = 0;
+
+	if (!d) {
+		flag_unchecked(sw, 0, -errno);
+		return;
+	}
+	for (size_t i = 0; i < sw->count; i++)
+		sw->objects[i].attaches =
+			is_sysv(&sw->objects[i]) ? sysv_attaches(sw, sw->objects[i].inode) : -1;
+	while ((e = readdir(d)) && sw->count) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		int err;
+		if (*end || pid <= 0 || pid == sw->pid)
+			continue;
+		err = each_line(sw, (int)pid, other_line);
+		if (err && err != -ENOENT && err != -ESRCH && !unreadable) {
+			unreadable = (int)pid; /* vanished processes do not count */
+			unreadable_err = err;
+		}
+	}
+	closedir(d);
+	check_sysv(sw);
+	if (unreadable)
+		flag_unchecked(sw, unreadable, unreadable_err);
+	sw->sweeps++;
+	sw->sweep_ns += clock_now_ns() - t0;
+}
+
+void shared_watch_scan(struct shared_watch *sw)
+{
+	sw->count = 0;
+	sw->scans++;
+	if (each_line(sw, sw->pid, target_line) == 0 && sw->count)
+		sweep(sw);
+}
+
+uint64_t shared_watch_uncertain(const struct shared_watch *sw)
+{
+	return sw->flagged_count + sw->unremembered;
+}
+
+void shared_watch_notes(const struct shared_watch *sw, struct trace_writer *w)
+{
+	char n[32];
+	uint64_t count = shared_watch_uncertain(sw);
+
+	if (!count)
+		return;
+	snprintf(n, sizeof(n), "%" PRIu64, count);
+	trace_writer_note(w, "uncertain memory", n);
+	trace_writer_note(w, "written outside the recording", sw->first_why);
+}
