@@ -157,15 +157,22 @@ static void test_uncertain_threads(void **state)
 static void test_uncertain_memory(void **state)
 {
 	(void)state;
-	struct vsc_trace_completeness c =
-		of(HEAD "# events: 2\n# uncertain memory: 1\n"
-			"# written outside the recording: pid 7 (w) maps /dev/shm/x\n" BODY
-			"# end of trace: events=2 lost=0 uncertain=0\n");
+	struct messages m;
+	struct vsc_trace *trace = parse_text(HEAD "# events: 2\n# uncertain memory: 1\n"
+						  "# written outside the recording: pid 7 (w) "
+						  "maps /dev/shm/x\n" BODY
+						  "# end of trace: events=2 lost=0 uncertain=0\n",
+					     &m);
+	VSC_OPTS(vsc_trace_completeness, c);
+
+	assert_non_null(trace);
+	assert_int_equal(vsc_trace_completeness(trace, &c), 0);
 	assert_int_equal(c.state, VSC_TRACE_INCOMPLETE);
 	assert_int_equal(c.uncertain_memory, 1);
 	assert_int_equal(c.uncertain, 0);
-	assert_non_null(strstr(c.why, "1 shared memory object may be written by a process "
-				      "not recorded (pid 7 (w) maps /dev/shm/x)"));
+	assert_string_equal(c.why, "1 shared memory object may be written by a process "
+				   "not recorded (pid 7 (w) maps /dev/shm/x)");
+	vsc_trace_free(trace);
 	c = of("# uncertain memory: 0\n" BODY);
 	assert_int_equal(c.state, VSC_TRACE_WHOLE);
 	c = of("# uncertain memory: at least 1\n" BODY);
