@@ -82,9 +82,9 @@ static int run_writer(const char *kind, const char *name)
 static int run_reader(const char *kind, const char *name)
 {
 	volatile int64_t *seen = map_object(kind, name, PROT_READ, MAP_SHARED);
-	int64_t *copy = strcmp(kind, "sysv") ? map_object(kind, name, PROT_READ | PROT_WRITE,
-							  MAP_PRIVATE)
-					     : NULL;
+	int64_t *copy = strcmp(kind, "sysv")
+				? map_object(kind, name, PROT_READ | PROT_WRITE, MAP_PRIVATE)
+				: NULL;
 
 	if (!seen || (!copy && strcmp(kind, "sysv")))
 		return 2;
@@ -118,8 +118,7 @@ int main(int argc, char **argv)
 		return run_reader(argv[2], argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
-	fprintf(stderr,
-		"usage: probe_shm writer|reader KIND NAME | target KIND NAME N\n"
-		"  KIND: posix, file, sysv or (target only) private\n");
+	fprintf(stderr, "usage: probe_shm writer|reader KIND NAME | target KIND NAME N\n"
+			"  KIND: posix, file, sysv or (target only) private\n");
 	return 2;
 }

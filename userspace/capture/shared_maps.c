@@ -163,8 +163,11 @@ static void target_line(struct shared_watch *sw, const struct map_line *m, int p
 	if (ARRAY_RESERVE(sw->objects, sw->cap, sw->count + 1))
 		return; /* out of memory: one object fewer watched this time */
 	o = &sw->objects[sw->count++];
-	*o = (struct shared_object){ .major = m->major, .minor = m->minor, .inode = m->inode,
-				     .start = m->start, .vmas = 1 };
+	*o = (struct shared_object){ .major = m->major,
+				     .minor = m->minor,
+				     .inode = m->inode,
+				     .start = m->start,
+				     .vmas = 1 };
 	snprintf(o->path, sizeof(o->path), "%s", m->path);
 }
 

@@ -31,10 +31,10 @@ struct trace_writer;
 struct shared_object {
 	uint32_t major, minor;
 	uint64_t inode;
-	uint64_t start;  /* where the target maps it (its first mapping) */
-	uint32_t vmas;   /* mappings of it: the target's, then everyone's */
+	uint64_t start;   /* where the target maps it (its first mapping) */
+	uint32_t vmas;    /* mappings of it: the target's, then everyone's */
 	int64_t attaches; /* System V: nattch before the sweep; else -1 */
-	char path[160];  /* as /proc/PID/maps names it */
+	char path[160];   /* as /proc/PID/maps names it */
 };
 
 struct shared_watch {
@@ -44,8 +44,8 @@ struct shared_watch {
 	struct shared_object *flagged; /* written from outside: counted */
 	size_t flagged_count, flagged_cap;
 	uint64_t unremembered; /* flagged, but no memory to hold them */
-	char first_why[512];  /* the first finding, for the header and stderr */
-	char *buf;            /* a maps file, read whole (reused) */
+	char first_why[512];   /* the first finding, for the header and stderr */
+	char *buf;             /* a maps file, read whole (reused) */
 	size_t buf_cap;
 	uint64_t scans, sweeps, sweep_ns; /* -v: how often, how long */
 };
