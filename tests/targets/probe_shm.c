@@ -13,6 +13,11 @@
  *                                the first word (probed), then load it N
  *                                times (probed), 100 us apart
  *   probe_shm target private - N the same on private memory only
+ *   probe_shm orphan N           the same on anonymous shared memory, after
+ *                                forking a child that forks a writer (as
+ *                                above, "writer PID" on stdout) and ends: the
+ *                                writer, handed to init, is no longer of
+ *                                the target's family in /proc
  *
  * KIND: posix (shm_open NAME), file (the regular file NAME), sysv (System
  * V segment of key NAME, decimal). With a writer running, the target reads
@@ -27,6 +32,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,15 +116,54 @@ static int run_target(const char *kind, const char *name, long n)
 	return 0;
 }
 
+/* The grandchild: stores into word until killed (at most 60 s). */
+static void orphan_writer(volatile int64_t *word)
+{
+	time_t end = time(NULL) + 60;
+
+	printf("writer %d\n", (int)getpid());
+	fflush(stdout);
+	for (int64_t i = 1; time(NULL) < end; i++)
+		word[0] = i;
+	_exit(0);
+}
+
+static int run_orphan(long n)
+{
+	int64_t *word =
+		mmap(NULL, OBJECT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct timespec gap = { 0, 100000 };
+	pid_t child;
+
+	if (word == MAP_FAILED)
+		return 2;
+	vsc_store64(word, -1);
+	child = fork();
+	if (child == 0) {
+		if (fork() == 0)
+			orphan_writer(word);
+		_exit(0);
+	}
+	if (child < 0 || waitpid(child, NULL, 0) != child)
+		return 2;
+	for (long i = 0; i < n; i++) {
+		(void)vsc_load64(word);
+		nanosleep(&gap, NULL);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "writer"))
 		return run_writer(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "reader"))
 		return run_reader(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "orphan"))
+		return run_orphan(atol(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
-	fprintf(stderr, "usage: probe_shm writer|reader KIND NAME | target KIND NAME N\n"
+	fprintf(stderr, "usage: probe_shm writer|reader KIND NAME | target KIND NAME N | orphan N\n"
 			"  KIND: posix, file, sysv or (target only) private\n");
 	return 2;
 }

@@ -278,7 +278,7 @@ static int record_loop(struct recorder *rec)
 		}
 		if (now - last_shared >= SHARED_SCAN_MS * 1000000ull) {
 			last_shared = now;
-			shared_watch_scan(&rec->shared);
+			shared_watch_scan(&rec->shared, false);
 		}
 		if (o->rescan_ms && rec->src->ops->rescan &&
 		    now - last_scan >= (uint64_t)o->rescan_ms * 1000000ull) {
@@ -306,7 +306,7 @@ static int finish_recording(struct recorder *rec)
 	}
 	if (!t->ended) {
 		vsc_symbols_refresh(rec->symbols);
-		shared_watch_scan(&rec->shared); /* the mappings as the recording ends */
+		shared_watch_scan(&rec->shared, true); /* the mappings as it ends */
 	}
 	int err = rec->src->ops->drain(rec->src, rec->writer, stopped && !t->ended);
 	vsc_target_resume_all(t);
@@ -415,7 +415,7 @@ static int record_running(struct recorder *rec)
 	trace_writer_begin(rec->writer);
 	/* what it shares as the recording begins (with -p, threads held) */
 	shared_watch_init(&rec->shared, (int)rec->target.pid);
-	shared_watch_scan(&rec->shared);
+	shared_watch_scan(&rec->shared, true);
 	if (rec->target.launched) {
 		err = vsc_target_start(&rec->target);
 		if (err) {

@@ -15,6 +15,11 @@
 #include "userspace/util/array.h"
 #include "userspace/util/clock.h"
 
+/* A sweep of /proc costs about 40 us of system time per process (333
+ * processes: 12 ms); the next one waits at least this many times as long
+ * (a twentieth of a CPU at most, on a machine with many processes). */
+#define SWEEP_SHARE 20
+
 /* The fields of one line of /proc/PID/maps that matter here. */
 struct map_line {
 	uint64_t start;
@@ -94,6 +99,14 @@ static bool parse_line(char *s, struct map_line *m)
 	return true;
 }
 
+/* Whether a maps line is a shared mapping ("start-end rw-s ..."), looked
+ * at before the line is parsed: most lines are private. */
+static bool shared_line(const char *s)
+{
+	const char *sp = strchr(s, ' ');
+	return sp && sp[1] && sp[2] && sp[3] && sp[4] == 's';
+}
+
 /* An object other processes could share with the target: a file, shared
  * memory (shm_open, memfd, SysV, anonymous shared). Not a device (a
  * driver hands each open its own memory), not an anonymous inode (one
@@ -142,7 +155,7 @@ static int each_line(struct shared_watch *sw, int pid,
 			nl = s + strlen(s) - 1; /* the last line, unterminated */
 		else
 			*nl = '\0';
-		if (parse_line(s, &m))
+		if (shared_line(s) && parse_line(s, &m))
 			line(sw, &m, pid);
 	}
 	return 0;
@@ -318,15 +331,18 @@ static void sweep(struct shared_watch *sw)
 	check_sysv(sw);
 	if (unreadable)
 		flag_unchecked(sw, unreadable, unreadable_err);
+	uint64_t took = clock_now_ns() - t0;
 	sw->sweeps++;
-	sw->sweep_ns += clock_now_ns() - t0;
+	sw->sweep_ns += took;
+	sw->sweep_after = t0 + SWEEP_SHARE * took;
 }
 
-void shared_watch_scan(struct shared_watch *sw)
+void shared_watch_scan(struct shared_watch *sw, bool now)
 {
 	sw->count = 0;
 	sw->scans++;
-	if (each_line(sw, sw->pid, target_line) == 0 && sw->count)
+	if (each_line(sw, sw->pid, target_line) == 0 && sw->count &&
+	    (now || clock_now_ns() >= sw->sweep_after))
 		sweep(sw);
 }
 

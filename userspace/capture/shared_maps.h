@@ -47,13 +47,16 @@ struct shared_watch {
 	char first_why[512];   /* the first finding, for the header and stderr */
 	char *buf;             /* a maps file, read whole (reused) */
 	size_t buf_cap;
+	uint64_t sweep_after;             /* CLOCK_MONOTONIC ns: not before */
 	uint64_t scans, sweeps, sweep_ns; /* -v: how often, how long */
 };
 
 void shared_watch_init(struct shared_watch *sw, int pid);
 void shared_watch_free(struct shared_watch *sw);
-/* Look now (the target's maps; others' while something is unflagged). */
-void shared_watch_scan(struct shared_watch *sw);
+/* Look (the target's maps; others' while something is unflagged). now:
+ * sweep the others even if the last sweep was recent (the start, the end);
+ * else a sweep waits for SWEEP_SHARE times the last one's length. */
+void shared_watch_scan(struct shared_watch *sw, bool now);
 /* Objects that processes outside the recording write, or may write (their
  * maps could not be read). */
 uint64_t shared_watch_uncertain(const struct shared_watch *sw);
