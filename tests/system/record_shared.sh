@@ -69,6 +69,16 @@ stop_other() {
   other=""
 }
 
+# record_target OUT KIND NAME N: record the target while the other process
+# runs, stop it, check the trace: $st, $cst, OUT.vsc, OUT.out, OUT.err.
+record_target() {
+  "$vsc" record -o "$1.vsc" -- "$shm" target "$2" "$3" "$4" 2> "$1.err"
+  st=$?
+  stop_other
+  "$vsc" check "$1.vsc" > "$1.out" 2>&1
+  cst=$?
+}
+
 for kind in posix file sysv; do
   case $kind in
     posix) name=$posix path="/dev/shm$posix" ;;
@@ -78,11 +88,7 @@ for kind in posix file sysv; do
   # ---- a writer outside the family: unknown, naming it ------------------
   if start_other writer $kind "$name"; then
     writer=$other
-    "$vsc" record -o "$work/$kind.vsc" -- "$shm" target $kind "$name" 3000 2> "$work/$kind.err"
-    st=$?
-    stop_other
-    "$vsc" check "$work/$kind.vsc" > "$work/$kind.out" 2>&1
-    cst=$?
+    record_target "$work/$kind" $kind "$name" 3000
     accepted=$("$vsc" check --accept-incomplete "$work/$kind.vsc" 2> /dev/null | head -1)
     if [ $st = 0 ] && [ $cst = 3 ] && [ "$(head -1 "$work/$kind.out")" = unknown ] &&
        [ "$(header "$work/$kind.vsc" 'uncertain memory')" = 1 ] &&
@@ -99,11 +105,7 @@ for kind in posix file sysv; do
   # ---- a reader (read-only shared, writable private): no writer ---------
   if start_other reader $kind "$name"; then
     reader=$other
-    "$vsc" record -o "$work/$kind-r.vsc" -- "$shm" target $kind "$name" 300 2> "$work/$kind-r.err"
-    st=$?
-    stop_other
-    "$vsc" check "$work/$kind-r.vsc" > "$work/$kind-r.out" 2>&1
-    cst=$?
+    record_target "$work/$kind-r" $kind "$name" 300
     if grep -q "pid $reader " "$work/$kind-r.vsc" "$work/$kind-r.out"; then
       bad "$kind: the read-only process $reader was taken for a writer: $(sed -n 2p "$work/$kind-r.out")"
     elif [ $st = 0 ] && [ $cst = 0 ] && [ "$(head -1 "$work/$kind-r.out")" = consistent ] &&

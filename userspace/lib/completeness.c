@@ -112,31 +112,20 @@ static bool note_uncertain(struct trace_completeness *c, struct text t)
 	return form != COUNT_BAD;
 }
 
-/* `# uncertain threads: N`: N thread ids may each stand for several
- * threads (a converter that could not exclude an id used again). */
-static bool note_uncertain_threads(struct trace_completeness *c, struct text t)
+/* A count kept as the largest given, any inexact one making it unreadable:
+ * `# uncertain threads: N` (N thread ids may each stand for several
+ * threads: a converter could not exclude an id used again) and
+ * `# uncertain memory: N` (N objects the target maps shared may be
+ * written by processes the recording does not see). */
+static bool note_largest(struct text t, uint64_t *largest, bool *unreadable)
 {
 	uint64_t n;
 	enum count_form form = header_count(t, &n);
 
 	if (form != COUNT_EXACT)
-		c->uncertain_threads_unreadable = true;
-	if (n > c->uncertain_threads)
-		c->uncertain_threads = n;
-	return form != COUNT_BAD;
-}
-
-/* `# uncertain memory: N`: N objects the target maps shared may be written
- * by processes the recording does not see. */
-static bool note_uncertain_memory(struct trace_completeness *c, struct text t)
-{
-	uint64_t n;
-	enum count_form form = header_count(t, &n);
-
-	if (form != COUNT_EXACT)
-		c->uncertain_memory_unreadable = true;
-	if (n > c->uncertain_memory)
-		c->uncertain_memory = n;
+		*unreadable = true;
+	if (n > *largest)
+		*largest = n;
 	return form != COUNT_BAD;
 }
 
@@ -229,9 +218,9 @@ bool completeness_note_comment(struct vsc_trace *trace, const char *s, const cha
 	else if (strcmp(key, "uncertain values:") == 0)
 		ok = note_uncertain(c, t);
 	else if (strcmp(key, "uncertain threads:") == 0)
-		ok = note_uncertain_threads(c, t);
+		ok = note_largest(t, &c->uncertain_threads, &c->uncertain_threads_unreadable);
 	else if (strcmp(key, "uncertain memory:") == 0)
-		ok = note_uncertain_memory(c, t);
+		ok = note_largest(t, &c->uncertain_memory, &c->uncertain_memory_unreadable);
 	else if (strcmp(key, "written outside the recording:") == 0)
 		note_memory_who(c, &t);
 	else if (strcmp(key, "end of trace:") == 0)
