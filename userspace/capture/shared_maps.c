@@ -122,7 +122,8 @@ static bool shareable(const struct map_line *m)
 	if (m->inode == 0)
 		return false;
 	if (!strncmp(p, "/dev/", 5))
-		return !strncmp(p, "/dev/shm/", 9) || !strncmp(p, "/dev/zero", 9);
+		return !strncmp(p, "/dev/shm/", 9) || !strncmp(p, "/dev/zero", 9) ||
+		       !strncmp(p, "/dev/hugepages/", 15);
 	if (*p == '[')
 		return !strncmp(p, "[anon_shmem:", 12);
 	return *p == '/';
