@@ -168,6 +168,14 @@ run_case loss loss
 sigint() {
   "$targets/watch_hammer" 1 1000000000000 > /dev/null &
   hpid=$!
+  # attach once it runs watch_hammer: before its exec, -p found the
+  # shell's copy and no 'hot' (under load, in a landing run)
+  i=0
+  while [ "$(readlink "/proc/$hpid/exe")" != "$(readlink -f "$targets/watch_hammer")" ] &&
+        [ $i -lt 100 ]; do
+    sleep 0.05
+    i=$((i + 1))
+  done
   "$vsc" record --watch hot -p "$hpid" -o "$tmp/out.vsc" 2> "$tmp/err" &
   rpid=$!
   if watch_wait_for "$tmp/err" watching "$rpid"; then
