@@ -7,7 +7,9 @@
  * every bound and --min (the witness is its upper bound there). A
  * recording-shaped trace (4 threads storing their loop counter and
  * loading it back, hints jittered) gets a witness; with one read of a
- * value nobody writes, none, and auto says inconsistent. */
+ * value nobody writes, none, and auto says inconsistent. The lower bound
+ * (hot_bound.c) is at most exact's least on every random program and on
+ * small recording-shaped ones, where it is mostly the least itself. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "hot_bound.h"
 #include "hot_var.h"
 #include "random_program.h"
 #include "step_alone.h"
@@ -173,6 +176,69 @@ static struct vsc_program *hammer(uint64_t *s, unsigned k, unsigned n, int bad)
 	return p;
 }
 
+/* The lower bound against exact's least: never above it. Returns 1 when
+ * it is the least. */
+static int bound_holds(const struct vsc_program *p)
+{
+	struct vsc_result *want = decide(p, "exact", -1, 1);
+	long lower = hot_lower_bound(p), least = vsc_result_preemptions(want);
+	int met = lower == least;
+
+	assert_true(lower >= 0);
+	if (vsc_result_verdict(want) == VSC_CONSISTENT && lower > least) {
+		dump_program("the lower bound is above the least", p);
+		fail_msg("lower bound %ld, least %ld", lower, least);
+	}
+	vsc_result_free(want);
+	return met;
+}
+
+static void bound_at_most_least(void **state)
+{
+	uint64_t seed = 0xb0a4d5ULL;
+	int met = 0, programs = 3000;
+
+	(void)state;
+	for (int i = 0; i < programs; i++) {
+		struct random_shape shape = one_variable(&seed);
+		struct vsc_program *p = random_program(&seed, &shape);
+
+		assert_non_null(p);
+		met += bound_holds(p);
+		vsc_program_free(p);
+	}
+	print_message("the lower bound met the least on %d of %d programs\n", met, programs);
+}
+
+static struct vsc_program *hammer(uint64_t *s, unsigned k, unsigned n, int bad);
+
+/* Small recording-shaped programs (2-4 threads storing 1-8 loop counters
+ * and loading them back): the bound holds, meets the least mostly, and
+ * auto's --min agrees with exact's. */
+static void bound_on_small_hammers(void **state)
+{
+	uint64_t seed = 0x4a3b0dULL;
+	int met = 0, programs = 300;
+
+	(void)state;
+	for (int i = 0; i < programs; i++) {
+		struct vsc_program *p =
+			hammer(&seed, 2 + random_below(&seed, 3), 1 + random_below(&seed, 8), 0);
+		struct vsc_result *got = decide(p, "auto", -1, 1),
+				  *want = decide(p, "exact", -1, 1);
+
+		met += bound_holds(p);
+		assert_int_equal(vsc_result_verdict(got), VSC_CONSISTENT);
+		assert_int_equal(vsc_result_verdict(want), VSC_CONSISTENT);
+		assert_int_equal(vsc_result_preemptions(got), vsc_result_preemptions(want));
+		vsc_result_free(got);
+		vsc_result_free(want);
+		vsc_program_free(p);
+	}
+	print_message("the bound met the least on %d of %d hammers\n", met, programs);
+	assert_true(met > programs / 2);
+}
+
 static void hammer_gets_a_witness(void **state)
 {
 	uint64_t seed = 0x4a33e5ULL;
@@ -203,6 +269,8 @@ int main(void)
 		cmocka_unit_test(hot_agrees_with_exact),
 		cmocka_unit_test(auto_agrees_on_one_variable),
 		cmocka_unit_test(hammer_gets_a_witness),
+		cmocka_unit_test(bound_at_most_least),
+		cmocka_unit_test(bound_on_small_hammers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,7 @@
 #include "engine.h"
 #include "greedy_run.h"
 #include "hint_run.h"
+#include "hot_bound.h"
 #include "hot_var.h"
 #include "lock_stops.h"
 #include "parts.h"
@@ -868,19 +869,29 @@ static int try_runs(const struct vsc_program *p, const struct query *q, struct b
 
 /* One variable, several writers (hot_var.c): a witness from the writes
  * the reads see, when the order they draw has no cycle. It answers when
- * it fits q; under --min it is the upper bound the search starts from. */
+ * it fits q; under --min it is the upper bound the search starts from.
+ * The lower bound (hot_bound.c) answers a bound below it, and --min when
+ * the witness meets it; else it is *least, where the search starts. */
 static int try_hot_var(const struct vsc_program *p, size_t writers, const struct query *q,
-		       struct budget *b, struct vsc_result *res, struct best *best)
+		       struct budget *b, struct vsc_result *res, struct best *best, long *least)
 {
 	uint32_t *witness;
-	long pre;
-	int r = writers > 1 ? hot_var_witness(p, b, &witness, &pre) : HOT_VAR_OPEN;
+	long pre, lower = 0;
+	int r;
 
+	if (writers > 1 && (q->minimize || q->bound >= 0) && (lower = hot_lower_bound(p)) < 0)
+		return (int)lower;
+	if (q->bound >= 0 && lower > q->bound) {
+		res->verdict = VSC_INCONSISTENT;
+		return 0;
+	}
+	*least = lower;
+	r = writers > 1 ? hot_var_witness(p, b, &witness, &pre) : HOT_VAR_OPEN;
 	if (r == -ETIME)
 		res->verdict = VSC_UNKNOWN;
 	if (r != HOT_VAR_FOUND)
 		return r == HOT_VAR_OPEN ? SEARCH_ON : r == -ETIME ? 0 : r;
-	if (q->minimize ? pre == 0 : q->bound < 0 || pre <= q->bound) {
+	if (q->minimize ? pre == lower : q->bound < 0 || pre <= q->bound) {
 		res->verdict = VSC_CONSISTENT;
 		res->witness = witness;
 		res->witness_length = p->event_count;
@@ -890,6 +901,7 @@ static int try_hot_var(const struct vsc_program *p, size_t writers, const struct
 	if (q->minimize) {
 		best->witness = witness;
 		best->preemptions = pre;
+		best->lower = lower;
 	} else {
 		free(witness);
 	}
@@ -904,12 +916,13 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 {
 	struct coherence_open open = { 0, NULL, -1 };
 	struct best best = { .preemptions = -1, .lock_least = -1, .hinted = -1 };
+	long hot_least = 0;
 	int r;
 
 	if (coherence != COHERENCE_ONLY && (r = try_runs(p, q, b, res)) != SEARCH_ON)
 		return r;
 	if (coherence != COHERENCE_ONLY &&
-	    (r = try_hot_var(p, writers, q, b, res, &best)) != SEARCH_ON)
+	    (r = try_hot_var(p, writers, q, b, res, &best, &hot_least)) != SEARCH_ON)
 		return r;
 	if (coherence != COHERENCE_SKIP) {
 		r = try_coherence(p, q, b, res, &open);
@@ -927,7 +940,8 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 			free(open.witness);
 		}
 	}
-	r = search_whole(p, writers, spans, q, b, res, &best, open.least);
+	r = search_whole(p, writers, spans, q, b, res, &best,
+			 open.least > hot_least ? open.least : hot_least);
 	free(best.witness);
 	if (best.has_fixpoint) /* a limit stopped the search before it took it */
 		forced_free(&best.fixpoint);
