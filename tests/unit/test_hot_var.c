@@ -218,9 +218,14 @@ static struct vsc_program *hammer(uint64_t *s, unsigned k, unsigned n, int bad);
 static void bound_on_small_hammers(void **state)
 {
 	uint64_t seed = 0x4a3b0dULL;
-	int met = 0, programs = 300;
+	int met = 0, found = 0, exact = 0, programs = 300;
+	struct vsc_check_opts opts = { 0 };
+	struct budget b;
+	uint32_t *witness;
+	long pre;
 
 	(void)state;
+	budget_init(&b, &opts);
 	for (int i = 0; i < programs; i++) {
 		struct vsc_program *p =
 			hammer(&seed, 2 + random_below(&seed, 3), 1 + random_below(&seed, 8), 0);
@@ -228,6 +233,11 @@ static void bound_on_small_hammers(void **state)
 				  *want = decide(p, "exact", -1, 1);
 
 		met += bound_holds(p);
+		if (hot_var_witness(p, &b, &witness, &pre) == HOT_VAR_FOUND) {
+			found++;
+			exact += pre == vsc_result_preemptions(want);
+			free(witness);
+		}
 		assert_int_equal(vsc_result_verdict(got), VSC_CONSISTENT);
 		assert_int_equal(vsc_result_verdict(want), VSC_CONSISTENT);
 		assert_int_equal(vsc_result_preemptions(got), vsc_result_preemptions(want));
@@ -235,7 +245,9 @@ static void bound_on_small_hammers(void **state)
 		vsc_result_free(want);
 		vsc_program_free(p);
 	}
-	print_message("the bound met the least on %d of %d hammers\n", met, programs);
+	print_message(
+		"the bound met the least on %d of %d hammers; witnesses %d, %d at the least\n", met,
+		programs, found, exact);
 	assert_true(met > programs / 2);
 }
 

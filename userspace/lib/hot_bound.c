@@ -164,7 +164,8 @@ static long own_stops(struct bound *b)
 			if (last != NONE)
 				b->w[last].next = i;
 			last = (uint32_t)b->nw;
-			b->w[b->nw++] = (struct hot_write){ value_after(&th->events[i]), t, i, NONE };
+			b->w[b->nw++] =
+				(struct hot_write){ value_after(&th->events[i]), t, i, NONE };
 		}
 	}
 	return own;

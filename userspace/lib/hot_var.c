@@ -22,37 +22,11 @@
 #include "hot_var.h"
 
 #include "dyn_order.h"
+#include "hot_var_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define NONE UINT32_MAX
-#define INIT_NODE 0    /* the initial value's block, first of all */
-#define HOT_CHUNK 4096 /* events between looks at the budget */
-#define SOURCE_SCAN 64 /* writes of the value looked at past the reader's own */
-
-struct hot {
-	const struct vsc_program *p;
-	size_t n;
-	uint32_t k, nodes;     /* nodes: the writes + INIT_NODE */
-	size_t *base;          /* per thread (k + 1): index of its first event */
-	uint32_t *node;        /* per event: the block it is in */
-	uint32_t *next_reader; /* per event: the next read of its block */
-	uint64_t *key;         /* per node: hint or place, the order's tie-break */
-	uint32_t *writer;      /* per node: its thread (INIT_NODE: NONE) */
-	uint32_t *rmw_of;      /* per node: the RMW right after it, NONE */
-	uint32_t *source;      /* per node: an RMW's source node, NONE */
-	uint32_t *order;       /* the blocks in their order */
-	uint32_t *first_reader;
-	uint32_t *pending; /* per node: its reads not run yet */
-	int hinted;
-};
-
-static const struct vsc_event *event_at(const struct hot *h, uint32_t t, size_t i)
-{
-	return &h->p->threads[t].events[i];
-}
 
 /* Hint of event i of thread t, or its place in its thread scaled to 2^32. */
 static uint64_t event_key(const struct hot *h, uint32_t t, size_t i)
@@ -71,7 +45,7 @@ static int all_hinted(const struct vsc_program *p)
 }
 
 /* The thread of event g (the bases are ascending). */
-static uint32_t thread_of(const struct hot *h, size_t g)
+uint32_t hot_thread_of(const struct hot *h, size_t g)
 {
 	uint32_t lo = 0, hi = h->k;
 
@@ -437,7 +411,7 @@ static int hot_choose(struct hot *h, struct budget *b)
 				last = x;
 			}
 	for (long j = 0; j < n && !r; j++) {
-		uint32_t t = thread_of(h, list[j].what);
+		uint32_t t = hot_thread_of(h, list[j].what);
 		r = choose_for(h, &c, t, list[j].what - h->base[t]);
 		if (!r && c.d.work + c.walked > ORDER_WORK * h->n)
 			r = HOT_VAR_OPEN;
@@ -454,15 +428,7 @@ out:
 	return r;
 }
 
-/* The blocks' graph: an edge from the block of each event to the block of
- * the next event of its thread, and from an RMW's source to the RMW. */
-struct graph {
-	uint32_t *start; /* per node + 1: its first edge */
-	uint32_t *to;
-	uint32_t *indegree;
-};
-
-static void graph_free(struct graph *g)
+void hot_graph_free(struct graph *g)
 {
 	free(g->start);
 	free(g->to);
@@ -483,7 +449,7 @@ static void graph_free(struct graph *g)
 				EDGE((h)->source[x_], x_);                         \
 	} while (0)
 
-static int graph_build(const struct hot *h, struct graph *g)
+int hot_graph_build(const struct hot *h, struct graph *g)
 {
 	size_t edges = 0;
 
@@ -509,19 +475,12 @@ static int graph_build(const struct hot *h, struct graph *g)
 	return 0;
 }
 
-/* A binary heap of ready nodes, least key first. */
-struct ready {
-	uint32_t *at;
-	uint32_t n;
-	const uint64_t *key;
-};
-
 static int ready_before(const struct ready *q, uint32_t a, uint32_t b)
 {
 	return q->key[a] < q->key[b] || (q->key[a] == q->key[b] && a < b);
 }
 
-static void ready_push(struct ready *q, uint32_t x)
+void hot_ready_push(struct ready *q, uint32_t x)
 {
 	uint32_t i = q->n++;
 
@@ -532,7 +491,7 @@ static void ready_push(struct ready *q, uint32_t x)
 	q->at[i] = x;
 }
 
-static uint32_t ready_pop(struct ready *q)
+uint32_t hot_ready_pop(struct ready *q)
 {
 	uint32_t top = q->at[0], x = q->at[--q->n], i = 0;
 
@@ -560,7 +519,7 @@ static uint32_t emit(struct hot *h, struct graph *g, struct ready *q, uint32_t x
 		for (uint32_t e = g->start[x]; e < g->start[x + 1]; e++) {
 			uint32_t y = g->to[e];
 			if (--g->indegree[y] == 0 && h->source[y] == NONE)
-				ready_push(q, y);
+				hot_ready_push(q, y);
 		}
 		x = h->rmw_of[x];
 		if (x == NONE || g->indegree[x] != 0)
@@ -576,7 +535,7 @@ static int hot_order(struct hot *h, struct budget *b)
 	struct graph g = { 0 };
 	struct ready q = { .key = h->key };
 	uint32_t done = 0, pops = 0;
-	int r = graph_build(h, &g);
+	int r = hot_graph_build(h, &g);
 
 	h->order = malloc(h->nodes * sizeof(uint32_t));
 	q.at = malloc(h->nodes * sizeof(uint32_t));
@@ -586,24 +545,27 @@ static int hot_order(struct hot *h, struct budget *b)
 		r = HOT_VAR_OPEN;
 	for (uint32_t x = 1; !r && x < h->nodes; x++)
 		if (!g.indegree[x] && h->source[x] == NONE)
-			ready_push(&q, x);
+			hot_ready_push(&q, x);
 	if (!r)
 		done = emit(h, &g, &q, INIT_NODE, 0);
 	while (!r && q.n) {
-		done = emit(h, &g, &q, ready_pop(&q), done);
+		done = emit(h, &g, &q, hot_ready_pop(&q), done);
 		if (++pops % HOT_CHUNK == 0 && budget_spend(b, HOT_CHUNK))
 			r = -ETIME;
 	}
 	if (!r && done != h->nodes)
 		r = HOT_VAR_OPEN;
-	graph_free(&g);
+	hot_graph_free(&g);
 	free(q.at);
 	return r;
 }
 
 /* The reads of each block, linked, and how many of them are left. */
-static int hot_readers(struct hot *h)
+int hot_readers(struct hot *h)
 {
+	free(h->first_reader);
+	free(h->pending);
+	free(h->next_reader);
 	h->first_reader = malloc(h->nodes * sizeof(uint32_t));
 	h->pending = calloc(h->nodes, sizeof(uint32_t));
 	h->next_reader = malloc(h->n * sizeof(uint32_t));
@@ -651,7 +613,7 @@ static uint32_t next_thread(struct hot *h, struct run *u)
 
 	while (h->pending[cur]) {
 		size_t g = h->first_reader[cur];
-		uint32_t t = thread_of(h, g);
+		uint32_t t = hot_thread_of(h, g);
 		if (h->base[t] + u->pos[t] <= g)
 			return t;
 		h->first_reader[cur] = h->next_reader[g]; /* it ran */
@@ -709,11 +671,41 @@ static int applies(const struct vsc_program *p)
 	return p->event_count > 0 && p->event_count < UINT32_MAX && program_vars(p) == 1;
 }
 
+/* A run along h's choice into *witness, verified, with its preemptions:
+ * both runs (the order fixed first, hot_run.c's), the one with fewer.
+ * 0, HOT_VAR_OPEN (neither is an SC interleaving) or -errno. */
+static int best_run(struct hot *h, struct budget *b, uint32_t **witness, long *preemptions)
+{
+	uint32_t *run[2] = { malloc(h->n * sizeof(uint32_t)), malloc(h->n * sizeof(uint32_t)) };
+	long pre[2] = { -1, -1 };
+	int r = run[0] && run[1] ? hot_order(h, b) : -ENOMEM, pick;
+
+	if (!r)
+		r = hot_readers(h);
+	if (!r)
+		r = hot_run(h, b, run[0]);
+	if (!r && vsc_witness_verify(h->p, run[0], h->n, &pre[0], NULL, 0))
+		pre[0] = -1;
+	if (r == HOT_VAR_OPEN || !r)
+		r = hot_run_greedy(h, b, run[1]);
+	if (!r && vsc_witness_verify(h->p, run[1], h->n, &pre[1], NULL, 0))
+		pre[1] = -1;
+	pick = pre[0] < 0 || (pre[1] >= 0 && pre[1] < pre[0]);
+	if (r == -ETIME || r == -ENOMEM || pre[pick] < 0) {
+		free(run[0]);
+		free(run[1]);
+		return r < 0 ? r : HOT_VAR_OPEN;
+	}
+	*witness = run[pick];
+	*preemptions = pre[pick];
+	free(run[!pick]);
+	return 0;
+}
+
 int hot_var_witness(const struct vsc_program *p, struct budget *b, uint32_t **witness,
 		    long *preemptions)
 {
 	struct hot h = { .p = p, .n = p->event_count, .k = program_threads(p) };
-	uint32_t *run = NULL;
 	int r;
 
 	*witness = NULL;
@@ -724,19 +716,7 @@ int hot_var_witness(const struct vsc_program *p, struct budget *b, uint32_t **wi
 	if (!r)
 		r = hot_choose(&h, b);
 	if (!r)
-		r = hot_order(&h, b);
-	if (!r)
-		r = hot_readers(&h);
-	if (!r && !(run = malloc(h.n * sizeof(uint32_t))))
-		r = -ENOMEM;
-	if (!r)
-		r = hot_run(&h, b, run);
+		r = best_run(&h, b, witness, preemptions);
 	hot_free(&h);
-	if (!r && vsc_witness_verify(p, run, p->event_count, preemptions, NULL, 0))
-		r = HOT_VAR_OPEN;
-	if (r)
-		free(run);
-	else
-		*witness = run;
-	return r == -ETIME || r < 0 ? r : r ? HOT_VAR_OPEN : HOT_VAR_FOUND;
+	return r < 0 ? r : r ? HOT_VAR_OPEN : HOT_VAR_FOUND;
 }
