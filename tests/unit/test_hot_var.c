@@ -15,10 +15,12 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
 #include "hot_bound.h"
+#include "hot_merge.h"
 #include "hot_var.h"
 #include "random_program.h"
 #include "step_alone.h"
@@ -210,6 +212,42 @@ static void bound_at_most_least(void **state)
 	print_message("the lower bound met the least on %d of %d programs\n", met, programs);
 }
 
+/* hot_merge.c on exact's witnesses (no bound): what it gives is SC, by
+ * the verifier, with at most their preemptions, and often fewer. */
+static void merge_keeps_sc(void **state)
+{
+	uint64_t seed = 0x3e4a6eULL;
+	int fewer = 0, programs = 3000;
+
+	(void)state;
+	for (int i = 0; i < programs; i++) {
+		struct random_shape shape = one_variable(&seed);
+		struct vsc_program *p = random_program(&seed, &shape);
+		struct vsc_result *res = decide(p, "exact", -1, 0);
+		const uint32_t *w;
+		size_t n = vsc_result_witness(res, &w);
+		long pre = vsc_result_preemptions(res), after = -1;
+		uint32_t *copy = malloc((n ? n : 1) * sizeof(uint32_t));
+		char why[200] = "";
+
+		assert_non_null(copy);
+		if (vsc_result_verdict(res) == VSC_CONSISTENT) {
+			memcpy(copy, w, n * sizeof(uint32_t));
+			assert_true(hot_merge_slices(p, copy, n) >= 0);
+			if (vsc_witness_verify(p, copy, n, &after, why, sizeof(why))) {
+				dump_program("the joined slices are not SC", p);
+				fail_msg("%s", why);
+			}
+			assert_true(after <= pre);
+			fewer += after < pre;
+		}
+		free(copy);
+		vsc_result_free(res);
+		vsc_program_free(p);
+	}
+	print_message("joined slices: fewer preemptions on %d of %d programs\n", fewer, programs);
+}
+
 static struct vsc_program *hammer(uint64_t *s, unsigned k, unsigned n, int bad);
 
 /* Small recording-shaped programs (2-4 threads storing 1-8 loop counters
@@ -283,6 +321,7 @@ int main(void)
 		cmocka_unit_test(hammer_gets_a_witness),
 		cmocka_unit_test(bound_at_most_least),
 		cmocka_unit_test(bound_on_small_hammers),
+		cmocka_unit_test(merge_keeps_sc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

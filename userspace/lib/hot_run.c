@@ -108,8 +108,7 @@ static int reader_rank(const struct greedy *u, uint32_t t)
 	size_t i = u->pos[t], len = h->p->threads[t].length;
 	uint32_t y;
 
-	while (i < len && h->node[h->base[t] + i] == u->cur &&
-	       event_at(h, t, i)->kind == VSC_READ)
+	while (i < len && h->node[h->base[t] + i] == u->cur && event_at(h, t, i)->kind == VSC_READ)
 		i++;
 	if (i == len)
 		return 0;

@@ -22,6 +22,7 @@
 #include "hot_var.h"
 
 #include "dyn_order.h"
+#include "hot_merge.h"
 #include "hot_var_int.h"
 
 #include <errno.h>
@@ -696,10 +697,16 @@ static int best_run(struct hot *h, struct budget *b, uint32_t **witness, long *p
 		free(run[1]);
 		return r < 0 ? r : HOT_VAR_OPEN;
 	}
+	/* the slices joined, on a copy: kept when the verifier agrees */
+	memcpy(run[!pick], run[pick], h->n * sizeof(uint32_t));
+	r = (int)hot_merge_slices(h->p, run[!pick], h->n);
+	if (r > 0 && !vsc_witness_verify(h->p, run[!pick], h->n, &pre[!pick], NULL, 0) &&
+	    pre[!pick] < pre[pick])
+		pick = !pick;
 	*witness = run[pick];
 	*preemptions = pre[pick];
 	free(run[!pick]);
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 int hot_var_witness(const struct vsc_program *p, struct budget *b, uint32_t **witness,
