@@ -43,24 +43,29 @@ static int64_t value_after(const struct vsc_event *e)
 	return e->kind == VSC_RMW ? e->new_value : e->value;
 }
 
+/* By key, then by place (thread, index): qsort's order for both arrays. */
+static int keyed_place_cmp(int64_t kx, uint32_t tx, uint32_t ix, int64_t ky, uint32_t ty,
+			   uint32_t iy)
+{
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return (ix > iy) - (ix < iy);
+}
+
 static int write_cmp(const void *a, const void *b)
 {
 	const struct hot_write *x = a, *y = b;
 
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return x->thread != y->thread ? (x->thread < y->thread ? -1 : 1)
-				      : (x->at > y->at) - (x->at < y->at);
+	return keyed_place_cmp(x->value, x->thread, x->at, y->value, y->thread, y->at);
 }
 
 static int need_cmp(const void *a, const void *b)
 {
 	const struct need *x = a, *y = b;
 
-	if (x->cuts != y->cuts)
-		return x->cuts < y->cuts ? -1 : 1;
-	return x->thread != y->thread ? (x->thread < y->thread ? -1 : 1)
-				      : (x->at > y->at) - (x->at < y->at);
+	return keyed_place_cmp(x->cuts, x->thread, x->at, y->cuts, y->thread, y->at);
 }
 
 struct bound {

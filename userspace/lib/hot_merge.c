@@ -78,8 +78,10 @@ static int try_join(struct merge *m, size_t i, size_t j, size_t k, size_t e)
 #define PRE(ta, ia, tb) ((ta) != UINT32_MAX && (tb) != UINT32_MAX && preempts(m, ta, ia, tb))
 	before = PRE(pt, pi, t) + PRE(t, idx[j - 1 - i], w[j]) + PRE(w[k - 1], idx[k - 1 - i], t) +
 		 PRE(t, idx[e - 1 - i], nt);
-	after[0] = PRE(pt, pi, t) + PRE(t, idx[e - 1 - i], w[j]) + PRE(w[k - 1], idx[k - 1 - i], nt);
-	after[1] = PRE(pt, pi, w[j]) + PRE(w[k - 1], idx[k - 1 - i], t) + PRE(t, idx[e - 1 - i], nt);
+	after[0] =
+		PRE(pt, pi, t) + PRE(t, idx[e - 1 - i], w[j]) + PRE(w[k - 1], idx[k - 1 - i], nt);
+	after[1] =
+		PRE(pt, pi, w[j]) + PRE(w[k - 1], idx[k - 1 - i], t) + PRE(t, idx[e - 1 - i], nt);
 #undef PRE
 	for (int o = 0; o < 2; o++) {
 		uint32_t order[MERGE_WINDOW], oidx[MERGE_WINDOW];
