@@ -30,6 +30,7 @@
 #include "greedy_run.h"
 #include "hint_run.h"
 #include "hot_bound.h"
+#include "hot_refute.h"
 #include "hot_var.h"
 #include "lock_stops.h"
 #include "parts.h"
@@ -867,6 +868,23 @@ static int try_runs(const struct vsc_program *p, const struct query *q, struct b
 	return r;
 }
 
+/* No witness for one variable: the orders every SC interleaving must
+ * have may refute it (hot_refute.c). 0 (answered: inconsistent, or
+ * unknown at the limit), SEARCH_ON or -errno. */
+static int refute_one_variable(const struct vsc_program *p, struct budget *b,
+			       struct vsc_result *res)
+{
+	int r = hot_refute(p, b);
+
+	if (r == HOT_REFUTED)
+		res->verdict = VSC_INCONSISTENT;
+	else if (r == -ETIME)
+		res->verdict = VSC_UNKNOWN;
+	else if (r == HOT_REFUTE_OPEN)
+		return SEARCH_ON;
+	return r == -ENOMEM ? r : 0;
+}
+
 /* One variable, several writers (hot_var.c): a witness from the writes
  * the reads see, when the order they draw has no cycle. It answers when
  * it fits q; under --min it is the upper bound the search starts from.
@@ -887,6 +905,8 @@ static int try_hot_var(const struct vsc_program *p, size_t writers, const struct
 	}
 	*least = lower;
 	r = writers > 1 ? hot_var_witness(p, b, &witness, &pre) : HOT_VAR_OPEN;
+	if (r == HOT_VAR_OPEN && writers > 1)
+		return refute_one_variable(p, b, res);
 	if (r == -ETIME)
 		res->verdict = VSC_UNKNOWN;
 	if (r != HOT_VAR_FOUND)
