@@ -26,7 +26,7 @@
 
 #define NONE UINT32_MAX
 #define SOURCE_CAP 64 /* writes of a value looked at; a read of a more written value is left out */
-#define ROUNDS 64     /* passes at most: each draws orders the one before could not */
+#define ROUNDS 16     /* passes at most: each draws orders the one before could not */
 #define EDGE_CAP 8    /* drawn orders per event at most */
 #define MEMORY_CAP ((size_t)1 << 28) /* k = 4: 3.3 M events */
 
