@@ -148,6 +148,7 @@ static int refute_index(struct refute *r)
 		}
 	}
 	qsort(r->w, r->nw, sizeof(*r->w), valued_cmp);
+	memset(r->lo, 0, n * k * sizeof(uint32_t)); /* no order yet (first_writer) */
 	return 0;
 }
 
@@ -429,6 +430,52 @@ static int look_at_read(struct refute *r, uint32_t g)
 	return e;
 }
 
+/* May thread t, whose first write is at place f, write first of all: do
+ * its reads before it (and an RMW's read at f) all see the initial value? */
+static int may_write_first(const struct refute *r, uint32_t t, uint32_t f)
+{
+	const struct vsc_var_init *in = &r->p->inits[0];
+	const struct vsc_event *e = r->p->threads[t].events;
+	uint32_t reads = f + (e[f].kind == VSC_RMW);
+
+	if (in->kind == VSC_INIT_NONE)
+		return reads == 0;
+	for (uint32_t i = 0; i < reads; i++)
+		if (in->kind == VSC_INIT_KNOWN ? e[i].value != in->value : e[i].value != e[0].value)
+			return 0;
+	return 1;
+}
+
+/* The first write of an interleaving is some thread's first write, and
+ * what runs before it sees the initial value: when no thread may write
+ * first, there is none (1); when one thread only, its first write comes
+ * before every other thread's. 0, 1 or -ENOMEM. */
+static int first_writer(struct refute *r)
+{
+	uint32_t only = NONE, count = 0, writers = 0;
+	int e = 0;
+
+	for (uint32_t t = 0; t < r->k; t++) {
+		uint32_t f = write_from(r, t, 0);
+		if (f == NONE)
+			continue;
+		writers++;
+		if (may_write_first(r, t, f)) {
+			only = t;
+			count++;
+		}
+	}
+	if (writers && !count)
+		return 1;
+	for (uint32_t t = 0; count == 1 && t < r->k && !e; t++) {
+		uint32_t f = write_from(r, t, 0);
+		if (t != only && f != NONE)
+			e = draw(r, (uint32_t)(r->base[only] + write_from(r, only, 0)),
+				 (uint32_t)(r->base[t] + f));
+	}
+	return e;
+}
+
 static void refute_free(struct refute *r)
 {
 	free(r->base);
@@ -481,6 +528,8 @@ int hot_refute(const struct vsc_program *p, struct budget *b)
 	    (8 * (size_t)r.k + 48) * r.n > MEMORY_CAP)
 		return HOT_REFUTE_OPEN;
 	e = refute_index(&r);
+	if (!e)
+		e = first_writer(&r);
 	for (int round = 0; !e && round < ROUNDS; round++) {
 		e = refute_round(&r, b);
 		if (e != 2)
