@@ -28,7 +28,7 @@
 #define SOURCE_CAP 64 /* writes of a value looked at; a read of a more written value is left out */
 #define ROUNDS 16     /* passes at most: each draws orders the one before could not */
 #define EDGE_CAP 8    /* drawn orders per event at most */
-#define MEMORY_CAP ((size_t)1 << 28) /* k = 4: 3.3 M events */
+#define MEMORY_CAP ((size_t)1 << 28) /* k = 4: 2.4 M events */
 
 struct drawn {
 	uint32_t from, to;
@@ -476,6 +476,92 @@ static int first_writer(struct refute *r)
 	return e;
 }
 
+struct access {
+	int64_t value;
+	uint32_t event;
+	uint32_t write; /* 0: a read (an RMW's read comes first), 1: a write */
+};
+
+static int access_cmp(const void *a, const void *b)
+{
+	const struct access *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	return (x->write > y->write) - (x->write < y->write);
+}
+
+/* The accesses of one value v, by event (so by thread, then place). The
+ * first write of v in an interleaving is some thread's first write of v,
+ * and before it a read of v sees the initial value: when that cannot be
+ * v, a thread that reads v before its first write of v does not write v
+ * first. None may: refuted (1); one: its first write of v comes before
+ * each other thread's first access of v (a read only when the initial
+ * value cannot be v). 0, 1 or -ENOMEM. */
+static int value_first_writer(struct refute *r, const struct access *a, size_t len)
+{
+	const struct vsc_var_init *in = &r->p->inits[0];
+	int init = in->kind == VSC_INIT_UNKNOWN ||
+		   (in->kind == VSC_INIT_KNOWN && in->value == a[0].value);
+	uint32_t only = NONE, count = 0, writers = 0;
+	int e = 0;
+
+	for (size_t i = 0, j; i < len; i = j) {
+		uint32_t t = r->thread[a[i].event], first = NONE, read_before = 0;
+		for (j = i; j < len && r->thread[a[j].event] == t; j++)
+			if (first == NONE && a[j].write)
+				first = a[j].event;
+			else if (first == NONE)
+				read_before = 1;
+		writers += first != NONE;
+		if (first != NONE && (init || !read_before)) {
+			only = first;
+			count++;
+		}
+	}
+	if (writers && !count)
+		return 1;
+	for (size_t i = 0, j; count == 1 && i < len && !e; i = j) {
+		uint32_t t = r->thread[a[i].event];
+		for (j = i; j < len && r->thread[a[j].event] == t; j++)
+			if (t != r->thread[only] && (a[j].write || !init)) {
+				e = draw(r, only, a[j].event);
+				break;
+			}
+		while (j < len && r->thread[a[j].event] == t)
+			j++;
+	}
+	return e;
+}
+
+/* value_first_writer() for each value. 0, 1 or -ENOMEM. */
+static int first_writers_of_values(struct refute *r)
+{
+	struct access *a = malloc(2 * r->n * sizeof(*a));
+	size_t m = 0;
+	int e = 0;
+
+	if (!a)
+		return -ENOMEM;
+	for (uint32_t g = 0; g < r->n; g++) {
+		const struct vsc_event *ev = event_of(r, g);
+		if (ev->kind != VSC_WRITE)
+			a[m++] = (struct access){ ev->value, g, 0 };
+		if (ev->kind != VSC_READ)
+			a[m++] = (struct access){ value_after(ev), g, 1 };
+	}
+	qsort(a, m, sizeof(*a), access_cmp);
+	for (size_t i = 0, j; i < m && !e; i = j) {
+		for (j = i; j < m && a[j].value == a[i].value; j++)
+			;
+		e = value_first_writer(r, a + i, j - i);
+	}
+	free(a);
+	return e;
+}
+
 static void refute_free(struct refute *r)
 {
 	free(r->base);
@@ -525,11 +611,13 @@ int hot_refute(const struct vsc_program *p, struct budget *b)
 	int e = 0;
 
 	if (program_vars(p) != 1 || !r.n || r.n >= UINT32_MAX / 2 ||
-	    (8 * (size_t)r.k + 48) * r.n > MEMORY_CAP)
+	    (8 * (size_t)r.k + 80) * r.n > MEMORY_CAP)
 		return HOT_REFUTE_OPEN;
 	e = refute_index(&r);
 	if (!e)
 		e = first_writer(&r);
+	if (!e)
+		e = first_writers_of_values(&r);
 	for (int round = 0; !e && round < ROUNDS; round++) {
 		e = refute_round(&r, b);
 		if (e != 2)
