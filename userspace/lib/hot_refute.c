@@ -27,7 +27,11 @@
 #define NONE UINT32_MAX
 #define SOURCE_CAP 64 /* writes of a value looked at; a read of a more written value is left out */
 #define ROUNDS 16     /* passes at most: each draws orders the one before could not */
-#define EDGE_CAP 8    /* drawn orders per event at most */
+/* and their work at most this many passes over every event and thread,
+ * past a floor that lets small programs have every round */
+#define ROUND_WORK 4
+#define ROUND_WORK_FLOOR (1UL << 22)
+#define EDGE_CAP 8                   /* drawn orders per event at most */
 #define MEMORY_CAP ((size_t)1 << 28) /* k = 4: 2.4 M events */
 
 struct drawn {
@@ -608,6 +612,7 @@ static int refute_round(struct refute *r, struct budget *b)
 int hot_refute(const struct vsc_program *p, struct budget *b)
 {
 	struct refute r = { .p = p, .n = p->event_count, .k = program_threads(p) };
+	unsigned long work = 0;
 	int e = 0;
 
 	if (program_vars(p) != 1 || !r.n || r.n >= UINT32_MAX / 2 ||
@@ -623,7 +628,8 @@ int hot_refute(const struct vsc_program *p, struct budget *b)
 		if (e != 2)
 			break;
 		e = 0;
-		if (r.edges > EDGE_CAP * r.n)
+		work += (r.n + r.edges) * r.k;
+		if (r.edges > EDGE_CAP * r.n || work > ROUND_WORK * r.n * r.k + ROUND_WORK_FLOOR)
 			break;
 	}
 	refute_free(&r);
