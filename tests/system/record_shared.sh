@@ -11,8 +11,10 @@
 # is inconsistent, so the writer really changed what the target saw. A
 # process that maps the object read-only shared (and a private copy), and
 # a target with private memory and shared libraries only, must not be
-# taken for a writer. Skips only when this kernel or user cannot record at
-# all, and fails instead when VSC_REQUIRE_ALL=1.
+# taken for a writer, nor a launched target's own anonymous shared
+# memory for memory a process we cannot read may share. Skips only when
+# this kernel or user cannot record at all, and fails instead when
+# VSC_REQUIRE_ALL=1.
 set -u
 vsc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 targets=$(cd "${2:?usage: record_shared.sh VSC TARGETS_DIR}" && pwd)
@@ -140,6 +142,20 @@ if start_other writer posix "$posix"; then
   fi
 else
   bad "private: the writer did not start"
+fi
+
+# ---- anonymous shared memory of a launched target: its own ---------------
+# Mapped after its exec, it is shared only by children (counted by the fork
+# watch): a process whose maps cannot be read does not make it uncertain.
+"$vsc" record -o "$work/anon.vsc" -- "$shm" target anon - 300 2> "$work/anon.err"
+st=$?
+"$vsc" check "$work/anon.vsc" > "$work/anon.out" 2>&1
+cst=$?
+if [ $st = 0 ] && [ $cst = 0 ] && [ "$(head -1 "$work/anon.out")" = consistent ] &&
+   [ -z "$(header "$work/anon.vsc" 'uncertain memory')" ]; then
+  ok "a launched target's own anonymous shared memory: plain consistent${unreadable:+ (maps not readable:$unreadable)}"
+else
+  bad "anon: record $st, check $cst: $(head -2 "$work/anon.out" | tr '\n' ' ')"
 fi
 
 # ---- -p: the writer found while attached -----------------------------------

@@ -13,6 +13,9 @@
  *                                the first word (probed), then load it N
  *                                times (probed), 100 us apart
  *   probe_shm target private - N the same on private memory only
+ *   probe_shm target anon - N    the same on anonymous shared memory
+ *                                (MAP_SHARED | MAP_ANONYMOUS) that nobody
+ *                                else maps: no fork, no other process
  *   probe_shm orphan N           the same on anonymous shared memory, after
  *                                forking a child that forks a writer (as
  *                                above, "writer PID" on stdout) and ends: the
@@ -55,6 +58,8 @@ static int64_t *map_object(const char *kind, const char *name, int prot, int fla
 	}
 	if (!strcmp(kind, "private"))
 		p = mmap(NULL, OBJECT_SIZE, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	else if (!strcmp(kind, "anon"))
+		p = mmap(NULL, OBJECT_SIZE, prot, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	else if (!strcmp(kind, "posix"))
 		fd = shm_open(name, O_RDWR | O_CREAT, 0600);
 	else if (!strcmp(kind, "file"))
@@ -164,6 +169,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
 	fprintf(stderr, "usage: probe_shm writer|reader KIND NAME | target KIND NAME N | orphan N\n"
-			"  KIND: posix, file, sysv or (target only) private\n");
+			"  KIND: posix, file, sysv or (target only) private, anon\n");
 	return 2;
 }

@@ -414,7 +414,7 @@ static int record_running(struct recorder *rec)
 	/* from here on the -o file's old content is no trace of this run */
 	trace_writer_begin(rec->writer);
 	/* what it shares as the recording begins (with -p, threads held) */
-	shared_watch_init(&rec->shared, (int)rec->target.pid);
+	shared_watch_init(&rec->shared, (int)rec->target.pid, rec->target.launched);
 	shared_watch_scan(&rec->shared, true);
 	if (rec->target.launched) {
 		err = vsc_target_start(&rec->target);

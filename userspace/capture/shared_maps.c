@@ -29,9 +29,9 @@ struct map_line {
 	const char *path; /* to the line's end ('\0') */
 };
 
-void shared_watch_init(struct shared_watch *sw, int pid)
+void shared_watch_init(struct shared_watch *sw, int pid, bool launched)
 {
-	*sw = (struct shared_watch){ .pid = pid };
+	*sw = (struct shared_watch){ .pid = pid, .launched = launched };
 }
 
 void shared_watch_free(struct shared_watch *sw)
@@ -277,10 +277,32 @@ static void check_sysv(struct shared_watch *sw)
 	}
 }
 
+/* Anonymous shared memory (MAP_SHARED | MAP_ANONYMOUS, a MAP_SHARED
+ * mapping of /dev/zero, MAP_HUGETLB): no name opens it, so only a process
+ * forked from the one that mapped it shares it (or one that maps
+ * /proc/PID/map_files, or writes through ptrace: not detected, as
+ * process_vm_writev is not). */
+static bool anonymous(const struct shared_object *o)
+{
+	return !strncmp(o->path, "/dev/zero", 9) || !strncmp(o->path, "[anon_shmem:", 12) ||
+	       !strncmp(o->path, "/anon_hugepage", 14);
+}
+
+/* Whether a process whose maps cannot be read may share o. A launched
+ * target's anonymous shared memory was mapped after its exec, by it (exec
+ * leaves none): only its children share it, and the fork watch counts
+ * every child that runs the program's code (forks.h), so it needs no
+ * look. With -p it may come from a parent forked before. */
+static bool may_share_unseen(const struct shared_watch *sw, const struct shared_object *o)
+{
+	return !(sw->launched && anonymous(o));
+}
+
 /* A process whose maps cannot be read (another user namespace's, a
  * supervisor with more capabilities than ours) may map any object still
- * watched: each counts, with that reason. Not a System V segment whose
- * attaches were all found (check_sysv): nattch is the kernel's count. */
+ * watched that it can share (may_share_unseen()): each counts, with that
+ * reason. Not a System V segment whose attaches were all found
+ * (check_sysv): nattch is the kernel's count. */
 static void flag_unchecked(struct shared_watch *sw, int pid, int err)
 {
 	char name[64] = "", why[sizeof(sw->first_why)];
@@ -289,7 +311,7 @@ static void flag_unchecked(struct shared_watch *sw, int pid, int err)
 		process_name(pid, name, sizeof(name));
 	for (size_t i = 0; i < sw->count;) {
 		const struct shared_object *o = &sw->objects[i];
-		if (is_sysv(o) && o->attaches >= 0) {
+		if ((is_sysv(o) && o->attaches >= 0) || !may_share_unseen(sw, o)) {
 			i++;
 			continue;
 		}

@@ -38,7 +38,10 @@ struct shared_object {
 };
 
 struct shared_watch {
-	int pid;                       /* the target */
+	int pid; /* the target */
+	/* we started it (-- CMD): its anonymous shared memory is its own and
+	 * its children's (flag_unchecked()) */
+	bool launched;
 	struct shared_object *objects; /* shared by the target, not flagged yet */
 	size_t count, cap;
 	struct shared_object *flagged; /* written from outside: counted */
@@ -51,7 +54,7 @@ struct shared_watch {
 	uint64_t scans, sweeps, sweep_ns; /* -v: how often, how long */
 };
 
-void shared_watch_init(struct shared_watch *sw, int pid);
+void shared_watch_init(struct shared_watch *sw, int pid, bool launched);
 void shared_watch_free(struct shared_watch *sw);
 /* Look (the target's maps; others' while something is unflagged). now:
  * sweep the others even if the last sweep was recent (the start, the end);
