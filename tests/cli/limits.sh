@@ -10,6 +10,7 @@
 #  - many threads: 10^5 one-event threads over 10^5 variables;
 #  - one hot variable written by 10^5 threads (several writers), and one
 #    written by 4 threads as a watchpoint records it (decided at once);
+#    two threads toggling one flag (the one-variable bound, -p and --min);
 #  - the paper's 2-Writer reduction of a 40-variable 3-CNF, -p 0 (SAT path),
 #    and of an unsatisfiable one for SAT with other bounds, no bound, --min;
 #  - a FIFO whose writer never writes or closes, and one with no writer;
@@ -72,6 +73,18 @@ awk 'BEGIN { print "vsc 1"; print "init x 0"
 run "hot variable" "0 3" "$vsc" check --timeout 1 "$tmp/hot.vsc"
 run "hot variable -p 0 (beyond the SAT encoding)" "0 3" "$vsc" check -p 0 --timeout 1 "$tmp/hot.vsc"
 run "hot variable --min" "0 3" "$vsc" check --min --timeout 1 "$tmp/hot.vsc"
+# two threads toggling one flag (w 1, w 0, r 1), 360,000 events: the
+# one-variable lower bound looked at every write of a value for each read
+# of it (unpolled: -p 3 --timeout 1 took 10 s CPU); now at once
+awk 'BEGIN { print "vsc 1"; print "init x 0"
+	for (i = 0; i < 60000; i++) print "A w x 1\nA w x 0\nA r x 1\nB w x 1\nB w x 0\nB r x 1" }' \
+	> "$tmp/toggle.vsc"
+for opts in "-p 3" "--min"; do
+	started=$(date +%s%N)
+	# shellcheck disable=SC2086
+	run "toggled flag $opts" "1 3" "$vsc" check $opts --timeout 1 "$tmp/toggle.vsc"
+	returned_within "toggled flag $opts under --timeout 1" 1
+done
 
 "$vsc" gen cnf --vars 40 --seed 3 -o "$tmp/f.cnf" && "$vsc" gen sat --writers 2 -o "$tmp/sat.vsc" "$tmp/f.cnf"
 run "2-Writer reduction -p 0" "0 1 3" "$vsc" check -p 0 --timeout 0.2 "$tmp/sat.vsc"
