@@ -617,8 +617,25 @@ static void pool_without_vectors(void **state)
  * exact; on random programs (stale reads, RMWs, `init x ?`) and on small
  * pools. So must a refutation of some of them (a window of the threads,
  * one thread left out as if charged). */
+/* steps: a random interleaving of the threads (program order kept), so
+ * that a thread's span in it holds other threads' events. */
+static void shuffle_steps(struct gen *g, const struct coh_sources *s, uint32_t *steps)
+{
+	uint32_t left[16];
+
+	for (uint32_t t = 0; t < s->k; t++)
+		left[t] = s->base[t + 1] - s->base[t];
+	for (uint32_t i = 0; i < s->n; i++) {
+		uint32_t t = below(g, s->k);
+		while (!left[t])
+			t = (t + 1) % s->k;
+		left[t]--;
+		steps[i] = t;
+	}
+}
+
 static void whole_threads_against_exact(struct gen *g, const struct vsc_program *p,
-					unsigned *refuted, unsigned *at_zero)
+					unsigned *refuted, unsigned *at_zero, unsigned *around)
 {
 	uint32_t base[16], rf[64], steps[64], lo, hi, out;
 	struct coh_sources s = {
@@ -643,6 +660,11 @@ static void whole_threads_against_exact(struct gen *g, const struct vsc_program 
 	some = coh_whole_threads_refuted(&s, steps, lo, hi, &out, 1, 64, &b);
 	assert_true(some == 0 || some == 1);
 	assert_true(some == 0 || r == 1); /* fewer threads, fewer orders */
+	shuffle_steps(g, &s, steps);
+	some = coh_whole_around(&s, steps, below(g, s.k), &out, 1, 1 + below(g, s.k), &b);
+	assert_true(some == 0 || some == 1);
+	assert_true(some == 0 || r == 1); /* a window, clipped or filtered */
+	*around += some == 1;
 	assert_int_equal(decide(p, "exact", 0, 0, &want), 0);
 	if (r == 1 && vsc_result_verdict(want) == VSC_CONSISTENT) {
 		vsc_program_write(p, stderr);
@@ -656,23 +678,24 @@ static void whole_threads_against_exact(struct gen *g, const struct vsc_program 
 static void whole_threads_agree_with_exact(void **state)
 {
 	struct gen g = { .seed = 0xb10cULL };
-	unsigned refuted = 0, at_zero = 0, pool_refuted = 0, pool_at_zero = 0;
+	unsigned refuted = 0, at_zero = 0, pool_refuted = 0, pool_at_zero = 0, around = 0;
 
 	(void)state;
 	for (unsigned i = 0; i < 6000; i++) {
 		unsigned threads = 2 + below(&g, 6), events = 2 + below(&g, 13);
 		struct vsc_program *p = unique_program(&g, threads, events, 1 + below(&g, MAX_VARS),
 						       i % 2 ? 30 : 0, 0);
-		whole_threads_against_exact(&g, p, &refuted, &at_zero);
+		whole_threads_against_exact(&g, p, &refuted, &at_zero, &around);
 		vsc_program_free(p);
 		p = small_pool(&g, 3 + below(&g, 8), 1 + below(&g, MAX_VARS));
-		whole_threads_against_exact(&g, p, &pool_refuted, &pool_at_zero);
+		whole_threads_against_exact(&g, p, &pool_refuted, &pool_at_zero, &around);
 		vsc_program_free(p);
 	}
 	printf("threads run whole: refuted %u of %u random programs inconsistent at -p 0, "
-	       "%u of %u small pools\n",
-	       refuted, at_zero, pool_refuted, pool_at_zero);
+	       "%u of %u small pools; %u around a thread\n",
+	       refuted, at_zero, pool_refuted, pool_at_zero, around);
 	assert_true(refuted * 2 >= at_zero && pool_refuted * 2 >= pool_at_zero);
+	assert_true(around * 10 >= refuted + pool_refuted);
 }
 
 int main(void)

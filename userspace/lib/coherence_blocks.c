@@ -360,12 +360,57 @@ static void blocks_free(struct blocks *bl)
 	free(bl->last);
 }
 
+/* The blocks of threads[0, nb) (distinct threads), refuted or not. */
+static int blocks_refuted(struct blocks *bl)
+{
+	const struct coh_sources *s = bl->s;
+	size_t cells;
+
+	bl->words = (bl->nb + 63) / 64;
+	cells = (size_t)bl->nb * bl->words + 1;
+	bl->succ = calloc(cells, sizeof(uint64_t));
+	bl->next = calloc(cells, sizeof(uint64_t));
+	bl->desc = calloc(cells, sizeof(uint64_t));
+	bl->anc = calloc(cells, sizeof(uint64_t));
+	bl->mask = calloc((size_t)bl->words + 1, sizeof(uint64_t));
+	bl->label = malloc(((size_t)bl->nb + 1) * sizeof(uint32_t));
+	bl->order = malloc(((size_t)bl->nb + 1) * sizeof(uint32_t));
+	bl->indeg = malloc(((size_t)bl->nb + 1) * sizeof(uint32_t));
+	bl->stamp = malloc(((size_t)s->nvars + 1) * sizeof(uint32_t));
+	bl->seen = malloc(((size_t)s->nvars + 1) * sizeof(uint32_t));
+	bl->last = calloc((size_t)s->n / 64 + 1, sizeof(uint64_t));
+	if (bl->succ && bl->next && bl->desc && bl->anc && bl->mask && bl->label && bl->order &&
+	    bl->indeg && bl->stamp && bl->seen && bl->last)
+		return refute_blocks(bl);
+	return -ENOMEM;
+}
+
+int coh_blocks_refuted(const struct coh_sources *s, const uint32_t *threads, uint32_t nb,
+		       struct budget *b)
+{
+	struct blocks bl = { .s = s, .b = b, .nb = nb };
+	int r = -ENOMEM;
+
+	bl.block_of = malloc(((size_t)s->k + 1) * sizeof(uint32_t));
+	bl.thread = malloc(((size_t)nb + 1) * sizeof(uint32_t));
+	if (bl.block_of && bl.thread) {
+		for (uint32_t t = 0; t < s->k; t++)
+			bl.block_of[t] = NO_BLOCK;
+		for (uint32_t i = 0; i < nb; i++) {
+			bl.thread[i] = threads[i];
+			bl.block_of[threads[i]] = i;
+		}
+		r = blocks_refuted(&bl);
+	}
+	blocks_free(&bl);
+	return r;
+}
+
 int coh_whole_threads_refuted(const struct coh_sources *s, const uint32_t *steps, uint32_t lo,
 			      uint32_t hi, const uint32_t *charged, uint32_t ncharged,
 			      uint32_t max_blocks, struct budget *b)
 {
 	struct blocks bl = { .s = s, .b = b };
-	size_t cells;
 	int r = -ENOMEM;
 
 	bl.block_of = malloc(((size_t)s->k + 1) * sizeof(uint32_t));
@@ -374,26 +419,8 @@ int coh_whole_threads_refuted(const struct coh_sources *s, const uint32_t *steps
 		goto out;
 	for (uint32_t t = 0; t < s->k; t++)
 		bl.block_of[t] = NO_BLOCK;
-	if (!choose_blocks(&bl, steps, lo, hi, charged, ncharged, max_blocks)) {
-		r = COH_TOO_MANY_BLOCKS;
-		goto out;
-	}
-	bl.words = (bl.nb + 63) / 64;
-	cells = (size_t)bl.nb * bl.words + 1;
-	bl.succ = calloc(cells, sizeof(uint64_t));
-	bl.next = calloc(cells, sizeof(uint64_t));
-	bl.desc = calloc(cells, sizeof(uint64_t));
-	bl.anc = calloc(cells, sizeof(uint64_t));
-	bl.mask = calloc((size_t)bl.words + 1, sizeof(uint64_t));
-	bl.label = malloc(((size_t)bl.nb + 1) * sizeof(uint32_t));
-	bl.order = malloc(((size_t)bl.nb + 1) * sizeof(uint32_t));
-	bl.indeg = malloc(((size_t)bl.nb + 1) * sizeof(uint32_t));
-	bl.stamp = malloc(((size_t)s->nvars + 1) * sizeof(uint32_t));
-	bl.seen = malloc(((size_t)s->nvars + 1) * sizeof(uint32_t));
-	bl.last = calloc((size_t)s->n / 64 + 1, sizeof(uint64_t));
-	if (bl.succ && bl.next && bl.desc && bl.anc && bl.mask && bl.label && bl.order &&
-	    bl.indeg && bl.stamp && bl.seen && bl.last)
-		r = refute_blocks(&bl);
+	r = choose_blocks(&bl, steps, lo, hi, charged, ncharged, max_blocks) ? blocks_refuted(&bl)
+									     : COH_TOO_MANY_BLOCKS;
 out:
 	blocks_free(&bl);
 	return r;

@@ -78,4 +78,18 @@ int coh_whole_threads_refuted(const struct coh_sources *s, const uint32_t *steps
 			      uint32_t hi, const uint32_t *charged, uint32_t ncharged,
 			      uint32_t max_blocks, struct budget *b);
 
+/* The same for the threads threads[0, nb) (distinct, none charged): 1
+ * when they cannot all run whole, 0 when they can as far as shown,
+ * -ETIME or -ENOMEM. */
+int coh_blocks_refuted(const struct coh_sources *s, const uint32_t *threads, uint32_t nb,
+		       struct budget *b);
+
+/* Threads around u, a thread steps switches away from unfinished, tried
+ * whole (coherence_window.c): at most max_blocks of them, charged[0,
+ * ncharged) aside. 1: they cannot all run whole; 0: not shown; -ETIME or
+ * -ENOMEM. */
+int coh_whole_around(const struct coh_sources *s, const uint32_t *steps, uint32_t u,
+		     const uint32_t *charged, uint32_t ncharged, uint32_t max_blocks,
+		     struct budget *b);
+
 #endif

@@ -230,27 +230,10 @@ uint32_t coh_preempted_threads(const struct coh_sources *s, const uint32_t *step
 	return m;
 }
 
-/* Threads run whole over steps[lo, hi), widened by a quarter of its
- * length on each side (the threads just outside also hold the orders that
- * close a cycle: on a 10^5-thread pool the span alone left the least
- * open, 300 events more on each side decided it), or not widened when
- * that brings more than MAX_BLOCKS threads. */
-static int whole_around(const struct coh_sources *s, const uint32_t *steps, uint32_t lo,
-			uint32_t hi, const uint32_t *kept, uint32_t nkept, struct budget *b)
-{
-	uint32_t margin = (hi - lo) / 4 + 1;
-	uint32_t wlo = lo > margin ? lo - margin : 0, whi = s->n - hi > margin ? hi + margin : s->n;
-	int r = coh_whole_threads_refuted(s, steps, wlo, whi, kept, nkept, MAX_BLOCKS, b);
-
-	if (r == COH_TOO_MANY_BLOCKS)
-		r = coh_whole_threads_refuted(s, steps, lo, hi, kept, nkept, MAX_BLOCKS, b);
-	return r;
-}
-
 /* With the charges summing to L, the threads charged nothing run whole in
  * an interleaving of L preemptions (coherence_blocks.c); each preempted
- * thread charged nothing is tried, over the span of the witness from its
- * first event to its last: 1 when they cannot, so the least is above L.
+ * thread charged nothing is tried, with the threads around its span in the
+ * witness (coherence_window.c): 1 when they cannot, so the least is above L.
  * charged[0, m) with stops[0, m). */
 static long beyond_charges(const struct coh_sources *s, const uint32_t *steps,
 			   const uint32_t *charged, const long *stops, uint32_t m, struct budget *b)
@@ -261,16 +244,10 @@ static long beyond_charges(const struct coh_sources *s, const uint32_t *steps,
 		if (stops[j] > 0)
 			kept[nkept++] = charged[j];
 	for (uint32_t j = 0; j < m && tries < MAX_WHOLE_TRIES; j++) {
-		uint32_t u = charged[j], lo = UINT32_MAX, hi = 0;
 		if (stops[j] > 0)
 			continue;
-		for (uint32_t i = 0; i < s->n; i++)
-			if (steps[i] == u) {
-				lo = lo < i ? lo : i;
-				hi = i + 1;
-			}
 		tries++;
-		if (whole_around(s, steps, lo, hi, kept, nkept, b) == 1)
+		if (coh_whole_around(s, steps, charged[j], kept, nkept, MAX_BLOCKS, b) == 1)
 			return 1;
 	}
 	return 0;
