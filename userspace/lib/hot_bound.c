@@ -18,55 +18,35 @@
  * holds. */
 #include "hot_bound.h"
 
+#include "writes_by_value.h"
+
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 
 /* Cuts a read's source stop may span in all; a read past it is left out
  * (the bound stays a bound: fewer needs). */
 #define SOURCE_CUTS 64
 
-struct hot_write {
-	int64_t value;
-	uint32_t thread;
-	uint32_t at, next; /* its place and its thread's next write (NONE: none) */
-};
-
 struct need {
 	uint32_t cuts; /* cuts it spans: its rank */
 	uint32_t thread, at;
 };
-
-#define NONE UINT32_MAX
 
 static int64_t value_after(const struct vsc_event *e)
 {
 	return e->kind == VSC_RMW ? e->new_value : e->value;
 }
 
-/* By key, then by place (thread, index): qsort's order for both arrays. */
-static int keyed_place_cmp(int64_t kx, uint32_t tx, uint32_t ix, int64_t ky, uint32_t ty,
-			   uint32_t iy)
-{
-	if (kx != ky)
-		return kx < ky ? -1 : 1;
-	if (tx != ty)
-		return tx < ty ? -1 : 1;
-	return (ix > iy) - (ix < iy);
-}
-
-static int write_cmp(const void *a, const void *b)
-{
-	const struct hot_write *x = a, *y = b;
-
-	return keyed_place_cmp(x->value, x->thread, x->at, y->value, y->thread, y->at);
-}
-
+/* By cuts, then by place (thread, index). */
 static int need_cmp(const void *a, const void *b)
 {
 	const struct need *x = a, *y = b;
 
-	return keyed_place_cmp(x->cuts, x->thread, x->at, y->cuts, y->thread, y->at);
+	if (x->cuts != y->cuts)
+		return x->cuts < y->cuts ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
 }
 
 struct bound {
@@ -74,43 +54,29 @@ struct bound {
 	uint32_t k;
 	size_t *base;           /* per thread + 1: its first cut's index */
 	unsigned char *claimed; /* per (thread, cut): a need taken holds it */
-	struct hot_write *w;
-	size_t nw;
+	struct writes_by_value w;
 };
 
-/* The first of b->w[l, h) whose key (its thread, else its value) is at
- * least v, or (past) above v; they are sorted by value, then thread. By
- * halving: a value written often would else cost a step per write, for
- * every read of it (two threads toggling 1, 0 and reading 1 back, 360,000
- * events: 10 s in this bound, unpolled, past any --timeout). */
-static size_t first_from(const struct bound *b, size_t l, size_t h, bool by_thread, int64_t v,
-			 bool past)
+/* The writes [*lo, *hi) of the value event i of thread t reads, and t's
+ * own among them, [*olo, *ohi): a read's stops skip those at once. */
+static void writes_seen(const struct bound *b, uint32_t t, uint32_t i, size_t *lo, size_t *hi,
+			size_t *olo, size_t *ohi)
 {
-	while (l < h) {
-		size_t mid = l + (h - l) / 2;
-		int64_t key = by_thread ? (int64_t)b->w[mid].thread : b->w[mid].value;
-		if (key < v || (past && key == v))
-			l = mid + 1;
-		else
-			h = mid;
-	}
-	return l;
+	writes_of_value(&b->w, b->p->threads[t].events[i].value, lo, hi);
+	writes_of_thread(&b->w, t, *lo, *hi, olo, ohi);
 }
 
-/* The writes of v: [*lo, *hi) of b->w. */
-static void writes_of(const struct bound *b, int64_t v, size_t *lo, size_t *hi)
+/* The cuts a + 1 .. b from write s, at a, to its thread's next write, at
+ * b: b - a; 0 when its thread writes no more within limit events. */
+static uint32_t cuts_to_next_write(const struct bound *b, const struct value_write *s,
+				   uint32_t limit)
 {
-	*lo = first_from(b, 0, b->nw, false, v, false);
-	*hi = first_from(b, *lo, b->nw, false, v, true);
-}
+	const struct vsc_thread *th = &b->p->threads[s->thread];
 
-/* Thread t's own writes among the writes [lo, hi) of one value: [*olo,
- * *ohi). A read's stops skip them at once. */
-static void own_writes(const struct bound *b, uint32_t t, size_t lo, size_t hi, size_t *olo,
-		       size_t *ohi)
-{
-	*olo = first_from(b, lo, hi, true, t, false);
-	*ohi = first_from(b, *olo, hi, true, t, true);
+	for (uint32_t c = s->at + 1; c < th->length && c - s->at <= limit; c++)
+		if (th->events[c].kind != VSC_READ)
+			return c - s->at;
+	return 0;
 }
 
 /* j, or past thread t's own writes [olo, ohi) when j is their first. */
@@ -140,13 +106,12 @@ static uint32_t source_cuts(const struct bound *b, uint32_t t, uint32_t i)
 	size_t lo, hi, olo, ohi;
 	uint32_t cuts = 0;
 
-	writes_of(b, b->p->threads[t].events[i].value, &lo, &hi);
-	own_writes(b, t, lo, hi, &olo, &ohi);
+	writes_seen(b, t, i, &lo, &hi, &olo, &ohi);
 	for (size_t j = past_own(lo, olo, ohi); j < hi; j = past_own(j + 1, olo, ohi)) {
-		const struct hot_write *s = &b->w[j];
-		if (s->next == NONE || s->next - s->at > SOURCE_CUTS - cuts)
+		uint32_t span = cuts_to_next_write(b, &b->w.w[j], SOURCE_CUTS - cuts);
+		if (!span)
 			return 0;
-		cuts += s->next - s->at;
+		cuts += span;
 	}
 	return cuts;
 }
@@ -157,45 +122,36 @@ static int take_source(struct bound *b, uint32_t t, uint32_t i)
 {
 	size_t lo, hi, olo, ohi;
 
-	writes_of(b, b->p->threads[t].events[i].value, &lo, &hi);
-	own_writes(b, t, lo, hi, &olo, &ohi);
+	writes_seen(b, t, i, &lo, &hi, &olo, &ohi);
 	for (size_t j = past_own(lo, olo, ohi); j < hi; j = past_own(j + 1, olo, ohi)) {
-		const struct hot_write *s = &b->w[j];
-		for (uint32_t c = s->at + 1; c <= s->next; c++)
+		const struct value_write *s = &b->w.w[j];
+		uint32_t span = cuts_to_next_write(b, s, SOURCE_CUTS);
+		for (uint32_t c = s->at + 1; c <= s->at + span; c++)
 			if (b->claimed[b->base[s->thread] + c])
 				return 0;
 	}
 	for (size_t j = past_own(lo, olo, ohi); j < hi; j = past_own(j + 1, olo, ohi)) {
-		const struct hot_write *s = &b->w[j];
-		for (uint32_t c = s->at + 1; c <= s->next; c++)
+		const struct value_write *s = &b->w.w[j];
+		uint32_t span = cuts_to_next_write(b, s, SOURCE_CUTS);
+		for (uint32_t c = s->at + 1; c <= s->at + span; c++)
 			b->claimed[b->base[s->thread] + c] = 1;
 	}
 	return 1;
 }
 
-/* The writes with their next ones, and the own stops claimed; returns how
- * many own stops. */
+/* The own stops claimed; returns how many. */
 static long own_stops(struct bound *b)
 {
 	long own = 0;
 
 	for (uint32_t t = 0; t < b->k; t++) {
 		const struct vsc_thread *th = &b->p->threads[t];
-		uint32_t last = NONE;
-		for (uint32_t i = 0; i < th->length; i++) {
-			if (th->events[i].kind != VSC_WRITE && i > 0 &&
+		for (uint32_t i = 1; i < th->length; i++)
+			if (th->events[i].kind != VSC_WRITE &&
 			    value_after(&th->events[i - 1]) != th->events[i].value) {
 				b->claimed[b->base[t] + i] = 1;
 				own++;
 			}
-			if (th->events[i].kind == VSC_READ)
-				continue;
-			if (last != NONE)
-				b->w[last].next = i;
-			last = (uint32_t)b->nw;
-			b->w[b->nw++] =
-				(struct hot_write){ value_after(&th->events[i]), t, i, NONE };
-		}
 	}
 	return own;
 }
@@ -232,20 +188,18 @@ long hot_lower_bound(const struct vsc_program *p)
 	if (program_vars(p) != 1 || p->event_count >= UINT32_MAX)
 		return 0;
 	b.base = malloc((b.k + 1) * sizeof(size_t));
-	b.w = malloc((p->event_count ? p->event_count : 1) * sizeof(*b.w));
 	b.claimed = calloc(p->event_count + b.k + 1, 1);
-	if (b.base && b.w && b.claimed) {
+	if (b.base && b.claimed && !writes_by_value_build(&b.w, p)) {
 		b.base[0] = 0;
 		for (uint32_t t = 0; t < b.k; t++)
 			b.base[t + 1] = b.base[t] + p->threads[t].length + 1;
 		own = own_stops(&b);
-		qsort(b.w, b.nw, sizeof(*b.w), write_cmp);
 		source = source_stops(&b);
 		if (source >= 0)
 			source += own;
 	}
 	free(b.base);
-	free(b.w);
+	writes_by_value_free(&b.w);
 	free(b.claimed);
 	return source;
 }

@@ -20,6 +20,8 @@
  * program order and the drawn orders each round. */
 #include "hot_refute.h"
 
+#include "writes_by_value.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +40,6 @@ struct drawn {
 	uint32_t from, to;
 };
 
-struct valued {
-	int64_t value;
-	uint32_t event;
-};
-
 struct refute {
 	const struct vsc_program *p;
 	uint32_t k;
@@ -58,8 +55,7 @@ struct refute {
 	uint32_t *start;    /* per event + 1: its first drawn order in to */
 	uint32_t *to;
 	uint32_t *taken; /* per event, and n for the initial value: the RMW that reads it */
-	struct valued *w;
-	size_t nw;
+	struct writes_by_value w;
 	struct drawn *edge;
 	size_t edges, cap;
 	size_t fresh; /* orders drawn in this round */
@@ -101,15 +97,6 @@ static uint32_t write_from(const struct refute *r, uint32_t t, uint32_t x)
 	return x < length(r, t) ? r->next_write[r->base[t] + x] : NONE;
 }
 
-static int valued_cmp(const void *a, const void *b)
-{
-	const struct valued *x = a, *y = b;
-
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return (x->event > y->event) - (x->event < y->event);
-}
-
 /* Threads, places of writes, the writes by value. 0 or -ENOMEM. */
 static int refute_index(struct refute *r)
 {
@@ -125,9 +112,8 @@ static int refute_index(struct refute *r)
 	r->indegree = malloc(n * sizeof(uint32_t));
 	r->start = malloc((n + 1) * sizeof(uint32_t));
 	r->taken = malloc((n + 1) * sizeof(uint32_t));
-	r->w = malloc(n * sizeof(*r->w));
 	if (!r->base || !r->thread || !r->last_write || !r->next_write || !r->lo || !r->hi ||
-	    !r->topo || !r->indegree || !r->start || !r->taken || !r->w)
+	    !r->topo || !r->indegree || !r->start || !r->taken)
 		return -ENOMEM;
 	memset(r->taken, 0xff, (n + 1) * sizeof(uint32_t));
 	r->base[0] = 0;
@@ -138,11 +124,8 @@ static int refute_index(struct refute *r)
 		r->base[t + 1] = b + th->length;
 		for (uint32_t i = 0; i < th->length; i++) {
 			r->thread[b + i] = t;
-			if (th->events[i].kind != VSC_READ) {
+			if (th->events[i].kind != VSC_READ)
 				last = i;
-				r->w[r->nw++] = (struct valued){ value_after(&th->events[i]),
-								 (uint32_t)(b + i) };
-			}
 			r->last_write[b + i] = last;
 		}
 		for (uint32_t i = th->length; i-- > 0;) {
@@ -151,9 +134,8 @@ static int refute_index(struct refute *r)
 			r->next_write[b + i] = next;
 		}
 	}
-	qsort(r->w, r->nw, sizeof(*r->w), valued_cmp);
 	memset(r->lo, 0, n * k * sizeof(uint32_t)); /* no order yet (first_writer) */
-	return 0;
+	return writes_by_value_build(&r->w, r->p);
 }
 
 /* The drawn orders by their first event (start, to). */
@@ -372,38 +354,22 @@ static int draw_before(struct refute *r, uint32_t g, uint32_t s, uint32_t skip)
 	return 0;
 }
 
-/* First entry of r->w with value v or more. */
-static size_t first_of_value(const struct refute *r, int64_t v)
-{
-	size_t lo = 0, hi = r->nw;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->w[mid].value < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* The sources read g (of value v) may still see into r->cand: how many,
  * or SOURCE_CAP + 1 when v has more writes than that. */
 static uint32_t sources(struct refute *r, uint32_t g, int64_t v)
 {
-	size_t at = first_of_value(r, v), end = at;
+	size_t at, end;
 	uint32_t count = 0;
 
-	/* the scan stops past the cap: a value written by every other event
-	 * made this loop quadratic over the reads (a toggled flag, 360,000
-	 * events: 4.6 s, deaf to --timeout) */
-	while (end < r->nw && r->w[end].value == v && end - at <= SOURCE_CAP)
-		end++;
+	writes_of_value(&r->w, v, &at, &end);
 	if (end - at > SOURCE_CAP)
 		return SOURCE_CAP + 1;
-	for (; at < end; at++)
-		if (may_see(r, r->w[at].event, g))
-			r->cand[count++] = r->w[at].event; /* by event: by place in a thread */
+	for (; at < end; at++) { /* by place in a thread */
+		const struct value_write *s = &r->w.w[at];
+		uint32_t e = (uint32_t)(r->base[s->thread] + s->at);
+		if (may_see(r, e, g))
+			r->cand[count++] = e;
+	}
 	return count;
 }
 
@@ -582,7 +548,7 @@ static void refute_free(struct refute *r)
 	free(r->start);
 	free(r->to);
 	free(r->taken);
-	free(r->w);
+	writes_by_value_free(&r->w);
 	free(r->edge);
 }
 
