@@ -313,6 +313,39 @@ static void hammer_gets_a_witness(void **state)
 	}
 }
 
+/* A limit that stops the second run (hot_run.c's, the last to spend the
+ * budget) keeps the first run's witness when it verified: found, where it
+ * was -ETIME (unknown). The cap is the work a whole call spends: the
+ * second run's last look at the budget reaches it. */
+static void limit_in_second_run_keeps_first(void **state)
+{
+	uint64_t seed = 0x1e7f1ULL;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		struct vsc_program *p = hammer(&seed, 4, 2000, 0);
+		struct vsc_check_opts opts = { 0 };
+		struct budget b;
+		uint32_t *witness;
+		long pre, verified = -1;
+		unsigned long whole;
+
+		assert_non_null(p);
+		budget_init(&b, &opts);
+		assert_int_equal(hot_var_witness(p, &b, &witness, &pre), HOT_VAR_FOUND);
+		free(witness);
+		whole = b.steps;
+		budget_init(&b, &opts);
+		b.work_cap = whole;
+		assert_int_equal(hot_var_witness(p, &b, &witness, &pre), HOT_VAR_FOUND);
+		assert_int_equal(vsc_witness_verify(p, witness, p->event_count, &verified, NULL, 0),
+				 0);
+		assert_int_equal(verified, pre);
+		free(witness);
+		vsc_program_free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +355,7 @@ int main(void)
 		cmocka_unit_test(bound_at_most_least),
 		cmocka_unit_test(bound_on_small_hammers),
 		cmocka_unit_test(merge_keeps_sc),
+		cmocka_unit_test(limit_in_second_run_keeps_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

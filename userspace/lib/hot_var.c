@@ -672,9 +672,26 @@ static int applies(const struct vsc_program *p)
 	return p->event_count > 0 && p->event_count < UINT32_MAX && program_vars(p) == 1;
 }
 
+/* run (pick), verified with pre[pick] preemptions, with its slices joined
+ * on a copy (other, room for h->n), kept when the verifier agrees with
+ * fewer: the better of the two into *witness, the other freed. */
+static void join_slices(struct hot *h, uint32_t *run[2], long pre[2], int pick, uint32_t **witness,
+			long *preemptions)
+{
+	memcpy(run[!pick], run[pick], h->n * sizeof(uint32_t));
+	if (hot_merge_slices(h->p, run[!pick], h->n) > 0 &&
+	    !vsc_witness_verify(h->p, run[!pick], h->n, &pre[!pick], NULL, 0) &&
+	    pre[!pick] < pre[pick])
+		pick = !pick;
+	*witness = run[pick];
+	*preemptions = pre[pick];
+	free(run[!pick]);
+}
+
 /* A run along h's choice into *witness, verified, with its preemptions:
- * both runs (the order fixed first, hot_run.c's), the one with fewer.
- * 0, HOT_VAR_OPEN (neither is an SC interleaving) or -errno. */
+ * both runs (the order fixed first, hot_run.c's), the one with fewer; a
+ * verified run is kept when the other stops at a limit. 0, HOT_VAR_OPEN
+ * (neither is an SC interleaving) or -errno. */
 static int best_run(struct hot *h, struct budget *b, uint32_t **witness, long *preemptions)
 {
 	uint32_t *run[2] = { malloc(h->n * sizeof(uint32_t)), malloc(h->n * sizeof(uint32_t)) };
@@ -692,21 +709,19 @@ static int best_run(struct hot *h, struct budget *b, uint32_t **witness, long *p
 	if (!r && vsc_witness_verify(h->p, run[1], h->n, &pre[1], NULL, 0))
 		pre[1] = -1;
 	pick = pre[0] < 0 || (pre[1] >= 0 && pre[1] < pre[0]);
-	if (r == -ETIME || r == -ENOMEM || pre[pick] < 0) {
+	if (pre[pick] < 0) {
 		free(run[0]);
 		free(run[1]);
 		return r < 0 ? r : HOT_VAR_OPEN;
 	}
-	/* the slices joined, on a copy: kept when the verifier agrees */
-	memcpy(run[!pick], run[pick], h->n * sizeof(uint32_t));
-	r = (int)hot_merge_slices(h->p, run[!pick], h->n);
-	if (r > 0 && !vsc_witness_verify(h->p, run[!pick], h->n, &pre[!pick], NULL, 0) &&
-	    pre[!pick] < pre[pick])
-		pick = !pick;
-	*witness = run[pick];
-	*preemptions = pre[pick];
-	free(run[!pick]);
-	return r < 0 ? r : 0;
+	if (r == -ETIME) { /* the first run's, as it is */
+		*witness = run[pick];
+		*preemptions = pre[pick];
+		free(run[!pick]);
+	} else {
+		join_slices(h, run, pre, pick, witness, preemptions);
+	}
+	return 0;
 }
 
 int hot_var_witness(const struct vsc_program *p, struct budget *b, uint32_t **witness,
