@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "least_check.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
 #include "testutil.h"
 
 int witness_verified(const struct vsc_program *p, const struct vsc_result *res, long *count)
@@ -80,4 +86,28 @@ struct random_shape small_shape(uint64_t *seed, unsigned max_events, unsigned le
 	shape.write_pct = 30 + random_below(seed, 40);
 	shape.wrong_pct = random_below(seed, 4);
 	return shape;
+}
+
+void auto_agrees_on_bounds(const struct vsc_program *p, const long *bounds, unsigned n)
+{
+	for (unsigned j = 0; j <= n; j++) {
+		long bound = j < n ? bounds[j] : -1, pre = -1;
+		int minimize = j == n;
+		struct vsc_result *got = decide(p, "auto", bound, minimize);
+		struct vsc_result *want = decide(p, "exact", bound, minimize);
+
+		if (vsc_result_verdict(got) != vsc_result_verdict(want) ||
+		    (minimize && vsc_result_preemptions(got) != vsc_result_preemptions(want))) {
+			dump_program("auto and exact differ", p);
+			fail_msg("bound %ld min %d: auto %d (%ld), exact %d (%ld)", bound, minimize,
+				 vsc_result_verdict(got), vsc_result_preemptions(got),
+				 vsc_result_verdict(want), vsc_result_preemptions(want));
+		}
+		if (vsc_result_verdict(got) == VSC_CONSISTENT) {
+			assert_true(witness_verified(p, got, &pre));
+			assert_int_equal(pre, vsc_result_preemptions(got));
+		}
+		vsc_result_free(got);
+		vsc_result_free(want);
+	}
 }

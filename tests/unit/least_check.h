@@ -17,6 +17,10 @@ int witness_verified(const struct vsc_program *p, const struct vsc_result *res, 
  * (consistent, least), witnesses verified; with plain, the verdict
  * without a bound too (its witness never below the least). */
 int auto_agrees_with_least(const struct vsc_program *p, int consistent, long least, int plain);
+/* auto against exact on p for each of the n bounds (-1: none) and for
+ * --min: the same verdicts and least, every witness verified with the
+ * count it claims; the test fails (p dumped) when not. */
+void auto_agrees_on_bounds(const struct vsc_program *p, const long *bounds, unsigned n);
 /* after[m] (n + 2 entries): the preemptions witness w makes after its
  * first m steps, not counting the switch right after them (a stop of the
  * thread that ran step m - 1 at its current position, which no interval

@@ -33,6 +33,38 @@ struct vsc_program *named_program(unsigned threads, unsigned vars)
 	return p;
 }
 
+int hammer_start(struct hammer *h, unsigned k, unsigned n)
+{
+	*h = (struct hammer){ k, n, 2 * k * n, 0, 1 % k, calloc(k, sizeof(unsigned)), 0 };
+	return h->pos ? 0 : -1;
+}
+
+unsigned hammer_thread(uint64_t *s, struct hammer *h, unsigned t)
+{
+	if (random_below(s, 40) == 0) { /* another pair of threads runs */
+		h->a = random_below(s, h->k);
+		h->b = random_below(s, h->k);
+	}
+	if (h->pos[t] == 2 * h->n) {
+		for (t = 0; h->pos[t] == 2 * h->n; t++)
+			;
+		h->a = t;
+	}
+	return t;
+}
+
+struct vsc_event hammer_step(struct hammer *h, unsigned t)
+{
+	struct vsc_event ev = { .var = 0, .kind = h->pos[t] % 2 ? VSC_READ : VSC_WRITE };
+
+	if (ev.kind == VSC_WRITE)
+		h->mem = h->pos[t] / 2;
+	ev.value = h->mem;
+	h->pos[t]++;
+	h->left--;
+	return ev;
+}
+
 struct vsc_program *random_program(uint64_t *s, const struct random_shape *sh)
 {
 	struct vsc_program *p = sh->vars > 16 ? NULL : named_program(sh->threads, sh->vars);

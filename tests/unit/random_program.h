@@ -37,4 +37,22 @@ struct random_shape random_two_writer_shape(uint64_t *state, int i, unsigned eve
 /* An empty program with threads T0.. and variables x0.. (NULL: no memory). */
 struct vsc_program *named_program(unsigned threads, unsigned vars);
 
+/* A hammer, the shape of a watchpoint recording of one variable: k
+ * threads each store 0..n-1 into x0 and load it back; two threads (a, b)
+ * run at a time, and another pair after a step in 40. */
+struct hammer {
+	unsigned k, n, left, a, b;
+	unsigned *pos; /* per thread: its events so far */
+	int64_t mem;   /* what memory holds */
+};
+
+/* 0, or -1 when there is no memory (h->pos). */
+int hammer_start(struct hammer *h, unsigned k, unsigned n);
+/* Thread t, the caller's pick of the pair, or the first not done when t
+ * is done; the pair changes after a step in 40. */
+unsigned hammer_thread(uint64_t *state, struct hammer *h, unsigned t);
+/* Thread t's next event (a store of its counter or a load of memory),
+ * counted as run: the caller appends it, maybe changed. */
+struct vsc_event hammer_step(struct hammer *h, unsigned t);
+
 #endif

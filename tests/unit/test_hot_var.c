@@ -22,6 +22,7 @@
 #include "hot_bound.h"
 #include "hot_merge.h"
 #include "hot_var.h"
+#include "least_check.h"
 #include "random_program.h"
 #include "step_alone.h"
 #include "testutil.h"
@@ -104,32 +105,7 @@ static void auto_agrees_on_one_variable(void **state)
 		long bounds[] = { -1, 0, 1, 3 };
 
 		assert_non_null(p);
-		for (unsigned j = 0; j < 5; j++) {
-			long bound = j < 4 ? bounds[j] : -1, pre = -1;
-			int minimize = j == 4;
-			struct vsc_result *got = decide(p, "auto", bound, minimize);
-			struct vsc_result *want = decide(p, "exact", bound, minimize);
-			const uint32_t *w;
-			size_t n = vsc_result_witness(got, &w);
-			char why[200] = "";
-
-			if (vsc_result_verdict(got) != vsc_result_verdict(want) ||
-			    (minimize &&
-			     vsc_result_preemptions(got) != vsc_result_preemptions(want))) {
-				dump_program("auto and exact differ", p);
-				fail_msg("bound %ld min %d: auto %d (%ld), exact %d (%ld)", bound,
-					 minimize, vsc_result_verdict(got),
-					 vsc_result_preemptions(got), vsc_result_verdict(want),
-					 vsc_result_preemptions(want));
-			}
-			if (vsc_result_verdict(got) == VSC_CONSISTENT) {
-				assert_int_equal(
-					vsc_witness_verify(p, w, n, &pre, why, sizeof(why)), 0);
-				assert_int_equal(pre, vsc_result_preemptions(got));
-			}
-			vsc_result_free(got);
-			vsc_result_free(want);
-		}
+		auto_agrees_on_bounds(p, bounds, 4);
 		vsc_program_free(p);
 	}
 }
@@ -139,42 +115,23 @@ static void auto_agrees_on_one_variable(void **state)
  * jittered by up to 3 steps; bad: one load sees -1, which nobody stores. */
 static struct vsc_program *hammer(uint64_t *s, unsigned k, unsigned n, int bad)
 {
-	struct vsc_program *p = vsc_program_new();
-	unsigned *pos = calloc(k, sizeof(unsigned)), left = 2 * k * n, a = 0, b = 1 % k;
-	int64_t mem = 0;
+	struct vsc_program *p = named_program(k, 1);
+	struct hammer h;
 	uint64_t clock = 0;
-	char name[16];
 
 	assert_non_null(p);
-	assert_non_null(pos);
-	for (unsigned t = 0; t < k; t++) {
-		snprintf(name, sizeof(name), "T%u", t);
-		vsc_program_add_thread(p, name);
-	}
-	vsc_program_add_var(p, "x");
+	assert_int_equal(hammer_start(&h, k, n), 0);
 	vsc_program_set_init(p, 0, VSC_INIT_KNOWN, 0);
-	while (left) {
-		unsigned t = random_below(s, 2) ? a : b;
-		struct vsc_event ev = { .var = 0 };
-		if (random_below(s, 40) == 0) { /* another pair of threads runs */
-			a = random_below(s, k);
-			b = random_below(s, k);
-		}
-		if (pos[t] == 2 * n) {
-			for (t = 0; pos[t] == 2 * n; t++)
-				;
-			a = t;
-		}
-		ev.kind = pos[t] % 2 ? VSC_READ : VSC_WRITE;
-		if (ev.kind == VSC_WRITE)
-			mem = pos[t] / 2;
-		ev.value = bad && left == k * n ? -1 : mem;
+	while (h.left) {
+		unsigned t = hammer_thread(s, &h, random_below(s, 2) ? h.a : h.b);
+		int last_half = h.left == k * n;
+		struct vsc_event ev = hammer_step(&h, t);
+		if (bad && last_half)
+			ev.value = -1;
 		clock += 100;
 		assert_int_equal(vsc_program_append(p, t, &ev, clock + random_below(s, 300)), 0);
-		pos[t]++;
-		left--;
 	}
-	free(pos);
+	free(h.pos);
 	return p;
 }
 

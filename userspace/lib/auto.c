@@ -886,7 +886,8 @@ static int refute_one_variable(const struct vsc_program *p, struct budget *b,
 }
 
 /* One variable, several writers (hot_var.c): a witness from the writes
- * the reads see, when the order they draw has no cycle. It answers when
+ * the reads see, when the order they draw has no cycle; else a
+ * refutation (hot_refute.c), else those writes searched (hot_search.c). It answers when
  * it fits q; under --min it is the upper bound the search starts from.
  * The lower bound (hot_bound.c) answers a bound below it, and --min when
  * the witness meets it; else it is *least, where the search starts. */
@@ -905,8 +906,15 @@ static int try_hot_var(const struct vsc_program *p, size_t writers, const struct
 	}
 	*least = lower;
 	r = writers > 1 ? hot_var_witness(p, b, &witness, &pre) : HOT_VAR_OPEN;
-	if (r == HOT_VAR_OPEN && writers > 1)
-		return refute_one_variable(p, b, res);
+	if (r == HOT_VAR_OPEN && writers > 1) {
+		if ((r = refute_one_variable(p, b, res)) != SEARCH_ON)
+			return r;
+		r = hot_var_search(p, b, &witness, &pre); /* the sources searched */
+		if (r == HOT_VAR_REFUTED) {
+			res->verdict = VSC_INCONSISTENT;
+			return 0;
+		}
+	}
 	if (r == -ETIME)
 		res->verdict = VSC_UNKNOWN;
 	if (r != HOT_VAR_FOUND)

@@ -30,7 +30,7 @@
 #include <string.h>
 
 /* Hint of event i of thread t, or its place in its thread scaled to 2^32. */
-static uint64_t event_key(const struct hot *h, uint32_t t, size_t i)
+uint64_t hot_event_key(const struct hot *h, uint32_t t, size_t i)
 {
 	const struct vsc_thread *th = &h->p->threads[t];
 
@@ -99,7 +99,7 @@ static int hot_index(struct hot *h)
 		for (size_t i = 0; i < p->threads[t].length; i++) {
 			node[i] = NONE;
 			if (event_at(h, t, i)->kind != VSC_READ) {
-				h->key[w] = event_key(h, t, i);
+				h->key[w] = hot_event_key(h, t, i);
 				h->writer[w] = t;
 				node[i] = w++;
 			}
@@ -244,7 +244,7 @@ static int choose_for(struct hot *h, struct choice *c, uint32_t t, size_t i)
 	for (k = i + 1; next == NONE && k < h->p->threads[t].length; k++)
 		next = h->node[g - i + k];
 	c->walked += k - i;
-	n = candidates(h, c, e->value, event_key(h, t, i), t, self);
+	n = candidates(h, c, e->value, hot_event_key(h, t, i), t, self);
 
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t x = c->cand[j];
@@ -306,7 +306,7 @@ static int to_choose(struct hot *h, uint32_t t, size_t i)
 static uint64_t doubt(const struct hot *h, struct choice *c, uint32_t t, size_t i)
 {
 	const struct vsc_event *e = event_at(h, t, i);
-	uint64_t key = event_key(h, t, i), d[2];
+	uint64_t key = hot_event_key(h, t, i), d[2];
 	uint32_t self = e->kind == VSC_RMW ? h->node[h->base[t] + i] : NONE;
 
 	if (candidates(h, c, e->value, key, t, self) < 2)
@@ -330,7 +330,7 @@ static long choice_list(struct hot *h, struct choice *c, struct keyed *list, uin
 	for (uint32_t t = 0; t < h->k; t++) {
 		uint64_t most = 0;
 		for (size_t i = 0; i < h->p->threads[t].length; i++) {
-			uint64_t key = event_key(h, t, i);
+			uint64_t key = hot_event_key(h, t, i);
 			most = key > most ? key : most;
 			if (event_at(h, t, i)->kind != VSC_READ)
 				writes[nw++] = (struct keyed){ most, h->node[h->base[t] + i] };
@@ -741,4 +741,33 @@ int hot_var_witness(const struct vsc_program *p, struct budget *b, uint32_t **wi
 		r = best_run(&h, b, witness, preemptions);
 	hot_free(&h);
 	return r < 0 ? r : r ? HOT_VAR_OPEN : HOT_VAR_FOUND;
+}
+
+/* Does some event of p read and write at once? */
+static int has_rmw(const struct vsc_program *p)
+{
+	for (uint32_t t = 0; t < program_threads(p); t++)
+		for (size_t i = 0; i < p->threads[t].length; i++)
+			if (p->threads[t].events[i].kind == VSC_RMW)
+				return 1;
+	return 0;
+}
+
+int hot_var_search(const struct vsc_program *p, struct budget *b, uint32_t **witness,
+		   long *preemptions)
+{
+	struct hot h = { .p = p, .n = p->event_count, .k = program_threads(p) };
+	int r;
+
+	*witness = NULL;
+	if (!applies(p) || has_rmw(p))
+		return HOT_VAR_OPEN;
+	h.hinted = all_hinted(p);
+	r = hot_index(&h);
+	if (!r)
+		r = hot_search_choose(&h, b);
+	if (!r)
+		r = best_run(&h, b, witness, preemptions);
+	hot_free(&h);
+	return r < 0 ? r : r == HOT_VAR_REFUTED ? r : r ? HOT_VAR_OPEN : HOT_VAR_FOUND;
 }

@@ -7,8 +7,9 @@
 
 #include "solver.h"
 
-#define HOT_VAR_FOUND 0 /* *witness: an SC interleaving, verified */
-#define HOT_VAR_OPEN 1  /* not one variable, or the choice has a cycle */
+#define HOT_VAR_FOUND 0   /* *witness: an SC interleaving, verified */
+#define HOT_VAR_OPEN 1    /* not one variable, or the choice has a cycle */
+#define HOT_VAR_REFUTED 2 /* hot_var_search(): no SC interleaving, a proof */
 
 /* p has events on one variable only: choose for each read the write it
  * sees (by the timestamp hints when every event has one, else by the
@@ -21,5 +22,13 @@
  * inconsistent. */
 int hot_var_witness(const struct vsc_program *p, struct budget *b, uint32_t **witness,
 		    long *preemptions);
+
+/* The same with the writes the reads see searched, not guessed, for p of
+ * one variable without RMWs (hot_search.c): HOT_VAR_FOUND with *witness
+ * and *preemptions as above, HOT_VAR_REFUTED when no choice of them
+ * makes an SC interleaving (exact), HOT_VAR_OPEN when p is not such a
+ * program or the search's work cap stopped it, or -errno. */
+int hot_var_search(const struct vsc_program *p, struct budget *b, uint32_t **witness,
+		   long *preemptions);
 
 #endif

@@ -51,6 +51,9 @@ struct ready {
 void hot_ready_push(struct ready *q, uint32_t x);
 uint32_t hot_ready_pop(struct ready *q);
 
+/* The hint of event i of thread t, or its place in its thread scaled to
+ * 2^32 (h->hinted: every event has a hint). */
+uint64_t hot_event_key(const struct hot *h, uint32_t t, size_t i);
 /* The thread of event g. */
 uint32_t hot_thread_of(const struct hot *h, size_t g);
 /* g for h's choice: 0, HOT_VAR_OPEN (too many edges) or -ENOMEM; free
@@ -64,5 +67,9 @@ int hot_readers(struct hot *h);
  * (the one its thread is at first), into witness: 0, HOT_VAR_OPEN (stuck)
  * or -errno. */
 int hot_run_greedy(struct hot *h, struct budget *b, uint32_t *witness);
+/* Steps 1 and 2 by a search (hot_search.c; p has no RMW): h->node for
+ * every read, the blocks' graph acyclic. 0, HOT_VAR_REFUTED (no choice
+ * is: no SC interleaving), HOT_VAR_OPEN (the search's caps) or -errno. */
+int hot_search_choose(struct hot *h, struct budget *b);
 
 #endif

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/* The writes the reads see, searched (userspace/lib/hot_search.c, through
+ * hot_var_search()): on thousands of small random programs of one
+ * variable (2-7 threads, 1-4 values or values of their own, `init x v`,
+ * `init x ?` and none, wrong reads, with and without @ts hints) every
+ * witness passes the verifier and exact agrees, every refutation is
+ * inconsistent by exact and by brute force where that finishes, and every
+ * program made without RMWs is decided (those with RMWs are left open);
+ * `auto`, which runs it after the witness and the refutation, agrees with
+ * exact on every bound and --min. On 4-thread hammers (each thread
+ * stores its loop counter and loads x back, so 4 threads write each
+ * value) without hints, with one load that sees what memory held a while
+ * before, it agrees with exact where exact finishes, and decides hammers
+ * of 16,000 events without hints. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "brute.h"
+#include "hot_refute.h"
+#include "hot_var.h"
+#include "least_check.h"
+#include "random_program.h"
+#include "testutil.h"
+
+#define BRUTE_NODES 2000000ULL
+
+static struct random_shape one_variable(uint64_t *seed, int i)
+{
+	return (struct random_shape){
+		.threads = 2 + random_below(seed, 6),
+		.events = 2 + random_below(seed, 23),
+		.vars = 1,
+		.values = 1 + random_below(seed, 4),
+		.write_pct = 30 + random_below(seed, 40),
+		.rmw_pct = i % 4 == 0 ? 25 : 0,
+		.wrong_pct = random_below(seed, 3) ? 5 : 20,
+		.init_pct = 70,
+		.timestamps = random_below(seed, 2),
+		.unique_last = i % 4 == 3,
+	};
+}
+
+/* hot_var_search() on p against exact (and brute force for a
+ * refutation). Returns its answer. */
+static int search_agrees(const struct vsc_program *p)
+{
+	struct vsc_check_opts opts = { 0 };
+	struct vsc_result *want = decide(p, "exact", -1, 0);
+	int consistent = vsc_result_verdict(want) == VSC_CONSISTENT, r;
+	struct brute_answer ans;
+	struct budget b;
+	uint32_t *witness;
+	long pre = -1, verified = -1;
+	char why[200] = "";
+
+	budget_init(&b, &opts);
+	r = hot_var_search(p, &b, &witness, &pre);
+	assert_true(r == HOT_VAR_FOUND || r == HOT_VAR_OPEN || r == HOT_VAR_REFUTED);
+	if (r == HOT_VAR_FOUND) {
+		if (!consistent)
+			dump_program("a witness where exact says inconsistent", p);
+		assert_true(consistent);
+		if (vsc_witness_verify(p, witness, p->event_count, &verified, why, sizeof(why))) {
+			dump_program("the witness does not verify", p);
+			fail_msg("%s", why);
+		}
+		assert_int_equal(verified, pre);
+		free(witness);
+	}
+	if (r == HOT_VAR_REFUTED) {
+		if (consistent || (brute_solve(p, BRUTE_NODES, &ans) == 0 && ans.consistent)) {
+			dump_program("refuted, but an SC interleaving exists", p);
+			fail();
+		}
+	}
+	vsc_result_free(want);
+	return r;
+}
+
+static void search_agrees_with_exact(void **state)
+{
+	uint64_t seed = 0x5ea4c4ULL;
+	int answers[3] = { 0 }, programs = 4000, with_rmw = 0;
+
+	(void)state;
+	for (int i = 0; i < programs; i++) {
+		struct random_shape shape = one_variable(&seed, i);
+		struct vsc_program *p = random_program(&seed, &shape);
+		int r, rmw;
+
+		assert_non_null(p);
+		rmw = shape.rmw_pct > 0; /* may have RMWs */
+		r = search_agrees(p);
+		with_rmw += rmw;
+		answers[r]++;
+		if (!rmw && r == HOT_VAR_OPEN) {
+			dump_program("left open, made without RMWs", p);
+			fail();
+		}
+		vsc_program_free(p);
+	}
+	print_message("searched: %d witnesses, %d refuted, %d open (%d made with RMWs)\n",
+		      answers[HOT_VAR_FOUND], answers[HOT_VAR_REFUTED], answers[HOT_VAR_OPEN],
+		      with_rmw);
+}
+
+/* auto, which searches where the witness and the refutation give up. */
+static void auto_agrees_with_exact(void **state)
+{
+	uint64_t seed = 0xa0705eULL;
+
+	(void)state;
+	for (int i = 0; i < 800; i++) {
+		struct random_shape shape = one_variable(&seed, i);
+		struct vsc_program *p = random_program(&seed, &shape);
+		long bounds[] = { -1, 0, 1, 2 };
+
+		assert_non_null(p);
+		auto_agrees_on_bounds(p, bounds, 4);
+		vsc_program_free(p);
+	}
+}
+
+/* k threads each store 0..n-1 into x and load it back, interleaved by
+ * runs of random length (two threads at once, the other one on after an
+ * event with chance 1 in `swap`: 2, event by event; 8, a recording's
+ * runs), no hints; stale: loads in the second half see what memory held
+ * `back` steps before instead (*made: how many differ from what it
+ * held), at most `stale` of them. */
+static struct vsc_program *stale_hammer(uint64_t *s, unsigned k, unsigned n, unsigned swap,
+					unsigned back, int stale, int *made)
+{
+	struct vsc_program *p = named_program(k, 1);
+	struct hammer h;
+	int64_t *held = malloc(2 * k * n * sizeof(int64_t));
+	unsigned stale_at = k * n + random_below(s, k * n), step = 0;
+
+	assert_non_null(p);
+	assert_non_null(held);
+	assert_int_equal(hammer_start(&h, k, n), 0);
+	*made = 0;
+	vsc_program_set_init(p, 0, VSC_INIT_KNOWN, 0);
+	while (h.left) {
+		unsigned t;
+		struct vsc_event ev;
+		if (random_below(s, swap) == 0) { /* the other of the two */
+			t = h.a;
+			h.a = h.b;
+			h.b = t;
+		}
+		t = hammer_thread(s, &h, h.a);
+		ev = hammer_step(&h, t);
+		if (ev.kind == VSC_READ && step >= stale_at && *made < stale && step >= back &&
+		    held[step - back] != ev.value && random_below(s, 4) == 0) {
+			ev.value = held[step - back];
+			++*made;
+		}
+		held[step++] = h.mem;
+		assert_int_equal(vsc_program_append(p, t, &ev, 0), 0);
+	}
+	free(h.pos);
+	free(held);
+	return p;
+}
+
+/* Small 4-thread hammers with a stale load, against exact: every answer
+ * right; counted, what the refutation of hot_refute.c alone refutes. */
+static void stale_hammers_agree(void **state)
+{
+	uint64_t seed = 0x4a4e5ULL;
+	int inconsistent = 0, refuted = 0, by_orders = 0, programs = 300;
+
+	(void)state;
+	for (int i = 0; i < programs; i++) {
+		int made;
+		struct vsc_program *p = stale_hammer(&seed, 4, 3 + random_below(&seed, 6), 2,
+						     4 + random_below(&seed, 24),
+						     1 + random_below(&seed, 3), &made);
+		struct vsc_result *want = decide(p, "exact", -1, 0);
+		struct vsc_check_opts opts = { 0 };
+		struct budget b;
+		int r = search_agrees(p);
+
+		assert_int_not_equal(r, HOT_VAR_OPEN);
+		inconsistent += vsc_result_verdict(want) == VSC_INCONSISTENT;
+		refuted += r == HOT_VAR_REFUTED;
+		budget_init(&b, &opts);
+		by_orders += hot_refute(p, &b) == HOT_REFUTED;
+		vsc_result_free(want);
+		vsc_program_free(p);
+	}
+	print_message("4-thread stale hammers: %d of %d inconsistent, %d refuted (%d by the "
+		      "orders alone)\n",
+		      inconsistent, programs, refuted, by_orders);
+}
+
+/* 16,000-event 4-thread hammers without hints: decided (the witness from
+ * places in the threads closes cycles on such traces). */
+static void hammers_without_hints_decided(void **state)
+{
+	uint64_t seed = 0x4a0415ULL;
+	int found = 0, refuted = 0;
+
+	(void)state;
+	for (int i = 0; i < 8; i++) {
+		int made;
+		struct vsc_program *p = stale_hammer(&seed, 4, 2000, 8, 200, i % 2, &made);
+		struct vsc_check_opts opts = { 0 };
+		struct budget b;
+		uint32_t *witness;
+		long pre, verified = -1;
+		int r;
+
+		budget_init(&b, &opts);
+		r = hot_var_search(p, &b, &witness, &pre);
+		if (!made)
+			assert_int_equal(r, HOT_VAR_FOUND);
+		if (r == HOT_VAR_FOUND) {
+			assert_int_equal(
+				vsc_witness_verify(p, witness, p->event_count, &verified, NULL, 0),
+				0);
+			assert_int_equal(verified, pre);
+			free(witness);
+		}
+		found += r == HOT_VAR_FOUND;
+		refuted += r == HOT_VAR_REFUTED;
+		vsc_program_free(p);
+	}
+	print_message("16,000-event hammers without hints: %d witnesses, %d refuted of 8\n", found,
+		      refuted);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(search_agrees_with_exact),
+		cmocka_unit_test(auto_agrees_with_exact),
+		cmocka_unit_test(stale_hammers_agree),
+		cmocka_unit_test(hammers_without_hints_decided),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
