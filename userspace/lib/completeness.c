@@ -129,17 +129,18 @@ static bool note_largest(struct text t, uint64_t *largest, bool *unreadable)
 	return form != COUNT_BAD;
 }
 
-/* `# written outside the recording: WHO`: the first is the reason's. */
-static void note_memory_who(struct trace_completeness *c, const struct text *t)
+/* A free-text note for the reason (`# written outside the recording: WHO`,
+ * `# loss not known exactly: WHY`): the first is kept. */
+static void note_first_text(char *to, size_t len, const struct text *t)
 {
 	size_t n = (size_t)(t->end - t->s);
 
-	if (c->memory_who[0])
+	if (to[0])
 		return;
-	if (n >= sizeof(c->memory_who))
-		n = sizeof(c->memory_who) - 1;
-	memcpy(c->memory_who, t->s, n);
-	c->memory_who[n] = '\0';
+	if (n >= len)
+		n = len - 1;
+	memcpy(to, t->s, n);
+	to[n] = '\0';
 }
 
 static bool note_events(struct trace_completeness *c, struct text t)
@@ -188,6 +189,7 @@ static const char *take_key(struct text *t, bool leading)
 						"uncertain threads:",
 						"uncertain memory:",
 						"written outside the recording:",
+						"loss not known exactly:",
 						"end of trace:" };
 	static const char *const in_header[] = { "events:", "loss mode:" };
 
@@ -222,7 +224,9 @@ bool completeness_note_comment(struct vsc_trace *trace, const char *s, const cha
 	else if (strcmp(key, "uncertain memory:") == 0)
 		ok = note_largest(t, &c->uncertain_memory, &c->uncertain_memory_unreadable);
 	else if (strcmp(key, "written outside the recording:") == 0)
-		note_memory_who(c, &t);
+		note_first_text(c->memory_who, sizeof(c->memory_who), &t);
+	else if (strcmp(key, "loss not known exactly:") == 0)
+		note_first_text(c->loss_why, sizeof(c->loss_why), &t);
 	else if (strcmp(key, "end of trace:") == 0)
 		note_trailer(c, &t, line); /* a bad one cuts the trace short */
 	else if (strcmp(key, "events:") == 0)
@@ -293,14 +297,27 @@ static size_t say_separator(char *why, size_t n, size_t len)
 	return n;
 }
 
+/* " (REASON)" at why + n, when there is one; the new length. */
+static size_t say_reason(char *why, size_t n, size_t len, const char *reason)
+{
+	int k;
+
+	if (!reason[0] || n + 4 >= len)
+		return n;
+	k = snprintf(why + n, len - n, " (%s)", reason);
+	return k < 0 ? n : n + (size_t)k < len ? n + (size_t)k : len - 1;
+}
+
 static void say_incomplete(struct vsc_trace *trace)
 {
 	struct trace_completeness *c = &trace->comp;
 	size_t n = 0, len = sizeof(c->why);
 
-	if (trace->lost_events || c->lost_inexact)
+	if (trace->lost_events || c->lost_inexact) {
 		n = say_count(c->why, len, !c->lost_inexact, trace->lost_events, "event was lost",
 			      "events were lost");
+		n = say_reason(c->why, n, len, c->lost_inexact ? c->loss_why : "");
+	}
 	if (c->uncertain || c->uncertain_unreadable) {
 		n = say_separator(c->why, n, len);
 		n += say_count(c->why + n, len - n, !c->uncertain_unreadable, c->uncertain,
@@ -319,8 +336,7 @@ static void say_incomplete(struct vsc_trace *trace)
 			       c->uncertain_memory,
 			       "shared memory object may be written by a process not recorded",
 			       "shared memory objects may be written by processes not recorded");
-		if (c->memory_who[0] && n + 4 < len)
-			snprintf(c->why + n, len - n, " (%s)", c->memory_who);
+		n = say_reason(c->why, n, len, c->memory_who);
 	}
 }
 

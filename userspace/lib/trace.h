@@ -25,6 +25,8 @@ struct trace_completeness {
 	uint64_t uncertain_memory;
 	bool uncertain_memory_unreadable;
 	char memory_who[400];
+	/* `# loss not known exactly: WHY`: why the loss count is a lower bound */
+	char loss_why[400];
 	char loss_mode[16]; /* `# loss mode: WORD`, "" when absent */
 	uint32_t last_item_line;
 	/* the last `# end of trace:` line */
@@ -35,7 +37,7 @@ struct trace_completeness {
 	/* the sum, set once parsing is done */
 	uint32_t state; /* enum vsc_trace_state */
 	uint64_t events;
-	char why[512];
+	char why[1024];
 };
 
 struct vsc_trace {
