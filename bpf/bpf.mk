@@ -134,3 +134,15 @@ $(BUILD)/tests/capture_test_%: tests/unit/capture/test_%.c tests/unit/capture/tw
 		$(LDFLAGS) -lcmocka
 check-trace-writer: $(TRACE_WRITER_TESTS)
 	@set -e; for t in $^; do echo "== $$t"; $$t; done
+
+# The shared-memory watch on its own (cmocka): which objects a recorded
+# address falls in.
+.PHONY: check-shared-maps
+CHECK_EXTRA += check-shared-maps
+$(BUILD)/tests/capture_test_shared_maps: tests/unit/capture/test_shared_maps.c \
+		userspace/capture/shared_maps.c userspace/capture/shared_maps.h $(TRACE_WRITER_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Iuserspace/capture -o $@ $< userspace/capture/shared_maps.c \
+		$(TRACE_WRITER_SRC) $(LDFLAGS) -lcmocka
+check-shared-maps: $(BUILD)/tests/capture_test_shared_maps
+	@echo "== $<"; $<

@@ -12,7 +12,8 @@
 # process that maps the object read-only shared (and a private copy), and
 # a target with private memory and shared libraries only, must not be
 # taken for a writer, nor a launched target's own anonymous shared
-# memory for memory a process we cannot read may share. Skips only when
+# memory for memory a process we cannot read may share, nor a written
+# object the target maps but records no access to. Skips only when
 # this kernel or user cannot record at all, and fails instead when
 # VSC_REQUIRE_ALL=1.
 set -u
@@ -143,6 +144,33 @@ if start_other writer posix "$posix"; then
 else
   bad "private: the writer did not start"
 fi
+
+# ---- shared objects no recorded access touches: no false alarm -------------
+# The target maps a file read-only shared (and glibc's gconv cache, through
+# iconv) while another process writes that file through a writable shared
+# mapping, and records only private memory: the writer changes no value of
+# the trace. It is found (a suspect object), but no recorded address falls
+# in it: plain consistent. (Before, any shared object the target mapped
+# counted: this came out unknown, and so did every target that called
+# iconv wherever some process's maps could not be read.)
+if start_other writer file "$work/object"; then
+  "$vsc" record -v -o "$work/rofile.vsc" -- "$shm" target rofile "$work/object" 300 2> "$work/rofile.err"
+  st=$?
+  stop_other
+  "$vsc" check "$work/rofile.vsc" > "$work/rofile.out" 2>&1
+  cst=$?
+  found=$(sed -n 's/.* \([0-9]*\) of them may be written from outside, \([0-9]*\) of those hold a recorded address.*/\1 \2/p' "$work/rofile.err")
+  if [ $st = 0 ] && [ $cst = 0 ] && [ "$(head -1 "$work/rofile.out")" = consistent ] &&
+     [ -z "$(header "$work/rofile.vsc" 'uncertain memory')" ] &&
+     [ "${found% *}" -ge 1 ] 2> /dev/null && [ "${found#* }" = 0 ]; then
+    ok "a written shared file no recorded address falls in: plain consistent ($found: suspect objects, counted)"
+  else
+    bad "rofile: record $st, check $cst, suspect/counted: ${found:-none}: $(head -2 "$work/rofile.out" | tr '\n' ' '); $(grep 'shared memory' "$work/rofile.err")"
+  fi
+else
+  bad "rofile: the writer did not start"
+fi
+rm -f "$work/object"
 
 # ---- anonymous shared memory of a launched target: its own ---------------
 # Mapped after its exec, it is shared only by children (counted by the fork

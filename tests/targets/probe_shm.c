@@ -13,6 +13,11 @@
  *                                the first word (probed), then load it N
  *                                times (probed), 100 us apart
  *   probe_shm target private - N the same on private memory only
+ *   probe_shm target rofile NAME N  the same on private memory, after
+ *                                mapping the regular file NAME read-only
+ *                                shared (never accessed through probes) and
+ *                                opening an iconv converter (glibc maps its
+ *                                gconv-modules.cache read-only shared)
  *   probe_shm target anon - N    the same on anonymous shared memory
  *                                (MAP_SHARED | MAP_ANONYMOUS) that nobody
  *                                else maps: no fork, no other process
@@ -29,6 +34,8 @@
  * Exit status 0, or 2 when the object cannot be had.
  */
 #include <fcntl.h>
+#include <iconv.h>
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,9 +113,26 @@ static int run_reader(const char *kind, const char *name)
 	return seen[0] == 42; /* never: the copy is not the object */
 }
 
+/* Shared objects the target maps but never records an access to: a
+ * read-only file (and glibc's gconv cache), then private memory. */
+static int64_t *map_unrecorded(const char *name)
+{
+	static volatile const int64_t *file;
+
+	setlocale(LC_ALL, "C.UTF-8");
+	(void)iconv_open("UTF-16", "UTF-8"); /* kept open: the cache stays mapped */
+	file = map_object("file", name, PROT_READ, MAP_SHARED);
+	if (!file)
+		return NULL;
+	(void)file[0];
+	return map_object("private", "-", PROT_READ | PROT_WRITE, MAP_PRIVATE);
+}
+
 static int run_target(const char *kind, const char *name, long n)
 {
-	int64_t *word = map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
+	int64_t *word = !strcmp(kind, "rofile")
+				? map_unrecorded(name)
+				: map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
 	struct timespec gap = { 0, 100000 };
 
 	if (!word)
@@ -169,6 +193,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
 	fprintf(stderr, "usage: probe_shm writer|reader KIND NAME | target KIND NAME N | orphan N\n"
-			"  KIND: posix, file, sysv or (target only) private, anon\n");
+			"  KIND: posix, file, sysv or (target only) private, anon, rofile\n");
 	return 2;
 }

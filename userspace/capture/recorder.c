@@ -99,7 +99,9 @@ static int var_name(void *ctx, uint32_t pid, uint64_t addr, uint32_t size, char 
 {
 	struct recorder *rec = ctx;
 	const struct capture_source_ops *ops = rec->src->ops;
-	(void)pid, (void)size;
+	(void)pid;
+	/* every variable is named once it is first seen: its address counts */
+	shared_watch_recorded(&rec->shared, addr, size);
 	if (ops->var_name && ops->var_name(rec->src, addr, buf, len) == 0)
 		return 0;
 	return rec->symbols ? vsc_symbols_name(rec->symbols, addr, buf, len) : -ENOENT;
@@ -363,12 +365,16 @@ static void say_shared(const struct recorder *rec)
 			     "WARNING: %" PRIu64 " shared memory objects of the target may be "
 			     "written by processes not recorded, so vsc check gives this trace "
 			     "no plain verdict: %s",
-			     n, sw->first_why);
+			     n, shared_watch_why(sw));
 	if (rec->opts->verbose)
-		recorder_say(rec,
-			     "shared memory: %" PRIu64 " looks at the target, %" PRIu64
-			     " sweeps of /proc (%.1f ms in all)",
-			     sw->scans, sw->sweeps, (double)sw->sweep_ns / 1e6);
+		recorder_say(
+			rec,
+			"shared memory: %" PRIu64 " looks at the target, %" PRIu64
+			" sweeps of /proc (%.1f ms in all); %zu objects mapped shared, %" PRIu64
+			" of them may be written from outside, %" PRIu64
+			" of those hold a recorded address; %zu pages recorded",
+			sw->scans, sw->sweeps, (double)sw->sweep_ns / 1e6, sw->count, sw->suspects,
+			n, sw->pages.count);
 }
 
 static int write_trace(struct recorder *rec)

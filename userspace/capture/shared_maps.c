@@ -22,7 +22,7 @@
 
 /* The fields of one line of /proc/PID/maps that matter here. */
 struct map_line {
-	uint64_t start;
+	uint64_t start, end;
 	char perms[5];
 	uint32_t major, minor;
 	uint64_t inode;
@@ -32,12 +32,17 @@ struct map_line {
 void shared_watch_init(struct shared_watch *sw, int pid, bool launched)
 {
 	*sw = (struct shared_watch){ .pid = pid, .launched = launched };
+	hash_map_init(&sw->pages, sizeof(uint64_t), 0);
 }
 
 void shared_watch_free(struct shared_watch *sw)
 {
+	for (size_t i = 0; i < sw->count; i++) {
+		free(sw->objects[i].ranges);
+		free(sw->objects[i].why);
+	}
 	free(sw->objects);
-	free(sw->flagged);
+	hash_map_free(&sw->pages);
 	free(sw->buf);
 	*sw = (struct shared_watch){ 0 };
 }
@@ -82,7 +87,7 @@ static bool parse_line(char *s, struct map_line *m)
 	m->start = strtoull(s, &p, 16);
 	if (*p != '-')
 		return false;
-	strtoull(p + 1, &p, 16);
+	m->end = strtoull(p + 1, &p, 16);
 	if (*p != ' ' || strlen(p) < 6)
 		return false;
 	memcpy(m->perms, p + 1, 4);
@@ -129,14 +134,93 @@ static bool shareable(const struct map_line *m)
 	return *p == '/';
 }
 
-static struct shared_object *find(struct shared_object *objs, size_t n, const struct map_line *m)
+static struct shared_object *find(struct shared_watch *sw, const struct map_line *m)
 {
-	for (size_t i = 0; i < n; i++)
-		if (objs[i].inode == m->inode && objs[i].major == m->major &&
-		    objs[i].minor == m->minor)
-			return &objs[i];
+	for (size_t i = 0; i < sw->count; i++) {
+		struct shared_object *o = &sw->objects[i];
+		if (o->inode == m->inode && o->major == m->major && o->minor == m->minor)
+			return o;
+	}
 	return NULL;
 }
+
+/* ---- the recorded addresses ---------------------------------------------- */
+
+/* Pages, not addresses: mappings begin and end on page boundaries, and a
+ * program's variables share few pages. 4096 divides every page size. */
+#define PAGE_SHIFT 12
+/* An access is at most this long: a variable's first access may be
+ * shorter than a later one at the same address. */
+#define ACCESS_MAX 16
+
+static bool overlaps(const struct shared_range *r, uint64_t start, uint64_t end)
+{
+	return r->start < end && start < r->end;
+}
+
+static bool page_recorded(const struct shared_watch *sw, uint64_t page)
+{
+	return hash_map_find(&sw->pages, &page) >= 0;
+}
+
+/* Whether a recorded address falls in r: by its pages or by the set's,
+ * whichever are fewer. */
+static bool range_recorded(const struct shared_watch *sw, const struct shared_range *r)
+{
+	uint64_t first = r->start >> PAGE_SHIFT, last = (r->end - 1) >> PAGE_SHIFT;
+
+	if (sw->pages_lost)
+		return true;
+	if (last - first < sw->pages.count) {
+		for (uint64_t p = first; p <= last; p++)
+			if (page_recorded(sw, p))
+				return true;
+		return false;
+	}
+	for (size_t i = 0; i < sw->pages.count; i++) {
+		const uint64_t *p = hash_map_key_at(&sw->pages, i);
+		if (*p >= first && *p <= last)
+			return true;
+	}
+	return false;
+}
+
+void shared_watch_recorded(struct shared_watch *sw, uint64_t addr, uint32_t size)
+{
+	uint64_t end = addr + (size > ACCESS_MAX ? size : ACCESS_MAX);
+
+	if (end < addr)
+		end = UINT64_MAX;
+	for (uint64_t p = addr >> PAGE_SHIFT; p <= (end - 1) >> PAGE_SHIFT; p++)
+		if (!hash_map_put(&sw->pages, &p, NULL))
+			sw->pages_lost = true; /* not held: every object counts */
+	for (size_t i = 0; i < sw->count; i++) {
+		struct shared_object *o = &sw->objects[i];
+		for (size_t k = 0; k < o->range_count && !o->recorded; k++)
+			o->recorded = overlaps(&o->ranges[k], addr, end);
+	}
+}
+
+/* The target maps o at [start, end): a range not known yet is kept, and
+ * checked against the addresses recorded before. */
+static void add_range(struct shared_watch *sw, struct shared_object *o, uint64_t start,
+		      uint64_t end)
+{
+	struct shared_range r = { start, end };
+
+	for (size_t k = 0; k < o->range_count; k++)
+		if (o->ranges[k].start == start && o->ranges[k].end == end)
+			return;
+	if (ARRAY_RESERVE(o->ranges, o->range_cap, o->range_count + 1)) {
+		o->recorded = true; /* not held: counted as if touched */
+		return;
+	}
+	o->ranges[o->range_count++] = r;
+	if (!o->recorded && end > start)
+		o->recorded = range_recorded(sw, &r);
+}
+
+/* ---- the maps ---------------------------------------------------------------- */
 
 /* Call line(sw, m, pid) for every line of /proc/PID/maps; 0 or -errno. */
 static int each_line(struct shared_watch *sw, int pid,
@@ -162,27 +246,42 @@ static int each_line(struct shared_watch *sw, int pid,
 	return 0;
 }
 
-/* The target's shared objects, those not flagged yet, once each. */
+/* The target's shared objects: new ones are added, each is mapped now. */
 static void target_line(struct shared_watch *sw, const struct map_line *m, int pid)
 {
 	struct shared_object *o;
 
 	(void)pid;
-	if (!shareable(m) || find(sw->flagged, sw->flagged_count, m))
+	if (!shareable(m))
 		return;
-	if ((o = find(sw->objects, sw->count, m))) {
-		o->vmas++;
-		return;
+	if (!(o = find(sw, m))) {
+		if (ARRAY_RESERVE(sw->objects, sw->cap, sw->count + 1)) {
+			sw->untracked++; /* out of memory: counted, as not known */
+			return;
+		}
+		o = &sw->objects[sw->count++];
+		*o = (struct shared_object){
+			.major = m->major, .minor = m->minor, .inode = m->inode, .start = m->start
+		};
+		snprintf(o->path, sizeof(o->path), "%s", m->path);
 	}
-	if (ARRAY_RESERVE(sw->objects, sw->cap, sw->count + 1))
-		return; /* out of memory: one object fewer watched this time */
-	o = &sw->objects[sw->count++];
-	*o = (struct shared_object){ .major = m->major,
-				     .minor = m->minor,
-				     .inode = m->inode,
-				     .start = m->start,
-				     .vmas = 1 };
-	snprintf(o->path, sizeof(o->path), "%s", m->path);
+	o->mapped = true;
+	o->vmas++;
+	add_range(sw, o, m->start, m->end);
+}
+
+/* Watched in a sweep: mapped by the target now, not suspect yet. */
+static bool watched(const struct shared_object *o)
+{
+	return o->mapped && !o->suspect;
+}
+
+static size_t watched_count(const struct shared_watch *sw)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sw->count; i++)
+		n += watched(&sw->objects[i]);
+	return n;
 }
 
 static void process_name(int pid, char *buf, size_t len)
@@ -201,27 +300,22 @@ static void process_name(int pid, char *buf, size_t len)
 	}
 }
 
-/* Object o (index i of the watched ones) is written from outside: it moves
- * to the flagged ones; the first finding is the reason. */
-static void flag(struct shared_watch *sw, size_t i, const char *why)
+/* Object o is written from outside (or may be): it is suspect, with that
+ * reason; the order of the findings picks the first for the header. */
+static void flag(struct shared_watch *sw, struct shared_object *o, const char *why)
 {
-	if (!sw->first_why[0])
-		snprintf(sw->first_why, sizeof(sw->first_why), "%s", why);
-	if (ARRAY_RESERVE(sw->flagged, sw->flagged_cap, sw->flagged_count + 1))
-		sw->unremembered++; /* counted all the same; it may be flagged again */
-	else
-		sw->flagged[sw->flagged_count++] = sw->objects[i];
-	sw->objects[i] = sw->objects[--sw->count];
+	o->suspect = ++sw->suspects;
+	o->why = strdup(why); /* NULL: the count stands, the reason is lost */
 }
 
 /* A line of another process: a writable shared mapping of a watched object
  * flags it; any mapping of it counts (System V attaches). */
 static void other_line(struct shared_watch *sw, const struct map_line *m, int pid)
 {
-	struct shared_object *o = find(sw->objects, sw->count, m);
-	char name[64], why[sizeof(sw->first_why)];
+	struct shared_object *o = find(sw, m);
+	char name[64], why[512];
 
-	if (!o)
+	if (!o || !watched(o))
 		return;
 	o->vmas++;
 	if (m->perms[1] != 'w' || m->perms[3] != 's')
@@ -232,7 +326,7 @@ static void other_line(struct shared_watch *sw, const struct map_line *m, int pi
 		 ") writable and shared, as the target does at 0x%" PRIx64
 		 "; its stores are not recorded",
 		 pid, name, o->path, o->major, o->minor, o->inode, o->start);
-	flag(sw, (size_t)(o - sw->objects), why);
+	flag(sw, o, why);
 }
 
 /* nattch of System V segment shmid (the inode of its mapping), from
@@ -262,9 +356,11 @@ static void check_sysv(struct shared_watch *sw)
 {
 	for (size_t i = 0; i < sw->count; i++) {
 		struct shared_object *o = &sw->objects[i];
+		if (!watched(o))
+			continue;
 		int64_t after = is_sysv(o) ? sysv_attaches(sw, o->inode) : -1;
 		int64_t least = o->attaches < after ? o->attaches : after;
-		char why[sizeof(sw->first_why)];
+		char why[512];
 		if (after < 0)
 			o->attaches = -1; /* gone from the list: not known */
 		if (o->attaches < 0 || least <= (int64_t)o->vmas)
@@ -273,7 +369,7 @@ static void check_sysv(struct shared_watch *sw)
 			 "System V segment %.160s (shmid %" PRIu64 ") has %" PRId64
 			 " attaches, %u of them in processes that could be read",
 			 o->path, o->inode, least, o->vmas);
-		flag(sw, i--, why);
+		flag(sw, o, why);
 	}
 }
 
@@ -305,21 +401,19 @@ static bool may_share_unseen(const struct shared_watch *sw, const struct shared_
  * (check_sysv): nattch is the kernel's count. */
 static void flag_unchecked(struct shared_watch *sw, int pid, int err)
 {
-	char name[64] = "", why[sizeof(sw->first_why)];
+	char name[64] = "", why[512];
 
 	if (pid > 0)
 		process_name(pid, name, sizeof(name));
-	for (size_t i = 0; i < sw->count;) {
-		const struct shared_object *o = &sw->objects[i];
-		if ((is_sysv(o) && o->attaches >= 0) || !may_share_unseen(sw, o)) {
-			i++;
+	for (size_t i = 0; i < sw->count; i++) {
+		struct shared_object *o = &sw->objects[i];
+		if (!watched(o) || (is_sysv(o) && o->attaches >= 0) || !may_share_unseen(sw, o))
 			continue;
-		}
 		snprintf(why, sizeof(why),
 			 "the maps of pid %d (%.63s) cannot be read (%.40s), so whether it "
 			 "writes %.160s is not known",
 			 pid, name, strerror(-err), o->path);
-		flag(sw, i, why);
+		flag(sw, o, why);
 	}
 }
 
@@ -335,10 +429,11 @@ static void sweep(struct shared_watch *sw)
 		flag_unchecked(sw, 0, -errno);
 		return;
 	}
-	for (size_t i = 0; i < sw->count; i++)
-		sw->objects[i].attaches =
-			is_sysv(&sw->objects[i]) ? sysv_attaches(sw, sw->objects[i].inode) : -1;
-	while ((e = readdir(d)) && sw->count) {
+	for (size_t i = 0; i < sw->count; i++) {
+		struct shared_object *o = &sw->objects[i];
+		o->attaches = watched(o) && is_sysv(o) ? sysv_attaches(sw, o->inode) : -1;
+	}
+	while ((e = readdir(d)) && watched_count(sw)) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
 		int err;
@@ -362,16 +457,42 @@ static void sweep(struct shared_watch *sw)
 
 void shared_watch_scan(struct shared_watch *sw, bool now)
 {
-	sw->count = 0;
+	for (size_t i = 0; i < sw->count; i++) {
+		sw->objects[i].mapped = false;
+		sw->objects[i].vmas = 0;
+	}
 	sw->scans++;
-	if (each_line(sw, sw->pid, target_line) == 0 && sw->count &&
+	if (each_line(sw, sw->pid, target_line) == 0 && watched_count(sw) &&
 	    (now || clock_now_ns() >= sw->sweep_after))
 		sweep(sw);
 }
 
+static bool counted(const struct shared_object *o)
+{
+	return o->suspect && o->recorded;
+}
+
 uint64_t shared_watch_uncertain(const struct shared_watch *sw)
 {
-	return sw->flagged_count + sw->unremembered;
+	uint64_t n = sw->untracked;
+	for (size_t i = 0; i < sw->count; i++)
+		n += counted(&sw->objects[i]);
+	return n;
+}
+
+const char *shared_watch_why(const struct shared_watch *sw)
+{
+	const struct shared_object *first = NULL;
+
+	for (size_t i = 0; i < sw->count; i++) {
+		const struct shared_object *o = &sw->objects[i];
+		if (counted(o) && (!first || o->suspect < first->suspect))
+			first = o;
+	}
+	if (first)
+		return first->why ? first->why : "(the reason could not be kept: no memory)";
+	return sw->untracked ? "objects the target maps shared could not be watched (no memory)"
+			     : NULL;
 }
 
 void shared_watch_notes(const struct shared_watch *sw, struct trace_writer *w)
@@ -383,5 +504,5 @@ void shared_watch_notes(const struct shared_watch *sw, struct trace_writer *w)
 		return;
 	snprintf(n, sizeof(n), "%" PRIu64, count);
 	trace_writer_note(w, "uncertain memory", n);
-	trace_writer_note(w, "written outside the recording", sw->first_why);
+	trace_writer_note(w, "written outside the recording", shared_watch_why(sw));
 }

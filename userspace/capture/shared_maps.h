@@ -10,13 +10,19 @@
  * at the target's shared mappings (`/proc/PID/maps`: an `s` in the
  * permissions, by device and inode) and at every other process's
  * writable shared mappings of the same objects; each object found so is
+ * suspect; each suspect object that some recorded address falls in is
  * counted in `# uncertain memory: N` with a line saying who
- * (docs/format.md), and vsc check gives no plain verdict.
+ * (docs/format.md), and vsc check gives no plain verdict. An object no
+ * recorded access touches changes no value of the trace (glibc's
+ * read-only shared gconv-modules.cache, mapped by setlocale, while a
+ * process's maps cannot be read): not counted.
  *
  * Cheap where nothing is shared: one read of the target's maps per scan;
  * the other processes are read only while the target maps something shared
- * that nobody was found writing yet. Memory: the target's shared objects of
- * the last scan (arrays reused), the flagged objects and one reason line.
+ * that is not suspect yet. Memory: every object the target mapped shared
+ * during the recording with the ranges where it was mapped (about 250
+ * bytes each), and the pages of the recorded addresses (a hash set: about
+ * 30 bytes per page).
  */
 #ifndef VSC_CAPTURE_SHARED_MAPS_H
 #define VSC_CAPTURE_SHARED_MAPS_H
@@ -25,16 +31,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "userspace/util/hash.h"
+
 struct trace_writer;
 
-/* One object the target maps shared: its device and inode. */
+/* Where the target mapped an object: [start, end). */
+struct shared_range {
+	uint64_t start, end;
+};
+
+/* One object the target maps, or mapped, shared: its device and inode. */
 struct shared_object {
 	uint32_t major, minor;
 	uint64_t inode;
-	uint64_t start;   /* where the target maps it (its first mapping) */
-	uint32_t vmas;    /* mappings of it: the target's, then everyone's */
+	uint64_t start;   /* where the target mapped it first */
+	uint32_t vmas;    /* mappings of it in this sweep: the target's, then everyone's */
 	int64_t attaches; /* System V: nattch before the sweep; else -1 */
-	char path[160];   /* as /proc/PID/maps names it */
+	bool mapped;      /* in the target's maps at the last scan */
+	bool recorded;    /* a recorded address falls in one of its ranges */
+	uint64_t suspect; /* 0, or 1 + the order it was found written from outside */
+	struct shared_range *ranges; /* every range the target mapped it at */
+	size_t range_count, range_cap;
+	char path[160]; /* as /proc/PID/maps names it */
+	char *why;      /* the finding that made it suspect (malloc'd) */
 };
 
 struct shared_watch {
@@ -42,12 +61,12 @@ struct shared_watch {
 	/* we started it (-- CMD): its anonymous shared memory is its own and
 	 * its children's (flag_unchecked()) */
 	bool launched;
-	struct shared_object *objects; /* shared by the target, not flagged yet */
+	struct shared_object *objects; /* every object the target mapped shared */
 	size_t count, cap;
-	struct shared_object *flagged; /* written from outside: counted */
-	size_t flagged_count, flagged_cap;
-	uint64_t unremembered; /* flagged, but no memory to hold them */
-	char first_why[512];   /* the first finding, for the header and stderr */
+	uint64_t suspects;     /* objects found written (or not known) from outside */
+	uint64_t untracked;    /* objects that could not be held (no memory): counted */
+	struct hash_map pages; /* the pages of the recorded addresses (uint64_t) */
+	bool pages_lost;       /* one could not be held: every suspect counts */
 	char *buf;             /* a maps file, read whole (reused) */
 	size_t buf_cap;
 	uint64_t sweep_after;             /* CLOCK_MONOTONIC ns: not before */
@@ -56,13 +75,18 @@ struct shared_watch {
 
 void shared_watch_init(struct shared_watch *sw, int pid, bool launched);
 void shared_watch_free(struct shared_watch *sw);
-/* Look (the target's maps; others' while something is unflagged). now:
+/* Look (the target's maps; others' while something is not suspect). now:
  * sweep the others even if the last sweep was recent (the start, the end);
  * else a sweep waits for SWEEP_SHARE times the last one's length. */
 void shared_watch_scan(struct shared_watch *sw, bool now);
+/* The trace holds an access to [addr, addr + size) (called when a
+ * variable is first named: each address at least once). */
+void shared_watch_recorded(struct shared_watch *sw, uint64_t addr, uint32_t size);
 /* Objects that processes outside the recording write, or may write (their
- * maps could not be read). */
+ * maps could not be read), and that a recorded address falls in. */
 uint64_t shared_watch_uncertain(const struct shared_watch *sw);
+/* The reason of the first of them, or NULL. */
+const char *shared_watch_why(const struct shared_watch *sw);
 /* `# uncertain memory: N` and the reason line, when N > 0. */
 void shared_watch_notes(const struct shared_watch *sw, struct trace_writer *w);
 

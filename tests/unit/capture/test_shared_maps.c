@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/* The shared-memory watch on this very process: which objects a recorded
+ * address falls in, whether the address was recorded before or after the
+ * object was seen mapped, to the page; only suspect objects that hold a
+ * recorded address count. The sweep of other processes is held off. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shared_maps.h"
+
+#define PAGE 4096
+
+/* A memfd of pages pages, mapped shared: a shareable object of its own. */
+static char *map_memfd(const char *name, size_t pages)
+{
+	int fd = memfd_create(name, 0);
+	char *p;
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)(pages * PAGE)), 0);
+	p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	assert_true(p != MAP_FAILED);
+	return p;
+}
+
+/* The watched object mapped at p. */
+static struct shared_object *object_at(struct shared_watch *sw, const char *p)
+{
+	for (size_t i = 0; i < sw->count; i++)
+		for (size_t k = 0; k < sw->objects[i].range_count; k++)
+			if (sw->objects[i].ranges[k].start == (uint64_t)(uintptr_t)p)
+				return &sw->objects[i];
+	fail_msg("no object mapped at %p", (void *)p);
+	return NULL;
+}
+
+static void scan(struct shared_watch *sw)
+{
+	sw->sweep_after = UINT64_MAX; /* the target's maps only */
+	shared_watch_scan(sw, false);
+}
+
+static void test_recorded_after_mapped(void **state)
+{
+	struct shared_watch sw;
+	char *touched = map_memfd("vsc-touched", 2), *untouched = map_memfd("vsc-untouched", 2);
+
+	(void)state;
+	shared_watch_init(&sw, getpid(), false);
+	scan(&sw);
+	shared_watch_recorded(&sw, (uint64_t)(uintptr_t)(touched + PAGE + 8), 8);
+	/* the page before it, not in it (even with the longest access) */
+	shared_watch_recorded(&sw, (uint64_t)(uintptr_t)(untouched - PAGE), 8);
+	assert_true(object_at(&sw, touched)->recorded);
+	assert_false(object_at(&sw, untouched)->recorded);
+	/* nobody writes them: nothing counts */
+	assert_int_equal(shared_watch_uncertain(&sw), 0);
+	assert_null(shared_watch_why(&sw));
+	/* suspect (as a sweep would find them): only the touched one counts */
+	object_at(&sw, touched)->suspect = 1;
+	object_at(&sw, untouched)->suspect = 2;
+	assert_int_equal(shared_watch_uncertain(&sw), 1);
+	shared_watch_free(&sw);
+	munmap(touched, 2 * PAGE);
+	munmap(untouched, 2 * PAGE);
+}
+
+/* An address recorded before the object was mapped there (or seen mapped:
+ * scans are 200 ms apart) still counts. */
+static void test_recorded_before_mapped(void **state)
+{
+	struct shared_watch sw;
+	char *p = map_memfd("vsc-later", 4), *q = map_memfd("vsc-never", 1);
+
+	(void)state;
+	shared_watch_init(&sw, getpid(), false);
+	shared_watch_recorded(&sw, (uint64_t)(uintptr_t)(p + 3 * PAGE), 4);
+	scan(&sw);
+	assert_true(object_at(&sw, p)->recorded);
+	assert_false(object_at(&sw, q)->recorded);
+	/* a range seen later: checked against the pages recorded before */
+	munmap(q, PAGE);
+	q = mmap(p + 3 * PAGE, PAGE, PROT_READ, MAP_SHARED | MAP_FIXED,
+		 memfd_create("vsc-moved", 0), 0);
+	assert_true(q != MAP_FAILED);
+	scan(&sw);
+	assert_true(object_at(&sw, q)->recorded);
+	shared_watch_free(&sw);
+	munmap(p, 4 * PAGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_recorded_after_mapped),
+		cmocka_unit_test(test_recorded_before_mapped),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
