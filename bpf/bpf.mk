@@ -140,9 +140,11 @@ check-trace-writer: $(TRACE_WRITER_TESTS)
 .PHONY: check-shared-maps
 CHECK_EXTRA += check-shared-maps
 $(BUILD)/tests/capture_test_shared_maps: tests/unit/capture/test_shared_maps.c \
-		userspace/capture/shared_maps.c userspace/capture/shared_maps.h $(TRACE_WRITER_SRC)
+		userspace/capture/shared_maps.c userspace/capture/shared_maps.h \
+		userspace/capture/shared_notify.c userspace/capture/shared_notify.h $(TRACE_WRITER_SRC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Iuserspace/capture -o $@ $< userspace/capture/shared_maps.c \
+		userspace/capture/shared_notify.c \
 		$(TRACE_WRITER_SRC) $(LDFLAGS) -lcmocka
 check-shared-maps: $(BUILD)/tests/capture_test_shared_maps
 	@echo "== $<"; $<

@@ -6,6 +6,9 @@
  *   probe_shm writer KIND NAME   map the object writable and shared, print
  *                                "ready", store 1, 2, 3... into its first
  *                                word until killed (at most 60 s)
+ *   probe_shm pwriter KIND NAME  open the object (posix or file) and
+ *                                pwrite 1, 2, 3... into its first word
+ *                                without mapping it, as writer does
  *   probe_shm reader KIND NAME   map it read-only shared and writable
  *                                private (a copy: its stores reach nobody),
  *                                print "ready", wait until killed
@@ -94,6 +97,21 @@ static int run_writer(const char *kind, const char *name)
 	ready();
 	for (int64_t i = 1; time(NULL) < end; i++)
 		word[0] = i;
+	return 0;
+}
+
+static int run_pwriter(const char *kind, const char *name)
+{
+	int fd = !strcmp(kind, "posix") ? shm_open(name, O_RDWR | O_CREAT, 0600)
+					: open(name, O_RDWR | O_CREAT, 0600);
+	time_t end = time(NULL) + 60;
+
+	if (fd < 0 || ftruncate(fd, OBJECT_SIZE))
+		return 2;
+	ready();
+	for (int64_t i = 1; time(NULL) < end; i++)
+		if (pwrite(fd, &i, sizeof(i), 0) != sizeof(i))
+			return 2;
 	return 0;
 }
 
@@ -186,13 +204,16 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "writer"))
 		return run_writer(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "pwriter"))
+		return run_pwriter(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "reader"))
 		return run_reader(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "orphan"))
 		return run_orphan(atol(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
-	fprintf(stderr, "usage: probe_shm writer|reader KIND NAME | target KIND NAME N | orphan N\n"
-			"  KIND: posix, file, sysv or (target only) private, anon, rofile\n");
+	fprintf(stderr,
+		"usage: probe_shm writer|pwriter|reader KIND NAME | target KIND NAME N | orphan N\n"
+		"  KIND: posix, file, sysv or (target only) private, anon, rofile\n");
 	return 2;
 }

@@ -372,9 +372,10 @@ static void say_shared(const struct recorder *rec)
 			"shared memory: %" PRIu64 " looks at the target, %" PRIu64
 			" sweeps of /proc (%.1f ms in all); %zu objects mapped shared, %" PRIu64
 			" of them may be written from outside, %" PRIu64
-			" of those hold a recorded address; %zu pages recorded",
+			" of those hold a recorded address; %" PRIu64
+			" written by system calls; %zu pages recorded",
 			sw->scans, sw->sweeps, (double)sw->sweep_ns / 1e6, sw->count, sw->suspects,
-			n, sw->pages.count);
+			n, sw->syscall_written, sw->pages.count);
 }
 
 static int write_trace(struct recorder *rec)

@@ -33,6 +33,7 @@ void shared_watch_init(struct shared_watch *sw, int pid, bool launched)
 {
 	*sw = (struct shared_watch){ .pid = pid, .launched = launched };
 	hash_map_init(&sw->pages, sizeof(uint64_t), 0);
+	shared_notify_init(&sw->notify);
 }
 
 void shared_watch_free(struct shared_watch *sw)
@@ -43,6 +44,7 @@ void shared_watch_free(struct shared_watch *sw)
 	}
 	free(sw->objects);
 	hash_map_free(&sw->pages);
+	shared_notify_close(&sw->notify);
 	free(sw->buf);
 	*sw = (struct shared_watch){ 0 };
 }
@@ -246,6 +248,34 @@ static int each_line(struct shared_watch *sw, int pid,
 	return 0;
 }
 
+static void flag(struct shared_watch *sw, struct shared_object *o, const char *why);
+
+/* Have the kernel say when o is written by a system call; an object that
+ * cannot be watched so is suspect. */
+static void watch_writes(struct shared_watch *sw, struct shared_object *o, const struct map_line *m)
+{
+	struct shared_notify_object at = { .pid = sw->pid,
+					   .start = m->start,
+					   .end = m->end,
+					   .path = m->path,
+					   .major = m->major,
+					   .minor = m->minor,
+					   .inode = m->inode };
+	char why[512];
+	int wd = shared_notify_add(&sw->notify, &at);
+
+	if (wd >= 0 || wd == -ENOENT) {
+		o->wd = wd < 0 ? -1 : wd; /* gone meanwhile: the next look tries again */
+		return;
+	}
+	snprintf(
+		why, sizeof(why),
+		"whether %.160s (device %x:%x, inode %" PRIu64
+		") is written by system calls (write, truncate) cannot be watched (inotify: %.60s)",
+		o->path, o->major, o->minor, o->inode, strerror(-wd));
+	flag(sw, o, why);
+}
+
 /* The target's shared objects: new ones are added, each is mapped now. */
 static void target_line(struct shared_watch *sw, const struct map_line *m, int pid)
 {
@@ -260,14 +290,18 @@ static void target_line(struct shared_watch *sw, const struct map_line *m, int p
 			return;
 		}
 		o = &sw->objects[sw->count++];
-		*o = (struct shared_object){
-			.major = m->major, .minor = m->minor, .inode = m->inode, .start = m->start
-		};
+		*o = (struct shared_object){ .major = m->major,
+					     .minor = m->minor,
+					     .inode = m->inode,
+					     .start = m->start,
+					     .wd = -1 };
 		snprintf(o->path, sizeof(o->path), "%s", m->path);
 	}
 	o->mapped = true;
 	o->vmas++;
 	add_range(sw, o, m->start, m->end);
+	if (o->wd < 0 && !o->suspect)
+		watch_writes(sw, o, m);
 }
 
 /* Watched in a sweep: mapped by the target now, not suspect yet. */
@@ -455,8 +489,74 @@ static void sweep(struct shared_watch *sw)
 	sw->sweep_after = t0 + SWEEP_SHARE * took;
 }
 
+/* ---- writes by system calls --------------------------------------------------- */
+
+static struct shared_object *watched_by(struct shared_watch *sw, int wd)
+{
+	for (size_t i = 0; i < sw->count; i++)
+		if (sw->objects[i].wd == wd)
+			return &sw->objects[i];
+	return NULL;
+}
+
+static void modified(void *ctx, int wd)
+{
+	struct shared_watch *sw = ctx;
+	struct shared_object *o = watched_by(sw, wd);
+	char why[512];
+
+	if (!o)
+		return;
+	sw->syscall_written += !o->syscall_written;
+	o->syscall_written = true;
+	if (o->suspect)
+		return;
+	snprintf(why, sizeof(why),
+		 "%.160s (device %x:%x, inode %" PRIu64
+		 ") was written by a system call (write, pwrite, truncate: inotify IN_MODIFY; "
+		 "the writer is not known) while the target maps it shared at 0x%" PRIx64
+		 "; such stores are not recorded",
+		 o->path, o->major, o->minor, o->inode, o->start);
+	flag(sw, o, why);
+}
+
+static void watch_gone(void *ctx, int wd)
+{
+	struct shared_object *o = watched_by(ctx, wd);
+
+	if (o)
+		o->wd = -1;
+}
+
+/* Events were dropped (or cannot be read): any watched object may have
+ * been written. */
+static void overflow(void *ctx)
+{
+	struct shared_watch *sw = ctx;
+
+	for (size_t i = 0; i < sw->count; i++) {
+		struct shared_object *o = &sw->objects[i];
+		if (o->wd >= 0 && !o->suspect)
+			flag(sw, o,
+			     "the kernel's notes of writes by system calls were dropped "
+			     "(inotify queue overflow), so whether the object was written is "
+			     "not known");
+	}
+}
+
+static void take_write_events(struct shared_watch *sw)
+{
+	const struct shared_notify_sink sink = {
+		.modified = modified, .gone = watch_gone, .overflow = overflow, .ctx = sw
+	};
+
+	if (shared_notify_read(&sw->notify, &sink))
+		overflow(sw);
+}
+
 void shared_watch_scan(struct shared_watch *sw, bool now)
 {
+	take_write_events(sw);
 	for (size_t i = 0; i < sw->count; i++) {
 		sw->objects[i].mapped = false;
 		sw->objects[i].vmas = 0;

@@ -9,8 +9,9 @@
  * program can look inconsistent. So while it records, the recorder looks
  * at the target's shared mappings (`/proc/PID/maps`: an `s` in the
  * permissions, by device and inode) and at every other process's
- * writable shared mappings of the same objects; each object found so is
- * suspect; each suspect object that some recorded address falls in is
+ * writable shared mappings of the same objects, and has the kernel say
+ * when one is written by a system call (shared_notify.h); each object
+ * found so is suspect; each suspect object that some recorded address falls in is
  * counted in `# uncertain memory: N` with a line saying who
  * (docs/format.md), and vsc check gives no plain verdict. An object no
  * recorded access touches changes no value of the trace (glibc's
@@ -31,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared_notify.h"
 #include "userspace/util/hash.h"
 
 struct trace_writer;
@@ -44,12 +46,14 @@ struct shared_range {
 struct shared_object {
 	uint32_t major, minor;
 	uint64_t inode;
-	uint64_t start;   /* where the target mapped it first */
-	uint32_t vmas;    /* mappings of it in this sweep: the target's, then everyone's */
-	int64_t attaches; /* System V: nattch before the sweep; else -1 */
-	bool mapped;      /* in the target's maps at the last scan */
-	bool recorded;    /* a recorded address falls in one of its ranges */
-	uint64_t suspect; /* 0, or 1 + the order it was found written from outside */
+	uint64_t start;       /* where the target mapped it first */
+	uint32_t vmas;        /* mappings of it in this sweep: the target's, then everyone's */
+	int64_t attaches;     /* System V: nattch before the sweep; else -1 */
+	bool mapped;          /* in the target's maps at the last scan */
+	bool recorded;        /* a recorded address falls in one of its ranges */
+	uint64_t suspect;     /* 0, or 1 + the order it was found written from outside */
+	int wd;               /* its inotify watch (shared_notify.h), or -1 */
+	bool syscall_written; /* the kernel said a system call wrote it */
 	struct shared_range *ranges; /* every range the target mapped it at */
 	size_t range_count, range_cap;
 	char path[160]; /* as /proc/PID/maps names it */
@@ -63,14 +67,16 @@ struct shared_watch {
 	bool launched;
 	struct shared_object *objects; /* every object the target mapped shared */
 	size_t count, cap;
-	uint64_t suspects;     /* objects found written (or not known) from outside */
-	uint64_t untracked;    /* objects that could not be held (no memory): counted */
-	struct hash_map pages; /* the pages of the recorded addresses (uint64_t) */
-	bool pages_lost;       /* one could not be held: every suspect counts */
-	char *buf;             /* a maps file, read whole (reused) */
+	uint64_t suspects;           /* objects found written (or not known) from outside */
+	uint64_t untracked;          /* objects that could not be held (no memory): counted */
+	struct hash_map pages;       /* the pages of the recorded addresses (uint64_t) */
+	bool pages_lost;             /* one could not be held: every suspect counts */
+	struct shared_notify notify; /* writes by system calls */
+	char *buf;                   /* a maps file, read whole (reused) */
 	size_t buf_cap;
 	uint64_t sweep_after;             /* CLOCK_MONOTONIC ns: not before */
 	uint64_t scans, sweeps, sweep_ns; /* -v: how often, how long */
+	uint64_t syscall_written;         /* -v: objects written by system calls */
 };
 
 void shared_watch_init(struct shared_watch *sw, int pid, bool launched);

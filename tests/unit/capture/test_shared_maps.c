@@ -2,7 +2,8 @@
 /* The shared-memory watch on this very process: which objects a recorded
  * address falls in, whether the address was recorded before or after the
  * object was seen mapped, to the page; only suspect objects that hold a
- * recorded address count. The sweep of other processes is held off. */
+ * recorded address count; a write by a system call makes one suspect. The
+ * sweep of other processes is held off. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,11 +99,46 @@ static void test_recorded_before_mapped(void **state)
 	munmap(p, 4 * PAGE);
 }
 
+/* A write by a system call into a file the target maps shared (no
+ * mapping of the writer's to see): the kernel says so, the object is
+ * suspect with that reason. */
+static void test_written_by_system_call(void **state)
+{
+	struct shared_watch sw;
+	char path[] = "/tmp/vsc-test-shared-XXXXXX";
+	int fd = mkstemp(path);
+	int64_t one = 1;
+	char *p;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, PAGE), 0);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(p != MAP_FAILED);
+	shared_watch_init(&sw, getpid(), false);
+	scan(&sw);
+	assert_true(object_at(&sw, p)->wd >= 0);
+	assert_int_equal(object_at(&sw, p)->suspect, 0);
+	assert_int_equal(pwrite(fd, &one, sizeof(one), 0), sizeof(one));
+	scan(&sw);
+	assert_true(object_at(&sw, p)->syscall_written);
+	assert_int_not_equal(object_at(&sw, p)->suspect, 0);
+	assert_non_null(strstr(object_at(&sw, p)->why, "was written by a system call"));
+	shared_watch_recorded(&sw, (uint64_t)(uintptr_t)p, 8);
+	assert_int_equal(shared_watch_uncertain(&sw), 1);
+	assert_non_null(strstr(shared_watch_why(&sw), path));
+	shared_watch_free(&sw);
+	munmap(p, PAGE);
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recorded_after_mapped),
 		cmocka_unit_test(test_recorded_before_mapped),
+		cmocka_unit_test(test_written_by_system_call),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
