@@ -56,29 +56,43 @@ struct {
 	__type(value, struct vsc_record_log_ref);
 } logs SEC(".maps");
 
-/* Set by the recorder before loading: the process recorded. */
+/* Set by the recorder before loading: the process recorded, and the
+ * recorder (whose own writes into it, acknowledgements, are no store of
+ * the program). */
 const volatile __u32 target_pid = 0;
+const volatile __u32 recorder_pid = 0;
 
 #include "forks.bpf.h"
 
 /* system call numbers of exit, exit_group, execve and execveat */
+/* and of ptrace and process_vm_writev */
 #if defined(__TARGET_ARCH_arm64)
 #define NR_EXIT 93
 #define NR_EXIT_GROUP 94
 #define NR_EXECVE 221
 #define NR_EXECVEAT 281
+#define NR_PTRACE 117
+#define NR_PROCESS_VM_WRITEV 271
 #else
 #define NR_EXIT 60
 #define NR_EXIT_GROUP 231
 #define NR_EXECVE 59
 #define NR_EXECVEAT 322
+#define NR_PTRACE 101
+#define NR_PROCESS_VM_WRITEV 311
 #endif
+#define REQ_POKETEXT 4 /* ptrace requests that store into memory */
+#define REQ_POKEDATA 5
 
 /* Events that did not fit into the ring buffer or could not be read. */
 __u64 lost = 0;
 /* Threads that ended with an RMW announced but not published: it may have
  * been performed, so the loss count is a lower bound. */
 __u64 maybe_lost = 0;
+/* Stores into the target's memory by system calls of other processes
+ * (process_vm_writev, ptrace pokes): no probe sees them; the last caller. */
+__u64 foreign_writes = 0;
+__u32 foreign_writer = 0;
 /* Batch records made, and waits of threads for room in the ring. */
 __u64 batches = 0;
 __u64 waits = 0;
@@ -239,12 +253,54 @@ static __always_inline int thread_end(__u32 origin)
 	return 0;
 }
 
-/* System calls that end a thread or replace its address space. */
+/* A thread id of the target: the process's own, or one that logged. (A
+ * thread that never logged is not known here: a store through its id is
+ * not counted, docs/record.md.) */
+static __always_inline bool of_target(__u32 tid)
+{
+	struct vsc_record_log_ref *ref;
+
+	if (tid == target_pid)
+		return true;
+	ref = bpf_map_lookup_elem(&logs, &tid);
+	return ref && ref->pid == target_pid;
+}
+
+/* process_vm_writev(pid, ...) or ptrace(PTRACE_POKE*, pid, ...) into the
+ * target by anyone but the recorder (the target itself included: a store
+ * no probe saw). */
+static __always_inline int foreign_write(struct bpf_raw_tracepoint_args *ctx, long nr)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	__u32 caller = bpf_get_current_pid_tgid() >> 32;
+	long pid;
+
+	if (caller == recorder_pid)
+		return 0;
+	if (nr == NR_PTRACE) {
+		long request = PT_REGS_PARM1_CORE_SYSCALL(regs);
+		if (request != REQ_POKETEXT && request != REQ_POKEDATA)
+			return 0;
+		pid = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	} else {
+		pid = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	}
+	if (pid <= 0 || !of_target((__u32)pid))
+		return 0;
+	__sync_fetch_and_add(&foreign_writes, 1);
+	foreign_writer = caller;
+	return 0;
+}
+
+/* System calls that end a thread or replace its address space, or store
+ * into the target's memory from outside. */
 SEC("raw_tracepoint/sys_enter")
 int vsc_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	long nr = (long)ctx->args[1];
 
+	if (nr == NR_PROCESS_VM_WRITEV || nr == NR_PTRACE)
+		return foreign_write(ctx, nr);
 	if (nr == NR_EXECVE || nr == NR_EXECVEAT)
 		return thread_end(VSC_RECORD_FROM_EXEC);
 	if (nr == NR_EXIT || nr == NR_EXIT_GROUP)

@@ -196,6 +196,39 @@ else
 fi
 rm -f "$work/object"
 
+# ---- a store by process_vm_writev: no mapping at all ------------------------
+# Another process writes the target's private word with process_vm_writev:
+# the BPF program's system call hook counts it (the recorder's own writes,
+# its acknowledgements, excepted): a loss not known exactly, with the
+# writer's pid in vsc check's reason.
+rm -f "$work/vm.word"
+"$vsc" record -o "$work/vm.vsc" -- "$shm" target exposed - 10000 > "$work/vm.word" 2> "$work/vm.err" &
+rec=$!
+i=0
+while ! grep -q '^word ' "$work/vm.word" 2> /dev/null && [ $i -lt 100 ]; do
+  sleep 0.1
+  i=$((i + 1))
+done
+set -- $(sed -n 's/^word //p' "$work/vm.word")
+vmwriter=""
+if [ $# = 2 ]; then
+  "$shm" vmwriter "$1" "$2" > /dev/null 2>&1 &
+  vmwriter=$!
+fi
+wait $rec
+st=$?
+[ -n "$vmwriter" ] && { kill $vmwriter 2> /dev/null; wait $vmwriter 2> /dev/null; }
+"$vsc" check "$work/vm.vsc" > "$work/vm.out" 2>&1
+cst=$?
+accepted=$("$vsc" check --accept-incomplete "$work/vm.vsc" 2> /dev/null | head -1)
+if [ -n "$vmwriter" ] && [ $st = 0 ] && [ $cst = 3 ] &&
+   grep -q "events were lost ([0-9]* stores into its memory by system calls of other processes (process_vm_writev, ptrace pokes; the last by pid $vmwriter)" "$work/vm.out" &&
+   [ "$accepted" = inconsistent ]; then
+  ok "a writer by process_vm_writev (pid $vmwriter) is counted, vsc check unknown naming it"
+else
+  bad "process_vm_writev: writer ${vmwriter:-none}, record $st, check $cst, accepted: $accepted: $(sed -n 2p "$work/vm.out"); $(tail -2 "$work/vm.err")"
+fi
+
 # ---- anonymous shared memory of a launched target: its own ---------------
 # Mapped after its exec, it is shared only by children (counted by the fork
 # watch): a process whose maps cannot be read does not make it uncertain.

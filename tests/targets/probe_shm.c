@@ -21,6 +21,11 @@
  *                                shared (never accessed through probes) and
  *                                opening an iconv converter (glibc maps its
  *                                gconv-modules.cache read-only shared)
+ *   probe_shm target exposed - N the same on private memory, after
+ *                                printing "word PID ADDRESS" (hex)
+ *   probe_shm vmwriter PID ADDR  store 1, 2, 3... into ADDR (hex) of process
+ *                                PID with process_vm_writev until it fails
+ *                                or 60 s passed; prints "ready" first
  *   probe_shm target anon - N    the same on anonymous shared memory
  *                                (MAP_SHARED | MAP_ANONYMOUS) that nobody
  *                                else maps: no fork, no other process
@@ -37,6 +42,7 @@
  * Exit status 0, or 2 when the object cannot be had.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <iconv.h>
 #include <locale.h>
 #include <stdint.h>
@@ -45,6 +51,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,17 +155,36 @@ static int64_t *map_unrecorded(const char *name)
 
 static int run_target(const char *kind, const char *name, long n)
 {
-	int64_t *word = !strcmp(kind, "rofile")
-				? map_unrecorded(name)
-				: map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
+	bool exposed = !strcmp(kind, "exposed");
+	int64_t *word = !strcmp(kind, "rofile") ? map_unrecorded(name)
+			: exposed ? map_object("private", "-", PROT_READ | PROT_WRITE, MAP_PRIVATE)
+				  : map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
 	struct timespec gap = { 0, 100000 };
 
 	if (!word)
 		return 2;
+	if (exposed) {
+		printf("word %d %p\n", (int)getpid(), (void *)word);
+		fflush(stdout);
+	}
 	vsc_store64(word, -1);
 	for (long i = 0; i < n; i++) {
 		(void)vsc_load64(word);
 		nanosleep(&gap, NULL);
+	}
+	return 0;
+}
+
+static int run_vmwriter(long pid, uint64_t addr)
+{
+	time_t end = time(NULL) + 60;
+
+	ready();
+	for (int64_t i = 1; time(NULL) < end; i++) {
+		struct iovec local = { &i, sizeof(i) };
+		struct iovec remote = { (void *)(uintptr_t)addr, sizeof(i) };
+		if (process_vm_writev((pid_t)pid, &local, 1, &remote, 1, 0) != sizeof(i))
+			return 0; /* it ended */
 	}
 	return 0;
 }
@@ -204,6 +230,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "writer"))
 		return run_writer(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "vmwriter"))
+		return run_vmwriter(atol(argv[2]), strtoull(argv[3], NULL, 16));
 	if (argc == 4 && !strcmp(argv[1], "pwriter"))
 		return run_pwriter(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "reader"))
@@ -213,7 +241,7 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
 	fprintf(stderr,
-		"usage: probe_shm writer|pwriter|reader KIND NAME | target KIND NAME N | orphan N\n"
-		"  KIND: posix, file, sysv or (target only) private, anon, rofile\n");
+		"usage: probe_shm writer|pwriter|reader KIND NAME | vmwriter PID ADDR | target KIND NAME N | orphan N\n"
+		"  KIND: posix, file, sysv or (target only) private, anon, rofile, exposed\n");
 	return 2;
 }

@@ -241,6 +241,13 @@ static void attach_end_hooks(struct vsc_probe_source *src)
 		fork_watch_count_existing(&src->forks, (int)src->target->pid);
 }
 
+/* Stores into the target by other processes' system calls
+ * (process_vm_writev, ptrace pokes: record.bpf.c). */
+static uint64_t foreign_writes(const struct vsc_probe_source *src)
+{
+	return src->skel ? src->skel->bss->foreign_writes : 0;
+}
+
 /* Children that ran the program's code without exec (forks.h). */
 static uint64_t children_unrecorded(const struct vsc_probe_source *src)
 {
@@ -258,6 +265,7 @@ static int probe_source_open(struct vsc_probe_source *src, char *why, size_t why
 		goto fail;
 	}
 	src->skel->rodata->target_pid = (uint32_t)src->target->pid;
+	src->skel->rodata->recorder_pid = (uint32_t)getpid();
 	size_t ring = src->ring_size ? src->ring_size : VSC_RECORD_DEFAULT_RING;
 	err = bpf_map__set_max_entries(src->skel->maps.events, (uint32_t)ring);
 	if (err) {
@@ -641,7 +649,8 @@ static uint64_t lost(const struct capture_source *base, bool *exact)
 		return 0;
 	}
 	*exact = src->skel->bss->maybe_lost == 0 && src->drain_rmw_unknown == 0 &&
-		 src->drain_unread == 0 && fork_watch_exact(&src->forks, children_unrecorded(src));
+		 src->drain_unread == 0 && foreign_writes(src) == 0 &&
+		 fork_watch_exact(&src->forks, children_unrecorded(src));
 	return src->skel->bss->lost + src->drain_lost;
 }
 
@@ -662,6 +671,12 @@ static int unknown_loss_why(const struct vsc_probe_source *src, char *buf, size_
 			      "%s%" PRIu64 " thread logs could not be read at the end "
 			      "(threads not stopped, or memory gone: what they held is unknown)",
 			      n ? "; " : "", src->drain_unread);
+	if (foreign_writes(src) && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "%s%" PRIu64 " stores into its memory by system calls of other "
+			      "processes (process_vm_writev, ptrace pokes; the last by pid %u), "
+			      "not recorded",
+			      n ? "; " : "", foreign_writes(src), src->skel->bss->foreign_writer);
 	n = fork_watch_why(&src->forks, children_unrecorded(src), buf, len, n);
 	return n > 0;
 }
