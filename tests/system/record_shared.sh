@@ -290,5 +290,44 @@ else
   bad "-p orphan: writer ${writer:-none}, record $st, check $cst: $(head -2 "$work/orphan.check" | tr '\n' ' '); $(grep '^# \(uncertain memory\|written\|loss\)' "$work/orphan.vsc")"
 fi
 
+# ---- -p: a target in an IPC namespace of its own -------------------------
+# Its System V segment's attach count is read in its namespace (ids repeat
+# across namespaces; the recorder's own list has another segment, or none,
+# under that id). No writer: plain consistent, pid 1's unreadable maps or
+# not, as all its attaches are found. A writer in its namespace: unknown.
+if ! unshare --ipc true 2> /dev/null; then
+  if [ "${VSC_REQUIRE_ALL:-0}" = 1 ]; then
+    bad "IPC namespace: unshare --ipc fails here"
+  else
+    echo "skip: IPC namespace (unshare --ipc fails here: $(unshare --ipc true 2>&1))"
+  fi
+else
+  for role in none writer; do
+    unshare --ipc "$shm" target sysv "$key" 100000 & target=$!
+    sleep 0.3
+    if [ $role = writer ]; then
+      nsenter --ipc=/proc/$target/ns/ipc "$shm" writer sysv "$key" > "$work/ipcw.out" 2>&1 &
+      other=$!
+      sleep 0.3
+    fi
+    "$vsc" record -p $target --duration 0.6 -o "$work/ipc-$role.vsc" 2> "$work/ipc-$role.err"
+    st=$?
+    kill $target 2> /dev/null
+    wait $target 2> /dev/null
+    [ $role = writer ] && stop_other
+    "$vsc" check "$work/ipc-$role.vsc" > "$work/ipc-$role.out" 2>&1
+    cst=$?
+    if [ $role = none ] && [ $st = 0 ] && [ $cst = 0 ] &&
+       [ "$(head -1 "$work/ipc-$role.out")" = consistent ]; then
+      ok "-p, own IPC namespace, no writer: plain consistent (its segment's attaches all found)"
+    elif [ $role = writer ] && [ $st = 0 ] && [ $cst = 3 ] &&
+       grep -q "(pid [0-9]* (probe_shm) maps /SYSV" "$work/ipc-$role.out"; then
+      ok "-p, own IPC namespace, a writer there: counted, vsc check unknown naming it"
+    else
+      bad "-p IPC namespace, $role: record $st, check $cst: $(head -2 "$work/ipc-$role.out" | tr '\n' ' '); $(tail -2 "$work/ipc-$role.err")"
+    fi
+  done
+fi
+
 echo "record_shared: $pass passed, $fail failed"
 [ $fail = 0 ]

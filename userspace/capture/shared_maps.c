@@ -6,9 +6,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace_writer.h"
@@ -363,11 +365,50 @@ static void other_line(struct shared_watch *sw, const struct map_line *m, int pi
 	flag(sw, o, why);
 }
 
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev;
+}
+
+/* /proc/sysvipc/shm into sw->buf, as the target's IPC namespace has it:
+ * the file lists the reader's namespace, and ids repeat across them (a
+ * target in a container would get another segment's count). A target in
+ * another namespace is read from inside it, entered for the read by this
+ * thread only. Its length, or -errno (then no count is taken). */
+static ssize_t read_segments(struct shared_watch *sw)
+{
+	char path[64];
+	struct stat ours, theirs;
+	ssize_t len;
+	int fd, own;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/ipc", sw->pid);
+	if (stat("/proc/thread-self/ns/ipc", &ours) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (fstat(fd, &theirs) == 0 && same_file(&ours, &theirs)) {
+		close(fd);
+		return read_whole(sw, "/proc/sysvipc/shm");
+	}
+	own = open("/proc/thread-self/ns/ipc", O_RDONLY | O_CLOEXEC);
+	if (own < 0 || setns(fd, CLONE_NEWIPC)) {
+		len = -errno;
+	} else {
+		len = read_whole(sw, "/proc/sysvipc/shm");
+		/* back (if that fails, the next read finds this one "ours") */
+		(void)setns(own, CLONE_NEWIPC);
+	}
+	if (own >= 0)
+		close(own);
+	close(fd);
+	return len;
+}
+
 /* nattch of System V segment shmid (the inode of its mapping), from
- * /proc/sysvipc/shm; -1 when it is not there. */
+ * /proc/sysvipc/shm of the target's IPC namespace; -1 when it is not
+ * there or cannot be read. */
 static int64_t sysv_attaches(struct shared_watch *sw, uint64_t shmid)
 {
-	if (read_whole(sw, "/proc/sysvipc/shm") < 0)
+	if (read_segments(sw) < 0)
 		return -1;
 	for (char *s = strchr(sw->buf, '\n'); s && s[1]; s = strchr(s + 1, '\n')) {
 		unsigned long long id, nattch;
