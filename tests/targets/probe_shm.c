@@ -6,6 +6,10 @@
  *   probe_shm writer KIND NAME   map the object writable and shared, print
  *                                "ready", store 1, 2, 3... into its first
  *                                word until killed (at most 60 s)
+ *   probe_shm flasher KIND NAME  map the object writable and shared, store
+ *                                1, 2, 3... into its first word, unmap it,
+ *                                every 20 ms (mapped for microseconds: no
+ *                                look at its maps finds it); "ready" first
  *   probe_shm pwriter KIND NAME  open the object (posix or file) and
  *                                pwrite 1, 2, 3... into its first word
  *                                without mapping it, as writer does
@@ -104,6 +108,26 @@ static int run_writer(const char *kind, const char *name)
 	ready();
 	for (int64_t i = 1; time(NULL) < end; i++)
 		word[0] = i;
+	return 0;
+}
+
+static int run_flasher(const char *kind, const char *name)
+{
+	struct timespec gap = { 0, 20000000 };
+	time_t end = time(NULL) + 60;
+
+	ready();
+	for (int64_t i = 1; time(NULL) < end; i++) {
+		volatile int64_t *word = map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
+		if (!word)
+			return 2;
+		word[0] = i;
+		if (!strcmp(kind, "sysv"))
+			shmdt((void *)word);
+		else
+			munmap((void *)word, OBJECT_SIZE);
+		nanosleep(&gap, NULL);
+	}
 	return 0;
 }
 
@@ -232,6 +256,8 @@ int main(int argc, char **argv)
 		return run_writer(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "vmwriter"))
 		return run_vmwriter(atol(argv[2]), strtoull(argv[3], NULL, 16));
+	if (argc == 4 && !strcmp(argv[1], "flasher"))
+		return run_flasher(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "pwriter"))
 		return run_pwriter(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "reader"))
@@ -241,7 +267,7 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
 	fprintf(stderr,
-		"usage: probe_shm writer|pwriter|reader KIND NAME | vmwriter PID ADDR | target KIND NAME N | orphan N\n"
+		"usage: probe_shm writer|flasher|pwriter|reader KIND NAME | vmwriter PID ADDR | target KIND NAME N | orphan N\n"
 		"  KIND: posix, file, sysv or (target only) private, anon, rofile, exposed\n");
 	return 2;
 }

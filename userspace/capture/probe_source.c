@@ -248,6 +248,28 @@ static uint64_t foreign_writes(const struct vsc_probe_source *src)
 	return src->skel ? src->skel->bss->foreign_writes : 0;
 }
 
+/* Who mapped an object writable and shared during the recording
+ * (record.bpf.c's shared_mappers). */
+static int shared_mapper(struct capture_source *base, uint32_t major, uint32_t minor,
+			 uint64_t inode, bool sysv, uint32_t *pid)
+{
+	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
+	/* as record.bpf.c's struct shared_key; the kernel's dev_t */
+	struct {
+		uint64_t inode;
+		uint32_t dev, pad;
+	} key = { inode, sysv ? 0 : major << 20 | minor, 0 };
+
+	if (!src->skel)
+		return 0;
+	if (!bpf_map__lookup_elem(src->skel->maps.shared_mappers, &key, sizeof(key), pid,
+				  sizeof(*pid), 0))
+		return 1;
+	if (errno != ENOENT)
+		return -errno;
+	return src->skel->bss->shared_mappers_full ? -ENOSPC : 0;
+}
+
 /* Children that ran the program's code without exec (forks.h). */
 static uint64_t children_unrecorded(const struct vsc_probe_source *src)
 {
@@ -716,6 +738,7 @@ static const struct capture_source_ops probe_ops = {
 	.notes = notes,
 	.report = report,
 	.segment_name = segment_name,
+	.shared_mapper = shared_mapper,
 	.close = close_source,
 };
 

@@ -137,6 +137,13 @@ static int segment_name(void *ctx, uint32_t pid, int64_t id, uint64_t name_addr,
 	return ops->segment_name ? ops->segment_name(rec->src, id, name_addr, buf, len) : -ENOENT;
 }
 
+static int shared_mapper(void *ctx, uint32_t major, uint32_t minor, uint64_t inode, bool sysv,
+			 uint32_t *pid)
+{
+	struct recorder *rec = ctx;
+	return rec->src->ops->shared_mapper(rec->src, major, minor, inode, sysv, pid);
+}
+
 /* ---- set up ---------------------------------------------------------------- */
 
 static int open_output(struct recorder *rec)
@@ -422,6 +429,9 @@ static int record_running(struct recorder *rec)
 	trace_writer_begin(rec->writer);
 	/* what it shares as the recording begins (with -p, threads held) */
 	shared_watch_init(&rec->shared, (int)rec->target.pid, rec->target.launched);
+	if (rec->src->ops->shared_mapper)
+		rec->shared.mappers =
+			(struct shared_mappers){ .lookup = shared_mapper, .ctx = rec };
 	shared_watch_scan(&rec->shared, true);
 	if (rec->target.launched) {
 		err = vsc_target_start(&rec->target);

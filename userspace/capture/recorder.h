@@ -62,6 +62,12 @@ struct capture_source_ops {
 	int (*init_value)(struct capture_source *src, uint64_t addr, int64_t *value);
 	/* Optional: replaces the symbols' locations. */
 	int (*locate)(struct capture_source *src, uint32_t pid, uint64_t ip, char *buf, size_t len);
+	/* Optional: who mapped the object (device major:minor, inode; System V:
+	 * sysv and the shmid) writable and shared during the recording, not
+	 * of the recording: 1 and *pid, 0 none seen, -ENOSPC too many to
+	 * remember (not known), other -errno. */
+	int (*shared_mapper)(struct capture_source *src, uint32_t major, uint32_t minor,
+			     uint64_t inode, bool sysv, uint32_t *pid);
 	/* Optional: the name of segment `id` (name_addr: where the target
 	 * keeps it, or 0), asked once, when its first marker is written. */
 	int (*segment_name)(struct capture_source *src, int64_t id, uint64_t name_addr, char *buf,

@@ -595,6 +595,43 @@ static void take_write_events(struct shared_watch *sw)
 		overflow(sw);
 }
 
+/* ---- mappings seen as they were made ------------------------------------------ */
+
+/* Objects the hook saw mapped writable and shared by another process
+ * (the maps need not show it any more). */
+static void check_mappers(struct shared_watch *sw)
+{
+	char name[64], why[512];
+
+	for (size_t i = 0; sw->mappers.lookup && i < sw->count; i++) {
+		struct shared_object *o = &sw->objects[i];
+		uint32_t pid = 0;
+		if (!watched(o))
+			continue;
+		int found = sw->mappers.lookup(sw->mappers.ctx, o->major, o->minor, o->inode,
+					       is_sysv(o), &pid);
+		if (found == 0 || (found == 1 && (int)pid == sw->pid))
+			continue;
+		if (found == 1) {
+			process_name((int)pid, name, sizeof(name));
+			snprintf(why, sizeof(why),
+				 "pid %u (%.63s) mapped %.160s (device %x:%x, inode %" PRIu64
+				 ") writable and shared during the recording (seen at its "
+				 "mmap or shmat; it may have dropped it since), as the target "
+				 "does at 0x%" PRIx64 "; its stores are not recorded",
+				 pid, name, o->path, o->major, o->minor, o->inode, o->start);
+		} else {
+			snprintf(why, sizeof(why),
+				 "who mapped %.160s writable and shared during the recording is "
+				 "not known (%.60s)",
+				 o->path,
+				 found == -ENOSPC ? "too many such mappings to remember"
+						  : strerror(-found));
+		}
+		flag(sw, o, why);
+	}
+}
+
 void shared_watch_scan(struct shared_watch *sw, bool now)
 {
 	take_write_events(sw);
@@ -603,8 +640,10 @@ void shared_watch_scan(struct shared_watch *sw, bool now)
 		sw->objects[i].vmas = 0;
 	}
 	sw->scans++;
-	if (each_line(sw, sw->pid, target_line) == 0 && watched_count(sw) &&
-	    (now || clock_now_ns() >= sw->sweep_after))
+	if (each_line(sw, sw->pid, target_line) != 0)
+		return;
+	check_mappers(sw);
+	if (watched_count(sw) && (now || clock_now_ns() >= sw->sweep_after))
 		sweep(sw);
 }
 

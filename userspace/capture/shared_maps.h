@@ -60,8 +60,19 @@ struct shared_object {
 	char *why;      /* the finding that made it suspect (malloc'd) */
 };
 
+/* Who mapped an object writable and shared during the recording, seen at
+ * the mmap or shmat (the capture source's kernel hook): a mapping made
+ * and dropped between two looks at the maps shows there. */
+struct shared_mappers {
+	/* 1 and *pid, 0 none seen, -ENOSPC not known (too many), -errno */
+	int (*lookup)(void *ctx, uint32_t major, uint32_t minor, uint64_t inode, bool sysv,
+		      uint32_t *pid);
+	void *ctx;
+};
+
 struct shared_watch {
-	int pid; /* the target */
+	int pid;                       /* the target */
+	struct shared_mappers mappers; /* lookup NULL: no such hook */
 	/* we started it (-- CMD): its anonymous shared memory is its own and
 	 * its children's (flag_unchecked()) */
 	bool launched;
