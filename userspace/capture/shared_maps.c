@@ -157,11 +157,6 @@ static struct shared_object *find(struct shared_watch *sw, const struct map_line
  * shorter than a later one at the same address. */
 #define ACCESS_MAX 16
 
-static bool overlaps(const struct shared_range *r, uint64_t start, uint64_t end)
-{
-	return r->start < end && start < r->end;
-}
-
 static bool page_recorded(const struct shared_watch *sw, uint64_t page)
 {
 	return hash_map_find(&sw->pages, &page) >= 0;
@@ -198,30 +193,33 @@ void shared_watch_recorded(struct shared_watch *sw, uint64_t addr, uint32_t size
 	for (uint64_t p = addr >> PAGE_SHIFT; p <= (end - 1) >> PAGE_SHIFT; p++)
 		if (!hash_map_put(&sw->pages, &p, NULL))
 			sw->pages_lost = true; /* not held: every object counts */
-	for (size_t i = 0; i < sw->count; i++) {
-		struct shared_object *o = &sw->objects[i];
-		for (size_t k = 0; k < o->range_count && !o->recorded; k++)
-			o->recorded = overlaps(&o->ranges[k], addr, end);
-	}
 }
 
-/* The target maps o at [start, end): a range not known yet is kept, and
- * checked against the addresses recorded before. */
-static void add_range(struct shared_watch *sw, struct shared_object *o, uint64_t start,
-		      uint64_t end)
+/* Asked at the end, of suspect objects only: addresses and ranges came in
+ * any order, and the many variables cost one insert each. */
+bool shared_watch_holds_recorded(const struct shared_watch *sw, const struct shared_object *o)
 {
-	struct shared_range r = { start, end };
+	if (o->range_lost)
+		return true;
+	for (size_t k = 0; k < o->range_count; k++)
+		if (range_recorded(sw, &o->ranges[k]))
+			return true;
+	return false;
+}
 
+/* The target maps o at [start, end): a range not known yet is kept. */
+static void add_range(struct shared_object *o, uint64_t start, uint64_t end)
+{
 	for (size_t k = 0; k < o->range_count; k++)
 		if (o->ranges[k].start == start && o->ranges[k].end == end)
 			return;
+	if (start >= end)
+		return;
 	if (ARRAY_RESERVE(o->ranges, o->range_cap, o->range_count + 1)) {
-		o->recorded = true; /* not held: counted as if touched */
+		o->range_lost = true; /* not held: counted as if touched */
 		return;
 	}
-	o->ranges[o->range_count++] = r;
-	if (!o->recorded && end > start)
-		o->recorded = range_recorded(sw, &r);
+	o->ranges[o->range_count++] = (struct shared_range){ start, end };
 }
 
 /* ---- the maps ---------------------------------------------------------------- */
@@ -301,7 +299,7 @@ static void target_line(struct shared_watch *sw, const struct map_line *m, int p
 	}
 	o->mapped = true;
 	o->vmas++;
-	add_range(sw, o, m->start, m->end);
+	add_range(o, m->start, m->end);
 	if (o->wd < 0 && !o->suspect)
 		watch_writes(sw, o, m);
 }
@@ -647,16 +645,16 @@ void shared_watch_scan(struct shared_watch *sw, bool now)
 		sweep(sw);
 }
 
-static bool counted(const struct shared_object *o)
+static bool counted(const struct shared_watch *sw, const struct shared_object *o)
 {
-	return o->suspect && o->recorded;
+	return o->suspect && shared_watch_holds_recorded(sw, o);
 }
 
 uint64_t shared_watch_uncertain(const struct shared_watch *sw)
 {
 	uint64_t n = sw->untracked;
 	for (size_t i = 0; i < sw->count; i++)
-		n += counted(&sw->objects[i]);
+		n += counted(sw, &sw->objects[i]);
 	return n;
 }
 
@@ -666,7 +664,7 @@ const char *shared_watch_why(const struct shared_watch *sw)
 
 	for (size_t i = 0; i < sw->count; i++) {
 		const struct shared_object *o = &sw->objects[i];
-		if (counted(o) && (!first || o->suspect < first->suspect))
+		if (o->suspect && (!first || o->suspect < first->suspect) && counted(sw, o))
 			first = o;
 	}
 	if (first)

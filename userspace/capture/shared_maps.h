@@ -50,7 +50,7 @@ struct shared_object {
 	uint32_t vmas;        /* mappings of it in this sweep: the target's, then everyone's */
 	int64_t attaches;     /* System V: nattch before the sweep; else -1 */
 	bool mapped;          /* in the target's maps at the last scan */
-	bool recorded;        /* a recorded address falls in one of its ranges */
+	bool range_lost;      /* a range could not be kept: counts as recorded in */
 	uint64_t suspect;     /* 0, or 1 + the order it was found written from outside */
 	int wd;               /* its inotify watch (shared_notify.h), or -1 */
 	bool syscall_written; /* the kernel said a system call wrote it */
@@ -99,6 +99,8 @@ void shared_watch_scan(struct shared_watch *sw, bool now);
 /* The trace holds an access to [addr, addr + size) (called when a
  * variable is first named: each address at least once). */
 void shared_watch_recorded(struct shared_watch *sw, uint64_t addr, uint32_t size);
+/* Whether a recorded address falls in a range where the target mapped o. */
+bool shared_watch_holds_recorded(const struct shared_watch *sw, const struct shared_object *o);
 /* Objects that processes outside the recording write, or may write (their
  * maps could not be read), and that a recorded address falls in. */
 uint64_t shared_watch_uncertain(const struct shared_watch *sw);

@@ -61,8 +61,8 @@ static void test_recorded_after_mapped(void **state)
 	shared_watch_recorded(&sw, (uint64_t)(uintptr_t)(touched + PAGE + 8), 8);
 	/* the page before it, not in it (even with the longest access) */
 	shared_watch_recorded(&sw, (uint64_t)(uintptr_t)(untouched - PAGE), 8);
-	assert_true(object_at(&sw, touched)->recorded);
-	assert_false(object_at(&sw, untouched)->recorded);
+	assert_true(shared_watch_holds_recorded(&sw, object_at(&sw, touched)));
+	assert_false(shared_watch_holds_recorded(&sw, object_at(&sw, untouched)));
 	/* nobody writes them: nothing counts */
 	assert_int_equal(shared_watch_uncertain(&sw), 0);
 	assert_null(shared_watch_why(&sw));
@@ -86,15 +86,15 @@ static void test_recorded_before_mapped(void **state)
 	shared_watch_init(&sw, getpid(), false);
 	shared_watch_recorded(&sw, (uint64_t)(uintptr_t)(p + 3 * PAGE), 4);
 	scan(&sw);
-	assert_true(object_at(&sw, p)->recorded);
-	assert_false(object_at(&sw, q)->recorded);
+	assert_true(shared_watch_holds_recorded(&sw, object_at(&sw, p)));
+	assert_false(shared_watch_holds_recorded(&sw, object_at(&sw, q)));
 	/* a range seen later: checked against the pages recorded before */
 	munmap(q, PAGE);
 	q = mmap(p + 3 * PAGE, PAGE, PROT_READ, MAP_SHARED | MAP_FIXED,
 		 memfd_create("vsc-moved", 0), 0);
 	assert_true(q != MAP_FAILED);
 	scan(&sw);
-	assert_true(object_at(&sw, q)->recorded);
+	assert_true(shared_watch_holds_recorded(&sw, object_at(&sw, q)));
 	shared_watch_free(&sw);
 	munmap(p, 4 * PAGE);
 }
