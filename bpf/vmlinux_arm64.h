@@ -24,12 +24,36 @@ enum {
 };
 
 /* The kernel fields the programs read: the watchpoint program's start
- * time, the fork hooks' ids (CO-RE relocates them to the running kernel's
+ * time, the fork hooks' ids, the mmap hook's way from a descriptor to its
+ * inode (record.bpf.c) (CO-RE relocates them to the running kernel's
  * layout at load time). */
+struct super_block {
+	__u32 s_dev; /* dev_t */
+} __attribute__((preserve_access_index));
+
+struct inode {
+	unsigned long i_ino;
+	struct super_block *i_sb;
+} __attribute__((preserve_access_index));
+
+struct file {
+	struct inode *f_inode;
+} __attribute__((preserve_access_index));
+
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+} __attribute__((preserve_access_index));
+
+struct files_struct {
+	struct fdtable *fdt;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid; /* forks.bpf.h */
 	__u64 start_time;
+	struct files_struct *files;
 } __attribute__((preserve_access_index));
 
 #endif /* VSC_VMLINUX_ARM64_H */
