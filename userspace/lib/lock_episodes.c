@@ -58,6 +58,9 @@ static uint32_t hold_at(const struct line *ln, uint32_t t, uint32_t i)
 		else
 			hi = mid;
 	}
+	if (lo == ln->index_off[t] && lo < hi &&
+	    held_from_start(ln->l, &ln->l->holds[ln->index[lo] - 1]))
+		lo++; /* its take stands before event 0 */
 	if (lo == ln->index_off[t])
 		return 0;
 	h = &ln->l->holds[ln->index[lo - 1] - 1];
@@ -93,7 +96,7 @@ static void narrow_guarded(const struct line *ln, uint32_t t, struct own_interva
 	uint32_t read_hold = hold_at(ln, t, iv->right), access_hold = hold_at(ln, t, iv->left - 1);
 	const struct hold *h;
 
-	if (read_hold && read_hold == access_hold)
+	if (read_hold && (read_hold == access_hold || (read_hold == 1 && ln->l->holder == t)))
 		return; /* no SC interleaving: any bound holds, keep it as it is */
 	if (read_hold)
 		iv->right = ln->l->holds[read_hold - 1].take;
@@ -177,7 +180,9 @@ static void mark_costly(struct line *ln)
 		const struct hold *h = &l->holds[k - 1], *after = k < l->n ? h + 1 : NULL;
 		if (h->give == NO_PLACE)
 			continue;
-		ln->costly[2 * k - 1] = meets_no_own(ln, h->thread, h->take + 1, h->give);
+		/* held from the start: its holder may not have begun (cut point 0) */
+		ln->costly[2 * k - 1] =
+			!held_from_start(l, h) && meets_no_own(ln, h->thread, h->take + 1, h->give);
 		if (after && after->thread == h->thread)
 			ln->costly[2 * k] = meets_no_own(ln, h->thread, h->give + 1, after->take);
 	}
@@ -283,7 +288,7 @@ static uint32_t nth_costly(const struct line *ln, uint32_t c)
 static void add_episode(struct line *ln, uint32_t t, uint32_t m, uint32_t j, uint32_t j2)
 {
 	(void)t;
-	uint32_t lo = 2 * j, hi = j2 > ln->l->n ? 2 * ln->l->n : 2 * j2 - 2, w;
+	uint32_t lo = lock_first_place(ln->l, j), hi = j2 > ln->l->n ? 2 * ln->l->n : 2 * j2 - 2, w;
 	uint32_t first = ln->costly_before[lo], end;
 
 	if (!m || lo > hi || (end = ln->costly_before[hi + 1]) == first || ln->stopped)
@@ -304,6 +309,14 @@ int lock_walk_episodes(struct line *ln, uint32_t t, episode_fn *on_episode)
 	const struct lock *l = ln->l;
 	uint32_t m = 0, j = 0, held = l->free, next = ln->index_off[t];
 	int holding = 0;
+
+	if (l->holder == t) { /* in its first hold from the start */
+		j = ln->index[next++];
+		holding = 1;
+		held = l->taken;
+	} else if (l->holder != NO_PLACE) {
+		held = PAIR_NONE; /* its first read may see B at the start or A later */
+	}
 
 	for (uint32_t i = 0; i < th->length; i++) {
 		const struct event_pairs *ep = &ln->s->a->pairs[t][i];

@@ -20,7 +20,9 @@
  *
  * Only a witness (an upper bound): with v unknown, v = A is not ruled out
  * (h's give may follow another thread's take, values allow it), so no
- * lower bound is taken from the view. */
+ * lower bound is taken from the view. When the waiters pin v = B
+ * (lock_init.c), lock_stops.c puts h's first hold on the line itself and
+ * bounds it; this view is then the fallback witness. */
 #include "lock_held.h"
 
 #include <stdlib.h>

@@ -50,7 +50,10 @@
  * (`init x ?`): lock_init.c pins the lock's and the clock's where every
  * SC interleaving must start from one value, and a hold cut at the end of
  * the recording is the last one (order_holds()). A lock held at the
- * attach gets a witness only (lock_held.c). */
+ * attach, when the waiters pin x's initial value to the taken one
+ * (lock_init.c), has its holder's hold from the start first on the line,
+ * never costly (lock_values(), lock_episodes.c); otherwise it gets a
+ * witness only (lock_held.c). */
 #include "lock_stops.h"
 #include "lock_held.h"
 #include "lock_init.h"
@@ -127,6 +130,11 @@ static int thread_holds(struct lock *l, const struct vsc_program *p, const struc
 	const struct vsc_thread *th = &p->threads[t];
 	struct hold *open = NULL;
 
+	if (t == l->holder) { /* held at the start: the first hold (key 0) */
+		open = &l->holds[l->n++];
+		*open = (struct hold){ 0, t, 0, NO_PLACE };
+	}
+
 	for (uint32_t i = 0; i < th->length; i++) {
 		const struct event_pairs *ep = &a->pairs[t][i];
 		uint32_t v = th->events[i].var;
@@ -178,14 +186,42 @@ static int order_holds(struct lock *l, const struct vsc_program *p, const struct
 	return 1;
 }
 
-/* x's taken value: the value its first take writes (PAIR_NONE: none). */
-static uint32_t taken_value(const struct vsc_program *p, const struct analysis *a, uint32_t x)
+/* l's free and taken values and its holder at the start from x's initial
+ * pair v and each thread's first write of x: every one reading v, v is
+ * free and the first write's value taken; one reading v (a give) and the
+ * others not, v is taken and that thread held x at the start. Returns 1,
+ * or 0 when neither. */
+static int lock_values(const struct vsc_program *p, const struct analysis *a, uint32_t v,
+		       struct lock *l)
 {
+	uint32_t at_v = 0, writers = 0, other = PAIR_NONE;
+
+	l->free = v;
+	l->taken = PAIR_NONE;
+	l->holder = NO_PLACE;
 	for (uint32_t t = 0; t < a->k; t++)
-		for (uint32_t i = 0; i < p->threads[t].length; i++)
-			if (p->threads[t].events[i].var == x && a->pairs[t][i].write != PAIR_NONE)
-				return a->pairs[t][i].write;
-	return PAIR_NONE;
+		for (uint32_t i = 0; i < p->threads[t].length; i++) {
+			const struct event_pairs *ep = &a->pairs[t][i];
+			if (p->threads[t].events[i].var != l->x || ep->write == PAIR_NONE)
+				continue;
+			writers++;
+			if (ep->read == v) {
+				at_v++;
+				l->holder = t;
+				other = ep->write;
+			}
+			if (l->taken == PAIR_NONE)
+				l->taken = ep->write;
+			break;
+		}
+	if (at_v == writers)
+		l->holder = NO_PLACE; /* all take first: v is free */
+	else if (at_v == 1) {
+		l->free = other; /* one gives first: v is taken, that thread held x */
+		l->taken = v;
+	} else
+		return 0;
+	return l->taken != PAIR_NONE && l->taken != l->free;
 }
 
 /* Lock x with the first clock that orders its holds: its extra stops and
@@ -194,10 +230,10 @@ static void lock_extra(struct lock_scratch *s, uint32_t x, struct budget *b,
 		       struct lock_stops *found)
 {
 	const struct analysis *a = s->a;
-	struct lock l = { x, s->init[x], taken_value(s->p, a, x), s->holds, 0 };
+	struct lock l = { .x = x, .holds = s->holds };
 	uint32_t tried = 0;
 
-	if (l.taken == PAIR_NONE || l.taken == l.free)
+	if (!lock_values(s->p, a, s->init[x], &l))
 		return;
 	for (uint32_t c = 0; c < a->nvars && tried < CANDIDATES_MAX; c++) {
 		if (c == x || !s->rmw[c] || s->plain[c] || s->init[c] == PAIR_NONE)
@@ -259,9 +295,9 @@ void lock_stops_find(struct lock_stops *found, const struct vsc_program *p,
 		if (s.init[x] != PAIR_NONE) {
 			lock_extra(&s, x, b, found);
 			tried++;
-		} else if (nheld < CANDIDATES_MAX) {
-			held[nheld++] = x; /* perhaps held at the start (lock_held.c) */
 		}
+		if (a->init[x] == VALUE_UNDECIDED && nheld < CANDIDATES_MAX)
+			held[nheld++] = x; /* perhaps held at the start (lock_held.c) */
 	}
 	scratch_free(&s);
 	for (uint32_t i = 0; i < nheld && !found->witness; i++)

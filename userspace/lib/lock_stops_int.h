@@ -28,10 +28,28 @@ struct hold {
 
 struct lock {
 	uint32_t x;           /* the variable */
-	uint32_t free, taken; /* its pairs: the initial value A, the value B takes write */
-	struct hold *holds;   /* in the order of the clock */
+	uint32_t free, taken; /* its pairs: the value A gives write, the value B takes write */
+	/* the thread that held x at the start (its initial value is B), or
+	 * NO_PLACE (it is A): holds[0] is then that thread's hold from its
+	 * start to its first give, its take (0) standing for one before its
+	 * first event (lock_stops.c, "held at the start") */
+	uint32_t holder;
+	struct hold *holds; /* in the order of the clock */
 	uint32_t n;
 };
+
+/* The first place of an episode after hold j (0: from the start): gap j,
+ * but hold 1 when x was held at the start (gap 0 is then empty). */
+static inline uint32_t lock_first_place(const struct lock *l, uint32_t j)
+{
+	return j ? 2 * j : l->holder != NO_PLACE;
+}
+
+/* Is h the hold the lock's holder had at the start (no take of its own)? */
+static inline int held_from_start(const struct lock *l, const struct hold *h)
+{
+	return l->holder != NO_PLACE && h == l->holds;
+}
 
 struct lock_scratch {
 	const struct vsc_program *p;

@@ -56,7 +56,7 @@ static struct placing *placing_of(const struct line *ln)
 static void keep_episode(struct line *ln, uint32_t t, uint32_t m, uint32_t j, uint32_t j2)
 {
 	struct placing *pl = placing_of(ln);
-	uint32_t lo = 2 * j, hi = j2 > ln->l->n ? 2 * ln->l->n : 2 * j2 - 2;
+	uint32_t lo = lock_first_place(ln->l, j), hi = j2 > ln->l->n ? 2 * ln->l->n : 2 * j2 - 2;
 
 	if (!m)
 		return;
@@ -303,25 +303,38 @@ static void run_first_reads(const struct line *ln, struct run *r, uint32_t t)
 		run_to(r, t, end - 1);
 }
 
+/* Hold q of the line: its holder up to just before its give (to its end
+ * when it never gives) and the readers put there, then the give. */
+static void run_hold(const struct line *ln, struct run *r, const uint32_t *off, const uint32_t *ev,
+		     uint32_t q)
+{
+	const struct hold *h = &ln->l->holds[q / 2];
+	uint32_t before_give = h->give != NO_PLACE ? h->give - 1 : UINT32_MAX - 1;
+
+	if (held_from_start(ln->l, h)) { /* the readers before its holder begins */
+		run_readers(ln, r, off, ev, q, NO_PLACE);
+		run_to(r, h->thread, before_give);
+	} else { /* the readers come just before the give, or after the last */
+		run_to(r, h->thread, before_give);
+		run_readers(ln, r, off, ev, q, NO_PLACE);
+	}
+	if (h->give != NO_PLACE)
+		run_with_reads(ln, r, h->thread, h->give, ln->l->free);
+}
+
 static void run_line(const struct line *ln, struct run *r, const uint32_t *off, const uint32_t *ev)
 {
 	const struct lock *l = ln->l;
 
-	for (uint32_t t = 0; t < ln->s->a->k; t++)
-		run_first_reads(ln, r, t);
+	for (uint32_t t = 0; t < ln->s->a->k && l->holder == NO_PLACE; t++)
+		run_first_reads(ln, r, t); /* held at the start, x is not A then */
 
-	for (uint32_t q = 0; q < ln->places; q++) {
-		const struct hold *h = q & 1 ? &l->holds[q / 2] : NULL;
-		if (h) { /* the readers come just before the give, or after the last */
-			run_to(r, h->thread, h->give != NO_PLACE ? h->give - 1 : UINT32_MAX - 1);
-			run_readers(ln, r, off, ev, q, NO_PLACE);
-			if (h->give != NO_PLACE)
-				run_with_reads(ln, r, h->thread, h->give, ln->l->free);
-		} else {
+	for (uint32_t q = 0; q < ln->places; q++)
+		if (q & 1)
+			run_hold(ln, r, off, ev, q);
+		else
 			run_readers(ln, r, off, ev, q,
 				    q / 2 < l->n ? l->holds[q / 2].thread : NO_PLACE);
-		}
-	}
 	for (uint32_t t = 0; t < ln->s->a->k; t++)
 		run_to(r, t, UINT32_MAX - 1);
 }
