@@ -262,6 +262,23 @@ static void lock_stops_within_least(void **state)
 	assert_true(tally.extra > SPIN_PROGRAMS / 10);
 }
 
+/* check_program() on p, and whether the lock stops give it a witness
+ * along the holds (counted in *witnesses); frees p. */
+static int check_attached(struct vsc_program *p, struct tally *tally, int *witnesses)
+{
+	int bad = check_program(p, tally);
+	struct lock_stops found;
+	struct analysis a;
+
+	assert_int_equal(analysis_build(&a, p), 0);
+	lock_stops_find(&found, p, &a, NULL);
+	*witnesses += found.witness != NULL;
+	lock_stops_free(&found);
+	analysis_free(&a);
+	vsc_program_free(p);
+	return bad;
+}
+
 /* Spin locks attached to mid-run (spin_attached()): `init ?` for the lock
  * and the counter, and a hold cut at the end, no longer leave the lock
  * stops out (lock_init.c, the last hold in lock_stops.c), and they still
@@ -277,15 +294,7 @@ static void attached_mid_run(void **state)
 	for (int i = 0; i < programs; i++) {
 		struct vsc_program *p = spin_attached(&seed, 10 + random_below(&seed, 22),
 						      random_below(&seed, 12), 0);
-		struct analysis a;
-		struct lock_stops found;
-		bad += check_program(p, &tally);
-		assert_int_equal(analysis_build(&a, p), 0);
-		lock_stops_find(&found, p, &a, NULL);
-		witnesses += found.witness != NULL;
-		lock_stops_free(&found);
-		analysis_free(&a);
-		vsc_program_free(p);
+		bad += check_attached(p, &tally, &witnesses);
 	}
 	assert_int_equal(bad, 0);
 	printf("attached mid-run: a witness along the holds on %d of %d, above the own stops on "
@@ -326,20 +335,12 @@ static void held_at_attach(void **state)
 	while (programs < HELD_PROGRAMS) {
 		struct vsc_program *p = spin_attached(&seed, 10 + random_below(&seed, 22),
 						      random_below(&seed, 12), 1);
-		struct analysis a;
-		struct lock_stops found;
 		if (!held_at_start(p)) {
 			vsc_program_free(p);
 			continue;
 		}
 		programs++;
-		bad += check_program(p, &tally);
-		assert_int_equal(analysis_build(&a, p), 0);
-		lock_stops_find(&found, p, &a, NULL);
-		witnesses += found.witness != NULL;
-		lock_stops_free(&found);
-		analysis_free(&a);
-		vsc_program_free(p);
+		bad += check_attached(p, &tally, &witnesses);
 	}
 	assert_int_equal(bad, 0);
 	printf("held at the attach: a witness along the holds on %d of %d, above the own stops "
