@@ -58,7 +58,7 @@ static uint32_t hold_at(const struct line *ln, uint32_t t, uint32_t i)
 		else
 			hi = mid;
 	}
-	if (lo == ln->index_off[t] && lo < hi &&
+	if (lo == ln->index_off[t] && lo < ln->index_off[t + 1] &&
 	    held_from_start(ln->l, &ln->l->holds[ln->index[lo] - 1]))
 		lo++; /* its take stands before event 0 */
 	if (lo == ln->index_off[t])
