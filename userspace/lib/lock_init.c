@@ -24,7 +24,14 @@
  * first write of it is a take, reading the free value; when one did, its
  * first write is a give, reading the taken value B, and a thread that
  * waited at the attach read B before its take, so it cannot write first:
- * when every waiter did, v = B. */
+ * when every waiter did, v = B.
+ *
+ * A third fact pins a toggle: when every write of x is an RMW that reads
+ * P and writes Q or reads Q and writes P, each write flips x, so those
+ * reading P and those reading Q alternate, the first reading v: the ones
+ * reading v are as many as the others or one more. When those reading P
+ * are one more, v = P (the lock word, when the holder at the attach gives
+ * once more than the others take: nobody is cut inside a hold at the end). */
 #include "lock_init.h"
 
 #include <stdlib.h>
@@ -114,6 +121,44 @@ static uint32_t pinned(const struct analysis *a, uint32_t x, uint32_t unwritten,
 	return first == CONFLICT || can_first == CONFLICT ? PAIR_NONE : first;
 }
 
+/* The toggles' initial pairs (the third fact) into init[x] for each
+ * `init x ?` left PAIR_NONE. Returns 0, or -1 when memory runs out. */
+static int pin_toggles(const struct vsc_program *p, const struct analysis *a, uint32_t *init)
+{
+	size_t vv = a->nvars ? a->nvars : 1;
+	uint32_t *from = malloc(vv * sizeof(uint32_t)), *to = malloc(vv * sizeof(uint32_t));
+	int64_t *more = calloc(vv, sizeof(int64_t)); /* RMWs from `from` less those to it */
+
+	for (uint32_t x = 0; from && to && more && x < a->nvars; x++)
+		from[x] = to[x] = PAIR_NONE;
+	for (uint32_t t = 0; from && to && more && t < a->k; t++)
+		for (uint32_t i = 0; i < p->threads[t].length; i++) {
+			const struct event_pairs *ep = &a->pairs[t][i];
+			uint32_t x = p->threads[t].events[i].var;
+			if (ep->write == PAIR_NONE || from[x] == CONFLICT)
+				continue;
+			if (from[x] == PAIR_NONE && ep->read != PAIR_NONE) {
+				from[x] = ep->read;
+				to[x] = ep->write;
+			}
+			if (ep->read == from[x] && ep->write == to[x])
+				more[x]++;
+			else if (ep->read == to[x] && ep->write == from[x])
+				more[x]--;
+			else
+				from[x] = CONFLICT; /* a plain write, or another value */
+		}
+	for (uint32_t x = 0; from && to && more && x < a->nvars; x++)
+		if (init[x] == PAIR_NONE && a->init[x] == VALUE_UNDECIDED && from[x] != CONFLICT &&
+		    (more[x] == 1 || more[x] == -1))
+			init[x] = more[x] == 1 ? from[x] : to[x];
+	int ok = from && to && more;
+	free(from);
+	free(to);
+	free(more);
+	return ok ? 0 : -1;
+}
+
 uint32_t *lock_inits(const struct vsc_program *p, const struct analysis *a)
 {
 	size_t vv = a->nvars ? a->nvars : 1;
@@ -126,6 +171,7 @@ uint32_t *lock_inits(const struct vsc_program *p, const struct analysis *a)
 	ok = ok && !pin_pass(p, a, init, first, can_first);
 	for (uint32_t x = 0; ok && x < a->nvars; x++)
 		init[x] = pinned(a, x, init[x], first[x], can_first[x]);
+	ok = ok && !pin_toggles(p, a, init);
 	if (!ok) {
 		free(init);
 		init = NULL;
