@@ -5,7 +5,9 @@
  *  2. with -p N (no --min): the bounded search alone (a search with no bound
  *     first would find a witness that rarely fits the bound: measured on
  *     the 1-Writer, 4-value and independent-set families, it only doubled
- *     the steps);
+ *     the steps); with several writers, first at the least the own stops
+ *     allow and a few bounds above, up to N, each under a work cap (the
+ *     search at a bound far above the least wanders);
  *  3. with --min or no bound: the search with no bound (every thread runs
  *     its safe events at once, which is fast): inconsistent there is
  *     inconsistent for every bound, and its witness is an upper bound on
@@ -196,42 +198,54 @@ static int minimize(struct engine *g, struct best *best, long lo)
 #define AT_LEAST_OPEN 2    /* not a verdict: the usual way decides */
 #define AT_LEAST_REFUTED 4 /* the same, after every bound tried failed */
 
-/* No bound or --min with several writers: the own stops (own_stops.c) give
- * the least preemptions a start, s->total, often the answer on few-value
- * traces where the search without a bound wanders. So the bounded search
- * is tried first at that bound and a few above, under a work cap: a
- * witness there is the least (every bound below failed or is below the
- * own stops); a failed bound raises the least. Returns the verdict when it
- * decides, AT_LEAST_REFUTED when every bound it tried failed, AT_LEAST_OPEN
- * else (*least raised). */
+/* Several writers: the own stops (own_stops.c) give the least preemptions
+ * a start, s->total, often the answer on few-value traces where the search
+ * without a bound wanders, and where the search at a bound far above it
+ * wanders too (2 x 8 threads, 250,000 events: at the least 43 units per
+ * event, at 12 more than 25,000). So the bounded search is tried first at
+ * that bound and a few above, each under its own work cap (a bound that
+ * failed near its cap left the next one nothing of a shared cap: 86 units
+ * per event to fail at 2, then 214 to succeed at 3). A failed bound
+ * raises the least past it (every bound below fails too); a witness is
+ * the least when the bounds below it failed, and answers -p N at once.
+ * Returns the verdict when it decides, AT_LEAST_REFUTED when every bound
+ * it tried failed, AT_LEAST_OPEN else (*least raised, and perhaps a
+ * witness in best: an upper bound for --min). */
 static int try_at_least(struct engine *g, const struct query *q, struct best *best, long *least,
 			unsigned long work)
 {
 	struct budget *b = g->budget;
-	unsigned long cap = b->work_cap;
-	long at = *least > (long)g->stops.total ? *least : (long)g->stops.total;
-	int r = AT_LEAST_OPEN, failed = 0;
+	unsigned long outer = b->work_cap;
+	long at = *least > (long)g->stops.total ? *least : (long)g->stops.total, last;
+	int r = AT_LEAST_OPEN, failed = 0, least_found;
 
-	if (best->witness || (q->bound >= 0 && !q->minimize) || !g->stops.total ||
-	    program_threads(g->p) > BOUNDED_FIRST_THREADS)
+	if (best->witness || !g->stops.total || program_threads(g->p) > BOUNDED_FIRST_THREADS)
 		return AT_LEAST_OPEN;
-	b->work_cap = b->steps + work * (g->n + 1);
-	if (cap && cap < b->work_cap)
-		b->work_cap = cap;
-	for (int i = 0; i < AT_LEAST_PROBES && (q->bound < 0 || at <= q->bound); i++, at++) {
+	last = q->bound >= 0 && q->bound < at + AT_LEAST_PROBES ? q->bound
+								: at + AT_LEAST_PROBES - 1;
+	for (; at <= last; at++) {
+		b->work_cap = b->steps + work * (g->n + 1);
+		if (outer && outer < b->work_cap)
+			b->work_cap = outer;
 		r = probe(g, at, best);
-		if (r != VSC_INCONSISTENT)
-			break;
-		*least = best->lower = at + 1;
-		r = AT_LEAST_OPEN;
-		failed++;
+		if (r != VSC_INCONSISTENT && r != VSC_UNKNOWN)
+			break; /* a witness, or an error */
+		if (r == VSC_UNKNOWN && (b->steps < b->work_cap || b->work_cap == outer))
+			break; /* the deadline, the memory limit or the outer cap */
+		if (r == VSC_INCONSISTENT) {
+			*least = best->lower = at + 1; /* and every bound below fails */
+			failed++;
+		}
 	}
-	b->work_cap = cap;
-	if (r == VSC_CONSISTENT)
-		best->lower = best->preemptions;
-	if (r == VSC_CONSISTENT || r < 0)
+	b->work_cap = outer;
+	if (r < 0)
 		return r;
-	if (q->bound >= 0 && at > q->bound)
+	least_found = r == VSC_CONSISTENT && best->preemptions <= *least;
+	if (least_found)
+		best->lower = best->preemptions;
+	if (r == VSC_CONSISTENT && (least_found || !q->minimize))
+		return VSC_CONSISTENT; /* within the bound, if any: all but --min ask */
+	if (q->bound >= 0 && *least > q->bound)
 		return VSC_INCONSISTENT; /* every bound up to q->bound fails */
 	return failed == AT_LEAST_PROBES ? AT_LEAST_REFUTED : AT_LEAST_OPEN;
 }
