@@ -32,6 +32,12 @@ int coh_list_readers(const struct coh_sources *s, uint32_t *roff, uint32_t **rli
 int coherence_guess_run(const struct coh_sources *s, struct budget *b, long enough, uint32_t *steps,
 			long *pre);
 
+/* Fewer preemptions in steps (an SC interleaving with *pre) by joining
+ * preempted threads' pieces where the witness's own orders allow it
+ * (coherence_repair.c): steps and *pre rewritten when it finds some. 0 or
+ * -ENOMEM (steps untouched then). */
+int coh_repair_witness(const struct coh_sources *s, uint32_t *steps, long *pre, struct budget *b);
+
 /* A lower bound on the preemptions of every SC interleaving, computed
  * along steps, an SC interleaving: >= 0, or -errno. */
 long coherence_path_bound(const struct coh_sources *s, const uint32_t *steps, struct budget *b);
