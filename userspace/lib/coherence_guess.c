@@ -555,7 +555,7 @@ int coherence_guess_run(const struct coh_sources *s, struct budget *b, long enou
 	if (r == 0)
 		r = best_run(&g, b, enough, steps, pre);
 	guess_free(&g);
-	if (r == 1 && *pre > enough && coh_repair_witness(s, steps, pre, b) < 0)
-		return -ENOMEM;
+	if (r == 1 && *pre > enough)
+		coh_repair_witness(s, steps, pre, b); /* out of memory: the witness as it was */
 	return r;
 }
