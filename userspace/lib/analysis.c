@@ -231,6 +231,7 @@ struct own_watch {
 	uint32_t *missed, nmissed; /* the variables the thread missed on ... */
 	uint32_t *missed_by;       /* ... each once: thread + 1 */
 	uint8_t *suspect;
+	uint32_t *rmw_reads_of; /* per pair: the RMWs that read it */
 };
 
 static int own_watch_init(struct own_watch *w, uint32_t nvars)
@@ -242,6 +243,7 @@ static int own_watch_init(struct own_watch *w, uint32_t nvars)
 	w->missed = malloc(vv * sizeof(uint32_t));
 	w->missed_by = calloc(vv, sizeof(uint32_t));
 	w->suspect = calloc(vv, 1);
+	w->rmw_reads_of = NULL; /* assign_pairs() knows how many pairs there may be */
 	w->nmissed = 0;
 	return w->own && w->owner && w->missed && w->missed_by && w->suspect ? 0 : -ENOMEM;
 }
@@ -253,6 +255,7 @@ static void own_watch_free(struct own_watch *w)
 	free(w->missed);
 	free(w->missed_by);
 	free(w->suspect);
+	free(w->rmw_reads_of);
 }
 
 static inline void own_watch_event(struct own_watch *w, const struct analysis *a, uint32_t t,
@@ -294,7 +297,8 @@ static int assign_pairs(struct analysis *a, const struct vsc_program *p, struct 
 	 * untouched (so not resident) beyond the ids given */
 	a->reads_of = calloc(m->most_ids + 1, sizeof(uint32_t));
 	a->writes_of = calloc(m->most_ids + 1, sizeof(uint32_t));
-	if (!a->reads_of || !a->writes_of)
+	w->rmw_reads_of = calloc(m->most_ids + 1, sizeof(uint32_t));
+	if (!a->reads_of || !a->writes_of || !w->rmw_reads_of)
 		return -ENOMEM;
 	for (uint32_t v = 0; v < a->nvars; v++) {
 		uint8_t kind = p->inits[v].kind;
@@ -320,6 +324,8 @@ static int assign_pairs(struct analysis *a, const struct vsc_program *p, struct 
 					    : pair_id(m, e->var,
 						      e->kind == VSC_RMW ? e->new_value : e->value);
 			count_access(a, ep, e->var, t);
+			if (e->kind == VSC_RMW)
+				w->rmw_reads_of[ep->read]++;
 			own_watch_event(w, a, t, e->var, ep);
 		}
 		own_watch_thread_done(w, a, t);
@@ -335,6 +341,30 @@ static int maybe_own_miss(const struct analysis *a, const struct own_watch *w)
 		if (w->suspect[v] && a->writers[v] == 1)
 			return 1;
 	return 0;
+}
+
+/* May more RMWs read some pair than there are writes of it? (Then, unless
+ * the initial value makes up the difference, the check fails.) */
+static int maybe_rmw_excess(const struct analysis *a, const struct own_watch *w)
+{
+	for (uint32_t q = 0; q < a->npairs; q++)
+		if (w->rmw_reads_of[q] > a->writes_of[q])
+			return 1;
+	return 0;
+}
+
+/* Two RMWs never read one write (or the initial value): the first one's
+ * write comes at once after it, so the second, later, cannot see the
+ * same write as the latest. So the RMWs reading a value need as many
+ * sources of it: its writes (an RMW cannot read its own, which only
+ * makes the count generous), plus the initial value when it may be that
+ * value. A lost update (two increments that read one value) fails this. */
+static int rmw_without_source(const struct analysis *a, const struct own_watch *w, uint32_t v,
+			      uint32_t q)
+{
+	uint32_t initial = a->init[v] == q || a->init[v] == VALUE_UNDECIDED;
+
+	return w->rmw_reads_of[q] > a->writes_of[q] + initial;
 }
 
 /* May some read see a value that nothing writes (and no init gives)? By the
@@ -355,7 +385,8 @@ static int maybe_unwritten_read(const struct analysis *a)
 	return unwritten > initial;
 }
 
-/* Reads that can never see their value. One pass over the events: own[v]
+/* Reads that can never see their value (RMWs: see rmw_without_source()).
+ * One pass over the events: own[v]
  * is thread t's last value of v when owner[v] is t + 1, else the initial
  * value, so many threads over many variables cost no more than their
  * events (copying the initial values per thread was threads x vars, and
@@ -366,7 +397,7 @@ static int maybe_unwritten_read(const struct analysis *a)
 static int static_refutation(struct analysis *a, const struct vsc_program *p,
 			     const struct own_watch *w)
 {
-	if (!maybe_unwritten_read(a) && !maybe_own_miss(a, w))
+	if (!maybe_unwritten_read(a) && !maybe_own_miss(a, w) && !maybe_rmw_excess(a, w))
 		return 0;
 
 	uint32_t *own = malloc((a->nvars ? a->nvars : 1) * sizeof(*own));
@@ -397,6 +428,11 @@ static int static_refutation(struct analysis *a, const struct vsc_program *p,
 				a->refuted = 1;
 				a->why =
 					"a read by the only writer of a variable misses its own last write";
+			}
+			if (!a->refuted && th->events[i].kind == VSC_RMW &&
+			    rmw_without_source(a, w, v, ep->read)) {
+				a->refuted = 1;
+				a->why = "more RMWs read a value than there are writes of it to read";
 			}
 			if (ep->read != PAIR_NONE)
 				own[v] = ep->read;
