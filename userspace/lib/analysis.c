@@ -432,7 +432,8 @@ static int static_refutation(struct analysis *a, const struct vsc_program *p,
 			if (!a->refuted && th->events[i].kind == VSC_RMW &&
 			    rmw_without_source(a, w, v, ep->read)) {
 				a->refuted = 1;
-				a->why = "more RMWs read a value than there are writes of it to read";
+				a->why =
+					"more RMWs read a value than there are writes of it to read";
 			}
 			if (ep->read != PAIR_NONE)
 				own[v] = ep->read;

@@ -312,8 +312,8 @@ static int unbounded_first(struct engine *g, const struct query *q, struct best 
 	unsigned long outer = b->work_cap;
 	int r;
 
-	if (best->sources_tried != 1 || q->no_cut || g->n < STALE_CUT_MIN_EVENTS ||
-	    best->witness || (q->bound >= 0 && !q->minimize))
+	if (best->sources_tried != 1 || q->no_cut || g->n < STALE_CUT_MIN_EVENTS || best->witness ||
+	    (q->bound >= 0 && !q->minimize))
 		return AT_LEAST_OPEN;
 	b->work_cap = b->steps + UNBOUNDED_FIRST_WORK * (g->n + 1);
 	if (outer && outer < b->work_cap)
