@@ -35,6 +35,7 @@ void shared_watch_init(struct shared_watch *sw, int pid, bool launched)
 {
 	*sw = (struct shared_watch){ .pid = pid, .launched = launched };
 	hash_map_init(&sw->pages, sizeof(uint64_t), 0);
+	hash_map_init(&sw->known, sizeof(struct shared_range), 0);
 	shared_notify_init(&sw->notify);
 }
 
@@ -46,6 +47,7 @@ void shared_watch_free(struct shared_watch *sw)
 	}
 	free(sw->objects);
 	hash_map_free(&sw->pages);
+	hash_map_free(&sw->known);
 	shared_notify_close(&sw->notify);
 	free(sw->buf);
 	*sw = (struct shared_watch){ 0 };
@@ -195,6 +197,70 @@ void shared_watch_recorded(struct shared_watch *sw, uint64_t addr, uint32_t size
 			sw->pages_lost = true; /* not held: every object counts */
 }
 
+static int by_start(const void *a, const void *b)
+{
+	const struct shared_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* r[0, n) sorted by start, overlapping ones (looks apart) joined: how
+ * many are left. */
+static size_t join_ranges(struct shared_range *r, size_t n)
+{
+	size_t m = 0;
+
+	qsort(r, n, sizeof(*r), by_start);
+	for (size_t k = 0; k < n; k++) {
+		if (m && r[k].start <= r[m - 1].end) {
+			if (r[k].end > r[m - 1].end)
+				r[m - 1].end = r[k].end;
+		} else {
+			r[m++] = r[k];
+		}
+	}
+	return m;
+}
+
+/* Whether r[0, n) (join_ranges()) covers page p. */
+static bool covered(const struct shared_range *r, size_t n, uint64_t p)
+{
+	uint64_t at = p << PAGE_SHIFT;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first range that starts above at */
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[mid].start <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && r[lo - 1].end > at;
+}
+
+/* Whether some recorded page lies in no range any look saw the target map
+ * (or that is not known): a mapping no look saw held it, perhaps of a
+ * suspect object (the target mapped it again elsewhere, and dropped it or
+ * ended before the next look). Asked at the end. */
+static bool recorded_outside_known(const struct shared_watch *sw)
+{
+	size_t n = sw->known.count;
+	struct shared_range *r = malloc((n ? n : 1) * sizeof(*r));
+	bool outside = false;
+
+	if (!r || sw->known_lost || sw->pages_lost) {
+		free(r);
+		return true;
+	}
+	for (size_t k = 0; k < n; k++)
+		r[k] = *(const struct shared_range *)hash_map_key_at(&sw->known, k);
+	n = join_ranges(r, n);
+	for (size_t i = 0; i < sw->pages.count && !outside; i++)
+		outside = !covered(r, n, *(const uint64_t *)hash_map_key_at(&sw->pages, i));
+	free(r);
+	return outside;
+}
+
 /* Asked at the end, of suspect objects only: addresses and ranges came in
  * any order, and the many variables cost one insert each. */
 bool shared_watch_holds_recorded(const struct shared_watch *sw, const struct shared_object *o)
@@ -224,8 +290,9 @@ static void add_range(struct shared_object *o, uint64_t start, uint64_t end)
 
 /* ---- the maps ---------------------------------------------------------------- */
 
-/* Call line(sw, m, pid) for every line of /proc/PID/maps; 0 or -errno. */
-static int each_line(struct shared_watch *sw, int pid,
+/* Call line(sw, m, pid) for every shared line of /proc/PID/maps (every
+ * line: all_lines); 0 or -errno. */
+static int each_line(struct shared_watch *sw, int pid, bool all_lines,
 		     void (*line)(struct shared_watch *, const struct map_line *, int))
 {
 	char path[64];
@@ -242,7 +309,7 @@ static int each_line(struct shared_watch *sw, int pid,
 			nl = s + strlen(s) - 1; /* the last line, unterminated */
 		else
 			*nl = '\0';
-		if (shared_line(s) && parse_line(s, &m))
+		if ((all_lines || shared_line(s)) && parse_line(s, &m))
 			line(sw, &m, pid);
 	}
 	return 0;
@@ -282,6 +349,11 @@ static void target_line(struct shared_watch *sw, const struct map_line *m, int p
 	struct shared_object *o;
 
 	(void)pid;
+	if (m->start < m->end) {
+		struct shared_range r = { m->start, m->end };
+		if (!hash_map_put(&sw->known, &r, NULL))
+			sw->known_lost = true;
+	}
 	if (!shareable(m))
 		return;
 	if (!(o = find(sw, m))) {
@@ -512,7 +584,7 @@ static void sweep(struct shared_watch *sw)
 		int err;
 		if (*end || pid <= 0 || pid == sw->pid)
 			continue;
-		err = each_line(sw, (int)pid, other_line);
+		err = each_line(sw, (int)pid, false, other_line);
 		if (err && err != -ENOENT && err != -ESRCH && !unreadable) {
 			unreadable = (int)pid; /* vanished processes do not count */
 			unreadable_err = err;
@@ -638,33 +710,38 @@ void shared_watch_scan(struct shared_watch *sw, bool now)
 		sw->objects[i].vmas = 0;
 	}
 	sw->scans++;
-	if (each_line(sw, sw->pid, target_line) != 0)
+	if (each_line(sw, sw->pid, true, target_line) != 0)
 		return;
 	check_mappers(sw);
 	if (watched_count(sw) && (now || clock_now_ns() >= sw->sweep_after))
 		sweep(sw);
 }
 
-static bool counted(const struct shared_watch *sw, const struct shared_object *o)
+/* outside: recorded_outside_known(sw), asked once by the caller. */
+static bool counted(const struct shared_watch *sw, const struct shared_object *o, bool outside)
 {
-	return o->suspect && shared_watch_holds_recorded(sw, o);
+	return o->suspect && (outside || shared_watch_holds_recorded(sw, o));
 }
 
 uint64_t shared_watch_uncertain(const struct shared_watch *sw)
 {
 	uint64_t n = sw->untracked;
+	bool outside = recorded_outside_known(sw);
+
 	for (size_t i = 0; i < sw->count; i++)
-		n += counted(sw, &sw->objects[i]);
+		n += counted(sw, &sw->objects[i], outside);
 	return n;
 }
 
 const char *shared_watch_why(const struct shared_watch *sw)
 {
 	const struct shared_object *first = NULL;
+	bool outside = recorded_outside_known(sw);
 
 	for (size_t i = 0; i < sw->count; i++) {
 		const struct shared_object *o = &sw->objects[i];
-		if (o->suspect && (!first || o->suspect < first->suspect) && counted(sw, o))
+		if (o->suspect && (!first || o->suspect < first->suspect) &&
+		    counted(sw, o, outside))
 			first = o;
 	}
 	if (first)

@@ -78,10 +78,16 @@ struct shared_watch {
 	bool launched;
 	struct shared_object *objects; /* every object the target mapped shared */
 	size_t count, cap;
-	uint64_t suspects;           /* objects found written (or not known) from outside */
-	uint64_t untracked;          /* objects that could not be held (no memory): counted */
-	struct hash_map pages;       /* the pages of the recorded addresses (uint64_t) */
-	bool pages_lost;             /* one could not be held: every suspect counts */
+	uint64_t suspects;     /* objects found written (or not known) from outside */
+	uint64_t untracked;    /* objects that could not be held (no memory): counted */
+	struct hash_map pages; /* the pages of the recorded addresses (uint64_t) */
+	bool pages_lost;       /* one could not be held: every suspect counts */
+	/* every range (struct shared_range) the target's maps showed, private
+	 * or shared: a recorded page in none of them was in a mapping no look
+	 * saw (made and dropped between two looks, or after the last one), so
+	 * every suspect object counts (shared_watch_uncertain()) */
+	struct hash_map known;
+	bool known_lost;             /* one could not be held: the same */
 	struct shared_notify notify; /* writes by system calls */
 	char *buf;                   /* a maps file, read whole (reused) */
 	size_t buf_cap;

@@ -33,6 +33,22 @@ static char *map_memfd(const char *name, size_t pages)
 	return p;
 }
 
+/* The same, with a private page just below it (mapped first). */
+static char *map_memfd_above_private(const char *name, size_t pages)
+{
+	char *below = mmap(NULL, (pages + 1) * PAGE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = memfd_create(name, 0);
+	char *p;
+
+	assert_true(below != MAP_FAILED && fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)(pages * PAGE)), 0);
+	p = mmap(below + PAGE, pages * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+	close(fd);
+	assert_true(p == below + PAGE);
+	return p;
+}
+
 /* The watched object mapped at p. */
 static struct shared_object *object_at(struct shared_watch *sw, const char *p)
 {
@@ -53,7 +69,8 @@ static void scan(struct shared_watch *sw)
 static void test_recorded_after_mapped(void **state)
 {
 	struct shared_watch sw;
-	char *touched = map_memfd("vsc-touched", 2), *untouched = map_memfd("vsc-untouched", 2);
+	char *touched = map_memfd("vsc-touched", 2),
+	     *untouched = map_memfd_above_private("vsc-untouched", 2);
 
 	(void)state;
 	shared_watch_init(&sw, getpid(), false);
@@ -72,7 +89,34 @@ static void test_recorded_after_mapped(void **state)
 	assert_int_equal(shared_watch_uncertain(&sw), 1);
 	shared_watch_free(&sw);
 	munmap(touched, 2 * PAGE);
-	munmap(untouched, 2 * PAGE);
+	munmap(untouched - PAGE, 3 * PAGE);
+}
+
+/* A recorded address in a mapping no look saw (made after the last one,
+ * or made and dropped between two): it may have been a suspect object's,
+ * mapped again elsewhere (a -p target that maps it anew and ends before
+ * the next look: plain inconsistent on a correct program before), so
+ * every suspect object counts. One in memory a look saw does not. */
+static void test_recorded_where_no_look_saw(void **state)
+{
+	static int64_t word; /* the data segment: seen by every look */
+	struct shared_watch sw;
+	char *seen = map_memfd("vsc-seen", 1), *unseen;
+
+	(void)state;
+	shared_watch_init(&sw, getpid(), false);
+	scan(&sw);
+	object_at(&sw, seen)->suspect = 1;
+	shared_watch_recorded(&sw, (uint64_t)(uintptr_t)&word, 8);
+	assert_int_equal(shared_watch_uncertain(&sw), 0);
+	unseen = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(unseen != MAP_FAILED);
+	shared_watch_recorded(&sw, (uint64_t)(uintptr_t)unseen, 8);
+	munmap(unseen, PAGE);
+	assert_int_equal(shared_watch_uncertain(&sw), 1);
+	assert_non_null(shared_watch_why(&sw));
+	shared_watch_free(&sw);
+	munmap(seen, PAGE);
 }
 
 /* An address recorded before the object was mapped there (or seen mapped:
@@ -138,6 +182,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recorded_after_mapped),
 		cmocka_unit_test(test_recorded_before_mapped),
+		cmocka_unit_test(test_recorded_where_no_look_saw),
 		cmocka_unit_test(test_written_by_system_call),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
