@@ -282,6 +282,27 @@ else
   bad "-p: the writer did not start"
 fi
 
+# ---- -p: a written object mapped anew, used there, and the target ends -----
+# No look sees the new mapping; the object was seen at the first one.
+if start_other writer posix "$posix"; then
+  writer=$other
+  "$shm" remapper "$posix" 3 > /dev/null & target=$!
+  sleep 0.2
+  "$vsc" record -p $target -o "$work/remap.vsc" 2> "$work/remap.err"
+  st=$?
+  wait $target 2> /dev/null
+  stop_other
+  "$vsc" check "$work/remap.vsc" > "$work/remap.out" 2>&1
+  cst=$?
+  if [ $st = 0 ] && [ $cst = 3 ] && grep -q "(pid $writer (probe_shm) maps /dev/shm$posix" "$work/remap.out"; then
+    ok "-p: a written object mapped anew just before the end is counted, vsc check unknown naming it"
+  else
+    bad "-p remap: record $st, check $cst: $(head -2 "$work/remap.out" | tr '\n' ' '); $(tail -2 "$work/remap.err")"
+  fi
+else
+  bad "-p remap: the writer did not start"
+fi
+
 # ---- -p: a descendant orphaned before the recording --------------------------
 # The target forks a child that forks the writer and ends: the writer,
 # handed to init, shares the target's anonymous MAP_SHARED memory but is

@@ -27,6 +27,12 @@
  *                                gconv-modules.cache read-only shared)
  *   probe_shm target exposed - N the same on private memory, after
  *                                printing "word PID ADDRESS" (hex)
+ *   probe_shm remapper NAME N    map the shm_open object NAME writable and
+ *                                shared, print "ready", wait 1 s (looks see
+ *                                it there), map it again elsewhere, unmap
+ *                                the first, store -1 there and load it N
+ *                                times (probed) and end at once: no look
+ *                                sees the second mapping
  *   probe_shm vmwriter PID ADDR  store 1, 2, 3... into ADDR (hex) of process
  *                                PID with process_vm_writev until it fails
  *                                or 60 s passed; prints "ready" first
@@ -250,6 +256,25 @@ static int run_orphan(long n)
 	return 0;
 }
 
+static int run_remapper(const char *name, long n)
+{
+	int64_t *first = map_object("posix", name, PROT_READ | PROT_WRITE, MAP_SHARED), *again;
+
+	if (!first)
+		return 2;
+	ready();
+	sleep(1);
+	/* while the first is mapped: another address */
+	again = map_object("posix", name, PROT_READ | PROT_WRITE, MAP_SHARED);
+	munmap(first, OBJECT_SIZE);
+	if (!again)
+		return 2;
+	vsc_store64(again, -1);
+	for (long i = 0; i < n; i++)
+		(void)vsc_load64(again);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "writer"))
@@ -262,12 +287,14 @@ int main(int argc, char **argv)
 		return run_pwriter(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "reader"))
 		return run_reader(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "remapper"))
+		return run_remapper(argv[2], atol(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "orphan"))
 		return run_orphan(atol(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
 	fprintf(stderr,
-		"usage: probe_shm writer|flasher|pwriter|reader KIND NAME | vmwriter PID ADDR | target KIND NAME N | orphan N\n"
+		"usage: probe_shm writer|flasher|pwriter|reader KIND NAME | vmwriter PID ADDR | remapper NAME N | target KIND NAME N | orphan N\n"
 		"  KIND: posix, file, sysv or (target only) private, anon, rofile, exposed\n");
 	return 2;
 }
