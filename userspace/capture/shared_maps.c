@@ -242,19 +242,50 @@ static bool covered(const struct shared_range *r, size_t n, uint64_t p)
  * (or that is not known): a mapping no look saw held it, perhaps of a
  * suspect object (the target mapped it again elsewhere, and dropped it or
  * ended before the next look). Asked at the end. */
+/* The known ranges, joined, into a new array (*n of them); NULL when
+ * there is no memory. */
+static struct shared_range *known_joined(const struct shared_watch *sw, size_t *n)
+{
+	struct shared_range *r = malloc((sw->known.count ? sw->known.count : 1) * sizeof(*r));
+
+	if (!r)
+		return NULL;
+	for (size_t k = 0; k < sw->known.count; k++)
+		r[k] = *(const struct shared_range *)hash_map_key_at(&sw->known, k);
+	*n = join_ranges(r, sw->known.count);
+	return r;
+}
+
+/* The known ranges kept joined once they have doubled: a target that maps
+ * and drops memory all the time (malloc's large blocks) brings new ranges
+ * at every look, and the joined ones are as many as its address space has
+ * holes. */
+static void compact_known(struct shared_watch *sw)
+{
+	size_t n;
+	struct shared_range *r;
+
+	if (sw->known.count <= 2 * sw->known_compacted + 1024 || !(r = known_joined(sw, &n)))
+		return;
+	hash_map_free(&sw->known);
+	hash_map_init(&sw->known, sizeof(struct shared_range), 0);
+	for (size_t k = 0; k < n; k++)
+		if (!hash_map_put(&sw->known, &r[k], NULL))
+			sw->known_lost = true;
+	sw->known_compacted = n;
+	free(r);
+}
+
 static bool recorded_outside_known(const struct shared_watch *sw)
 {
-	size_t n = sw->known.count;
-	struct shared_range *r = malloc((n ? n : 1) * sizeof(*r));
+	size_t n = 0;
+	struct shared_range *r = known_joined(sw, &n);
 	bool outside = false;
 
 	if (!r || sw->known_lost || sw->pages_lost) {
 		free(r);
 		return true;
 	}
-	for (size_t k = 0; k < n; k++)
-		r[k] = *(const struct shared_range *)hash_map_key_at(&sw->known, k);
-	n = join_ranges(r, n);
 	for (size_t i = 0; i < sw->pages.count && !outside; i++)
 		outside = !covered(r, n, *(const uint64_t *)hash_map_key_at(&sw->pages, i));
 	free(r);
@@ -712,6 +743,7 @@ void shared_watch_scan(struct shared_watch *sw, bool now)
 	sw->scans++;
 	if (each_line(sw, sw->pid, true, target_line) != 0)
 		return;
+	compact_known(sw);
 	check_mappers(sw);
 	if (watched_count(sw) && (now || clock_now_ns() >= sw->sweep_after))
 		sweep(sw);

@@ -88,6 +88,7 @@ struct shared_watch {
 	 * every suspect object counts (shared_watch_uncertain()) */
 	struct hash_map known;
 	bool known_lost;             /* one could not be held: the same */
+	size_t known_compacted;      /* how many were left at the last joining */
 	struct shared_notify notify; /* writes by system calls */
 	char *buf;                   /* a maps file, read whole (reused) */
 	size_t buf_cap;

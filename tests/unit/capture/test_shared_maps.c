@@ -143,6 +143,36 @@ static void test_recorded_before_mapped(void **state)
 	munmap(p, 4 * PAGE);
 }
 
+/* Ranges that change at every look (here by mprotect, as malloc's large
+ * blocks come and go) are joined once they have doubled: they stay few,
+ * and what they cover is still known. */
+static void test_known_ranges_joined(void **state)
+{
+	struct shared_watch sw;
+	char *seen = map_memfd("vsc-seen", 1);
+	char *area =
+		mmap(NULL, 1024 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)state;
+	assert_true(area != MAP_FAILED);
+	shared_watch_init(&sw, getpid(), false);
+	scan(&sw);
+	object_at(&sw, seen)->suspect = 1;
+	shared_watch_recorded(&sw, (uint64_t)(uintptr_t)(area + 700 * PAGE), 8);
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(mprotect(area + (size_t)i * PAGE, PAGE, PROT_READ), 0);
+		scan(&sw);
+		assert_int_equal(mprotect(area + (size_t)i * PAGE, PAGE, PROT_READ | PROT_WRITE),
+				 0);
+	}
+	assert_true(sw.known_compacted > 0);
+	assert_true(sw.known.count < 2 * sw.known_compacted + 1024 + 64);
+	assert_int_equal(shared_watch_uncertain(&sw), 0);
+	shared_watch_free(&sw);
+	munmap(area, 1024 * PAGE);
+	munmap(seen, PAGE);
+}
+
 /* A write by a system call into a file the target maps shared (no
  * mapping of the writer's to see): the kernel says so, the object is
  * suspect with that reason. */
@@ -183,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_recorded_after_mapped),
 		cmocka_unit_test(test_recorded_before_mapped),
 		cmocka_unit_test(test_recorded_where_no_look_saw),
+		cmocka_unit_test(test_known_ranges_joined),
 		cmocka_unit_test(test_written_by_system_call),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
