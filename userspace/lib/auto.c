@@ -958,10 +958,13 @@ static int try_hot_var(const struct vsc_program *p, size_t writers, const struct
 		return 0;
 	}
 	*least = lower;
+	budget_phase(b, "one variable: the writes the reads see");
 	r = writers > 1 ? hot_var_witness(p, b, &witness, &pre) : HOT_VAR_OPEN;
 	if (r == HOT_VAR_OPEN && writers > 1) {
+		budget_phase(b, "one variable: refutation");
 		if ((r = refute_one_variable(p, b, res)) != SEARCH_ON)
 			return r;
+		budget_phase(b, "one variable: search of the sources");
 		r = hot_var_search(p, b, &witness, &pre); /* the sources searched */
 		if (r == HOT_VAR_REFUTED) {
 			res->verdict = VSC_INCONSISTENT;
