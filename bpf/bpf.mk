@@ -35,7 +35,8 @@ else
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 endif
 
-$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/vsc_event.h bpf/%.h bpf/forks.bpf.h $(BPF_OUT)/vmlinux.h
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/vsc_event.h bpf/%.h bpf/forks.bpf.h bpf/foreign.bpf.h \
+		bpf/foreign.h $(BPF_OUT)/vmlinux.h
 	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 .PRECIOUS: $(BPF_OUT)/%.bpf.o

@@ -65,59 +65,23 @@ const volatile __u32 recorder_pid = 0;
 #include "forks.bpf.h"
 
 /* system call numbers of exit, exit_group, execve and execveat */
-/* and of ptrace and process_vm_writev */
 #if defined(__TARGET_ARCH_arm64)
 #define NR_EXIT 93
 #define NR_EXIT_GROUP 94
 #define NR_EXECVE 221
 #define NR_EXECVEAT 281
-#define NR_PTRACE 117
-#define NR_PROCESS_VM_WRITEV 271
-#define NR_MMAP 222
-#define NR_SHMAT 196
 #else
 #define NR_EXIT 60
 #define NR_EXIT_GROUP 231
 #define NR_EXECVE 59
 #define NR_EXECVEAT 322
-#define NR_PTRACE 101
-#define NR_PROCESS_VM_WRITEV 311
-#define NR_MMAP 9
-#define NR_SHMAT 30
 #endif
-#define REQ_POKETEXT 4 /* ptrace requests that store into memory */
-#define REQ_POKEDATA 5
-#define MAP_SHARED_BIT 0x01 /* MAP_SHARED, MAP_SHARED_VALIDATE */
-#define PROT_WRITE_BIT 0x2
-#define SHM_RDONLY_BIT 010000
 
 /* Events that did not fit into the ring buffer or could not be read. */
 __u64 lost = 0;
 /* Threads that ended with an RMW announced but not published: it may have
  * been performed, so the loss count is a lower bound. */
 __u64 maybe_lost = 0;
-/* Stores into the target's memory by system calls of other processes
- * (process_vm_writev, ptrace pokes): no probe sees them; the last caller. */
-__u64 foreign_writes = 0;
-__u32 foreign_writer = 0;
-/* Objects mapped writable and shared during the recording by processes
- * other than the target and the recorder, by (device, inode) (System V:
- * device 0, inode the shmid): the last one's tgid. A mapping made and
- * dropped between two looks at everyone's maps shows here
- * (userspace/capture/shared_maps.h). Full: shared_mappers_full counts
- * what could not be kept (then every object is suspect). */
-struct shared_key {
-	__u64 inode;
-	__u32 dev; /* the kernel's dev_t: major << 20 | minor */
-	__u32 pad;
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, struct shared_key);
-	__type(value, __u32);
-} shared_mappers SEC(".maps");
-__u64 shared_mappers_full = 0;
 /* Batch records made, and waits of threads for room in the ring. */
 __u64 batches = 0;
 __u64 waits = 0;
@@ -291,75 +255,7 @@ static __always_inline bool of_target(__u32 tid)
 	return ref && ref->pid == target_pid;
 }
 
-/* process_vm_writev(pid, ...) or ptrace(PTRACE_POKE*, pid, ...) into the
- * target by anyone but the recorder (the target itself included: a store
- * no probe saw). */
-static __always_inline int foreign_write(struct bpf_raw_tracepoint_args *ctx, long nr)
-{
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
-	__u32 caller = bpf_get_current_pid_tgid() >> 32;
-	long pid;
-
-	if (caller == recorder_pid)
-		return 0;
-	if (nr == NR_PTRACE) {
-		long request = PT_REGS_PARM1_CORE_SYSCALL(regs);
-		if (request != REQ_POKETEXT && request != REQ_POKEDATA)
-			return 0;
-		pid = PT_REGS_PARM2_CORE_SYSCALL(regs);
-	} else {
-		pid = PT_REGS_PARM1_CORE_SYSCALL(regs);
-	}
-	if (pid <= 0 || !of_target((__u32)pid))
-		return 0;
-	__sync_fetch_and_add(&foreign_writes, 1);
-	foreign_writer = caller;
-	return 0;
-}
-
-static __always_inline void note_mapper(__u64 inode, __u32 dev, __u32 caller)
-{
-	struct shared_key key = { .inode = inode, .dev = dev };
-
-	if (bpf_map_update_elem(&shared_mappers, &key, &caller, BPF_ANY))
-		__sync_fetch_and_add(&shared_mappers_full, 1);
-}
-
-/* mmap(..., PROT_WRITE, MAP_SHARED, fd, ...) or shmat(id, ..., writable)
- * by a process not of the recording: the object, by inode. */
-static __always_inline int shared_map(struct bpf_raw_tracepoint_args *ctx, long nr)
-{
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
-	__u32 caller = bpf_get_current_pid_tgid() >> 32;
-	struct task_struct *task;
-	struct fdtable *fdt;
-	struct file **fds, *file = NULL;
-	long fd;
-
-	if (caller == target_pid || caller == recorder_pid ||
-	    bpf_map_lookup_elem(&children, &caller))
-		return 0; /* the target's; its children are counted (forks.bpf.h) */
-	if (nr == NR_SHMAT) {
-		if (!(PT_REGS_PARM3_CORE_SYSCALL(regs) & SHM_RDONLY_BIT))
-			note_mapper((__u64)PT_REGS_PARM1_CORE_SYSCALL(regs), 0, caller);
-		return 0;
-	}
-	if (!(PT_REGS_PARM3_CORE_SYSCALL(regs) & PROT_WRITE_BIT) ||
-	    !(PT_REGS_PARM4_CORE_SYSCALL(regs) & MAP_SHARED_BIT))
-		return 0;
-	fd = PT_REGS_PARM5_CORE_SYSCALL(regs);
-	task = (struct task_struct *)bpf_get_current_task();
-	fdt = BPF_CORE_READ(task, files, fdt);
-	if (fd < 0 || !fdt || fd >= BPF_CORE_READ(fdt, max_fds))
-		return 0; /* an anonymous mapping, or a bad descriptor */
-	fds = BPF_CORE_READ(fdt, fd);
-	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
-	if (!file)
-		return 0;
-	note_mapper(BPF_CORE_READ(file, f_inode, i_ino), BPF_CORE_READ(file, f_inode, i_sb, s_dev),
-		    caller);
-	return 0;
-}
+#include "foreign.bpf.h"
 
 /* System calls that end a thread or replace its address space, or store
  * into the target's memory from outside, or map memory it may share. */
@@ -368,10 +264,8 @@ int vsc_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	long nr = (long)ctx->args[1];
 
-	if (nr == NR_PROCESS_VM_WRITEV || nr == NR_PTRACE)
-		return foreign_write(ctx, nr);
-	if (nr == NR_MMAP || nr == NR_SHMAT)
-		return shared_map(ctx, nr);
+	if (foreign_sys_enter(ctx, nr))
+		return 0;
 	if (nr == NR_EXECVE || nr == NR_EXECVEAT)
 		return thread_end(VSC_RECORD_FROM_EXEC);
 	if (nr == NR_EXIT || nr == NR_EXIT_GROUP)

@@ -19,6 +19,9 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile struct watch_slot slots[WATCH_MAX_SLOTS] = {};
 const volatile __u32 slot_count = 0;
 const volatile __u32 target_pid = 0; /* the process watched */
+/* the recorder: its own system calls into the target (ptrace) are no
+ * store of the program's */
+const volatile __u32 recorder_pid = 0;
 
 #include "forks.bpf.h"
 
@@ -47,6 +50,25 @@ struct {
 	__type(key, struct watch_exact_key);
 	__type(value, __u8);
 } exact_ips SEC(".maps");
+
+/* A thread id of the target: the process's own, or a thread that hit a
+ * breakpoint (a thread that never did is not known here: a store through
+ * its id is not counted, docs/record.md). */
+static __always_inline bool of_target(__u32 tid)
+{
+	return tid == target_pid || bpf_map_lookup_elem(&threads, &tid);
+}
+
+#include "foreign.bpf.h"
+
+/* Stores into the target from outside, and mappings of memory it may
+ * share (foreign.bpf.h). */
+SEC("raw_tracepoint/sys_enter")
+int vsc_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	foreign_sys_enter(ctx, (long)ctx->args[1]);
+	return 0;
+}
 
 __u64 lost_events = 0;  /* ring buffer full */
 __u64 lost_threads = 0; /* thread table full: events without a sequence */

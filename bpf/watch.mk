@@ -36,10 +36,12 @@ endif
 
 .PHONY: check-watch
 CHECK_EXTRA += check-watch
-check-watch: $(BUILD)/vsc $(WATCH_TARGET_BINS) $(BUILD)/targets/stress_pool
+check-watch: $(BUILD)/vsc $(WATCH_TARGET_BINS) $(BUILD)/targets/stress_pool \
+		$(BUILD)/targets/probe_shm
 	@tests/system/watch_limits.sh $(BUILD)/vsc $(BUILD)/targets
 	@$(WATCH_SYSTEM_TEST) $(BUILD)/vsc $(BUILD)/targets
 	@tests/system/watch_traps.sh $(BUILD)/vsc $(BUILD)/targets
+	@tests/system/watch_shared.sh $(BUILD)/vsc $(BUILD)/targets
 
 # The decoder on known machine code (no kernel needed).
 .PHONY: check-watch-decode

@@ -36,6 +36,12 @@
  *   probe_shm vmwriter PID ADDR  store 1, 2, 3... into ADDR (hex) of process
  *                                PID with process_vm_writev until it fails
  *                                or 60 s passed; prints "ready" first
+ *   probe_shm watched KIND NAME S  map it as target does (KIND also
+ *                                private), print "word PID ADDRESS" (hex),
+ *                                store -1 into the word, then load it every
+ *                                100 us for S seconds: for `vsc record
+ *                                --watch 0xADDRESS -p PID` (no probes
+ *                                needed), started while it runs
  *   probe_shm target anon - N    the same on anonymous shared memory
  *                                (MAP_SHARED | MAP_ANONYMOUS) that nobody
  *                                else maps: no fork, no other process
@@ -205,6 +211,27 @@ static int run_target(const char *kind, const char *name, long n)
 	return 0;
 }
 
+static int run_watched(const char *kind, const char *name, long seconds)
+{
+	volatile int64_t *word =
+		!strcmp(kind, "private")
+			? map_object(kind, "-", PROT_READ | PROT_WRITE, MAP_PRIVATE)
+			: map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
+	struct timespec gap = { 0, 100000 };
+	time_t end = time(NULL) + seconds;
+
+	if (!word)
+		return 2;
+	printf("word %d %p\n", (int)getpid(), (void *)word);
+	fflush(stdout);
+	word[0] = -1;
+	while (time(NULL) < end) {
+		(void)word[0];
+		nanosleep(&gap, NULL);
+	}
+	return 0;
+}
+
 static int run_vmwriter(long pid, uint64_t addr)
 {
 	time_t end = time(NULL) + 60;
@@ -291,10 +318,12 @@ int main(int argc, char **argv)
 		return run_remapper(argv[2], atol(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "orphan"))
 		return run_orphan(atol(argv[2]));
+	if (argc == 5 && !strcmp(argv[1], "watched"))
+		return run_watched(argv[2], argv[3], atol(argv[4]));
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
 	fprintf(stderr,
-		"usage: probe_shm writer|flasher|pwriter|reader KIND NAME | vmwriter PID ADDR | remapper NAME N | target KIND NAME N | orphan N\n"
+		"usage: probe_shm writer|flasher|pwriter|reader KIND NAME | vmwriter PID ADDR | remapper NAME N | target KIND NAME N | watched KIND NAME S | orphan N\n"
 		"  KIND: posix, file, sysv or (target only) private, anon, rofile, exposed\n");
 	return 2;
 }

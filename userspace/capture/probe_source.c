@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "foreign.h"
 #include "forks.h"
 #include "pid_max_map.h"
 #include "record.h"
@@ -54,6 +55,7 @@ struct vsc_probe_source {
 	int files;                     /* files with vsc probes, attached */
 	struct bpf_link *end_links[2]; /* sys_enter, signal_deliver */
 	struct fork_watch forks;
+	struct foreign_watch foreign;  /* stores and mappings from outside */
 	struct bpf_link **block_links; /* vsc:block, one per file */
 	size_t block_link_count, block_link_cap;
 	struct ack *acks; /* to write into the target after a poll */
@@ -236,38 +238,20 @@ static void attach_end_hooks(struct vsc_probe_source *src)
 			     "ending that way are counted as lost, not read",
 			     bpf_program__section_name(progs[i]), strerror(errno));
 	}
+	foreign_watch_init(&src->foreign, &src->skel->bss->foreign, src->skel->maps.shared_mappers,
+			   src->end_links[0] != NULL);
 	fork_watch_attach(&src->forks, src->skel->progs.vsc_fork, src->skel->progs.vsc_exec);
 	if (!src->target->launched) /* -p: children it had before we came */
 		fork_watch_count_existing(&src->forks, (int)src->target->pid);
 }
 
-/* Stores into the target by other processes' system calls
- * (process_vm_writev, ptrace pokes: record.bpf.c). */
-static uint64_t foreign_writes(const struct vsc_probe_source *src)
-{
-	return src->skel ? src->skel->bss->foreign_writes : 0;
-}
-
 /* Who mapped an object writable and shared during the recording
- * (record.bpf.c's shared_mappers). */
+ * (foreign.h). */
 static int shared_mapper(struct capture_source *base, uint32_t major, uint32_t minor,
 			 uint64_t inode, bool sysv, uint32_t *pid)
 {
 	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
-	/* as record.bpf.c's struct shared_key; the kernel's dev_t */
-	struct {
-		uint64_t inode;
-		uint32_t dev, pad;
-	} key = { inode, sysv ? 0 : major << 20 | minor, 0 };
-
-	if (!src->skel)
-		return 0;
-	if (!bpf_map__lookup_elem(src->skel->maps.shared_mappers, &key, sizeof(key), pid,
-				  sizeof(*pid), 0))
-		return 1;
-	if (errno != ENOENT)
-		return -errno;
-	return src->skel->bss->shared_mappers_full ? -ENOSPC : 0;
+	return foreign_watch_mapper(&src->foreign, major, minor, inode, sysv, pid);
 }
 
 /* Children that ran the program's code without exec (forks.h). */
@@ -671,7 +655,7 @@ static uint64_t lost(const struct capture_source *base, bool *exact)
 		return 0;
 	}
 	*exact = src->skel->bss->maybe_lost == 0 && src->drain_rmw_unknown == 0 &&
-		 src->drain_unread == 0 && foreign_writes(src) == 0 &&
+		 src->drain_unread == 0 && foreign_watch_exact(&src->foreign) &&
 		 fork_watch_exact(&src->forks, children_unrecorded(src));
 	return src->skel->bss->lost + src->drain_lost;
 }
@@ -693,12 +677,7 @@ static int unknown_loss_why(const struct vsc_probe_source *src, char *buf, size_
 			      "%s%" PRIu64 " thread logs could not be read at the end "
 			      "(threads not stopped, or memory gone: what they held is unknown)",
 			      n ? "; " : "", src->drain_unread);
-	if (foreign_writes(src) && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n,
-			      "%s%" PRIu64 " stores into its memory by system calls of other "
-			      "processes (process_vm_writev, ptrace pokes; the last by pid %u), "
-			      "not recorded",
-			      n ? "; " : "", foreign_writes(src), src->skel->bss->foreign_writer);
+	n = foreign_watch_why(&src->foreign, buf, len, n);
 	n = fork_watch_why(&src->forks, children_unrecorded(src), buf, len, n);
 	return n > 0;
 }

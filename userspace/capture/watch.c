@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "decode.h"
+#include "foreign.h"
 #include "forks.h"
 #include "pid_max_map.h"
 #include "recorder.h"
@@ -54,6 +55,8 @@ struct watch_run {
 	struct bpf_link **links;
 	size_t link_count, link_cap;
 	struct fork_watch forks;
+	struct foreign_watch foreign; /* stores and mappings from outside */
+	struct bpf_link *sys_enter;   /* its hook (foreign.h) */
 };
 
 int watch_slot_limit(void)
@@ -334,6 +337,7 @@ static int load_bpf(struct watch_run *run)
 	}
 	run->skel->rodata->slot_count = (uint32_t)run->target_count;
 	run->skel->rodata->target_pid = (uint32_t)run->target->pid;
+	run->skel->rodata->recorder_pid = (uint32_t)getpid();
 	bpf_map__set_max_entries(run->skel->maps.events,
 				 (uint32_t)ring_bytes(run->opts->ring_size));
 	int err = pid_max_map_fit(run->skel->maps.threads);
@@ -349,6 +353,9 @@ static int load_bpf(struct watch_run *run)
 		     strerror(-err));
 		return err;
 	}
+	run->sys_enter = bpf_program__attach(run->skel->progs.vsc_sys_enter);
+	foreign_watch_init(&run->foreign, &run->skel->bss->foreign, run->skel->maps.shared_mappers,
+			   run->sys_enter != NULL);
 	if (watches_shared_memory(run)) {
 		fork_watch_attach(&run->forks, run->skel->progs.vsc_fork,
 				  run->skel->progs.vsc_exec);
@@ -376,6 +383,13 @@ static uint64_t children_unrecorded(const struct watch_run *run)
 	return run->skel ? run->skel->bss->children_forked - run->skel->bss->children_execed : 0;
 }
 
+/* Why the number of lost events is not known, when it is not. */
+static bool loss_why(const struct watch_run *run, char *buf, size_t len)
+{
+	int n = foreign_watch_why(&run->foreign, buf, len, 0);
+	return fork_watch_why(&run->forks, children_unrecorded(run), buf, len, n) > 0;
+}
+
 static void add_notes(struct capture_source *base, struct trace_writer *w)
 {
 	struct watch_run *run = (struct watch_run *)base;
@@ -393,8 +407,8 @@ static void add_notes(struct capture_source *base, struct trace_writer *w)
 	note_u64(w, "memory changed before the BPF read", st->raced);
 	note_u64(w, "accesses not decoded", st->unknown);
 	note_u64(w, "debug traps kept from the program", run->target->stray_traps);
-	char why[256] = "";
-	if (fork_watch_why(&run->forks, children_unrecorded(run), why, sizeof(why), 0) > 0)
+	char why[512] = "";
+	if (loss_why(run, why, sizeof(why)))
 		trace_writer_note(w, "loss not known exactly", why);
 }
 
@@ -404,6 +418,8 @@ static void detach_all(struct watch_run *run)
 		bpf_link__destroy(run->links[i]);
 	run->link_count = 0;
 	fork_watch_detach(&run->forks);
+	bpf_link__destroy(run->sys_enter);
+	run->sys_enter = NULL;
 }
 
 static void close_source(struct capture_source *base)
@@ -511,7 +527,8 @@ static int drain(struct capture_source *base, struct trace_writer *w, bool threa
 static uint64_t lost(const struct capture_source *base, bool *exact)
 {
 	const struct watch_run *run = (const struct watch_run *)base;
-	*exact = fork_watch_exact(&run->forks, children_unrecorded(run));
+	*exact = foreign_watch_exact(&run->foreign) &&
+		 fork_watch_exact(&run->forks, children_unrecorded(run));
 	/* a stray trap is a hit whose record the kernel never made: lost */
 	return (run->skel ? run->skel->bss->lost_events + run->skel->bss->lost_threads : 0) +
 	       run->target->stray_traps + watch_events_stale(run->events);
@@ -539,6 +556,18 @@ static void report(struct capture_source *base)
 		     "%" PRIu64 " accesses whose instruction was not "
 		     "decoded (recorded as reads, marked)",
 		     st->unknown);
+	char why[512];
+	if (loss_why(run, why, sizeof(why)))
+		diag("record", "lost events not counted exactly: %s", why);
+}
+
+/* Who mapped an object writable and shared during the recording
+ * (foreign.h). */
+static int shared_mapper(struct capture_source *base, uint32_t major, uint32_t minor,
+			 uint64_t inode, bool sysv, uint32_t *pid)
+{
+	struct watch_run *run = (struct watch_run *)base;
+	return foreign_watch_mapper(&run->foreign, major, minor, inode, sysv, pid);
 }
 
 static const struct capture_source_ops watch_ops = {
@@ -551,6 +580,7 @@ static const struct capture_source_ops watch_ops = {
 	.var_name = name_var,
 	.init_value = initial_value,
 	.locate = locate,
+	.shared_mapper = shared_mapper,
 	.close = close_source,
 };
 

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: (MIT OR GPL-2.0) */
+/*
+ * Writers the recorders cannot see, for both BPF programs (record.bpf.c,
+ * watch.bpf.c; include it once, after forks.bpf.h, `target_pid`,
+ * `recorder_pid` and a definition of
+ *
+ *   static __always_inline bool of_target(__u32 tid);
+ *
+ * true for a thread id of the target: its pid, or a thread the program
+ * saw). Its system call hook (foreign_sys_enter(), called from the
+ * program's raw_tracepoint/sys_enter) sees
+ *
+ * - stores into the target's memory by process_vm_writev or ptrace pokes
+ *   of other processes (a debugger, an injector): no probe and no
+ *   breakpoint sees them (breakpoints exclude the kernel); counted in
+ *   `foreign` with the last caller;
+ * - mmap(PROT_WRITE, MAP_SHARED) of a file descriptor, and shmat() without
+ *   SHM_RDONLY, by a process outside the recording: the object, by device
+ *   and inode, with the caller, in shared_mappers. A mapping made and
+ *   dropped between two looks at everyone's maps shows there
+ *   (userspace/capture/shared_maps.h).
+ *
+ * The recorder reads both through userspace/capture/foreign.h and withholds
+ * a plain verdict (docs/record.md, "Memory shared with other processes").
+ */
+#ifndef VSC_BPF_FOREIGN_H
+#define VSC_BPF_FOREIGN_H
+
+#include "foreign.h"
+
+/* system call numbers of ptrace, process_vm_writev, mmap and shmat */
+#if defined(__TARGET_ARCH_arm64)
+#define NR_PTRACE 117
+#define NR_PROCESS_VM_WRITEV 271
+#define NR_MMAP 222
+#define NR_SHMAT 196
+#else
+#define NR_PTRACE 101
+#define NR_PROCESS_VM_WRITEV 311
+#define NR_MMAP 9
+#define NR_SHMAT 30
+#endif
+#define REQ_POKETEXT 4 /* ptrace requests that store into memory */
+#define REQ_POKEDATA 5
+#define MAP_SHARED_BIT 0x01 /* MAP_SHARED, MAP_SHARED_VALIDATE */
+#define PROT_WRITE_BIT 0x2
+#define SHM_RDONLY_BIT 010000
+
+struct vsc_foreign_counts foreign = {};
+
+/* Objects mapped writable and shared during the recording by processes
+ * other than the target, its watched children and the recorder: the last
+ * one's tgid. Full: foreign.mappers_full counts what could not be kept. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct vsc_shared_key);
+	__type(value, __u32);
+} shared_mappers SEC(".maps");
+
+/* process_vm_writev(pid, ...) or ptrace(PTRACE_POKE*, pid, ...) into the
+ * target by anyone but the recorder (the target itself included: a store
+ * nothing recorded). */
+static __always_inline int foreign_write(struct bpf_raw_tracepoint_args *ctx, long nr)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	__u32 caller = bpf_get_current_pid_tgid() >> 32;
+	long pid;
+
+	if (caller == recorder_pid)
+		return 0;
+	if (nr == NR_PTRACE) {
+		long request = PT_REGS_PARM1_CORE_SYSCALL(regs);
+		if (request != REQ_POKETEXT && request != REQ_POKEDATA)
+			return 0;
+		pid = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	} else {
+		pid = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	}
+	if (pid <= 0 || !of_target((__u32)pid))
+		return 0;
+	__sync_fetch_and_add(&foreign.writes, 1);
+	foreign.writer = caller;
+	return 0;
+}
+
+static __always_inline void note_mapper(__u64 inode, __u32 dev, __u32 caller)
+{
+	struct vsc_shared_key key = { .inode = inode, .dev = dev };
+
+	if (bpf_map_update_elem(&shared_mappers, &key, &caller, BPF_ANY))
+		__sync_fetch_and_add(&foreign.mappers_full, 1);
+}
+
+/* mmap(..., PROT_WRITE, MAP_SHARED, fd, ...) or shmat(id, ..., writable)
+ * by a process not of the recording: the object, by inode. */
+static __always_inline int shared_map(struct bpf_raw_tracepoint_args *ctx, long nr)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	__u32 caller = bpf_get_current_pid_tgid() >> 32;
+	struct task_struct *task;
+	struct fdtable *fdt;
+	struct file **fds, *file = NULL;
+	long fd;
+
+	if (caller == target_pid || caller == recorder_pid ||
+	    bpf_map_lookup_elem(&children, &caller))
+		return 0; /* the target's; its children are counted (forks.bpf.h) */
+	if (nr == NR_SHMAT) {
+		if (!(PT_REGS_PARM3_CORE_SYSCALL(regs) & SHM_RDONLY_BIT))
+			note_mapper((__u64)PT_REGS_PARM1_CORE_SYSCALL(regs), 0, caller);
+		return 0;
+	}
+	if (!(PT_REGS_PARM3_CORE_SYSCALL(regs) & PROT_WRITE_BIT) ||
+	    !(PT_REGS_PARM4_CORE_SYSCALL(regs) & MAP_SHARED_BIT))
+		return 0;
+	fd = PT_REGS_PARM5_CORE_SYSCALL(regs);
+	task = (struct task_struct *)bpf_get_current_task();
+	fdt = BPF_CORE_READ(task, files, fdt);
+	if (fd < 0 || !fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0; /* an anonymous mapping, or a bad descriptor */
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	if (!file)
+		return 0;
+	note_mapper(BPF_CORE_READ(file, f_inode, i_ino), BPF_CORE_READ(file, f_inode, i_sb, s_dev),
+		    caller);
+	return 0;
+}
+
+/* For the program's sys_enter hook: true when system call nr is one of
+ * these (it has been looked at). */
+static __always_inline bool foreign_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
+{
+	if (nr == NR_PROCESS_VM_WRITEV || nr == NR_PTRACE) {
+		foreign_write(ctx, nr);
+		return true;
+	}
+	if (nr == NR_MMAP || nr == NR_SHMAT) {
+		shared_map(ctx, nr);
+		return true;
+	}
+	return false;
+}
+
+#endif /* VSC_BPF_FOREIGN_H */

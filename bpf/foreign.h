@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What bpf/foreign.bpf.h (in both recorders' BPF programs) and `vsc
+ * record` (userspace/capture/foreign.h) share: the counts of stores into
+ * the target by other processes' system calls, and the key of the map of
+ * objects other processes mapped writable and shared.
+ */
+#ifndef VSC_FOREIGN_H
+#define VSC_FOREIGN_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+struct vsc_foreign_counts {
+	/* process_vm_writev and ptrace pokes into the target by other
+	 * processes: no probe and no breakpoint sees them; the last caller */
+	__u64 writes;
+	/* objects that did not fit into shared_mappers (every object is then
+	 * suspect: who mapped it is not known) */
+	__u64 mappers_full;
+	__u32 writer;
+	__u32 pad;
+};
+
+/* An object by device and inode (System V: device 0, inode the shmid). */
+struct vsc_shared_key {
+	__u64 inode;
+	__u32 dev; /* the kernel's dev_t: major << 20 | minor */
+	__u32 pad;
+};
+
+#endif /* VSC_FOREIGN_H */
