@@ -20,6 +20,11 @@
  *   dropped between two looks at everyone's maps shows there
  *   (userspace/capture/shared_maps.h).
  *
+ * And an iterator over the target's shared file mappings (vsc_shared_vmas)
+ * that says how many shared mappings of each file, by anyone, may write
+ * it: where some process's maps cannot be read, none (with this hook
+ * watching for new ones) means that process does not write it either.
+ *
  * The recorder reads both through userspace/capture/foreign.h and withholds
  * a plain verdict (docs/record.md, "Memory shared with other processes").
  */
@@ -45,6 +50,7 @@
 #define MAP_SHARED_BIT 0x01 /* MAP_SHARED, MAP_SHARED_VALIDATE */
 #define PROT_WRITE_BIT 0x2
 #define SHM_RDONLY_BIT 010000
+#define VM_MAYSHARE_BIT 0x80 /* MAP_SHARED; VM_SHARED is off on a read-only file */
 
 struct vsc_foreign_counts foreign = {};
 
@@ -141,6 +147,30 @@ static __always_inline bool foreign_sys_enter(struct bpf_raw_tracepoint_args *ct
 		return true;
 	}
 	return false;
+}
+
+/* Each shared file mapping of the target, with the kernel's count of the
+ * file's shared mappings that may write it (struct vsc_shared_vma). Run
+ * by the recorder (bpf_iter_create) for the target's process only. */
+SEC("iter/task_vma")
+int vsc_shared_vmas(struct bpf_iter__task_vma *ctx)
+{
+	struct vm_area_struct *vma = ctx->vma;
+	struct task_struct *task = ctx->task;
+	struct vsc_shared_vma out = {};
+	struct file *file;
+
+	if (!task || !vma || BPF_CORE_READ(task, tgid) != target_pid)
+		return 0;
+	file = BPF_CORE_READ(vma, vm_file);
+	if (!file || !(BPF_CORE_READ(vma, vm_flags) & VM_MAYSHARE_BIT))
+		return 0;
+	out.start = BPF_CORE_READ(vma, vm_start);
+	out.inode = BPF_CORE_READ(file, f_inode, i_ino);
+	out.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	out.writable = BPF_CORE_READ(file, f_mapping, i_mmap_writable.counter);
+	bpf_seq_write(ctx->meta->seq, &out, sizeof(out));
+	return 0;
 }
 
 #endif /* VSC_BPF_FOREIGN_H */

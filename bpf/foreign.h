@@ -30,4 +30,16 @@ struct vsc_shared_key {
 	__u32 pad;
 };
 
+/* A shared file mapping of the target, from the iterator over its
+ * mappings (vsc_shared_vmas): writable is the kernel's count of shared
+ * mappings of the file, by anyone, that may write it (i_mmap_writable:
+ * VM_SHARED with VM_MAYWRITE since Linux 6.7, every VM_SHARED one before;
+ * negative: writes denied). */
+struct vsc_shared_vma {
+	__u64 start;
+	__u64 inode;
+	__u32 dev; /* the kernel's dev_t */
+	__s32 writable;
+};
+
 #endif /* VSC_FOREIGN_H */

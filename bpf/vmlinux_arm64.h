@@ -25,7 +25,7 @@ enum {
 
 /* The kernel fields the programs read: the watchpoint program's start
  * time, the fork hooks' ids, the mmap hook's way from a descriptor to its
- * inode (record.bpf.c) (CO-RE relocates them to the running kernel's
+ * inode and the mapping iterator's fields (foreign.bpf.h) (CO-RE relocates them to the running kernel's
  * layout at load time). */
 struct super_block {
 	__u32 s_dev; /* dev_t */
@@ -36,8 +36,17 @@ struct inode {
 	struct super_block *i_sb;
 } __attribute__((preserve_access_index));
 
+typedef struct {
+	int counter;
+} atomic_t;
+
+struct address_space {
+	atomic_t i_mmap_writable;
+} __attribute__((preserve_access_index));
+
 struct file {
 	struct inode *f_inode;
+	struct address_space *f_mapping;
 } __attribute__((preserve_access_index));
 
 struct fdtable {
@@ -54,6 +63,25 @@ struct task_struct {
 	int tgid; /* forks.bpf.h */
 	__u64 start_time;
 	struct files_struct *files;
+} __attribute__((preserve_access_index));
+
+/* The iterator over the target's mappings (foreign.bpf.h). */
+struct seq_file;
+
+struct vm_area_struct {
+	unsigned long vm_start;
+	unsigned long vm_flags;
+	struct file *vm_file;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter_meta {
+	struct seq_file *seq;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter__task_vma {
+	struct bpf_iter_meta *meta;
+	struct task_struct *task;
+	struct vm_area_struct *vma;
 } __attribute__((preserve_access_index));
 
 #endif /* VSC_VMLINUX_ARM64_H */

@@ -15,7 +15,10 @@
 # what the target read. Before the hooks were shared with --watch, the
 # first three gave a plain `inconsistent` (or `unknown` for another
 # reason: a process whose maps cannot be read). A target alone on private
-# memory must stay plain `consistent`. Skips only where the kernel lacks
+# memory must stay plain `consistent`, and so must one that loads from a
+# file it opened read-only and maps shared, which no process maps so that
+# it may write it (the kernel's count), even where some process's maps
+# cannot be read; with a process that may write it, `unknown`. Skips only where the kernel lacks
 # hardware breakpoints or BTF or we are not root, and fails instead when
 # VSC_REQUIRE_ALL=1.
 set -u
@@ -76,12 +79,13 @@ watch_with() {
   accepted=$("$vsc" check --accept-incomplete "$work/out.vsc" 2> /dev/null | head -1)
 }
 
-# expect_unknown WHAT REASON: the last recording is unknown for REASON and
-# the writer changed what the target read.
+# expect_unknown WHAT REASON: the last recording is unknown for REASON (it
+# names the writer where it is known) and the writer changed what the
+# target read.
 expect_unknown() {
   if [ "$st" = 0 ] && [ "$cst" = 3 ] && [ "$(head -1 "$work/out.txt")" = unknown ] &&
      grep -q "$2" "$work/out.txt" && [ "$accepted" = inconsistent ]; then
-    ok "$1: unknown, naming the writer"
+    ok "$1: unknown, for that reason"
   else
     bad "$1: record $st, check $cst: $(head -2 "$work/out.txt" | tr '\n' ' '); accepted: $accepted; $(tail -2 "$work/err" | tr '\n' ' ')"
   fi
@@ -128,6 +132,47 @@ if watch_with pwriter file "$work/object"; then
   fi
 else
   bad "pwrite: a process did not start"
+fi
+
+# A file the target opened read-only and maps shared: no look names a
+# writer, and the kernel counts no shared mapping that may write it, so a
+# process whose maps cannot be read does not write it through one either
+# (before: `unknown` wherever some maps cannot be read, a false alarm).
+# With a process that maps it from a writable descriptor (read-only, but
+# mprotect could make it writable: the kernel counts it), or that maps it
+# writable between two looks, it must stay `unknown`.
+unreadable=""
+for m in /proc/[0-9]*/maps; do
+  cat "$m" > /dev/null 2>&1 || { [ -e "$m" ] && unreadable="$unreadable ${m#/proc/}"; }
+done
+unreadable=$(echo "$unreadable" | sed 's|/maps||g')
+[ -n "$unreadable" ] || echo "note: every process's maps can be read here: the read-only file cases show no difference"
+head -c 4096 /dev/zero > "$work/rofile"
+if watch_with none rofile "$work/rofile"; then
+  if [ "$st" = 0 ] && [ "$cst" = 0 ] && [ "$(head -1 "$work/out.txt")" = consistent ]; then
+    ok "a read-only mapped file nobody may write: consistent (maps not readable:${unreadable:- none})"
+  else
+    bad "read-only file alone: record $st, check $cst: $(head -2 "$work/out.txt" | tr '\n' ' '); $(tail -2 "$work/err" | tr '\n' ' ')"
+  fi
+else
+  bad "read-only file alone: the target did not start"
+fi
+if [ -n "$unreadable" ]; then
+  if watch_with reader file "$work/rofile"; then
+    if [ "$st" = 0 ] && [ "$cst" = 3 ] && grep -q "cannot be read .*so whether it writes $work/rofile is not known" "$work/out.txt"; then
+      ok "a read-only mapped file another process may write (mprotect): unknown"
+    else
+      bad "read-only file, a reader that may write: record $st, check $cst: $(head -2 "$work/out.txt" | tr '\n' ' ')"
+    fi
+  else
+    bad "read-only file, reader: a process did not start"
+  fi
+fi
+if watch_with flasher file "$work/rofile"; then
+  expect_unknown "read-only mapped file, mapped writable between two looks (pid $writer)" \
+    "pid $writer (probe_shm) mapped $work/rofile.* writable and shared during the recording (seen at its mmap or shmat"
+else
+  bad "read-only file, flasher: a process did not start"
 fi
 
 echo "watch_shared: $pass passed, $fail failed"

@@ -38,7 +38,10 @@
  *                                or 60 s passed; prints "ready" first
  *   probe_shm watched KIND NAME S  map it as target does (KIND also
  *                                private), print "word PID ADDRESS" (hex),
- *                                store -1 into the word, then load it every
+ *                                store -1 into the word (KIND rofile: the
+ *                                file NAME, which must exist, opened
+ *                                read-only and mapped shared, no store),
+ *                                then load it every
  *                                100 us for S seconds: for `vsc record
  *                                --watch 0xADDRESS -p PID` (no probes
  *                                needed), started while it runs
@@ -211,10 +214,24 @@ static int run_target(const char *kind, const char *name, long n)
 	return 0;
 }
 
+/* The regular file NAME opened read-only and mapped shared: no mapping of
+ * this descriptor can ever write it (not even after mprotect). */
+static volatile int64_t *map_read_only(const char *name)
+{
+	int fd = open(name, O_RDONLY);
+	void *p = fd < 0 ? MAP_FAILED : mmap(NULL, OBJECT_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (fd >= 0)
+		close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static int run_watched(const char *kind, const char *name, long seconds)
 {
+	bool ro = !strcmp(kind, "rofile");
 	volatile int64_t *word =
-		!strcmp(kind, "private")
+		ro ? map_read_only(name)
+		: !strcmp(kind, "private")
 			? map_object(kind, "-", PROT_READ | PROT_WRITE, MAP_PRIVATE)
 			: map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
 	struct timespec gap = { 0, 100000 };
@@ -224,7 +241,8 @@ static int run_watched(const char *kind, const char *name, long seconds)
 		return 2;
 	printf("word %d %p\n", (int)getpid(), (void *)word);
 	fflush(stdout);
-	word[0] = -1;
+	if (!ro)
+		word[0] = -1;
 	while (time(NULL) < end) {
 		(void)word[0];
 		nanosleep(&gap, NULL);

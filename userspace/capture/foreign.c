@@ -5,7 +5,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "userspace/util/diag.h"
@@ -64,4 +67,43 @@ int foreign_watch_mapper(const struct foreign_watch *fw, uint32_t major, uint32_
 	if (errno != ENOENT)
 		return -errno;
 	return fw->counts->mappers_full ? -ENOSPC : 0;
+}
+
+void foreign_watch_attach_vmas(struct foreign_watch *fw, struct bpf_program *prog, int pid)
+{
+	union bpf_iter_link_info info;
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info, .link_info_len = sizeof(info));
+
+	memset(&info, 0, sizeof(info));
+	info.task.pid = (uint32_t)pid;
+	fw->vmas = bpf_program__attach_iter(prog, &opts); /* NULL: not known */
+}
+
+void foreign_watch_detach(struct foreign_watch *fw)
+{
+	bpf_link__destroy(fw->vmas);
+	fw->vmas = NULL;
+}
+
+int foreign_watch_writable(const struct foreign_watch *fw, uint32_t major, uint32_t minor,
+			   uint64_t inode)
+{
+	struct vsc_shared_vma v;
+	uint32_t dev = major << 20 | minor;
+	int fd, found = -ENOENT;
+	ssize_t n;
+
+	if (!fw->vmas || fw->unwatched)
+		return -EOPNOTSUPP;
+	fd = bpf_iter_create(bpf_link__fd(fw->vmas));
+	if (fd < 0)
+		return -errno;
+	/* a read gives whole records (each one bpf_seq_write) */
+	while ((n = read(fd, &v, sizeof(v))) == (ssize_t)sizeof(v))
+		if (v.inode == inode && v.dev == dev && found < (v.writable > 0 ? v.writable : 0))
+			found = v.writable > 0 ? v.writable : 0; /* the same in each */
+	if (n < 0)
+		found = -errno;
+	close(fd);
+	return found;
 }

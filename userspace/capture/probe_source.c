@@ -240,6 +240,8 @@ static void attach_end_hooks(struct vsc_probe_source *src)
 	}
 	foreign_watch_init(&src->foreign, &src->skel->bss->foreign, src->skel->maps.shared_mappers,
 			   src->end_links[0] != NULL);
+	foreign_watch_attach_vmas(&src->foreign, src->skel->progs.vsc_shared_vmas,
+				  (int)src->target->pid);
 	fork_watch_attach(&src->forks, src->skel->progs.vsc_fork, src->skel->progs.vsc_exec);
 	if (!src->target->launched) /* -p: children it had before we came */
 		fork_watch_count_existing(&src->forks, (int)src->target->pid);
@@ -252,6 +254,14 @@ static int shared_mapper(struct capture_source *base, uint32_t major, uint32_t m
 {
 	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
 	return foreign_watch_mapper(&src->foreign, major, minor, inode, sysv, pid);
+}
+
+/* How many shared mappings of the file may write it now (foreign.h). */
+static int shared_writable(struct capture_source *base, uint32_t major, uint32_t minor,
+			   uint64_t inode)
+{
+	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
+	return foreign_watch_writable(&src->foreign, major, minor, inode);
 }
 
 /* Children that ran the program's code without exec (forks.h). */
@@ -531,6 +541,7 @@ static void close_source(struct capture_source *base)
 	if (!src)
 		return;
 	detach(src);
+	foreign_watch_detach(&src->foreign);
 	free(src->links);
 	free(src->block_links);
 	free(src->acks);
@@ -718,6 +729,7 @@ static const struct capture_source_ops probe_ops = {
 	.report = report,
 	.segment_name = segment_name,
 	.shared_mapper = shared_mapper,
+	.shared_writable = shared_writable,
 	.close = close_source,
 };
 

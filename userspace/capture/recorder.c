@@ -144,6 +144,12 @@ static int shared_mapper(void *ctx, uint32_t major, uint32_t minor, uint64_t ino
 	return rec->src->ops->shared_mapper(rec->src, major, minor, inode, sysv, pid);
 }
 
+static int shared_writable(void *ctx, uint32_t major, uint32_t minor, uint64_t inode)
+{
+	struct recorder *rec = ctx;
+	return rec->src->ops->shared_writable(rec->src, major, minor, inode);
+}
+
 /* ---- set up ---------------------------------------------------------------- */
 
 static int open_output(struct recorder *rec)
@@ -430,8 +436,11 @@ static int record_running(struct recorder *rec)
 	/* what it shares as the recording begins (with -p, threads held) */
 	shared_watch_init(&rec->shared, (int)rec->target.pid, rec->target.launched);
 	if (rec->src->ops->shared_mapper)
-		rec->shared.mappers =
-			(struct shared_mappers){ .lookup = shared_mapper, .ctx = rec };
+		rec->shared.mappers = (struct shared_mappers){
+			.lookup = shared_mapper,
+			.writable = rec->src->ops->shared_writable ? shared_writable : NULL,
+			.ctx = rec,
+		};
 	shared_watch_scan(&rec->shared, true);
 	if (rec->target.launched) {
 		err = vsc_target_start(&rec->target);

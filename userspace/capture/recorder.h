@@ -68,6 +68,10 @@ struct capture_source_ops {
 	 * remember (not known), other -errno. */
 	int (*shared_mapper)(struct capture_source *src, uint32_t major, uint32_t minor,
 			     uint64_t inode, bool sysv, uint32_t *pid);
+	/* Optional: how many shared mappings of the file, by anyone, may write
+	 * it now (the kernel's count), or -errno: not known. */
+	int (*shared_writable)(struct capture_source *src, uint32_t major, uint32_t minor,
+			       uint64_t inode);
 	/* Optional: the name of segment `id` (name_addr: where the target
 	 * keeps it, or 0), asked once, when its first marker is written. */
 	int (*segment_name)(struct capture_source *src, int64_t id, uint64_t name_addr, char *buf,

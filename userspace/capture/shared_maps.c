@@ -570,11 +570,23 @@ static bool may_share_unseen(const struct shared_watch *sw, const struct shared_
 	return !(sw->launched && anonymous(o));
 }
 
+/* Whether the kernel says no shared mapping of o, by anyone, may write
+ * it now (foreign.h): a process whose maps cannot be read then does not
+ * write it through one either, and a mapping made after this look is
+ * seen by the hook on mmap (the lookup). Not System V (check_sysv). */
+static bool none_may_write(const struct shared_watch *sw, const struct shared_object *o)
+{
+	return sw->mappers.writable && sw->mappers.lookup && !is_sysv(o) &&
+	       sw->mappers.writable(sw->mappers.ctx, o->major, o->minor, o->inode) == 0;
+}
+
 /* A process whose maps cannot be read (another user namespace's, a
  * supervisor with more capabilities than ours) may map any object still
  * watched that it can share (may_share_unseen()): each counts, with that
  * reason. Not a System V segment whose attaches were all found
- * (check_sysv): nattch is the kernel's count. */
+ * (check_sysv): nattch is the kernel's count; nor an object no shared
+ * mapping may write at this look (none_may_write()): a file the target
+ * maps read-only, which everyone else maps read-only or privately. */
 static void flag_unchecked(struct shared_watch *sw, int pid, int err)
 {
 	char name[64] = "", why[512];
@@ -583,13 +595,15 @@ static void flag_unchecked(struct shared_watch *sw, int pid, int err)
 		process_name(pid, name, sizeof(name));
 	for (size_t i = 0; i < sw->count; i++) {
 		struct shared_object *o = &sw->objects[i];
-		if (!watched(o) || (is_sysv(o) && o->attaches >= 0) || !may_share_unseen(sw, o))
+		if (!watched(o) || (is_sysv(o) && o->attaches >= 0) || !may_share_unseen(sw, o) ||
+		    none_may_write(sw, o))
 			continue;
 		snprintf(why, sizeof(why),
 			 "the maps of pid %d (%.63s) cannot be read (%.40s), so whether it "
 			 "writes %.160s is not known",
 			 pid, name, strerror(-err), o->path);
 		flag(sw, o, why);
+		o->unnamed = true;
 	}
 }
 
@@ -699,7 +713,8 @@ static void take_write_events(struct shared_watch *sw)
 /* ---- mappings seen as they were made ------------------------------------------ */
 
 /* Objects the hook saw mapped writable and shared by another process
- * (the maps need not show it any more). */
+ * (the maps need not show it any more). One already suspect only because
+ * some maps cannot be read gets the writer as its reason. */
 static void check_mappers(struct shared_watch *sw)
 {
 	char name[64], why[512];
@@ -707,11 +722,11 @@ static void check_mappers(struct shared_watch *sw)
 	for (size_t i = 0; sw->mappers.lookup && i < sw->count; i++) {
 		struct shared_object *o = &sw->objects[i];
 		uint32_t pid = 0;
-		if (!watched(o))
+		if (!watched(o) && !(o->mapped && o->unnamed))
 			continue;
 		int found = sw->mappers.lookup(sw->mappers.ctx, o->major, o->minor, o->inode,
 					       is_sysv(o), &pid);
-		if (found == 0 || (found == 1 && (int)pid == sw->pid))
+		if (found == 0 || (found == 1 && (int)pid == sw->pid) || (o->unnamed && found != 1))
 			continue;
 		if (found == 1) {
 			process_name((int)pid, name, sizeof(name));
@@ -721,6 +736,12 @@ static void check_mappers(struct shared_watch *sw)
 				 "mmap or shmat; it may have dropped it since), as the target "
 				 "does at 0x%" PRIx64 "; its stores are not recorded",
 				 pid, name, o->path, o->major, o->minor, o->inode, o->start);
+			if (o->unnamed) { /* a writer seen: the better reason */
+				free(o->why);
+				o->why = strdup(why);
+				o->unnamed = false;
+				continue;
+			}
 		} else {
 			snprintf(why, sizeof(why),
 				 "who mapped %.160s writable and shared during the recording is "

@@ -54,6 +54,7 @@ struct shared_object {
 	uint64_t suspect;     /* 0, or 1 + the order it was found written from outside */
 	int wd;               /* its inotify watch (shared_notify.h), or -1 */
 	bool syscall_written; /* the kernel said a system call wrote it */
+	bool unnamed;         /* suspect only for maps that cannot be read */
 	struct shared_range *ranges; /* every range the target mapped it at */
 	size_t range_count, range_cap;
 	char path[160]; /* as /proc/PID/maps names it */
@@ -67,6 +68,10 @@ struct shared_mappers {
 	/* 1 and *pid, 0 none seen, -ENOSPC not known (too many), -errno */
 	int (*lookup)(void *ctx, uint32_t major, uint32_t minor, uint64_t inode, bool sysv,
 		      uint32_t *pid);
+	/* How many shared mappings of the file, by anyone, may write it now
+	 * (the kernel's count; foreign.h), or -errno: not known. NULL: not
+	 * known. */
+	int (*writable)(void *ctx, uint32_t major, uint32_t minor, uint64_t inode);
 	void *ctx;
 };
 

@@ -356,6 +356,8 @@ static int load_bpf(struct watch_run *run)
 	run->sys_enter = bpf_program__attach(run->skel->progs.vsc_sys_enter);
 	foreign_watch_init(&run->foreign, &run->skel->bss->foreign, run->skel->maps.shared_mappers,
 			   run->sys_enter != NULL);
+	foreign_watch_attach_vmas(&run->foreign, run->skel->progs.vsc_shared_vmas,
+				  (int)run->target->pid);
 	if (watches_shared_memory(run)) {
 		fork_watch_attach(&run->forks, run->skel->progs.vsc_fork,
 				  run->skel->progs.vsc_exec);
@@ -426,6 +428,7 @@ static void close_source(struct capture_source *base)
 {
 	struct watch_run *run = (struct watch_run *)base;
 	detach_all(run);
+	foreign_watch_detach(&run->foreign);
 	free(run->links);
 	ring_buffer__free(run->rb);
 	watch__destroy(run->skel);
@@ -570,6 +573,14 @@ static int shared_mapper(struct capture_source *base, uint32_t major, uint32_t m
 	return foreign_watch_mapper(&run->foreign, major, minor, inode, sysv, pid);
 }
 
+/* How many shared mappings of the file may write it now (foreign.h). */
+static int shared_writable(struct capture_source *base, uint32_t major, uint32_t minor,
+			   uint64_t inode)
+{
+	struct watch_run *run = (struct watch_run *)base;
+	return foreign_watch_writable(&run->foreign, major, minor, inode);
+}
+
 static const struct capture_source_ops watch_ops = {
 	.attach = attach,
 	.poll = poll_source,
@@ -581,6 +592,7 @@ static const struct capture_source_ops watch_ops = {
 	.init_value = initial_value,
 	.locate = locate,
 	.shared_mapper = shared_mapper,
+	.shared_writable = shared_writable,
 	.close = close_source,
 };
 
