@@ -91,12 +91,17 @@ expect_unknown() {
   fi
 }
 
-if watch_with none private -; then
+# expect_consistent WHAT: the last recording is plain consistent.
+expect_consistent() {
   if [ "$st" = 0 ] && [ "$cst" = 0 ] && [ "$(head -1 "$work/out.txt")" = consistent ]; then
-    ok "alone on private memory: consistent"
+    ok "$1: consistent"
   else
-    bad "alone: record $st, check $cst: $(head -2 "$work/out.txt" | tr '\n' ' '); $(tail -2 "$work/err" | tr '\n' ' ')"
+    bad "$1: record $st, check $cst: $(head -2 "$work/out.txt" | tr '\n' ' '); $(tail -2 "$work/err" | tr '\n' ' ')"
   fi
+}
+
+if watch_with none private -; then
+  expect_consistent "alone on private memory"
 else
   bad "alone: the target did not start"
 fi
@@ -149,11 +154,7 @@ unreadable=$(echo "$unreadable" | sed 's|/maps||g')
 [ -n "$unreadable" ] || echo "note: every process's maps can be read here: the read-only file cases show no difference"
 head -c 4096 /dev/zero > "$work/rofile"
 if watch_with none rofile "$work/rofile"; then
-  if [ "$st" = 0 ] && [ "$cst" = 0 ] && [ "$(head -1 "$work/out.txt")" = consistent ]; then
-    ok "a read-only mapped file nobody may write: consistent (maps not readable:${unreadable:- none})"
-  else
-    bad "read-only file alone: record $st, check $cst: $(head -2 "$work/out.txt" | tr '\n' ' '); $(tail -2 "$work/err" | tr '\n' ' ')"
-  fi
+  expect_consistent "a read-only mapped file nobody may write (maps not readable:${unreadable:- none})"
 else
   bad "read-only file alone: the target did not start"
 fi

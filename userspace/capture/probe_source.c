@@ -247,21 +247,10 @@ static void attach_end_hooks(struct vsc_probe_source *src)
 		fork_watch_count_existing(&src->forks, (int)src->target->pid);
 }
 
-/* Who mapped an object writable and shared during the recording
- * (foreign.h). */
-static int shared_mapper(struct capture_source *base, uint32_t major, uint32_t minor,
-			 uint64_t inode, bool sysv, uint32_t *pid)
+/* The writers its BPF program sees that it cannot record (foreign.h). */
+static const struct foreign_watch *foreign_of(const struct capture_source *base)
 {
-	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
-	return foreign_watch_mapper(&src->foreign, major, minor, inode, sysv, pid);
-}
-
-/* How many shared mappings of the file may write it now (foreign.h). */
-static int shared_writable(struct capture_source *base, uint32_t major, uint32_t minor,
-			   uint64_t inode)
-{
-	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
-	return foreign_watch_writable(&src->foreign, major, minor, inode);
+	return &((const struct vsc_probe_source *)base)->foreign;
 }
 
 /* Children that ran the program's code without exec (forks.h). */
@@ -728,8 +717,7 @@ static const struct capture_source_ops probe_ops = {
 	.notes = notes,
 	.report = report,
 	.segment_name = segment_name,
-	.shared_mapper = shared_mapper,
-	.shared_writable = shared_writable,
+	.foreign = foreign_of,
 	.close = close_source,
 };
 

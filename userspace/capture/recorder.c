@@ -12,6 +12,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "foreign.h"
 #include "shared_maps.h"
 #include "userspace/util/clock.h"
 #include "userspace/util/diag.h"
@@ -141,13 +142,14 @@ static int shared_mapper(void *ctx, uint32_t major, uint32_t minor, uint64_t ino
 			 uint32_t *pid)
 {
 	struct recorder *rec = ctx;
-	return rec->src->ops->shared_mapper(rec->src, major, minor, inode, sysv, pid);
+	return foreign_watch_mapper(rec->src->ops->foreign(rec->src), major, minor, inode, sysv,
+				    pid);
 }
 
 static int shared_writable(void *ctx, uint32_t major, uint32_t minor, uint64_t inode)
 {
 	struct recorder *rec = ctx;
-	return rec->src->ops->shared_writable(rec->src, major, minor, inode);
+	return foreign_watch_writable(rec->src->ops->foreign(rec->src), major, minor, inode);
 }
 
 /* ---- set up ---------------------------------------------------------------- */
@@ -435,10 +437,10 @@ static int record_running(struct recorder *rec)
 	trace_writer_begin(rec->writer);
 	/* what it shares as the recording begins (with -p, threads held) */
 	shared_watch_init(&rec->shared, (int)rec->target.pid, rec->target.launched);
-	if (rec->src->ops->shared_mapper)
+	if (rec->src->ops->foreign)
 		rec->shared.mappers = (struct shared_mappers){
 			.lookup = shared_mapper,
-			.writable = rec->src->ops->shared_writable ? shared_writable : NULL,
+			.writable = shared_writable,
 			.ctx = rec,
 		};
 	shared_watch_scan(&rec->shared, true);

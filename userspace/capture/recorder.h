@@ -36,6 +36,7 @@
 struct recorder;
 struct capture_source;
 struct ring_buffer; /* libbpf's */
+struct foreign_watch;
 
 struct capture_source_ops {
 	/* The target exists (launched and held, or attached): load and attach.
@@ -62,16 +63,11 @@ struct capture_source_ops {
 	int (*init_value)(struct capture_source *src, uint64_t addr, int64_t *value);
 	/* Optional: replaces the symbols' locations. */
 	int (*locate)(struct capture_source *src, uint32_t pid, uint64_t ip, char *buf, size_t len);
-	/* Optional: who mapped the object (device major:minor, inode; System V:
-	 * sysv and the shmid) writable and shared during the recording, not
-	 * of the recording: 1 and *pid, 0 none seen, -ENOSPC too many to
-	 * remember (not known), other -errno. */
-	int (*shared_mapper)(struct capture_source *src, uint32_t major, uint32_t minor,
-			     uint64_t inode, bool sysv, uint32_t *pid);
-	/* Optional: how many shared mappings of the file, by anyone, may write
-	 * it now (the kernel's count), or -errno: not known. */
-	int (*shared_writable)(struct capture_source *src, uint32_t major, uint32_t minor,
-			       uint64_t inode);
+	/* Optional: the writers its BPF program sees that it cannot record
+	 * (foreign.h): stores by other processes' system calls, objects they
+	 * mapped writable and shared during the recording, the kernel's count
+	 * of mappings that may write a file, for the shared-memory watch. */
+	const struct foreign_watch *(*foreign)(const struct capture_source *src);
 	/* Optional: the name of segment `id` (name_addr: where the target
 	 * keeps it, or 0), asked once, when its first marker is written. */
 	int (*segment_name)(struct capture_source *src, int64_t id, uint64_t name_addr, char *buf,

@@ -564,21 +564,10 @@ static void report(struct capture_source *base)
 		diag("record", "lost events not counted exactly: %s", why);
 }
 
-/* Who mapped an object writable and shared during the recording
- * (foreign.h). */
-static int shared_mapper(struct capture_source *base, uint32_t major, uint32_t minor,
-			 uint64_t inode, bool sysv, uint32_t *pid)
+/* The writers its BPF program sees that it cannot record (foreign.h). */
+static const struct foreign_watch *foreign_of(const struct capture_source *base)
 {
-	struct watch_run *run = (struct watch_run *)base;
-	return foreign_watch_mapper(&run->foreign, major, minor, inode, sysv, pid);
-}
-
-/* How many shared mappings of the file may write it now (foreign.h). */
-static int shared_writable(struct capture_source *base, uint32_t major, uint32_t minor,
-			   uint64_t inode)
-{
-	struct watch_run *run = (struct watch_run *)base;
-	return foreign_watch_writable(&run->foreign, major, minor, inode);
+	return &((const struct watch_run *)base)->foreign;
 }
 
 static const struct capture_source_ops watch_ops = {
@@ -591,8 +580,7 @@ static const struct capture_source_ops watch_ops = {
 	.var_name = name_var,
 	.init_value = initial_value,
 	.locate = locate,
-	.shared_mapper = shared_mapper,
-	.shared_writable = shared_writable,
+	.foreign = foreign_of,
 	.close = close_source,
 };
 
