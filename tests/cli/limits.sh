@@ -10,6 +10,7 @@
 #  - many threads: 10^5 one-event threads over 10^5 variables;
 #  - one hot variable written by 10^5 threads (several writers), and one
 #    written by 4 threads as a watchpoint records it (decided at once);
+#    the same without times (the search of the sources, then the search);
 #    two threads toggling one flag (the one-variable bound, -p and --min);
 #  - the paper's 2-Writer reduction of a 40-variable 3-CNF, -p 0 (SAT path),
 #    and of an unsatisfiable one for SAT with other bounds, no bound, --min;
@@ -190,15 +191,35 @@ run "parts at once, memory cap" "0 3" \
 # jittered by up to 3 events; SC by construction and decided at once by
 # the witness from the writes the reads see (docs/solvers.md, "One hot
 # variable"; it was `unknown` at any limit before)
-awk 'BEGIN { srand(7); print "vsc 1"; print "init hot 0"; a = 0; b = 1
-	for (left = 80000; left > 0; left--) {
+# hot_hammer EVENTS SEED TIMES(1: hints, 0: none)
+hot_hammer() {
+	awk -v n="$1" -v seed="$2" -v times="$3" 'BEGIN { srand(seed); print "vsc 1"; print "init hot 0"
+	a = 0; b = 1; per = n / 4
+	for (left = n; left > 0; left--) {
 		if (rand() < 0.025) { a = int(rand() * 4); b = int(rand() * 4) }
 		t = rand() < 0.5 ? a : b
-		if (pos[t] == 20000) for (t = 0; pos[t] == 20000; t++) ;
+		if (pos[t] == per) for (t = 0; pos[t] == per; t++) ;
 		if (pos[t] % 2 == 0) mem = pos[t] / 2
-		printf "T%d %s hot %d @%d\n", t, pos[t] % 2 ? "r" : "w", mem, ++clock * 100 + int(rand() * 300)
-		pos[t]++ } }' > "$tmp/hot.vsc"
+		printf "T%d %s hot %d", t, pos[t] % 2 ? "r" : "w", mem
+		if (times) printf " @%d", ++clock * 100 + int(rand() * 300)
+		printf "\n"
+		pos[t]++ } }'
+}
+hot_hammer 80000 7 1 > "$tmp/hot.vsc"
 run "one hot variable, 4 writers" "0" "$vsc" check --timeout 10 "$tmp/hot.vsc"
+# the same shape without times, 400,000 events: the search of the sources
+# (hot_search.c) runs, then the search of interleavings; each phase under
+# --timeout, and under an address-space cap (the 10^6-event recording
+# without times, no --timeout, reached 13.7 GB in the search after the
+# sources' search, past the memory limit)
+hot_hammer 400000 11 0 > "$tmp/hot_untimed.vsc"
+started=$(date +%s%N)
+run "one hot variable without times" "0 3" "$vsc" check --timeout 2 "$tmp/hot_untimed.vsc"
+returned_within "one hot variable without times under --timeout 2" 2
+started=$(date +%s%N)
+run "one hot variable without times, memory cap" "0 3" \
+	sh -c 'ulimit -v 300000 && exec "$0" check --timeout 2 "$1"' "$vsc" "$tmp/hot_untimed.vsc"
+returned_within "one hot variable without times, memory cap, --timeout 2" 2
 
 # --min under --timeout answers what it has: the least preemptions between
 # a proven lower bound and a witness (replayed here, independently), or the

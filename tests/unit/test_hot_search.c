@@ -11,7 +11,8 @@
  * stores its loop counter and loads x back, so 4 threads write each
  * value) without hints, with one load that sees what memory held a while
  * before, it agrees with exact where exact finishes, and decides hammers
- * of 16,000 events without hints. */
+ * of 16,000 events without hints, and of 40,000 with two threads at a
+ * time event by event. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -236,6 +237,34 @@ static void hammers_without_hints_decided(void **state)
 		      refuted);
 }
 
+/* 40,000-event 4-thread hammers, two threads at a time event by event,
+ * no hints: every read of another thread's value has three writes to
+ * choose from, dense; decided (the search stopped at its work cap on
+ * these, thrashing among the latest levels, before its conflicts took
+ * the path of least deepest level). */
+static void dense_hammers_decided(void **state)
+{
+	uint64_t seed = 0xde45eULL;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		int made;
+		struct vsc_program *p = stale_hammer(&seed, 4, 5000, 2, 0, 0, &made);
+		struct vsc_check_opts opts = { 0 };
+		struct budget b;
+		uint32_t *witness;
+		long pre, verified = -1;
+
+		budget_init(&b, &opts);
+		assert_int_equal(hot_var_search(p, &b, &witness, &pre), HOT_VAR_FOUND);
+		assert_int_equal(vsc_witness_verify(p, witness, p->event_count, &verified, NULL, 0),
+				 0);
+		assert_int_equal(verified, pre);
+		free(witness);
+		vsc_program_free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +272,7 @@ int main(void)
 		cmocka_unit_test(auto_agrees_with_exact),
 		cmocka_unit_test(stale_hammers_agree),
 		cmocka_unit_test(hammers_without_hints_decided),
+		cmocka_unit_test(dense_hammers_decided),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

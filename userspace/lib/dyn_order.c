@@ -46,14 +46,6 @@ void dyn_order_free(struct dyn_order *d)
 	free(d->backward);
 	free(d->stack);
 	free(d->sorted);
-	free(d->via);
-}
-
-int dyn_order_keep_paths(struct dyn_order *d)
-{
-	if (!d->via && !(d->via = malloc(((size_t)d->nodes + 1) * sizeof(uint32_t))))
-		return -ENOMEM;
-	return 0;
 }
 
 static int grow(uint32_t **a, uint32_t cap)
@@ -136,8 +128,6 @@ static int search_forward(struct dyn_order *d, uint32_t b, uint32_t target, uint
 			d->work++;
 			if (y != target && (d->mark[y] == d->search || d->place[y] >= below))
 				continue;
-			if (d->via)
-				d->via[y] = e;
 			if (y == target)
 				return 1;
 			if (room(d, n + top + 1))

@@ -20,8 +20,6 @@ struct dyn_order {
 	uint64_t *sorted;                     /* room to sort them by place */
 	uint32_t scratch_cap;                 /* room of each of those */
 	unsigned long work;                   /* nodes and edges the searches visited */
-	uint32_t
-		*via; /* per node: the edge a search forward reached it by (dyn_order_keep_paths) */
 };
 
 /* nodes nodes, in the order of places (a permutation of 0..nodes-1).
@@ -34,15 +32,5 @@ void dyn_order_free(struct dyn_order *d);
 int dyn_order_add(struct dyn_order *d, uint32_t a, uint32_t b);
 /* Remove the edge added last (its order stays topological). */
 void dyn_order_undo(struct dyn_order *d);
-/* Keep, from now on, the path by which an edge a -> b closes a cycle:
- * 0 or -ENOMEM. */
-int dyn_order_keep_paths(struct dyn_order *d);
-/* After dyn_order_add(d, a, b) said 1 (a != b), with paths kept: the edge
- * of the path from b to a that enters x (x = a first, then the edge's
- * d->edge_from, until that is b). */
-static inline uint32_t dyn_order_path_into(const struct dyn_order *d, uint32_t x)
-{
-	return d->via[x];
-}
 
 #endif

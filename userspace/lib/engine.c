@@ -414,6 +414,16 @@ static int enter(struct engine *g, size_t *top, uint32_t cost, long bound, int u
 	return push_frame(g, top, cost) ? -ENOMEM : 1;
 }
 
+/* The bytes the memory limit weighs: both tables of failed states (one
+ * search may fill the unbounded one, the next the bounded one) and the
+ * path (a frame and a state per depth, up to the events' count); only the
+ * table in use was counted. */
+static size_t engine_bytes(const struct engine *g)
+{
+	return state_table_bytes(&g->table[0]) + state_table_bytes(&g->table[1]) +
+	       g->frames_cap * sizeof(*g->frames) + g->path_cap * sizeof(*g->path_state);
+}
+
 int engine_search(struct engine *g, long bound)
 {
 	int unbounded = bound < 0, r;
@@ -437,7 +447,7 @@ int engine_search(struct engine *g, long bound)
 		enum step_kind kind;
 
 		if (budget_spend(g->budget, node_work + (unsigned long)(g->steps - charged)) ||
-		    budget_over_memory(g->budget, state_table_bytes(&g->table[!unbounded]))) {
+		    budget_over_memory(g->budget, engine_bytes(g))) {
 			/* the states on the path are not explored: do not keep
 			 * them as failed (a work cap may stop a search that a
 			 * later one on this engine goes on from) */

@@ -32,6 +32,7 @@
 
 #include "dyn_order.h"
 #include "hot_var_int.h"
+#include "least_path.h"
 #include "writes_by_value.h"
 
 #include <errno.h>
@@ -44,7 +45,7 @@
 /* Threads at most (each level looks at every thread's next read). */
 #define SEARCH_THREADS 64
 /* Work (graph visits, events walked) per event at most. */
-#define SEARCH_WORK 256UL
+#define SEARCH_WORK 4096UL
 /* and past a floor that lets small programs search to the end */
 #define SEARCH_WORK_FLOOR (1UL << 20)
 
@@ -63,6 +64,7 @@ struct search {
 	struct hot *h;
 	struct dyn_order d;
 	struct writes_by_value w;
+	struct least_path lp;
 	uint32_t *open; /* the reads to choose for, by thread, then place */
 	uint32_t n_open;
 	uint32_t *open_first; /* per thread + 1: its first in open */
@@ -77,9 +79,11 @@ struct search {
 	uint32_t edge_cap;
 	uint32_t *stamp; /* per level: last merge that saw it */
 	uint32_t merges;
+	int counting;        /* fitting() tries: no conflicts wanted */
 	uint32_t init_level; /* the level that fixed the initial value, NONE */
 	int64_t init_value;
 	unsigned long walked;
+	size_t cs_bytes; /* the levels' conflicts' room */
 };
 
 static const struct vsc_event *event_of(const struct hot *h, uint32_t g, uint32_t *t, uint32_t *i)
@@ -101,6 +105,7 @@ static int conflict_add(struct search *s, struct level *l, uint32_t c)
 		if (!cs)
 			return -ENOMEM;
 		l->cs = cs;
+		s->cs_bytes += (cap - l->cs_cap) * sizeof(*cs);
 		l->cs_cap = cap;
 	}
 	l->cs[l->cs_n++] = c;
@@ -115,13 +120,40 @@ static void merge_begin(struct search *s, struct level *l)
 		s->stamp[l->cs[j]] = s->merges;
 }
 
+struct rank_of {
+	const struct search *s;
+	uint32_t self;
+};
+
+/* An edge's rank: the deeper of the levels it owes to (self and NONE do
+ * not count), plus one; 0: none. */
+static uint32_t edge_rank(uint32_t e, const void *ctx)
+{
+	const struct rank_of *k = ctx;
+	uint32_t at = k->s->edge_level[e], other = k->s->edge_other[e], r = 0;
+
+	if (at != NONE && at != k->self)
+		r = at + 1;
+	if (other != NONE && other != k->self && other + 1 > r)
+		r = other + 1;
+	return r;
+}
+
 /* The levels whose edges make the path from b to a that refused a -> b,
- * into level l's conflicts (the edge of level `self` left out). */
+ * into level l's conflicts (the edge of level `self` left out): of all
+ * such paths, the one whose deepest level is least, so that the search
+ * jumps back as far as the graph allows (the path the order's search
+ * happened to find runs through the latest levels, and the jumps stayed
+ * among them). */
 static int conflict_path(struct search *s, struct level *l, uint32_t self, uint32_t a, uint32_t b)
 {
+	struct rank_of k = { s, self };
+	int r = least_path_find(&s->lp, &s->d, a, b, edge_rank, &k);
+
+	if (r)
+		return r < 0 ? r : 0;
 	for (uint32_t x = a; x != b;) {
-		uint32_t e = dyn_order_path_into(&s->d, x), at = s->edge_level[e],
-			 other = s->edge_other[e];
+		uint32_t e = s->lp.via[x], at = s->edge_level[e], other = s->edge_other[e];
 		if ((at != self && conflict_add(s, l, at)) ||
 		    (other != self && conflict_add(s, l, other)))
 			return -ENOMEM;
@@ -159,8 +191,9 @@ static int draw(struct search *s, uint32_t at, uint32_t other, uint32_t a, uint3
 	if (r == 0) {
 		s->edge_level[s->d.edges - 1] = at;
 		s->edge_other[s->d.edges - 1] = other;
-	} else if (r == 1 && (conflict_add(s, &s->lv[at], other) ||
-			      (a != b && conflict_path(s, &s->lv[at], at, a, b))))
+	} else if (r == 1 && !s->counting &&
+		   (conflict_add(s, &s->lv[at], other) ||
+		    (a != b && conflict_path(s, &s->lv[at], at, a, b))))
 		r = -ENOMEM;
 	return r;
 }
@@ -318,6 +351,24 @@ static uint64_t closeness(const struct search *s, const struct value_write *w, u
 	return distance(w->at, come) << 32 | distance(wkey, key) >> 32;
 }
 
+/* The thread whose write thread t's open read before g sees, NONE. */
+static uint32_t prev_source_thread(const struct search *s, uint32_t t, uint32_t g)
+{
+	uint32_t lo = s->open_first[t], hi = s->open_first[t + 1];
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->open[mid] < g)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->open_first[t])
+		return NONE;
+	uint32_t x = s->h->node[s->open[lo - 1]];
+	return x == NONE || x == INIT_NODE ? NONE : s->h->writer[x];
+}
+
 /* Level at's candidates, nearest by key first, onto s->cand. 0,
  * HOT_VAR_OPEN (too many) or -ENOMEM. */
 static int level_candidates(struct search *s, uint32_t at)
@@ -331,6 +382,8 @@ static int level_candidates(struct search *s, uint32_t at)
 	struct near near[SEARCH_CANDIDATES + 1];
 	size_t lo, hi;
 
+	uint32_t prev_src = prev_source_thread(s, t, l->g);
+
 	writes_of_value(&s->w, e->value, &lo, &hi);
 	if (hi - lo > SEARCH_CANDIDATES)
 		return HOT_VAR_OPEN;
@@ -338,7 +391,10 @@ static int level_candidates(struct search *s, uint32_t at)
 		const struct value_write *w = &s->w.w[j];
 		uint32_t x = h->node[h->base[w->thread] + w->at];
 		if (w->thread != t)
-			near[n++] = (struct near){ closeness(s, w, h->key[x], key), x };
+			near[n++] = (struct near){ (uint64_t)(!h->hinted && w->thread != prev_src)
+								   << 63 |
+							   closeness(s, w, h->key[x], key) >> 1,
+						   x };
 	}
 	if (i == 0 &&
 	    (in->kind == VSC_INIT_UNKNOWN || (in->kind == VSC_INIT_KNOWN && in->value == e->value)))
@@ -380,17 +436,19 @@ static long fitting(struct search *s, uint32_t at, uint32_t t, uint32_t g, long 
 	l->thread = t;
 	if ((r = level_candidates(s, at)))
 		return r > 0 ? -EAGAIN : r;
+	s->counting = 1;
 	for (uint32_t j = 0; j < l->count && fit < enough; j++) {
 		merge_begin(s, l);
 		if ((r = try_source(s, at, s->cand[l->first + j])) < 0)
-			return r;
+			break;
 		if (r == 0) {
 			fit++;
 			undo_choice(s, at);
 		}
 	}
+	s->counting = 0;
 	s->cand_n = l->first;
-	return fit;
+	return r < 0 ? r : fit;
 }
 
 /* Level at takes the next read of the thread whose next read has the
@@ -455,6 +513,21 @@ static uint32_t jump_back(struct search *s, uint32_t at)
 	return to;
 }
 
+/* The bytes the search holds: what the memory limit weighs (per event
+ * about 8, per read chosen for about 56, per node about 28, and what
+ * grows: edges, conflicts, candidates, the graph searches' room). */
+static size_t search_bytes(const struct search *s)
+{
+	const struct hot *h = s->h;
+
+	return h->n * 2 * sizeof(uint32_t) + s->n_open * (sizeof(struct level) + sizeof(uint32_t)) +
+	       (size_t)h->nodes * 7 * sizeof(uint32_t) + s->w.n * sizeof(struct value_write) +
+	       (size_t)s->d.edges_cap * 4 * sizeof(uint32_t) +
+	       (size_t)s->edge_cap * 2 * sizeof(uint32_t) + s->cand_cap * sizeof(uint32_t) +
+	       (size_t)s->d.scratch_cap * (3 * sizeof(uint32_t) + 2 * sizeof(uint64_t)) +
+	       (size_t)s->lp.list_cap * (sizeof(uint32_t) + sizeof(uint64_t)) + s->cs_bytes;
+}
+
 /* The search: a level per read of s->open. 0 (every read chosen),
  * HOT_VAR_OPEN (a read of a value written too often, or the work cap),
  * HOT_VAR_REFUTED, or -errno. */
@@ -470,7 +543,7 @@ static int search_levels(struct search *s, struct budget *b)
 		return r;
 	for (;;) {
 		struct level *l = &s->lv[at];
-		unsigned long work = s->d.work + s->walked;
+		unsigned long work = s->d.work + s->lp.work + s->walked;
 		r = 1;
 		while (r == 1 && l->tried < l->count) {
 			merge_begin(s, l);
@@ -482,6 +555,8 @@ static int search_levels(struct search *s, struct budget *b)
 			return HOT_VAR_OPEN;
 		if (budget_spend(b, work - spent + 1))
 			return -ETIME;
+		if (budget_over_memory(b, search_bytes(s)))
+			return -ENOMEM;
 		spent = work;
 		if (r == 0 && ++at == s->n_open)
 			return 0;
@@ -527,6 +602,7 @@ static uint32_t open_reads(struct search *s)
 static void search_free(struct search *s)
 {
 	dyn_order_free(&s->d);
+	least_path_free(&s->lp);
 	writes_by_value_free(&s->w);
 	free(s->open);
 	free(s->open_first);
@@ -594,7 +670,7 @@ int hot_search_choose(struct hot *h, struct budget *b)
 	s.open = malloc((h->n ? h->n : 1) * sizeof(uint32_t));
 	s.level_of = malloc((h->n ? h->n : 1) * sizeof(uint32_t));
 	if (!place || !s.open || !s.level_of || dyn_order_init(&s.d, h->nodes, place) ||
-	    dyn_order_keep_paths(&s.d) || writes_by_value_build(&s.w, h->p))
+	    least_path_init(&s.lp, h->nodes) || writes_by_value_build(&s.w, h->p))
 		goto out;
 	memset(s.level_of, 0xff, h->n * sizeof(uint32_t));
 	s.open_first = malloc(((size_t)h->k + 1) * sizeof(uint32_t));
@@ -602,6 +678,8 @@ int hot_search_choose(struct hot *h, struct budget *b)
 	if (!s.open_first || !s.chosen)
 		goto out;
 	n = s.n_open = open_reads(&s);
+	if (budget_over_memory(b, search_bytes(&s)))
+		goto out; /* -ENOMEM: the memory limit */
 	s.lv = calloc(n ? (size_t)n : 1, sizeof(*s.lv));
 	s.stamp = calloc(n ? (size_t)n : 1, sizeof(uint32_t));
 	if (!s.lv || !s.stamp)
