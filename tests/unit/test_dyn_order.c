@@ -6,7 +6,8 @@
  * own: a node with many successors that each have one more, so that the
  * forward search holds many nodes on its stack and in its list at once
  * (a search that sized its lists by the larger of the two wrote past
- * them: a recorded 4-thread counter crashed `vsc check`). */
+ * them: a recorded 4-thread counter crashed `vsc check`). And the sort
+ * its moves use (sort_numbers.c) against a plain one. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include "dyn_order.h"
+#include "sort_numbers.h"
 
 #define MAX_NODES 300
 
@@ -116,11 +118,50 @@ static void wide_then_deep_search(void **state)
 	free(g);
 }
 
+static int by_key(uint64_t x, uint64_t y, unsigned shift)
+{
+	uint32_t a = (uint32_t)(x >> shift), b = (uint32_t)(y >> shift);
+
+	return a < b ? -1 : a > b;
+}
+
+/* The sort the order's moves use (sort_numbers.c), against a plain
+ * insertion sort: the keys (32 bits from bit 0 or 32), ties in their
+ * order, for few numbers and for many (by bytes), keys of small and of
+ * wide spread. */
+static void numbers_sorted(void **state)
+{
+	uint64_t seed = 0x50a7ULL, a[3000], tmp[3000], want[3000];
+
+	(void)state;
+	for (int round = 0; round < 200; round++) {
+		uint32_t n = (uint32_t)(round < 100 ? round : 64 + (round * 37) % 2900);
+		unsigned shift = round % 2 ? 32 : 0;
+		uint64_t spread = round % 3 == 0 ? 50 : round % 3 == 1 ? 70000 : UINT32_MAX;
+		for (uint32_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			uint64_t key = (seed >> 33) % spread;
+			a[i] = shift ? key << 32 | i : key | (uint64_t)i << 32;
+		}
+		memcpy(want, a, n * sizeof(*a));
+		for (uint32_t i = 1; i < n; i++) {
+			uint64_t x = want[i];
+			uint32_t j = i;
+			for (; j > 0 && by_key(want[j - 1], x, shift) > 0; j--)
+				want[j] = want[j - 1];
+			want[j] = x;
+		}
+		sort_numbers(a, tmp, n, shift);
+		assert_memory_equal(a, want, n * sizeof(*a));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(random_edges_agree_with_search),
 		cmocka_unit_test(wide_then_deep_search),
+		cmocka_unit_test(numbers_sorted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

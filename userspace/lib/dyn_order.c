@@ -8,6 +8,8 @@
  * are visited, so a new edge near the order's own costs little. */
 #include "dyn_order.h"
 
+#include "sort_numbers.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +73,7 @@ static int room(struct dyn_order *d, uint32_t need)
 		cap = cap > UINT32_MAX / 2 ? UINT32_MAX : 2 * cap;
 	if (grow(&d->forward, cap) || grow(&d->backward, cap) || grow(&d->stack, cap))
 		return -ENOMEM;
-	if (!(sorted = realloc(d->sorted, 2 * (size_t)cap * sizeof(uint64_t))))
+	if (!(sorted = realloc(d->sorted, 4 * (size_t)cap * sizeof(uint64_t))))
 		return -ENOMEM;
 	d->sorted = sorted;
 	d->scratch_cap = cap;
@@ -166,19 +168,12 @@ static int search_backward(struct dyn_order *d, uint32_t a, uint32_t above, uint
 	return 0;
 }
 
-static int by_number(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* nodes[0..n) sorted by their places, through d->sorted. */
 static void sort_by_place(struct dyn_order *d, uint32_t *nodes, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
 		d->sorted[i] = (uint64_t)d->place[nodes[i]] << 32 | nodes[i];
-	qsort(d->sorted, n, sizeof(uint64_t), by_number);
+	sort_numbers(d->sorted, d->sorted + 2 * (size_t)d->scratch_cap, n, 32);
 	for (uint32_t i = 0; i < n; i++)
 		nodes[i] = (uint32_t)d->sorted[i];
 }
@@ -195,7 +190,7 @@ static void reorder(struct dyn_order *d, uint32_t nf, uint32_t nb)
 		d->sorted[n++] = d->place[d->backward[i]];
 	for (uint32_t i = 0; i < nf; i++)
 		d->sorted[n++] = d->place[d->forward[i]];
-	qsort(d->sorted, n, sizeof(uint64_t), by_number);
+	sort_numbers(d->sorted, d->sorted + 2 * (size_t)d->scratch_cap, n, 0);
 	n = 0;
 	for (uint32_t i = 0; i < nb; i++)
 		d->place[d->backward[i]] = (uint32_t)d->sorted[n++];

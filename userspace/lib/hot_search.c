@@ -524,8 +524,8 @@ static size_t search_bytes(const struct search *s)
 	       (size_t)h->nodes * 7 * sizeof(uint32_t) + s->w.n * sizeof(struct value_write) +
 	       (size_t)s->d.edges_cap * 4 * sizeof(uint32_t) +
 	       (size_t)s->edge_cap * 2 * sizeof(uint32_t) + s->cand_cap * sizeof(uint32_t) +
-	       (size_t)s->d.scratch_cap * (3 * sizeof(uint32_t) + 2 * sizeof(uint64_t)) +
-	       (size_t)s->lp.list_cap * (sizeof(uint32_t) + sizeof(uint64_t)) + s->cs_bytes;
+	       (size_t)s->d.scratch_cap * (3 * sizeof(uint32_t) + 4 * sizeof(uint64_t)) +
+	       (size_t)s->lp.list_cap * (sizeof(uint32_t) + 2 * sizeof(uint64_t)) + s->cs_bytes;
 }
 
 /* The search: a level per read of s->open. 0 (every read chosen),

@@ -7,6 +7,8 @@
  * come from nodes placed before it. One search forward and one sort. */
 #include "least_path.h"
 
+#include "sort_numbers.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +48,7 @@ static int room(struct least_path *lp, uint32_t need)
 	if (!(list = realloc(lp->list, cap * sizeof(*list))))
 		return -ENOMEM;
 	lp->list = list;
-	if (!(sorted = realloc(lp->sorted, cap * sizeof(*sorted))))
+	if (!(sorted = realloc(lp->sorted, 2 * (size_t)cap * sizeof(*sorted))))
 		return -ENOMEM;
 	lp->sorted = sorted;
 	lp->list_cap = cap;
@@ -79,13 +81,6 @@ static int reach(struct least_path *lp, const struct dyn_order *d, uint32_t b, u
 	return 0;
 }
 
-static int by_place_key(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int least_path_find(struct least_path *lp, const struct dyn_order *d, uint32_t a, uint32_t b,
 		    uint32_t (*rank)(uint32_t e, const void *ctx), const void *ctx)
 {
@@ -104,7 +99,7 @@ int least_path_find(struct least_path *lp, const struct dyn_order *d, uint32_t a
 		lp->sorted[j] = (uint64_t)d->place[lp->list[j]] << 32 | lp->list[j];
 		lp->best[lp->list[j]] = UINT32_MAX;
 	}
-	qsort(lp->sorted, n, sizeof(uint64_t), by_place_key);
+	sort_numbers(lp->sorted, lp->sorted + lp->list_cap, n, 32);
 	lp->best[b] = 0;
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t x = (uint32_t)lp->sorted[j];

@@ -15,7 +15,7 @@ struct least_path {
 	uint32_t search; /* this search */
 	uint32_t *list;  /* the nodes reached */
 	uint32_t list_cap;
-	uint64_t *sorted; /* room to sort them by place */
+	uint64_t *sorted; /* room to sort them by place (twice the list) */
 	unsigned long work;
 };
 
