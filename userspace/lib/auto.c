@@ -7,7 +7,8 @@
  *     the 1-Writer, 4-value and independent-set families, it only doubled
  *     the steps); with several writers, first at the least the own stops
  *     allow and a few bounds above, up to N, each under a work cap (the
- *     search at a bound far above the least wanders);
+ *     search at a bound far above the least wanders); then those bounds,
+ *     N and (N above them) no bound by rounds under doubling caps;
  *  3. with --min or no bound: the search with no bound (every thread runs
  *     its safe events at once, which is fast): inconsistent there is
  *     inconsistent for every bound, and its witness is an upper bound on
@@ -23,6 +24,7 @@
  *     program: steps 2, 3 and 5 under a work cap, then SAT over the order
  *     of events (sat_bound.c) on what they leave open. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,6 +508,129 @@ static void cap_search(struct budget *b, struct best *best)
 		b->work_cap = best->search_cap;
 }
 
+/* One search on g at bound (or ENGINE_UNBOUNDED) under work budget units
+ * per event from now (0: none of its own), within the cap already set.
+ * *capped: its own cap stopped it (not the deadline, the memory limit or
+ * the outer cap). A search stopped by a cap leaves the engine exact: it
+ * keeps the states that failed and unmarks the ones on its path, so the
+ * next search at the same bound goes on from there. */
+static int capped_search(struct engine *g, long bound, unsigned long work, int *capped)
+{
+	struct budget *b = g->budget;
+	unsigned long outer = b->work_cap;
+	int r;
+
+	if (work) {
+		b->work_cap = b->steps + work * (g->n + 1);
+		if (outer && outer < b->work_cap)
+			b->work_cap = outer;
+	}
+	r = engine_search(g, bound);
+	*capped = r == VSC_UNKNOWN && b->work_cap != outer && b->steps >= b->work_cap;
+	b->work_cap = outer;
+	return r;
+}
+
+/* Work (budget units per event) -p N asks of the bound itself before the
+ * tries at the least (try_at_least()), when N is above it: a search that
+ * goes straight to a witness takes 40-45 units per event (8 threads), so
+ * a bound the search at N finds at once does not pay for the failed
+ * bounds below it first. */
+#define BOUND_FIRST_WORK 64UL
+
+/* -p N above the least the own stops allow: N itself under a small cap
+ * first. Returns the verdict when that decides (a witness is taken from
+ * g: no search on it after), AT_LEAST_OPEN else. */
+static int bound_first(struct engine *g, const struct query *q, struct best *best, long least)
+{
+	int capped, r, err;
+
+	if (best->witness || q->minimize || q->bound < 0 || !g->stops.total ||
+	    program_threads(g->p) > BOUNDED_FIRST_THREADS || q->bound <= least ||
+	    q->bound <= (long)g->stops.total)
+		return AT_LEAST_OPEN;
+	r = capped_search(g, q->bound, BOUND_FIRST_WORK, &capped);
+	if (capped)
+		return AT_LEAST_OPEN;
+	if (r == VSC_CONSISTENT && (err = take_trail(g, best)))
+		return err;
+	return r;
+}
+
+/* The first round's work (budget units per event, each search) in
+ * by_rounds(), after the tries' 128 and 1,024; each round doubles it. */
+#define ROUNDS_FIRST_WORK 2048UL
+
+/* One search of by_rounds() ended (not at its cap) with r at bound
+ * (ENGINE_UNBOUNDED: none). Returns the verdict for -p N when it decides,
+ * AT_LEAST_OPEN else (*least raised past a bound that failed, *unbounded
+ * cleared when the search without a bound found a witness above N). */
+static int round_ended(struct engine *g, const struct query *q, struct best *best, long bound,
+		       int r, long *least, int *unbounded)
+{
+	long c;
+	int err;
+
+	if (r == VSC_CONSISTENT && bound < 0) {
+		if ((c = count_preemptions(g->p, g->trail, g->n)) < 0)
+			return (int)c;
+		if (c > q->bound) {
+			*unbounded = 0; /* its witness does not fit */
+			return AT_LEAST_OPEN;
+		}
+	}
+	if (r == VSC_CONSISTENT)
+		return (err = take_trail(g, best)) ? err : r;
+	if (r != VSC_INCONSISTENT || bound < 0 || bound == q->bound)
+		return r; /* a limit, an error; inconsistent for N, or every bound */
+	*least = best->lower = bound + 1; /* and every bound below fails */
+	return AT_LEAST_OPEN;
+}
+
+/* -p N after the tries at the least left it open (several writers, at
+ * most BOUNDED_FIRST_THREADS threads): the searches at the bounds the
+ * tries asked (the least and up to 3 above, not above N), at N, and
+ * without a bound, by rounds, each search going on from where the one at
+ * its bound stopped (capped_search()), under a cap that doubles each
+ * round. A witness at any of them within N answers; a bound that fails
+ * raises the least past it. The search at a bound far above the least
+ * wanders (its cost grows exponentially with the excess, and the lower
+ * bound cuts nothing there: 8 threads, 3 values, 10^4 events, -p 23:
+ * `unknown` after 81,000 units per event, where the search at the least
+ * 20 finds a witness within 2,400), so N alone was worse than any bound
+ * near the least; now a large bound costs at most a few times the
+ * cheapest of these searches. Returns the verdict or -errno. */
+static int by_rounds(struct engine *g, const struct query *q, struct best *best, long least)
+{
+	unsigned long work = ROUNDS_FIRST_WORK;
+	/* without a bound only when N is above the bounds the tries asked */
+	int unbounded = q->bound >= least + AT_LEAST_PROBES, capped, r;
+
+	for (;; work = work < ULONG_MAX / 4 / (g->n + 1) ? work * 2 : work) {
+		long top = least + AT_LEAST_PROBES - 1 < q->bound ? least + AT_LEAST_PROBES - 1
+								  : q->bound;
+		long bounds[AT_LEAST_PROBES + 2];
+		int m = 0;
+
+		for (long b = least; b <= top; b++)
+			bounds[m++] = b;
+		if (top < q->bound)
+			bounds[m++] = q->bound;
+		if (unbounded)
+			bounds[m++] = ENGINE_UNBOUNDED;
+		for (int i = 0; i < m; i++) {
+			if (bounds[i] >= 0 && bounds[i] < least)
+				continue; /* failed with one below it */
+			r = capped_search(g, bounds[i], m > 1 ? work : 0, &capped);
+			if (capped)
+				continue;
+			r = round_ended(g, q, best, bounds[i], r, &least, &unbounded);
+			if (r != AT_LEAST_OPEN)
+				return r;
+		}
+	}
+}
+
 static int decide(struct engine *g, const struct query *q, struct best *best, long least)
 {
 	int r, err;
@@ -516,6 +641,8 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 	best->lower = least;
 	if (q->bound >= 0 && least > q->bound)
 		return VSC_INCONSISTENT; /* every bound up to q->bound fails */
+	if ((r = bound_first(g, q, best, least)) != AT_LEAST_OPEN)
+		return r;
 	r = try_at_least(g, q, best, &least, AT_LEAST_FIRST_WORK);
 	if ((r == AT_LEAST_OPEN || r == AT_LEAST_REFUTED) && refuted_by_sources(g, q, best))
 		return VSC_INCONSISTENT;
@@ -543,6 +670,8 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 	if (!best->witness && !q->minimize && q->bound >= 0 &&
 	    program_threads(g->p) <= BOUNDED_FIRST_THREADS) {
 		/* the bound's answer is all we need: no search on g after it */
+		if (g->stops.total)
+			return by_rounds(g, q, best, least);
 		r = engine_search(g, q->bound);
 		if (r == VSC_CONSISTENT && (err = take_trail(g, best)))
 			return err;
