@@ -27,6 +27,7 @@
 #define BRUTE_NODES 20000000ULL
 #define MAX_REPORTS 5
 #define UNBOUNDED_EVENTS 10 /* see check_solver() */
+#define FAR_ABOVE 6         /* a bound this far above the least is asked too */
 
 struct rng {
 	uint64_t s;
@@ -324,9 +325,12 @@ static void check_solver(struct stats *st, const struct vsc_program *p, const ch
 		vsc_result_free(res);
 	}
 bounds:
-	/* 4. every bound from 0 to one past the least */
+	/* 4. every bound from 0 to one past the least, and for auto one far
+	 * above it (where its rounds take the search without a bound too; the
+	 * paper's solver enumerates the sets of preemption points there) */
 	long top = want->least >= 0 ? want->least + 1 : 3;
-	for (long pi = 0; pi <= top; pi++) {
+	long far = strcmp(solver, "auto") ? top : top + FAR_ABOVE;
+	for (long pi = 0; pi <= far; pi = pi == top ? far + (far == top) : pi + 1) {
 		int expect = want->consistent && want->least <= pi;
 		for (int mode = 0; mode < 3; mode++) {
 			VSC_OPTS(vsc_check_opts, b, .solver = solver, .bounded = true,
