@@ -45,6 +45,7 @@
 #include "thread_order.h"
 #include "ts_replay.h"
 #include "unique_run.h"
+#include "witness_joins.h"
 #include "writer_groups.h"
 
 struct best {
@@ -351,6 +352,10 @@ static int with_stale_cut(struct engine *g, const struct query *q, struct best *
 			      &preemptions);
 	budget_phase(g->budget, "search");
 	if (r == STALE_CUT_FOUND) {
+		/* the count is where --min's bisection starts; out of memory:
+		 * the witness as it was */
+		if (q->minimize)
+			witness_join_pieces(g->p, witness, &preemptions, g->budget);
 		best->witness = witness;
 		best->preemptions = preemptions;
 	}
