@@ -91,6 +91,13 @@ CHECK_EXTRA += check-stress
 check-stress: $(BUILD)/vsc $(STRESS_TARGETS) $(BUILD)/targets/lab_sb
 	@tests/system/stress.sh $(BUILD)/vsc $(BUILD)/targets short
 
+# A target killed or ended by exit_group while its threads run: every
+# increment in the trace, or the loss counted (about 1 min).
+.PHONY: check-kill
+CHECK_EXTRA += check-kill
+check-kill: $(BUILD)/vsc $(PROBE_TARGETS)
+	@tests/system/kill.sh $(BUILD)/vsc $(BUILD)/targets
+
 # Memory shared with processes outside the target's family (shared_maps.h).
 .PHONY: check-record-shared
 CHECK_EXTRA += check-record-shared

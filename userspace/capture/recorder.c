@@ -306,12 +306,16 @@ static int record_loop(struct recorder *rec)
 	}
 }
 
-/* A consistent end: every thread stopped (or the process at its exit)
- * before the source detaches, then what is left is read. */
+/* A consistent end: every thread stopped or gone before the source
+ * detaches, then what is left is read. At the exit stop of a launched
+ * command the other threads may still run, or be on their way out (a
+ * thread's end hands its log over, record.bpf.c): they are stopped or
+ * waited for too, or what they log or hand over after the read is lost
+ * uncounted. */
 static int finish_recording(struct recorder *rec)
 {
 	struct vsc_target *t = &rec->target;
-	bool stopped = t->ended || t->at_exit;
+	bool stopped = t->ended;
 	if (!stopped) {
 		int err = vsc_target_stop_all(t);
 		stopped = !err;

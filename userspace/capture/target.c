@@ -325,8 +325,29 @@ static int signal_to_pass(struct vsc_target *t, pid_t tid, int status)
 
 static void reap_traced_zombies(const struct vsc_target *t);
 
-/* A process we do not trace: 1 (and t->ended) once it is gone or a
- * zombie (a zombie is gone for us too), else 0. */
+/* Threads of the process other than its main thread (0 when it is gone). */
+static int other_threads(pid_t pid)
+{
+	char path[64];
+	int n = 0;
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return 0;
+	struct dirent *d;
+	while ((d = readdir(dir))) {
+		long tid = strtol(d->d_name, NULL, 10);
+		n += tid > 0 && tid != pid;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* A process we do not trace: 1 (and t->ended) once it is gone, or a zombie
+ * whose other threads are gone too, else 0. The main thread dies first
+ * when the process is killed; until the last thread is gone, some may not
+ * have passed the hooks that hand their logs over (record.bpf.c), and a
+ * log read before that misses what they hand over later. */
 static int untraced_ended(struct vsc_target *t)
 {
 	char path[64], state = 0;
@@ -343,7 +364,7 @@ static int untraced_ended(struct vsc_target *t)
 			state = 0;
 		fclose(f);
 	}
-	if (!f || state == 'Z' || state == 'X') {
+	if (!f || ((state == 'Z' || state == 'X') && !other_threads(t->pid))) {
 		t->ended = true;
 		return 1;
 	}
@@ -454,13 +475,27 @@ static bool stopped_has(const struct vsc_target *t, pid_t tid)
 	return false;
 }
 
+/* A thread that is gone or a zombie (past its exit: it cannot be seized). */
+static bool thread_gone(pid_t pid, pid_t tid)
+{
+	char path[64], state = 0;
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", (long)pid, (long)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return true;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state == 'Z' || state == 'X';
+}
+
 /* Seize (unless it is our launched main thread) and interrupt one thread,
  * then wait for its stop. Returns 0, or 1 when the thread is gone. */
 static int stop_thread(struct vsc_target *t, pid_t tid)
 {
 	bool ours = (t->launched && tid == t->pid) || t->threads_traced;
 	if (!ours && ptrace(PTRACE_SEIZE, tid, 0, t->trace_threads ? PTRACE_O_TRACECLONE : 0)) {
-		if (errno == ESRCH)
+		if (errno == ESRCH || (errno == EPERM && thread_gone(t->pid, tid)))
 			return 1;
 		return -errno;
 	}
@@ -494,6 +529,12 @@ int vsc_target_stop_all(struct vsc_target *t)
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%ld/task", (long)t->pid);
 	bool found_new = true;
+	/* at its exit stop the main thread is stopped already */
+	if (t->launched && t->at_exit && !stopped_has(t, t->pid)) {
+		if (ARRAY_RESERVE(t->stopped, t->stopped_cap, t->stopped_count + 1))
+			return -ENOMEM;
+		t->stopped[t->stopped_count++] = t->pid;
+	}
 	while (found_new) {
 		found_new = false;
 		DIR *dir = opendir(path);

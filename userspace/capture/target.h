@@ -74,7 +74,9 @@ int vsc_target_finish(struct vsc_target *t);
 int vsc_target_stop_command(struct vsc_target *t, int sig, int timeout_ms);
 
 /* Stop every thread (ptrace seize + interrupt), taking in threads created
- * meanwhile. Returns 0 or -errno. vsc_target_resume_all detaches them all
+ * meanwhile; a thread on its way out is waited for until it is gone (the
+ * main thread of a launched command at its exit stop is stopped already).
+ * Returns 0 or -errno. vsc_target_resume_all detaches them all
  * (a launched command too: we stop following it, unless it is at its exit
  * stop, which vsc_target_finish ends). */
 int vsc_target_stop_all(struct vsc_target *t);
