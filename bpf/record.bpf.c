@@ -97,6 +97,27 @@ static __always_inline __u32 end_flag(__u32 origin)
 	return origin == VSC_RECORD_FROM_EXEC ? VSC_RECORD_LOG_EXECED : VSC_RECORD_LOG_ENDED;
 }
 
+/* Logs that could not be read (their header, or a copy that moved) where
+ * nobody tries again: at a thread's end, or a batch of drop mode. What
+ * they held is unknown, so the loss count is a lower bound. */
+__u64 unread_logs = 0;
+
+/* The log could not be read. A blocking probe's batch: the thread tries
+ * again. At a thread's end: ended, with what it held unknown (the recorder
+ * reads it from memory if it still can, else counts it unknown). */
+static __always_inline int unreadable(struct vsc_record_log_ref *ref, __u32 origin, bool blocking)
+{
+	if (origin == VSC_RECORD_FROM_BATCH && blocking)
+		return -1;
+	if (origin == VSC_RECORD_FROM_BATCH) {
+		__sync_fetch_and_add(&unread_logs, 1);
+		return -1;
+	}
+	ref->unsent = 0;
+	ref->flags |= end_flag(origin) | VSC_RECORD_LOG_UNREAD;
+	return -1;
+}
+
 /* The ring is full. A blocking probe's batch: the thread tries again.
  * Otherwise count what is lost now, or (at a thread's end) leave it for the
  * recorder to read from memory. */
@@ -114,7 +135,7 @@ static __always_inline void ring_full(struct vsc_record_log_ref *ref, __u64 seq,
 	ref->unsent = unsent_of(seq, count, ref->next_seq);
 	ref->flags |= end_flag(origin);
 	if (pending > count)
-		ref->flags |= VSC_RECORD_LOG_PENDING_RMW;
+		ref->flags |= VSC_RECORD_LOG_PENDING;
 }
 
 /* Copy the log at log_addr into one ring record; returns 0 when it is there
@@ -133,7 +154,7 @@ static __always_inline int hand_over(struct vsc_record_log_ref *ref, __u64 log_a
 	    bpf_probe_read_user(&count, sizeof(count), &log->count) ||
 	    bpf_probe_read_user(&pending, sizeof(pending), &log->pending) ||
 	    count > VSC_RECORD_LOG_CAP)
-		return -1; /* the thread fires again; at its end the recorder reads it */
+		return unreadable(ref, origin, blocking);
 	skip = count - unsent_of(seq, count, ref->next_seq);
 	if (skip < count) {
 		rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
@@ -144,7 +165,7 @@ static __always_inline int hand_over(struct vsc_record_log_ref *ref, __u64 log_a
 		if (bpf_probe_read_user(&rec->log, sizeof(rec->log), log) || rec->log.seq != seq ||
 		    rec->log.count != count) {
 			bpf_ringbuf_discard(rec, BPF_RB_NO_WAKEUP);
-			return -1;
+			return unreadable(ref, origin, blocking);
 		}
 		rec->pid = id >> 32;
 		rec->tid = (__u32)id;
@@ -161,7 +182,7 @@ static __always_inline int hand_over(struct vsc_record_log_ref *ref, __u64 log_a
 		ref->unsent = 0;
 		ref->flags |= end_flag(origin);
 		if (pending > count)
-			ref->flags |= VSC_RECORD_LOG_PENDING_RMW;
+			ref->flags |= VSC_RECORD_LOG_PENDING;
 	}
 	return 0;
 }
@@ -189,8 +210,10 @@ static __always_inline struct vsc_record_log_ref *ref_of(__u64 log_addr)
 		/* a new log for this thread id (exec, id reuse): the old one's
 		 * memory is gone */
 		__sync_fetch_and_add(&lost, ref->unsent);
-		if (ref->flags & VSC_RECORD_LOG_PENDING_RMW)
+		if (ref->flags & VSC_RECORD_LOG_PENDING)
 			__sync_fetch_and_add(&maybe_lost, 1);
+		if (ref->flags & VSC_RECORD_LOG_UNREAD)
+			__sync_fetch_and_add(&unread_logs, 1);
 	}
 	bpf_probe_read_user(&fresh.next_seq, sizeof(fresh.next_seq), &log->seq);
 	bpf_map_update_elem(&logs, &tid, &fresh, BPF_ANY);

@@ -64,10 +64,12 @@ struct vsc_record_batch {
  * handed over (the ring buffer was full); the recorder reads it from memory
  * if the process is still there, else counts it lost. */
 enum vsc_record_log_flags {
-	VSC_RECORD_LOG_ENDED = 1u << 0,       /* the thread exited */
-	VSC_RECORD_LOG_PENDING_RMW = 1u << 1, /* it ended with an RMW announced:
-						 performed or not, unknown */
-	VSC_RECORD_LOG_EXECED = 1u << 2,      /* it called execve (which may fail) */
+	VSC_RECORD_LOG_ENDED = 1u << 0,   /* the thread exited */
+	VSC_RECORD_LOG_PENDING = 1u << 1, /* it ended with a store or RMW announced:
+					     performed or not, unknown */
+	VSC_RECORD_LOG_EXECED = 1u << 2,  /* it called execve (which may fail) */
+	VSC_RECORD_LOG_UNREAD = 1u << 3,  /* its end could not read the log: what
+					     it held is unknown */
 };
 
 /* logs map: thread id -> where its log lives and what was handed over */

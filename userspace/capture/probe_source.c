@@ -65,9 +65,11 @@ struct vsc_probe_source {
 	uint64_t end_batches;       /* records made at a thread's end */
 	uint64_t drain_lost;        /* entries of ended threads nobody could read, or
 				      of an old thread after its id was used again */
-	uint64_t drain_rmw_unknown; /* RMWs announced at the end, performed or not */
+	uint64_t drain_rmw_unknown; /* stores or RMWs announced at the end, performed or not */
 	uint64_t drain_unread;      /* logs that could not be read at the end */
 	uint64_t drained;           /* events read from logs at the end */
+	uint64_t records;           /* ring records read */
+	uint64_t records_late;      /* of them after the logs were read at the end */
 	int error;                  /* first failure inside the ring callback */
 	int moved;
 	pid_t *exact_start; /* -p: threads stepped past a look at the probe */
@@ -199,6 +201,7 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct vsc_probe_source *src = ctx;
 	const struct vsc_record_batch *b = data;
+	src->records++;
 	if (size < sizeof(*b) || b->log.count > VSC_RECORD_LOG_CAP)
 		return 0;
 	if (b->origin != VSC_RECORD_FROM_BATCH)
@@ -431,8 +434,9 @@ static int read_log(struct vsc_probe_source *src, uint32_t tid, uint64_t addr,
 	return 0;
 }
 
-/* An RMW announced and not published (pending) may have been performed:
- * let the stopped thread run a few instructions until it is published. */
+/* A store or RMW announced and not published (pending) may have been
+ * performed: let the stopped thread run a few instructions until it is
+ * published. */
 static int settle_pending(struct vsc_probe_source *src, uint32_t tid, uint64_t addr,
 			  struct vsc_record_log *log)
 {
@@ -459,10 +463,13 @@ static int drain_one(struct vsc_probe_source *src, uint32_t tid,
 		uint64_t skip = ref->next_seq > log->seq ? ref->next_seq - log->seq : 0;
 		err = add_entries(src, log, skip < log->count ? (uint32_t)skip : log->count,
 				  ref->pid, tid, ref->instance);
+	} else if (ended && (ref->flags & VSC_RECORD_LOG_UNREAD)) {
+		/* its memory is gone, and its end could not read it either */
+		src->drain_unread++;
 	} else if (ended) {
 		/* its memory is gone: the thread-end hook said what it held */
 		src->drain_lost += ref->unsent;
-		if (ref->flags & VSC_RECORD_LOG_PENDING_RMW)
+		if (ref->flags & VSC_RECORD_LOG_PENDING)
 			src->drain_rmw_unknown++;
 	} else {
 		/* a live thread whose log cannot be read: how much it held is
@@ -620,6 +627,23 @@ static void rescan(struct capture_source *base, struct recorder *rec)
 		recorder_say(rec, "%s", why);
 }
 
+/* With every thread stopped or gone, no record can come after the logs
+ * were read: one that does (a thread that ended meanwhile), or one made
+ * and not read, would be a loss nobody counted. Read what is there, and
+ * count the rest as unknown. */
+static int read_late(struct vsc_probe_source *src)
+{
+	uint64_t before = src->records;
+	int n = poll_ring(src, 0);
+	if (n < 0)
+		return n;
+	src->records_late = src->records - before;
+	uint64_t made = src->skel->bss->batches;
+	if (made > src->records)
+		src->records_late += made - src->records;
+	return 0;
+}
+
 /* What the ring buffer holds, then the part-filled logs from where the
  * ring left off: of stopped threads, or (the process gone) as the thread-end
  * hooks left them, counted; the probes go before the threads run again. */
@@ -633,6 +657,8 @@ static int drain(struct capture_source *base, struct trace_writer *w, bool threa
 	if (n >= 0 && (threads_stopped || src->target->ended)) {
 		n = drain_logs(src);
 		src->drained = n > 0 ? (uint64_t)n : 0;
+		if (n >= 0)
+			n = read_late(src);
 	} else if (n >= 0) {
 		/* threads that could not be stopped: their logs are not read */
 		src->drain_unread++;
@@ -657,6 +683,7 @@ static uint64_t lost(const struct capture_source *base, bool *exact)
 	*exact = src->skel->bss->maybe_lost == 0 && src->drain_rmw_unknown == 0 &&
 		 src->drain_unread == 0 && foreign_watch_exact(&src->foreign) &&
 		 fork_watch_exact(&src->forks, children_unrecorded(src));
+	*exact = *exact && src->skel->bss->unread_logs == 0 && src->records_late == 0;
 	return src->skel->bss->lost + src->drain_lost;
 }
 
@@ -669,9 +696,21 @@ static int unknown_loss_why(const struct vsc_probe_source *src, char *buf, size_
 	int n = 0;
 	if (rmw)
 		n = snprintf(buf, len,
-			     "%" PRIu64 " threads ended or stopped inside a read-modify-write "
+			     "%" PRIu64 " threads ended or stopped inside a store or "
+			     "read-modify-write "
 			     "(announced, not published: whether it was performed is unknown)",
 			     rmw);
+	uint64_t unread = src->skel ? src->skel->bss->unread_logs : 0;
+	if (unread && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "%s%" PRIu64 " thread logs could not be read where they were "
+			      "handed over (at a thread's end, or in drop mode)",
+			      n ? "; " : "", unread);
+	if (src->records_late && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "%s%" PRIu64 " ring records came after the logs were read at "
+			      "the end, or were not read",
+			      n ? "; " : "", src->records_late);
 	if (src->drain_unread && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n,
 			      "%s%" PRIu64 " thread logs could not be read at the end "
