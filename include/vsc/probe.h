@@ -33,9 +33,11 @@
  * - `vsc:log` fires at the start of each batch so the recorder can find a
  *   log that is not full yet when the recording stops (it reads it with the
  *   threads stopped, or the kernel hands it over when a thread exits).
- * - A read-modify-write is announced in `pending` before it is performed
- *   and published after, so a log read at any moment never lacks an RMW
- *   that other threads may have seen while holding a later one.
+ * - A store or read-modify-write of the helpers is announced in `pending`
+ *   before it is performed and published after, so a log read at any
+ *   moment never lacks a store other threads may have seen, nor holds one
+ *   that was never performed (a thread killed between the two: the
+ *   recorder counts the loss as unknown).
  *
  * One rule for programs that also use <sys/sdt.h> themselves: include this
  * header first (or define _SDT_HAS_SEMAPHORES and give your own probes
@@ -85,8 +87,8 @@ struct vsc_probe_log {
 	uint32_t count; /* entries published */
 	uint32_t tid;
 	uint32_t announced; /* magic, tid and the exit hook are set */
-	/* 1 + index of an entry whose RMW may be performed but is not yet
-	 * published (index >= count); 0: none */
+	/* 1 + index of an entry whose store or RMW may be performed but is
+	 * not yet published (index >= count); 0: none */
 	uint32_t pending;
 	uint64_t acked; /* written by the recorder: every seq below is read */
 	struct vsc_probe_entry entries[VSC_PROBE_LOG_CAP];
@@ -315,8 +317,8 @@ static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, u
 	vsc_probe_publish_();
 }
 
-/* An RMW in three steps: announce (pending), perform, publish. NULL when not
- * traced. */
+/* A store or RMW in three steps: announce (pending), perform, publish.
+ * NULL when not traced. */
 static inline struct vsc_probe_entry *vsc_probe_rmw_begin_(const volatile void *addr, uint16_t size,
 							   uint64_t ip)
 {
@@ -366,28 +368,27 @@ static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, const volatile 
  * string that stays valid, or NULL) names the segment in the trace. */
 #define VSC_PROBE_SEGMENT(id, name) \
 	VSC_PROBE_EMIT_(VSC_PROBE_KIND_SEGMENT, (const void *)(name), 0, (id), 0)
-/* The helpers below announce their RMWs before performing them. */
+/* The helpers below announce their stores and RMWs before performing them. */
 #define VSC_PROBE_RMW_BEGIN_(addr, size) vsc_probe_rmw_begin_((addr), (size), VSC_PROBE_IP_())
 #define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)         \
 	vsc_probe_rmw_end_((entry), (addr), (size), (kind), (int64_t)(value), \
 			   (int64_t)(new_value), VSC_PROBE_IP_())
 /* The helpers' loads and stores: the probe is looked at before and after
  * the access, and an access during which it came on is marked
- * VSC_PROBE_F_AT_START (the recorder makes no verdict depend on its place). */
+ * VSC_PROBE_F_AT_START (the recorder makes no verdict depend on its place).
+ * A store is announced, performed, published, as an RMW: logged before it
+ * is performed, a store of a thread killed (or stopped for good) in
+ * between would be in the trace without ever being performed, a value
+ * reads could take that nobody wrote. */
 #define VSC_PROBE_ON_() VSC_PROBE_ENABLED_()
 #define VSC_PROBE_LOAD_AFTER_(was_on, addr, size, value)                 \
 	VSC_PROBE_EMIT_FLAGS_(VSC_PROBE_KIND_LOAD, addr, size, value, 0, \
 			      (was_on) ? 0u : VSC_PROBE_F_AT_START)
-#define VSC_PROBE_STORE_AROUND_(addr, size, value, store)                                 \
-	do {                                                                              \
-		if (VSC_PROBE_ENABLED_()) {                                               \
-			VSC_PROBE_STORE_N(addr, size, value);                             \
-			store;                                                            \
-		} else {                                                                  \
-			store;                                                            \
-			VSC_PROBE_EMIT_FLAGS_(VSC_PROBE_KIND_STORE, addr, size, value, 0, \
-					      VSC_PROBE_F_AT_START);                      \
-		}                                                                         \
+#define VSC_PROBE_STORE_AROUND_(addr, size, value, store)                           \
+	do {                                                                        \
+		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(addr, size);      \
+		store;                                                              \
+		VSC_PROBE_RMW_END_(e_, VSC_PROBE_KIND_STORE, addr, size, value, 0); \
 	} while (0)
 /* ---- end of the eBPF backend -------------------------------------------- */
 #endif
@@ -423,10 +424,10 @@ static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, const volatile 
 #define VSC_PROBE_STORE(addr, value) VSC_PROBE_STORE_N(addr, sizeof(*(addr)), value)
 #define VSC_PROBE_RMW(addr, old, new) VSC_PROBE_RMW_N(addr, sizeof(*(addr)), old, new)
 
-/* Relaxed atomic accesses that record themselves. A store is logged before
- * it is performed and a load after, so a recording stopped in between never
- * holds a read of a value whose write it lacks; an RMW is announced before
- * and published after (the recorder respects the announcement). A failed
+/* Relaxed atomic accesses that record themselves. A load is logged after
+ * it is performed; a store or RMW is announced before and published after
+ * (the recorder respects the announcement), so a recording stopped in
+ * between never holds a read of a value whose write it lacks. A failed
  * compare-and-swap is recorded as the read it is. */
 #define VSC_PROBE_DEFINE_WIDTH_(BITS)                                                              \
 	static inline int##BITS##_t vsc_load##BITS(const volatile int##BITS##_t *p)                \
