@@ -8,10 +8,11 @@
 # inexact loss with its reason) and vsc check must then refuse a plain
 # verdict (exit 3). Never `lost 0` with increments missing: a verdict on
 # such a trace could be wrong.
-# The target (its threads under SCHED_IDLE) and the recorder share one CPU,
-# and a CPU hog takes it when the end comes: the target's threads then meet
-# their end one by one, long after the recorder may see the process end
-# (its main thread dead, or stopped at its exit). The recorder must wait
+# The target and the recorder share one CPU; when the end comes, the
+# target's threads go under SCHED_IDLE (SIGUSR1, or by itself) and a CPU hog
+# takes the CPU: the threads then meet their end one by one, long after the
+# recorder may see the process end (its main thread dead, or stopped at its
+# exit). The recorder must wait
 # for their ends (where they hand their logs over) before it reads what
 # they left. Before it did, it read the logs too early: 'thread logs could
 # not be read' (an `at least` loss, 1 run in 2 here), and a thread whose
@@ -100,12 +101,12 @@ while [ $i -lt "$repeat" ]; do
   for end in kill exit; do
     t=$work/p-$end.vsc
     [ $end = kill ] && ms=0 || ms=-1500
-    taskset -c "$cpu" "$targets/probe_kill" 4 "$work/counter" $ms idle & pid=$!
+    taskset -c "$cpu" "$targets/probe_kill" 4 "$work/counter" $ms & pid=$!
     sleep 0.3
     rec -p $pid -o "$t" 2> "$work/err" & rpid=$!
     sleep 1
     hog_on
-    [ $end = kill ] && kill -KILL $pid
+    [ $end = kill ] && kill -USR1 $pid && sleep 0.1 && kill -KILL $pid
     wait $rpid
     st=$?
     hog_off
@@ -117,7 +118,7 @@ while [ $i -lt "$repeat" ]; do
   for ms in 1000 -1000; do
     t=$work/cmd.vsc
     [ $ms -gt 0 ] && name="-- CMD, kills itself ($i)" || name="-- CMD, exits ($i)"
-    rec -o "$t" -- "$targets/probe_kill" 4 "$work/counter" $ms idle 2> "$work/err" & rpid=$!
+    rec -o "$t" -- "$targets/probe_kill" 4 "$work/counter" $ms 2> "$work/err" & rpid=$!
     sleep 0.8
     hog_on
     wait $rpid

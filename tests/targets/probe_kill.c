@@ -3,15 +3,16 @@
  * Kill target: THREADS threads add 1 to a counter with an atomic
  * fetch-and-add, store what they got, and read the counter back, until the
  * process is killed (SIGKILL from outside, or after MS milliseconds by
- * itself when MS > 0; MS < 0: exit_group(0) by the main thread after -MS
- * milliseconds). With `idle`, every thread runs under SCHED_IDLE: it gets
- * the CPU only when nothing else wants it (tests/system/kill.sh makes its
- * threads end after the recorder sees the process end).
- *   probe_kill THREADS FILE MS [idle]
+ * itself when MS > 0; MS < 0: exit(0) by the main thread after -MS
+ * milliseconds).
+ *   probe_kill THREADS FILE MS
  * The counter lives in FILE (8 bytes, mapped shared), so its last value
  * survives the kill: every increment performed is one `u counter K K+1`,
  * K = 0 .. last-1, and a trace that lacks some of them must count the loss
  * (tests/system/kill.sh). Only this process maps FILE.
+ * Before its own end, or on SIGUSR1, every thread goes under SCHED_IDLE:
+ * beside a CPU hog, the threads then meet their end one by one, long after
+ * the first (tests/system/kill.sh).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,8 +20,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,10 +29,13 @@
 
 static int64_t *counter;
 int64_t seen[64];
+static volatile pid_t tids[65]; /* the main thread's, then the workers' */
+static volatile int started;
 
 static void *worker(void *arg)
 {
 	int64_t *mine = arg;
+	tids[__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST)] = (pid_t)syscall(SYS_gettid);
 	for (;;) {
 		int64_t k = vsc_fetch_add64(counter, 1);
 		vsc_store64(mine, k);
@@ -40,16 +44,21 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Every thread under SCHED_IDLE (async-signal-safe: system calls only). */
+static void go_idle(int sig)
+{
+	struct sched_param idle = { 0 };
+	(void)sig;
+	for (int i = 0; i <= started; i++)
+		if (tids[i])
+			sched_setscheduler(tids[i], SCHED_IDLE, &idle);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t[64];
-	if (argc != 4 && !(argc == 5 && strcmp(argv[4], "idle") == 0)) {
-		fprintf(stderr, "usage: probe_kill THREADS FILE MS [idle]\n");
-		return 2;
-	}
-	struct sched_param idle = { 0 };
-	if (argc == 5 && sched_setscheduler(0, SCHED_IDLE, &idle)) {
-		perror("probe_kill: SCHED_IDLE");
+	if (argc != 4) {
+		fprintf(stderr, "usage: probe_kill THREADS FILE MS\n");
 		return 2;
 	}
 	int threads = atoi(argv[1]);
@@ -63,6 +72,8 @@ int main(int argc, char **argv)
 	if (counter == MAP_FAILED)
 		return 2;
 	close(fd);
+	tids[0] = getpid();
+	signal(SIGUSR1, go_idle);
 	for (int i = 0; i < threads; i++)
 		pthread_create(&t[i], NULL, worker, &seen[i]);
 	long wait_ms = ms < 0 ? -ms : ms;
@@ -71,6 +82,7 @@ int main(int argc, char **argv)
 		for (;;)
 			pause.tv_sec = 1, nanosleep(&pause, NULL);
 	nanosleep(&pause, NULL);
+	go_idle(0);
 	if (ms < 0)
 		exit(0);
 	kill(getpid(), SIGKILL);

@@ -306,16 +306,20 @@ static int record_loop(struct recorder *rec)
 	}
 }
 
+#define EXIT_WAIT_MS 2000
+
 /* A consistent end: every thread stopped or gone before the source
  * detaches, then what is left is read. At the exit stop of a launched
- * command the other threads may still run, or be on their way out (a
- * thread's end hands its log over, record.bpf.c): they are stopped or
- * waited for too, or what they log or hand over after the read is lost
- * uncounted. */
+ * command the other threads may still be on their way out, their ends (a
+ * thread's end hands its log over, record.bpf.c) still to come: they are
+ * waited for, or what they hand over after the read is lost uncounted. */
 static int finish_recording(struct recorder *rec)
 {
 	struct vsc_target *t = &rec->target;
-	bool stopped = t->ended;
+	bool stopped = t->ended || t->at_exit;
+	/* (threads we trace wait for us at their own exit stop) */
+	if (t->at_exit && !t->ended && !t->threads_traced)
+		vsc_target_wait_others(t, EXIT_WAIT_MS);
 	if (!stopped) {
 		int err = vsc_target_stop_all(t);
 		stopped = !err;

@@ -419,6 +419,16 @@ int vsc_target_poll(struct vsc_target *t)
 	return t->launched ? 0 : untraced_ended(t);
 }
 
+int vsc_target_wait_others(const struct vsc_target *t, int timeout_ms)
+{
+	int left = other_threads(t->pid);
+	for (int waited = 0; left && waited < timeout_ms; waited++) {
+		usleep(1000);
+		left = other_threads(t->pid);
+	}
+	return left;
+}
+
 int vsc_target_finish(struct vsc_target *t)
 {
 	if (!t->launched || t->ended || t->launched_detached)
@@ -529,12 +539,6 @@ int vsc_target_stop_all(struct vsc_target *t)
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%ld/task", (long)t->pid);
 	bool found_new = true;
-	/* at its exit stop the main thread is stopped already */
-	if (t->launched && t->at_exit && !stopped_has(t, t->pid)) {
-		if (ARRAY_RESERVE(t->stopped, t->stopped_cap, t->stopped_count + 1))
-			return -ENOMEM;
-		t->stopped[t->stopped_count++] = t->pid;
-	}
 	while (found_new) {
 		found_new = false;
 		DIR *dir = opendir(path);

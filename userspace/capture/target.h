@@ -66,6 +66,11 @@ int vsc_target_start(struct vsc_target *t);
  * stopped); for an attached process, notice that it is gone. Returns 1 when
  * something changed (ended or at_exit), 0 otherwise, -errno on failure. */
 int vsc_target_poll(struct vsc_target *t);
+/* At the exit stop: wait until the other threads are gone (those of a
+ * process that ends run their end there), at most timeout_ms. Returns how
+ * many are left (threads that run on after the main thread's own exit, or
+ * one whose exec waits for the main thread). */
+int vsc_target_wait_others(const struct vsc_target *t, int timeout_ms);
 /* After the exit stop: let the launched command finish and reap it. */
 int vsc_target_finish(struct vsc_target *t);
 /* A launched command that runs on after the recording (resumed, no longer
@@ -74,9 +79,7 @@ int vsc_target_finish(struct vsc_target *t);
 int vsc_target_stop_command(struct vsc_target *t, int sig, int timeout_ms);
 
 /* Stop every thread (ptrace seize + interrupt), taking in threads created
- * meanwhile; a thread on its way out is waited for until it is gone (the
- * main thread of a launched command at its exit stop is stopped already).
- * Returns 0 or -errno. vsc_target_resume_all detaches them all
+ * meanwhile. Returns 0 or -errno. vsc_target_resume_all detaches them all
  * (a launched command too: we stop following it, unless it is at its exit
  * stop, which vsc_target_finish ends). */
 int vsc_target_stop_all(struct vsc_target *t);
