@@ -127,6 +127,13 @@ while [ $i -lt "$repeat" ]; do
     verdict "$name" "$t" $st 0
     no_unread "$name" "$t"
   done
+  # -- CMD: its main thread leaves by pthread_exit, the others run on 3 s
+  # (one increment each 10 ms): the exit stop's wait (2 s) ends with them
+  # still there, so their logs are read while they run and what they do
+  # after is missing; before, that was `# lost events: 0`
+  t=$work/cmd-run-on.vsc
+  rec -o "$t" -- "$targets/probe_kill" 2 "$work/counter" 300 3000 2> "$work/err"
+  verdict "-- CMD, threads run on after the main thread's pthread_exit ($i)" "$t" $? 0
   rm -f "$work"/*.vsc
 done
 

@@ -6,6 +6,9 @@
  * itself when MS > 0; MS < 0: exit(0) by the main thread after -MS
  * milliseconds).
  *   probe_kill THREADS FILE MS
+ *   probe_kill THREADS FILE MS RUN_ON   (MS > 0: the main thread leaves by
+ *     pthread_exit after MS ms; the workers run on, one increment each
+ *     10 ms, for RUN_ON ms more, then one of them calls exit(0))
  * The counter lives in FILE (8 bytes, mapped shared), so its last value
  * survives the kill: every increment performed is one `u counter K K+1`,
  * K = 0 .. last-1, and a trace that lacks some of them must count the loss
@@ -32,14 +35,30 @@ int64_t seen[64];
 static volatile pid_t tids[65]; /* the main thread's, then the workers' */
 static volatile int started;
 
+static long run_on_ms;  /* > 0: the workers' end after the main thread's */
+static double deadline; /* then: when one of them calls exit(0) */
+
+static double seconds_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void *worker(void *arg)
 {
 	int64_t *mine = arg;
+	struct timespec gap = { 0, 10000000 };
 	tids[__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST)] = (pid_t)syscall(SYS_gettid);
 	for (;;) {
 		int64_t k = vsc_fetch_add64(counter, 1);
 		vsc_store64(mine, k);
 		(void)vsc_load64(counter);
+		if (!run_on_ms)
+			continue;
+		nanosleep(&gap, NULL);
+		if (seconds_now() > deadline)
+			exit(0);
 	}
 	return NULL;
 }
@@ -57,10 +76,12 @@ static void go_idle(int sig)
 int main(int argc, char **argv)
 {
 	pthread_t t[64];
-	if (argc != 4) {
-		fprintf(stderr, "usage: probe_kill THREADS FILE MS\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: probe_kill THREADS FILE MS [RUN_ON]\n");
 		return 2;
 	}
+	run_on_ms = argc == 5 ? atol(argv[4]) : 0;
+	deadline = seconds_now() + (double)(labs(atol(argv[3])) + run_on_ms) / 1000;
 	int threads = atoi(argv[1]);
 	long ms = atol(argv[3]);
 	int fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -82,6 +103,8 @@ int main(int argc, char **argv)
 		for (;;)
 			pause.tv_sec = 1, nanosleep(&pause, NULL);
 	nanosleep(&pause, NULL);
+	if (run_on_ms > 0)
+		pthread_exit(NULL);
 	go_idle(0);
 	if (ms < 0)
 		exit(0);
