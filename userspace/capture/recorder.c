@@ -308,6 +308,22 @@ static int record_loop(struct recorder *rec)
 
 #define EXIT_WAIT_MS 2000
 
+/* Threads still there after the wait at the exit stop (the main thread
+ * left by its own pthread_exit, the others run on): their logs were read
+ * while they ran, so the trace is no consistent cut and what they did
+ * after is missing: an inexact loss, with its reason. */
+static void note_running_on(struct recorder *rec, int threads)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why),
+		 "%d threads still ran %d ms after the main thread's exit; their logs were "
+		 "read while they ran",
+		 threads, EXIT_WAIT_MS);
+	recorder_say(rec, "%s", why);
+	trace_writer_note(rec->writer, "loss not known exactly", why);
+}
+
 /* A consistent end: every thread stopped or gone before the source
  * detaches, then what is left is read. At the exit stop of a launched
  * command the other threads may still be on their way out, their ends (a
@@ -318,8 +334,9 @@ static int finish_recording(struct recorder *rec)
 	struct vsc_target *t = &rec->target;
 	bool stopped = t->ended || t->at_exit;
 	/* (threads we trace wait for us at their own exit stop) */
-	if (t->at_exit && !t->ended && !t->threads_traced)
-		vsc_target_wait_others(t, EXIT_WAIT_MS);
+	int running_on = t->at_exit && !t->ended && !t->threads_traced
+				 ? vsc_target_wait_others(t, EXIT_WAIT_MS)
+				 : 0;
 	if (!stopped) {
 		int err = vsc_target_stop_all(t);
 		stopped = !err;
@@ -340,8 +357,10 @@ static int finish_recording(struct recorder *rec)
 	/* after the threads are let go: a trap of ours found then is a loss */
 	bool exact = true;
 	trace_writer_add_lost(rec->writer, rec->src->ops->lost(rec->src, &exact));
-	if (!exact)
+	if (!exact || running_on)
 		trace_writer_lost_inexact(rec->writer);
+	if (running_on)
+		note_running_on(rec, running_on);
 	if (err)
 		recorder_say(rec, "reading the last events failed: %s", strerror(-err));
 	return err;
