@@ -169,6 +169,17 @@ if [ -n "$unreadable" ]; then
     bad "read-only file, reader: a process did not start"
   fi
 fi
+# The same, mapped read-only from a writable descriptor and made writable
+# by mprotect between two looks: the mmap asks only to read, so a hook
+# that looked for PROT_WRITE there missed it, the kernel's count was 0 at
+# every look, and the target's loads of values nobody recorded came out a
+# plain `inconsistent`.
+if watch_with mflasher rofile "$work/rofile"; then
+  expect_unknown "read-only mapped file, made writable by mprotect between two looks (pid $writer)" \
+    "pid $writer (probe_shm) mapped $work/rofile.* writable and shared during the recording (seen at its mmap or shmat"
+else
+  bad "read-only file, mflasher: a process did not start"
+fi
 if watch_with flasher file "$work/rofile"; then
   expect_unknown "read-only mapped file, mapped writable between two looks (pid $writer)" \
     "pid $writer (probe_shm) mapped $work/rofile.* writable and shared during the recording (seen at its mmap or shmat"

@@ -10,6 +10,9 @@
  *                                1, 2, 3... into its first word, unmap it,
  *                                every 20 ms (mapped for microseconds: no
  *                                look at its maps finds it); "ready" first
+ *   probe_shm mflasher KIND NAME the same (posix, file or rofile: a file), mapped
+ *                                read-only shared from a writable descriptor
+ *                                and made writable by mprotect
  *   probe_shm pwriter KIND NAME  open the object (posix or file) and
  *                                pwrite 1, 2, 3... into its first word
  *                                without mapping it, as writer does
@@ -126,14 +129,35 @@ static int run_writer(const char *kind, const char *name)
 	return 0;
 }
 
-static int run_flasher(const char *kind, const char *name)
+/* The existing object (posix or file) mapped read-only and shared from a
+ * descriptor open for writing, then made writable by mprotect: the mmap
+ * asks for no write permission, and nothing else is done to the object
+ * (no ftruncate, which inotify would see). NULL when it fails. */
+static int64_t *map_then_mprotect(const char *kind, const char *name)
+{
+	int fd = !strcmp(kind, "posix") ? shm_open(name, O_RDWR, 0) : open(name, O_RDWR);
+	void *p = fd < 0 ? MAP_FAILED : mmap(NULL, OBJECT_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (fd >= 0)
+		close(fd);
+	if (p != MAP_FAILED && mprotect(p, OBJECT_SIZE, PROT_READ | PROT_WRITE)) {
+		munmap(p, OBJECT_SIZE);
+		p = MAP_FAILED;
+	}
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* via_mprotect: map it by map_then_mprotect(). */
+static int run_flasher(const char *kind, const char *name, int via_mprotect)
 {
 	struct timespec gap = { 0, 20000000 };
 	time_t end = time(NULL) + 60;
 
 	ready();
 	for (int64_t i = 1; time(NULL) < end; i++) {
-		volatile int64_t *word = map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
+		volatile int64_t *word =
+			via_mprotect ? map_then_mprotect(kind, name)
+				     : map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
 		if (!word)
 			return 2;
 		word[0] = i;
@@ -327,7 +351,9 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "vmwriter"))
 		return run_vmwriter(atol(argv[2]), strtoull(argv[3], NULL, 16));
 	if (argc == 4 && !strcmp(argv[1], "flasher"))
-		return run_flasher(argv[2], argv[3]);
+		return run_flasher(argv[2], argv[3], 0);
+	if (argc == 4 && !strcmp(argv[1], "mflasher"))
+		return run_flasher(argv[2], argv[3], 1);
 	if (argc == 4 && !strcmp(argv[1], "pwriter"))
 		return run_pwriter(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "reader"))
@@ -341,7 +367,7 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
 	fprintf(stderr,
-		"usage: probe_shm writer|flasher|pwriter|reader KIND NAME | vmwriter PID ADDR | remapper NAME N | target KIND NAME N | watched KIND NAME S | orphan N\n"
+		"usage: probe_shm writer|flasher|mflasher|pwriter|reader KIND NAME | vmwriter PID ADDR | remapper NAME N | target KIND NAME N | watched KIND NAME S | orphan N\n"
 		"  KIND: posix, file, sysv or (target only) private, anon, rofile, exposed\n");
 	return 2;
 }
