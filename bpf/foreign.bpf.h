@@ -14,11 +14,13 @@
  *   of other processes (a debugger, an injector): no probe and no
  *   breakpoint sees them (breakpoints exclude the kernel); counted in
  *   `foreign` with the last caller;
- * - mmap(PROT_WRITE, MAP_SHARED) of a file descriptor, and shmat() without
- *   SHM_RDONLY, by a process outside the recording: the object, by device
- *   and inode, with the caller, in shared_mappers. A mapping made and
+ * - mmap(MAP_SHARED) of a file descriptor open for writing, and shmat()
+ *   without SHM_RDONLY, by a process outside the recording: the object, by
+ *   device and inode, with the caller, in shared_mappers. A mapping made and
  *   dropped between two looks at everyone's maps shows there
- *   (userspace/capture/shared_maps.h).
+ *   (userspace/capture/shared_maps.h). Not only mmap(PROT_WRITE): one made
+ *   read-only from such a descriptor may be made writable by mprotect,
+ *   which no hook sees (the kernel counts it in i_mmap_writable too).
  *
  * And an iterator over the target's shared file mappings (vsc_shared_vmas)
  * that says how many shared mappings of each file, by anyone, may write
@@ -48,7 +50,7 @@
 #define REQ_POKETEXT 4 /* ptrace requests that store into memory */
 #define REQ_POKEDATA 5
 #define MAP_SHARED_BIT 0x01 /* MAP_SHARED, MAP_SHARED_VALIDATE */
-#define PROT_WRITE_BIT 0x2
+#define FMODE_WRITE_BIT 0x2 /* the file is open for writing */
 #define SHM_RDONLY_BIT 010000
 #define VM_MAYSHARE_BIT 0x80 /* MAP_SHARED; VM_SHARED is off on a read-only file */
 
@@ -98,8 +100,9 @@ static __always_inline void note_mapper(__u64 inode, __u32 dev, __u32 caller)
 		__sync_fetch_and_add(&foreign.mappers_full, 1);
 }
 
-/* mmap(..., PROT_WRITE, MAP_SHARED, fd, ...) or shmat(id, ..., writable)
- * by a process not of the recording: the object, by inode. */
+/* mmap(..., MAP_SHARED, fd, ...) of a descriptor open for writing (with
+ * PROT_WRITE or not: mprotect may add it), or shmat(id, ..., writable), by
+ * a process not of the recording: the object, by inode. */
 static __always_inline int shared_map(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
@@ -117,8 +120,7 @@ static __always_inline int shared_map(struct bpf_raw_tracepoint_args *ctx, long 
 			note_mapper((__u64)PT_REGS_PARM1_CORE_SYSCALL(regs), 0, caller);
 		return 0;
 	}
-	if (!(PT_REGS_PARM3_CORE_SYSCALL(regs) & PROT_WRITE_BIT) ||
-	    !(PT_REGS_PARM4_CORE_SYSCALL(regs) & MAP_SHARED_BIT))
+	if (!(PT_REGS_PARM4_CORE_SYSCALL(regs) & MAP_SHARED_BIT))
 		return 0;
 	fd = PT_REGS_PARM5_CORE_SYSCALL(regs);
 	task = (struct task_struct *)bpf_get_current_task();
@@ -127,8 +129,8 @@ static __always_inline int shared_map(struct bpf_raw_tracepoint_args *ctx, long 
 		return 0; /* an anonymous mapping, or a bad descriptor */
 	fds = BPF_CORE_READ(fdt, fd);
 	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
-	if (!file)
-		return 0;
+	if (!file || !(BPF_CORE_READ(file, f_mode) & FMODE_WRITE_BIT))
+		return 0; /* no shared mapping of it may ever write */
 	note_mapper(BPF_CORE_READ(file, f_inode, i_ino), BPF_CORE_READ(file, f_inode, i_sb, s_dev),
 		    caller);
 	return 0;

@@ -45,6 +45,7 @@ struct address_space {
 } __attribute__((preserve_access_index));
 
 struct file {
+	unsigned int f_mode; /* fmode_t */
 	struct inode *f_inode;
 	struct address_space *f_mapping;
 } __attribute__((preserve_access_index));
