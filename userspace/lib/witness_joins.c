@@ -39,8 +39,7 @@ static void sources_of_witness(const struct vsc_program *p, const uint32_t *step
 	}
 }
 
-int witness_join_pieces(const struct vsc_program *p, uint32_t *steps, long *pre,
-			struct budget *b)
+int witness_join_pieces(const struct vsc_program *p, uint32_t *steps, long *pre, struct budget *b)
 {
 	uint32_t k = program_threads(p), nvars = program_vars(p);
 	uint32_t n = (uint32_t)vsc_program_event_count(p);
@@ -51,7 +50,9 @@ int witness_join_pieces(const struct vsc_program *p, uint32_t *steps, long *pre,
 	int r = -ENOMEM;
 
 	if (base && rf && last && pos) {
-		struct coh_sources s = { .p = p, .k = k, .n = n, .nvars = nvars, .base = base, .rf = rf };
+		struct coh_sources s = {
+			.p = p, .k = k, .n = n, .nvars = nvars, .base = base, .rf = rf
+		};
 		sources_of_witness(p, steps, base, rf, last, pos);
 		r = coh_repair_witness(&s, steps, pre, b);
 	}

@@ -10,7 +10,6 @@
 /* steps: an SC interleaving of p (a thread per step), *pre its
  * preemptions; both rewritten when joins take some away. 0 or -ENOMEM
  * (steps untouched then). */
-int witness_join_pieces(const struct vsc_program *p, uint32_t *steps, long *pre,
-			struct budget *b);
+int witness_join_pieces(const struct vsc_program *p, uint32_t *steps, long *pre, struct budget *b);
 
 #endif
