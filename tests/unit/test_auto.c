@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "engine.h"
 #include "random_program.h"
 #include "solver.h"
 #include "testutil.h"
@@ -292,6 +293,109 @@ static void unique_run_agrees_with_exact(void **state)
 	assert_true(decided[1] > programs / 50);
 }
 
+/* Bounds asked of one engine, in this order (ENGINE_UNBOUNDED: none): the
+ * facts one search leaves serve the next, up and down. */
+static const long engine_bounds[] = { 2, 0, ENGINE_UNBOUNDED, 3, 1, 5, 4 };
+
+/* engine_search() on p at each of engine_bounds, its tables of failed
+ * states held within table_bytes (0: the default), against exact. The
+ * bounded table keeps searched states alone (a state the lower bound cuts
+ * is not kept), so it holds no more than the nodes. Returns how many
+ * searches ran with a table at its limit. */
+static int engine_against_exact(const struct vsc_program *p, size_t table_bytes)
+{
+	VSC_OPTS(vsc_check_opts, opts, .want_witness = 1);
+	struct forced forced;
+	struct analysis a;
+	struct engine g;
+	struct budget b;
+	int built, full = 0;
+
+	budget_init(&b, &opts);
+	assert_int_equal(program_unpack(p), 0);
+	assert_int_equal(analysis_build(&a, p), 0);
+	if (a.refuted) {
+		analysis_free(&a);
+		return 0;
+	}
+	built = forced_build(&forced, p, &a, &b, FORCED_BOUND);
+	assert_true(built == 0 || built == 1);
+	if (built == 0 && forced.refuted) {
+		forced_free(&forced);
+		analysis_free(&a);
+		return 0;
+	}
+	assert_int_equal(engine_init(&g, p, &a, built == 0 ? &forced : NULL, &b), 0);
+	if (table_bytes)
+		engine_limit_tables(&g, table_bytes);
+	for (size_t i = 0; i < sizeof(engine_bounds) / sizeof(engine_bounds[0]); i++) {
+		long bound = engine_bounds[i], pre = -1;
+		struct vsc_result *want = decide(p, "exact", bound, 0);
+		int r = engine_search(&g, bound);
+		char why[200] = "";
+
+		if (r != (int)vsc_result_verdict(want)) {
+			vsc_program_write(p, stderr);
+			fail_msg("engine, table of %zu bytes, bound %ld: exact says %d, engine %d",
+				 table_bytes, bound, vsc_result_verdict(want), r);
+		}
+		if (r == VSC_CONSISTENT) {
+			if (vsc_witness_verify(p, g.trail, g.n, &pre, why, sizeof(why)) != 0) {
+				vsc_program_write(p, stderr);
+				fail_msg("engine: bad witness: %s", why);
+			}
+			if (bound >= 0)
+				assert_true(pre <= bound);
+		}
+		for (int t = 0; t < 2; t++) {
+			if (table_bytes)
+				assert_true(state_table_bytes(&g.table[t]) <= table_bytes);
+			full += g.table[t].count == g.table[t].limit;
+		}
+		assert_true(g.table[1].count <= g.nodes);
+		vsc_result_free(want);
+	}
+	engine_free(&g);
+	if (built == 0)
+		forced_free(&forced);
+	analysis_free(&a);
+	return full;
+}
+
+/* The search with tables of failed states that hold a few states (256
+ * bytes), a few more, and the default: the same verdicts as exact at every bound, asked in turn
+ * of one engine, and every witness within its bound. A dropped state only
+ * costs its search again. */
+static void engine_small_tables_agree(void **state)
+{
+	uint64_t seed = 0x7ab1e5ULL;
+	int full = 0;
+
+	(void)state;
+	for (int i = 0; i < 600; i++) {
+		struct random_shape shape = {
+			.threads = 2 + (unsigned)(random_next(&seed) % 3),
+			.events = 8 + (unsigned)(random_next(&seed) % 14),
+			.vars = 1 + (unsigned)(random_next(&seed) % 3),
+			.values = 1 + (unsigned)(random_next(&seed) % 3),
+			.one_writer = i % 4 == 0,
+			.write_pct = 30 + (unsigned)(random_next(&seed) % 40),
+			.rmw_pct = i % 3 == 0 ? 40 : 0,
+			.wrong_pct = (unsigned)(random_next(&seed) % 6),
+			.init_pct = i % 2 ? 60 : 0,
+		};
+		struct vsc_program *p = random_program(&seed, &shape);
+		assert_non_null(p);
+		full += engine_against_exact(p, 256);
+		full += engine_against_exact(p, 1024);
+		engine_against_exact(p, 0);
+		vsc_program_free(p);
+	}
+	/* the small tables were full, and dropped states, in many searches */
+	print_message("engine: %d searches with a table at its limit\n", full);
+	assert_true(full > 600);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +405,7 @@ int main(void)
 		cmocka_unit_test(auto_agrees_on_few_values),
 		cmocka_unit_test(sat_agrees_with_exact),
 		cmocka_unit_test(unique_run_agrees_with_exact),
+		cmocka_unit_test(engine_small_tables_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

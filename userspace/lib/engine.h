@@ -49,6 +49,14 @@ struct engine {
 /* State keys wider than this many words are recorded on entry. */
 #define ENGINE_EAGER_WORDS 4096
 #define ENGINE_UNBOUNDED (-1L)
+/* Each table of failed states holds at most this many bytes, plus
+ * ENGINE_TABLE_EVENT_BYTES an event of the program (when keys are not
+ * wide): beyond, a new failed state drops one (state_table.h), which costs
+ * its search again if it comes back, never a verdict. Without a cap the
+ * table took the memory limit (half the machine's RAM) on a trace of 10^4
+ * events (8 threads, 3 values, every thread writing: 8.6-9.5 GB). */
+#define ENGINE_TABLE_BYTES ((size_t)256 << 20)
+#define ENGINE_TABLE_EVENT_BYTES 256
 
 /* forced: NULL or saturated forced orders (used when forced->after is set);
  * with forced->last the bounded search also cuts where a lower bound
@@ -61,6 +69,10 @@ void engine_free(struct engine *g);
  * g->trail, VSC_INCONSISTENT, VSC_UNKNOWN (budget), or a negative errno.
  * Facts learnt are kept for the next call on the same engine. */
 int engine_search(struct engine *g, long bound);
+
+/* Each table of failed states within bytes from now on (engine_init()
+ * sets the default above; tests set less). */
+void engine_limit_tables(struct engine *g, size_t bytes);
 
 /* Order switches by the @ts hints when every event has one. Returns 0. */
 int engine_rank_by_ts(struct engine *g);
