@@ -638,23 +638,61 @@ static uint32_t *initial_places(const struct hot *h)
 	return place;
 }
 
-/* Each thread's writes in order: the edges no choice draws. 0, 1 (never:
- * the places are by key, each thread's keys ascending) or -ENOMEM. */
+/* Marks in `used` the writes a choice may draw an edge to or from: every
+ * write of an open read's value (its candidates), and the writes of the
+ * read's thread nearest before and after it (its own last write, its next
+ * block). Other writes take no edge but their thread's. */
+static void used_writes(struct search *s, uint8_t *used)
+{
+	struct hot *h = s->h;
+
+	for (uint32_t t = 0; t < h->k; t++) {
+		size_t base = h->base[t], len = h->p->threads[t].length;
+		for (uint32_t j = s->open_first[t]; j < s->open_first[t + 1]; j++) {
+			size_t i = s->open[j] - base, k, lo, hi;
+			for (k = i; k > 0 && event_at(h, t, k - 1)->kind == VSC_READ; k--)
+				;
+			if (k > 0)
+				used[h->node[base + k - 1]] = 1;
+			for (k = i + 1; k < len && event_at(h, t, k)->kind == VSC_READ; k++)
+				;
+			if (k < len)
+				used[h->node[base + k]] = 1;
+			writes_of_value(&s->w, event_at(h, t, i)->value, &lo, &hi);
+			if (hi - lo <= SEARCH_CANDIDATES)
+				for (k = lo; k < hi; k++)
+					used[h->node[h->base[s->w.w[k].thread] + s->w.w[k].at]] = 1;
+		}
+	}
+}
+
+/* Each thread's writes in order: the edges no choice draws, between the
+ * writes a choice may use (a path through the others is the same path
+ * between those, and the order's searches never visit a node with no
+ * edge). 0, 1 (never: the places are by key, each thread's keys
+ * ascending) or -ENOMEM. */
 static int program_order(struct search *s)
 {
 	struct hot *h = s->h;
+	uint8_t *used = calloc(h->nodes ? h->nodes : 1, 1);
 	int r = 0;
 
+	if (!used)
+		return -ENOMEM;
+	used_writes(s, used);
 	for (uint32_t t = 0; t < h->k && !r; t++)
 		for (size_t i = 0, last = NONE; i < h->p->threads[t].length && !r; i++)
 			if (event_at(h, t, i)->kind != VSC_READ) {
 				uint32_t x = h->node[h->base[t] + i];
+				if (!used[x])
+					continue;
 				if (last != NONE && !(r = label_room(s)) &&
 				    !(r = dyn_order_add(&s->d, (uint32_t)last, x)))
 					s->edge_level[s->d.edges - 1] =
 						s->edge_other[s->d.edges - 1] = NONE;
 				last = x;
 			}
+	free(used);
 	return r;
 }
 
