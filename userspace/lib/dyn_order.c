@@ -217,3 +217,18 @@ int dyn_order_add(struct dyn_order *d, uint32_t a, uint32_t b)
 	reorder(d, nf, nb);
 	return link_edge(d, a, b);
 }
+
+int dyn_order_reaches(struct dyn_order *d, uint32_t a, uint32_t b)
+{
+	uint32_t found;
+
+	if (a == b)
+		return 1;
+	if (d->place[a] > d->place[b])
+		return 0; /* the order is topological */
+	if (++d->search == 0) {
+		memset(d->mark, 0, ((size_t)d->nodes + 1) * sizeof(uint32_t));
+		d->search = 1;
+	}
+	return search_forward(d, a, b, d->place[b], &found);
+}

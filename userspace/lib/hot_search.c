@@ -79,10 +79,15 @@ struct search {
 	uint32_t edge_cap;
 	uint32_t *stamp; /* per level: last merge that saw it */
 	uint32_t merges;
-	int counting;        /* fitting() tries: no conflicts wanted */
 	uint32_t init_level; /* the level that fixed the initial value, NONE */
 	int64_t init_value;
 	unsigned long walked;
+	/* The writes a choice may use, by thread in program order: chain[
+	 * chain_first[t], chain_first[t + 1]); chain_at: per node, its index
+	 * there (NONE: unused). pulled: per thread, its first not placed yet
+	 * below HIGH; next_place: the next place below HIGH. */
+	uint32_t *chain, *chain_first, *chain_at, *pulled;
+	uint32_t next_place;
 	size_t cs_bytes; /* the levels' conflicts' room */
 };
 
@@ -179,6 +184,59 @@ static int label_room(struct search *s)
 	return 0;
 }
 
+/* Places at HIGH and above: writes that no choice has drawn an edge to or
+ * from yet (nor to a later write of their thread), in the order of their
+ * keys; they have no edge but their thread's, so they reach only their
+ * thread's later writes. */
+#define HIGH (1u << 31)
+
+static int high(const struct search *s, uint32_t x)
+{
+	return s->d.place[x] >= HIGH;
+}
+
+/* x, and its thread's writes before it still at HIGH, placed below HIGH
+ * after every write there, in program order: the order stays
+ * topological (they have no edge but their thread's, and their thread's
+ * earlier writes are placed below them). */
+static void pull(struct search *s, uint32_t x)
+{
+	uint32_t u, c;
+
+	if (!high(s, x))
+		return;
+	if ((c = s->chain_at[x]) == NONE) {
+		s->d.place[x] = s->next_place++; /* no edge at all */
+		return;
+	}
+	u = s->h->writer[x];
+	for (; s->pulled[u] <= c; s->pulled[u]++)
+		s->d.place[s->chain[s->pulled[u]]] = s->next_place++;
+}
+
+/* Does a reach b? A write at HIGH reaches only its thread's later ones,
+ * and reaches b at HIGH only through b's thread's last write placed
+ * below HIGH. 1, 0 or -ENOMEM. */
+static int reach(struct search *s, uint32_t a, uint32_t b)
+{
+	uint32_t u;
+
+	if (a == b)
+		return 1;
+	if (high(s, a))
+		return high(s, b) && s->h->writer[a] == s->h->writer[b] &&
+		       s->chain_at[a] < s->chain_at[b];
+	if (high(s, b)) {
+		u = s->h->writer[b];
+		if (s->chain_at[b] == NONE || s->pulled[u] == s->chain_first[u])
+			return 0;
+		b = s->chain[s->pulled[u] - 1];
+		if (a == b)
+			return 1;
+	}
+	return dyn_order_reaches(&s->d, a, b);
+}
+
 /* The edge a -> b for level `at`, whose other end level `other` chose:
  * 0, 1 (a cycle: other and its path's levels into the conflicts of level
  * at) or -ENOMEM. */
@@ -186,14 +244,15 @@ static int draw(struct search *s, uint32_t at, uint32_t other, uint32_t a, uint3
 {
 	int r = label_room(s);
 
+	pull(s, a);
+	pull(s, b);
 	if (!r)
 		r = dyn_order_add(&s->d, a, b);
 	if (r == 0) {
 		s->edge_level[s->d.edges - 1] = at;
 		s->edge_other[s->d.edges - 1] = other;
-	} else if (r == 1 && !s->counting &&
-		   (conflict_add(s, &s->lv[at], other) ||
-		    (a != b && conflict_path(s, &s->lv[at], at, a, b))))
+	} else if (r == 1 && (conflict_add(s, &s->lv[at], other) ||
+			      (a != b && conflict_path(s, &s->lv[at], at, a, b))))
 		r = -ENOMEM;
 	return r;
 }
@@ -424,29 +483,50 @@ static uint32_t deepest(const struct level *l)
 	return d;
 }
 
-/* How many of level at's candidates (its read g, of thread t) fit now:
- * each tried and undone. Returns it (up to `enough`), or -errno. */
+/* Would level at's read (thread t, place i, value v) take source x now,
+ * as try_source() would (its edges own -> x, before -> x, x -> next,
+ * none closing a cycle)? Nothing is drawn: each edge alone is asked,
+ * since two of them never close a cycle together (next already follows
+ * own and before). 1, 0 or -ENOMEM. */
+static int fits(struct search *s, uint32_t t, uint32_t i, int64_t v, uint32_t x)
+{
+	uint32_t lb, ln, before = neighbour(s, t, i, 0, &lb), next = neighbour(s, t, i, 1, &ln);
+	uint32_t own = last_write(s, t, i);
+	int r;
+
+	if (x == INIT_NODE && s->init_level != NONE && s->init_value != v)
+		return 0;
+	if (x == next || (x == INIT_NODE && before != INIT_NODE))
+		return 0;
+	if (own != INIT_NODE && own != before && (r = reach(s, x, own)))
+		return r < 0 ? r : 0;
+	if (before != INIT_NODE && before != x && (r = reach(s, x, before)))
+		return r < 0 ? r : 0;
+	if (next != NONE && (r = reach(s, next, x)))
+		return r < 0 ? r : 0;
+	return 1;
+}
+
+/* How many of level at's candidates (its read g, of thread t) fit now.
+ * Returns it (up to `enough`), or -errno. */
 static long fitting(struct search *s, uint32_t at, uint32_t t, uint32_t g, long enough)
 {
 	struct level *l = &s->lv[at];
+	uint32_t tt, i;
+	const struct vsc_event *e;
 	long fit = 0;
-	int r;
+	int r = 0;
 
 	l->g = g;
 	l->thread = t;
 	if ((r = level_candidates(s, at)))
 		return r > 0 ? -EAGAIN : r;
-	s->counting = 1;
+	e = event_of(s->h, g, &tt, &i);
 	for (uint32_t j = 0; j < l->count && fit < enough; j++) {
-		merge_begin(s, l);
-		if ((r = try_source(s, at, s->cand[l->first + j])) < 0)
+		if ((r = fits(s, t, i, e->value, s->cand[l->first + j])) < 0)
 			break;
-		if (r == 0) {
-			fit++;
-			undo_choice(s, at);
-		}
+		fit += r;
 	}
-	s->counting = 0;
 	s->cand_n = l->first;
 	return r < 0 ? r : fit;
 }
@@ -616,6 +696,10 @@ static void search_free(struct search *s)
 	free(s->edge_level);
 	free(s->edge_other);
 	free(s->stamp);
+	free(s->chain);
+	free(s->chain_at);
+	free(s->chain_first);
+	free(s->pulled);
 }
 
 /* The places of the nodes for the order: by key (INIT_NODE first). */
@@ -675,23 +759,41 @@ static int program_order(struct search *s)
 {
 	struct hot *h = s->h;
 	uint8_t *used = calloc(h->nodes ? h->nodes : 1, 1);
+	uint32_t n = 0;
 	int r = 0;
 
-	if (!used)
+	s->chain = malloc((h->nodes ? h->nodes : 1) * sizeof(uint32_t));
+	s->chain_at = malloc((h->nodes ? h->nodes : 1) * sizeof(uint32_t));
+	s->chain_first = malloc(((size_t)h->k + 1) * sizeof(uint32_t));
+	s->pulled = malloc(((size_t)h->k + 1) * sizeof(uint32_t));
+	if (!used || !s->chain || !s->chain_at || !s->chain_first || !s->pulled) {
+		free(used);
 		return -ENOMEM;
+	}
 	used_writes(s, used);
-	for (uint32_t t = 0; t < h->k && !r; t++)
+	memset(s->chain_at, 0xff, h->nodes * sizeof(uint32_t));
+	for (uint32_t x = 0; x < h->nodes; x++)
+		if (x != INIT_NODE)
+			s->d.place[x] += HIGH;
+	s->d.place[INIT_NODE] = 0;
+	s->next_place = 1;
+	for (uint32_t t = 0; t < h->k && !r; t++) {
+		s->chain_first[t] = s->pulled[t] = n;
 		for (size_t i = 0, last = NONE; i < h->p->threads[t].length && !r; i++)
 			if (event_at(h, t, i)->kind != VSC_READ) {
 				uint32_t x = h->node[h->base[t] + i];
 				if (!used[x])
 					continue;
+				s->chain_at[x] = n;
+				s->chain[n++] = x;
 				if (last != NONE && !(r = label_room(s)) &&
 				    !(r = dyn_order_add(&s->d, (uint32_t)last, x)))
 					s->edge_level[s->d.edges - 1] =
 						s->edge_other[s->d.edges - 1] = NONE;
 				last = x;
 			}
+	}
+	s->chain_first[h->k] = n;
 	free(used);
 	return r;
 }
