@@ -218,9 +218,10 @@ int dyn_order_add(struct dyn_order *d, uint32_t a, uint32_t b)
 	return link_edge(d, a, b);
 }
 
-int dyn_order_reaches(struct dyn_order *d, uint32_t a, uint32_t b)
+int dyn_order_reaches(struct dyn_order *d, uint32_t a, uint32_t b, unsigned long limit)
 {
-	uint32_t found;
+	uint32_t top = 0;
+	unsigned long seen = 0;
 
 	if (a == b)
 		return 1;
@@ -230,5 +231,26 @@ int dyn_order_reaches(struct dyn_order *d, uint32_t a, uint32_t b)
 		memset(d->mark, 0, ((size_t)d->nodes + 1) * sizeof(uint32_t));
 		d->search = 1;
 	}
-	return search_forward(d, a, b, d->place[b], &found);
+	if (room(d, 1))
+		return -ENOMEM;
+	d->mark[a] = d->search;
+	d->stack[top++] = a;
+	while (top) {
+		uint32_t x = d->stack[--top];
+		for (uint32_t e = d->out[x]; e != NONE; e = d->edge_next_out[e]) {
+			uint32_t y = d->edge_to[e];
+			d->work++;
+			if (y == b)
+				return 1;
+			if (d->mark[y] == d->search || d->place[y] > d->place[b])
+				continue;
+			if (++seen > limit)
+				return 2;
+			if (room(d, top + 1))
+				return -ENOMEM;
+			d->mark[y] = d->search;
+			d->stack[top++] = y;
+		}
+	}
+	return 0;
 }

@@ -31,9 +31,9 @@ void dyn_order_free(struct dyn_order *d);
  * changed), or -ENOMEM. */
 int dyn_order_add(struct dyn_order *d, uint32_t a, uint32_t b);
 /* Does a reach b (a path of edges from a to b; a == b counts)? Nothing
- * moves: only the nodes placed between them are visited. 1, 0 or
- * -ENOMEM. */
-int dyn_order_reaches(struct dyn_order *d, uint32_t a, uint32_t b);
+ * moves: only the nodes placed between them are visited, at most limit
+ * of them. 1, 0, 2 (gave up at the limit) or -ENOMEM. */
+int dyn_order_reaches(struct dyn_order *d, uint32_t a, uint32_t b, unsigned long limit);
 /* Remove the edge added last (its order stays topological). */
 void dyn_order_undo(struct dyn_order *d);
 

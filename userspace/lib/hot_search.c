@@ -189,6 +189,8 @@ static int label_room(struct search *s)
  * keys; they have no edge but their thread's, so they reach only their
  * thread's later writes. */
 #define HIGH (1u << 31)
+/* Nodes a count's reachability looks at most. */
+#define REACH_LOOK 64
 
 static int high(const struct search *s, uint32_t x)
 {
@@ -214,12 +216,15 @@ static void pull(struct search *s, uint32_t x)
 		s->d.place[s->chain[s->pulled[u]]] = s->next_place++;
 }
 
-/* Does a reach b? A write at HIGH reaches only its thread's later ones,
+/* Does a reach b? Asked only for the next level's counts (a heuristic),
+ * so the order's search gives up past REACH_LOOK nodes and says no. A
+ * write at HIGH reaches only its thread's later ones,
  * and reaches b at HIGH only through b's thread's last write placed
  * below HIGH. 1, 0 or -ENOMEM. */
 static int reach(struct search *s, uint32_t a, uint32_t b)
 {
 	uint32_t u;
+	int r;
 
 	if (a == b)
 		return 1;
@@ -234,7 +239,8 @@ static int reach(struct search *s, uint32_t a, uint32_t b)
 		if (a == b)
 			return 1;
 	}
-	return dyn_order_reaches(&s->d, a, b);
+	r = dyn_order_reaches(&s->d, a, b, REACH_LOOK);
+	return r == 2 ? 0 : r; /* gave up: a guess, only the count's */
 }
 
 /* The edge a -> b for level `at`, whose other end level `other` chose:
