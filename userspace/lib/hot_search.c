@@ -117,10 +117,15 @@ static int conflict_add(struct search *s, struct level *l, uint32_t c)
 	return 0;
 }
 
-/* Starts a merge into level l: what it holds is marked seen. */
+/* Starts a merge into level l: what it holds is marked seen. After 2^32
+ * merges an old stamp could equal the new count and drop a level from a
+ * conflict (an unsound backjump), so the stamps start over at the wrap. */
 static void merge_begin(struct search *s, struct level *l)
 {
-	s->merges++;
+	if (++s->merges == 0) {
+		memset(s->stamp, 0, (s->n_open ? (size_t)s->n_open : 1) * sizeof(*s->stamp));
+		s->merges = 1;
+	}
 	for (uint32_t j = 0; j < l->cs_n; j++)
 		s->stamp[l->cs[j]] = s->merges;
 }
