@@ -134,6 +134,19 @@ while [ $i -lt "$repeat" ]; do
   t=$work/cmd-run-on.vsc
   rec -o "$t" -- "$targets/probe_kill" 2 "$work/counter" 300 3000 2> "$work/err"
   verdict "-- CMD, threads run on after the main thread's pthread_exit ($i)" "$t" $? 0
+  # ... and on for 20 s: the recorder ends after the exit stop's wait, the
+  # command runs on, not recorded; before, the recorder waited for the
+  # command's end (20 s; a daemon's: for ever, and ^C did not stop it)
+  started=$(date +%s)
+  rec -o "$t" -- "$targets/probe_kill" 2 "$work/counter" 300 20000 2> "$work/err"
+  st=$? took=$(($(date +%s) - started))
+  cmd=$(header "$t" what | sed -n 's/^command (pid \([0-9]*\)).*/\1/p')
+  [ -n "$cmd" ] && kill -KILL "$cmd" 2> /dev/null
+  if [ $st = 0 ] && [ $took -le 10 ]; then
+    ok "-- CMD, threads run on 20 s after the main thread's pthread_exit: recorded in $took s ($i)"
+  else
+    bad "-- CMD, threads run on 20 s after the main thread's pthread_exit: record exit $st after $took s ($i)"
+  fi
   rm -f "$work"/*.vsc
 done
 
