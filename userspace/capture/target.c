@@ -436,6 +436,15 @@ int vsc_target_finish(struct vsc_target *t)
 	if (t->at_exit) {
 		ptrace(PTRACE_DETACH, t->pid, 0, 0);
 		t->at_exit = false;
+		/* the main thread left by its own pthread_exit and its other
+		 * threads (not traced) run on: the process ends with the last
+		 * of them, whenever that is, and the wait below waited for it
+		 * (a daemon's: for ever, ^C or not). It runs on, not recorded,
+		 * as after --duration. */
+		if (!t->threads_traced && other_threads(t->pid)) {
+			t->launched_detached = true;
+			return 0;
+		}
 	}
 	/* other threads we trace stop on their way out too: let them go */
 	pid_t which = t->threads_traced ? -1 : t->pid;

@@ -71,7 +71,9 @@ int vsc_target_poll(struct vsc_target *t);
  * many are left (threads that run on after the main thread's own exit, or
  * one whose exec waits for the main thread). */
 int vsc_target_wait_others(const struct vsc_target *t, int timeout_ms);
-/* After the exit stop: let the launched command finish and reap it. */
+/* After the exit stop: let the launched command finish and reap it; when
+ * threads we do not trace are still there, let it go on without waiting
+ * (t->launched_detached: it runs on, not recorded). */
 int vsc_target_finish(struct vsc_target *t);
 /* A launched command that runs on after the recording (resumed, no longer
  * followed): send it sig and reap it, waiting at most timeout_ms. 0 when it
