@@ -114,6 +114,19 @@ while [ $i -lt "$repeat" ]; do
     verdict "-p, target ${end}ed ($i)" "$t" $st
     no_unread "-p, target ${end}ed ($i)" "$t"
   done
+  # -p, a live process whose name holds ') Z' (its state, for a reader of
+  # /proc/PID/stat that stops at the first ')'): the recording runs to
+  # --duration; before, it stopped at once, 'the process ended'
+  cp "$targets/probe_shm" "$work/s) Z"
+  "$work/s) Z" target private - 30000 > /dev/null & pid=$!
+  sleep 0.3
+  rec -p $pid --duration 1 -o "$work/named.vsc" 2> "$work/err"
+  st=$? by=$(header "$work/named.vsc" 'recording stopped by')
+  kill -KILL $pid 2> /dev/null
+  wait $pid 2> /dev/null
+  [ $st = 0 ] && [ "$by" = "--duration" ] &&
+    ok "-p, a live process named 's) Z': stopped by --duration ($i)" ||
+    bad "-p, a live process named 's) Z': record exit $st, stopped by '$by' ($i)"
   # -- CMD: it kills itself, or its main thread calls exit()
   for ms in 1000 -1000; do
     t=$work/cmd.vsc
