@@ -343,6 +343,21 @@ static int other_threads(pid_t pid)
 	return n;
 }
 
+/* The state letter of /proc/.../stat at path: 0 when there is no such
+ * file, '?' when it cannot be read. It follows the name in parentheses,
+ * which may hold ") Z" itself: the last ')' ends the name. */
+static char stat_state(const char *path)
+{
+	char line[512], *end;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	end = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	return end && end[1] == ' ' && end[2] ? end[2] : '?';
+}
+
 /* A process we do not trace: 1 (and t->ended) once it is gone, or a zombie
  * whose other threads are gone too, else 0. The main thread dies first
  * when the process is killed; until the last thread is gone, some may not
@@ -350,21 +365,15 @@ static int other_threads(pid_t pid)
  * log read before that misses what they hand over later. */
 static int untraced_ended(struct vsc_target *t)
 {
-	char path[64], state = 0;
-	FILE *f;
+	char path[64], state;
 
 	if (kill(t->pid, 0) && errno == ESRCH) {
 		t->ended = true;
 		return 1;
 	}
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)t->pid);
-	f = fopen(path, "re");
-	if (f) {
-		if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-			state = 0;
-		fclose(f);
-	}
-	if (!f || ((state == 'Z' || state == 'X') && !other_threads(t->pid))) {
+	state = stat_state(path);
+	if (!state || ((state == 'Z' || state == 'X') && !other_threads(t->pid))) {
 		t->ended = true;
 		return 1;
 	}
@@ -497,15 +506,10 @@ static bool stopped_has(const struct vsc_target *t, pid_t tid)
 /* A thread that is gone or a zombie (past its exit: it cannot be seized). */
 static bool thread_gone(pid_t pid, pid_t tid)
 {
-	char path[64], state = 0;
+	char path[64], state;
 	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", (long)pid, (long)tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return true;
-	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		state = 0;
-	fclose(f);
-	return state == 'Z' || state == 'X';
+	state = stat_state(path);
+	return !state || state == 'Z' || state == 'X';
 }
 
 /* Seize (unless it is our launched main thread) and interrupt one thread,
