@@ -127,6 +127,26 @@ while [ $i -lt "$repeat" ]; do
   [ $st = 0 ] && [ "$by" = "--duration" ] &&
     ok "-p, a live process named 's) Z': stopped by --duration ($i)" ||
     bad "-p, a live process named 's) Z': record exit $st, stopped by '$by' ($i)"
+  # -p of a process that ends and whose pid another process takes at once
+  # (ns_last_pid, as root): the recording ends with it; before, the
+  # recorder went on with the other process until --duration
+  sh -c '"$0" target private - 5000 > /dev/null & p=$!; echo $p > "$1"; wait $p
+    echo $((p - 1)) > /proc/sys/kernel/ns_last_pid 2> /dev/null
+    sleep 6 & echo $! > "$1.taken"; wait' "$targets/probe_shm" "$work/pid" & runner=$!
+  sleep 0.2
+  pid=$(cat "$work/pid")
+  rec -p $pid --duration 4 -o "$work/reused.vsc" 2> "$work/err"
+  st=$? by=$(header "$work/reused.vsc" 'recording stopped by')
+  taken=$(cat "$work/pid.taken" 2> /dev/null)
+  [ -n "$taken" ] && kill "$taken" 2> /dev/null
+  wait $runner 2> /dev/null
+  if [ "$taken" != "$pid" ]; then
+    echo "note: -p, pid taken again: not taken ($pid, then $taken); not checked"
+  elif [ $st = 0 ] && [ "$by" = "the process ended" ]; then
+    ok "-p, its pid taken again at its end: the recording ended with it ($i)"
+  else
+    bad "-p, its pid taken again at its end: record exit $st, stopped by '$by' ($i)"
+  fi
   # -- CMD: it kills itself, or its main thread calls exit()
   for ms in 1000 -1000; do
     t=$work/cmd.vsc
