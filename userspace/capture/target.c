@@ -71,6 +71,45 @@ static void read_exe(struct vsc_target *t)
 		*deleted = '\0';
 }
 
+/* The state letter of /proc/.../stat at path: 0 when there is no such
+ * file, '?' when it cannot be read; *start (when not NULL): the start
+ * time, 0 when not read. Both follow the name in parentheses, which may
+ * hold ") Z" itself: the last ')' ends the name. */
+static char stat_read(const char *path, unsigned long long *start)
+{
+	char line[1024], *end, state = 0;
+	unsigned long long at = 0;
+	FILE *f = fopen(path, "re");
+
+	if (start)
+		*start = 0;
+	if (!f)
+		return 0;
+	end = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	/* the state, then 18 fields to the start time (proc(5): field 22) */
+	if (!end ||
+	    sscanf(end + 1,
+		   " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+		   "%*d %llu",
+		   &state, &at) < 1)
+		return '?';
+	if (start)
+		*start = at;
+	return state;
+}
+
+/* The start time of process pid, 0 when it cannot be read. */
+static unsigned long long start_time(pid_t pid)
+{
+	char path[64];
+	unsigned long long start;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	stat_read(path, &start);
+	return start;
+}
+
 int vsc_target_attach(struct vsc_target *t, pid_t pid, struct vsc_target_error *err)
 {
 	memset(t, 0, sizeof(*t));
@@ -78,6 +117,7 @@ int vsc_target_attach(struct vsc_target *t, pid_t pid, struct vsc_target_error *
 	if (e)
 		return e;
 	t->pid = pid;
+	t->start_time = start_time(pid);
 	read_exe(t);
 	if (!t->exe[0]) {
 		set_message(err, "cannot read the executable of process %ld (%s)", (long)pid,
@@ -343,37 +383,26 @@ static int other_threads(pid_t pid)
 	return n;
 }
 
-/* The state letter of /proc/.../stat at path: 0 when there is no such
- * file, '?' when it cannot be read. It follows the name in parentheses,
- * which may hold ") Z" itself: the last ')' ends the name. */
-static char stat_state(const char *path)
-{
-	char line[512], *end;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return 0;
-	end = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
-	fclose(f);
-	return end && end[1] == ' ' && end[2] ? end[2] : '?';
-}
-
-/* A process we do not trace: 1 (and t->ended) once it is gone, or a zombie
- * whose other threads are gone too, else 0. The main thread dies first
+/* A process we do not trace: 1 (and t->ended) once it is gone (its pid
+ * another process's now), or a zombie whose other threads are gone too,
+ * else 0. The main thread dies first
  * when the process is killed; until the last thread is gone, some may not
  * have passed the hooks that hand their logs over (record.bpf.c), and a
  * log read before that misses what they hand over later. */
 static int untraced_ended(struct vsc_target *t)
 {
 	char path[64], state;
+	unsigned long long start;
 
 	if (kill(t->pid, 0) && errno == ESRCH) {
 		t->ended = true;
 		return 1;
 	}
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)t->pid);
-	state = stat_state(path);
-	if (!state || ((state == 'Z' || state == 'X') && !other_threads(t->pid))) {
+	state = stat_read(path, &start);
+	/* another start time: the pid was taken again by another process */
+	if (!state || (start && t->start_time && start != t->start_time) ||
+	    ((state == 'Z' || state == 'X') && !other_threads(t->pid))) {
 		t->ended = true;
 		return 1;
 	}
@@ -508,7 +537,7 @@ static bool thread_gone(pid_t pid, pid_t tid)
 {
 	char path[64], state;
 	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", (long)pid, (long)tid);
-	state = stat_state(path);
+	state = stat_read(path, NULL);
 	return !state || state == 'Z' || state == 'X';
 }
 

@@ -30,9 +30,11 @@ struct vsc_target {
 	char exe[4096];         /* path of the executable (as /proc/PID/exe says) */
 	pid_t *stopped;         /* threads stopped by vsc_target_stop_all */
 	size_t stopped_count, stopped_cap;
-	bool trace_threads;   /* vsc_target_trace_threads was called */
-	bool threads_traced;  /* every thread is ours now, running or not */
-	uint64_t stray_traps; /* SIGTRAPs of our watchpoints kept from the program */
+	bool trace_threads;            /* vsc_target_trace_threads was called */
+	bool threads_traced;           /* every thread is ours now, running or not */
+	uint64_t stray_traps;          /* SIGTRAPs of our watchpoints kept from the program */
+	unsigned long long start_time; /* an attached process's (/proc/PID/stat), 0:
+					* not known; another: its pid was taken again */
 };
 
 /* Why a target cannot be recorded, as a message for the user. */
