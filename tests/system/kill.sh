@@ -100,11 +100,18 @@ while [ $i -lt "$repeat" ]; do
   # -p: killed from outside, and ended by its main thread's exit()
   for end in kill exit; do
     t=$work/p-$end.vsc
-    [ $end = kill ] && ms=0 || ms=-1500
+    [ $end = kill ] && ms=0 || ms=-3000
     taskset -c "$cpu" "$targets/probe_kill" 4 "$work/counter" $ms & pid=$!
     sleep 0.3
-    rec -p $pid -o "$t" 2> "$work/err" & rpid=$!
-    sleep 1
+    rec -v -p $pid -o "$t" 2> "$work/err" & rpid=$!
+    # the end comes while it records: after its start (the attach took
+    # 1.7-2 s at a load of 12 on 2 CPUs, past a fixed 1 s)
+    waited=0
+    while ! grep -q '^vsc record: recording' "$work/err" && [ $waited -lt 100 ]; do
+      sleep 0.1
+      waited=$((waited + 1))
+    done
+    sleep 0.5
     hog_on
     [ $end = kill ] && kill -USR1 $pid && sleep 0.1 && kill -KILL $pid
     wait $rpid
