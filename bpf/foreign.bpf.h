@@ -41,11 +41,25 @@
 #define NR_PROCESS_VM_WRITEV 271
 #define NR_MMAP 222
 #define NR_SHMAT 196
+#define NR_MPROTECT 226
+#define NR_PKEY_MPROTECT 288
+#define NR_WRITE 64
+#define NR_WRITEV 66
+#define NR_PWRITE64 68
+#define NR_PWRITEV 70
+#define NR_PWRITEV2 287
 #else
 #define NR_PTRACE 101
 #define NR_PROCESS_VM_WRITEV 311
 #define NR_MMAP 9
 #define NR_SHMAT 30
+#define NR_MPROTECT 10
+#define NR_PKEY_MPROTECT 329
+#define NR_WRITE 1
+#define NR_WRITEV 20
+#define NR_PWRITE64 18
+#define NR_PWRITEV 296
+#define NR_PWRITEV2 328
 #endif
 #define REQ_POKETEXT 4 /* ptrace requests that store into memory */
 #define REQ_POKEDATA 5
@@ -53,8 +67,18 @@
 #define FMODE_WRITE_BIT 0x2 /* the file is open for writing */
 #define SHM_RDONLY_BIT 010000
 #define VM_MAYSHARE_BIT 0x80 /* MAP_SHARED; VM_SHARED is off on a read-only file */
+#define PROT_WRITE_BIT 0x2
+#define PROC_SUPER_MAGIC_ 0x9fa0
+/* the mappings an mprotect covers that are looked at; more: not known */
+#define MPROTECT_VMAS 16
 
 struct vsc_foreign_counts foreign = {};
+
+/* Set by the recorder before loading: whether this kernel lets the
+ * program call bpf_find_vma (Linux 5.17); without it every mprotect that
+ * adds PROT_WRITE, by a process not of the recording, is one whose
+ * mappings are not known. */
+const volatile bool has_find_vma = false;
 
 /* Objects mapped writable and shared during the recording by processes
  * other than the target, its watched children and the recorder: the last
@@ -100,6 +124,20 @@ static __always_inline void note_mapper(__u64 inode, __u32 dev, __u32 caller)
 		__sync_fetch_and_add(&foreign.mappers_full, 1);
 }
 
+/* The calling process's open file fd, or NULL. */
+static __always_inline struct file *file_of(long fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds, *file = NULL;
+
+	if (fd < 0 || !fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	return file;
+}
+
 /* mmap(..., MAP_SHARED, fd, ...) of a descriptor open for writing (with
  * PROT_WRITE or not: mprotect may add it), or shmat(id, ..., writable), by
  * a process not of the recording: the object, by inode. */
@@ -107,10 +145,7 @@ static __always_inline int shared_map(struct bpf_raw_tracepoint_args *ctx, long 
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	__u32 caller = bpf_get_current_pid_tgid() >> 32;
-	struct task_struct *task;
-	struct fdtable *fdt;
-	struct file **fds, *file = NULL;
-	long fd;
+	struct file *file;
 
 	if (caller == target_pid || caller == recorder_pid ||
 	    bpf_map_lookup_elem(&children, &caller))
@@ -122,17 +157,118 @@ static __always_inline int shared_map(struct bpf_raw_tracepoint_args *ctx, long 
 	}
 	if (!(PT_REGS_PARM4_CORE_SYSCALL(regs) & MAP_SHARED_BIT))
 		return 0;
-	fd = PT_REGS_PARM5_CORE_SYSCALL(regs);
-	task = (struct task_struct *)bpf_get_current_task();
-	fdt = BPF_CORE_READ(task, files, fdt);
-	if (fd < 0 || !fdt || fd >= BPF_CORE_READ(fdt, max_fds))
-		return 0; /* an anonymous mapping, or a bad descriptor */
-	fds = BPF_CORE_READ(fdt, fd);
-	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	file = file_of(PT_REGS_PARM5_CORE_SYSCALL(regs)); /* none: anonymous */
 	if (!file || !(BPF_CORE_READ(file, f_mode) & FMODE_WRITE_BIT))
 		return 0; /* no shared mapping of it may ever write */
 	note_mapper(BPF_CORE_READ(file, f_inode, i_ino), BPF_CORE_READ(file, f_inode, i_sb, s_dev),
 		    caller);
+	return 0;
+}
+
+/* An mprotect's walk over the mappings it covers (bpf_find_vma()). */
+struct mprotect_walk {
+	__u64 next; /* the address looked up next; 0: done */
+	__u64 end;
+	__u32 caller;
+};
+
+static long mprotect_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct mprotect_walk *w = data;
+	struct file *file = BPF_CORE_READ(vma, vm_file);
+	char name[4] = {};
+
+	w->next = BPF_CORE_READ(vma, vm_end);
+	if (w->next >= w->end)
+		w->next = 0;
+	if (!file || !(BPF_CORE_READ(vma, vm_flags) & VM_MAYSHARE_BIT))
+		return 0;
+	note_mapper(BPF_CORE_READ(file, f_inode, i_ino), BPF_CORE_READ(file, f_inode, i_sb, s_dev),
+		    w->caller);
+	/* a System V segment ("SYSV%08x"): its key is the shmid, device 0 */
+	bpf_probe_read_kernel(name, sizeof(name), BPF_CORE_READ(file, f_path.dentry, d_name.name));
+	if (name[0] == 'S' && name[1] == 'Y' && name[2] == 'S' && name[3] == 'V')
+		note_mapper(BPF_CORE_READ(file, f_inode, i_ino), 0, w->caller);
+	return 0;
+}
+
+/* mprotect(start, len, PROT_WRITE...) by a process not of the recording:
+ * each shared mapping of a file, shm object or System V segment it covers
+ * counts as one made writable (shared_map()). A mapping made read-only
+ * before the recording began (from a writable descriptor, or a writable
+ * shmat made read-only) shows `r--s` at every look, and no mmap hook saw
+ * it made: made writable, written and made read-only again between two
+ * looks, only this sees it. Looked at before the call (it may fail: then
+ * nothing was written). A walk that cannot be made (the mappings locked
+ * by another thread, too many of them) is counted in mprotects_unknown:
+ * every object is then suspect, as when the map is full. */
+static __always_inline int mprotect_writable(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	__u32 caller = bpf_get_current_pid_tgid() >> 32;
+	struct task_struct *task;
+	struct mprotect_walk w;
+	__u64 len;
+
+	if (!(PT_REGS_PARM3_CORE_SYSCALL(regs) & PROT_WRITE_BIT) || caller == target_pid ||
+	    caller == recorder_pid || bpf_map_lookup_elem(&children, &caller))
+		return 0;
+	w.next = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	len = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	w.end = w.next + len;
+	w.caller = caller;
+	if (!len || w.end < w.next)
+		return 0; /* nothing, or refused (EINVAL) */
+	if (!has_find_vma) {
+		__sync_fetch_and_add(&foreign.mprotects_unknown, 1);
+		return 0;
+	}
+	task = bpf_get_current_task_btf();
+	for (int i = 0; i < MPROTECT_VMAS && w.next; i++) {
+		long err = bpf_find_vma(task, w.next, mprotect_vma, &w, 0);
+		if (err == -2)    /* ENOENT */
+			return 0; /* a hole: the call fails (ENOMEM) */
+		if (err) {
+			__sync_fetch_and_add(&foreign.mprotects_unknown, 1);
+			return 0;
+		}
+	}
+	if (w.next)
+		__sync_fetch_and_add(&foreign.mprotects_unknown, 1);
+	return 0;
+}
+
+/* write, pwrite, writev... into /proc/PID/mem or /proc/PID/task/TID/mem of
+ * the target (the kernel writes its memory: no probe, no breakpoint sees
+ * it) by anyone but the recorder, the target itself included: counted in
+ * foreign.mem_writes with the last writer. The file: a descriptor open
+ * for writing of a file named "mem" on procfs, whose memory (private_data,
+ * an mm) is the target's. (io_uring writes do not pass here.) */
+static __always_inline int mem_write(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	__u32 caller = bpf_get_current_pid_tgid() >> 32;
+	struct file *file;
+	struct mm_struct *mm;
+	char name[4] = {};
+
+	if (caller == recorder_pid)
+		return 0;
+	file = file_of(PT_REGS_PARM1_CORE_SYSCALL(regs));
+	if (!file || !(BPF_CORE_READ(file, f_mode) & FMODE_WRITE_BIT) ||
+	    BPF_CORE_READ(file, f_inode, i_sb, s_magic) != PROC_SUPER_MAGIC_ ||
+	    BPF_CORE_READ(file, f_path.dentry, d_name.len) != 3)
+		return 0;
+	bpf_probe_read_kernel(name, 3, BPF_CORE_READ(file, f_path.dentry, d_name.name));
+	if (name[0] != 'm' || name[1] != 'e' || name[2] != 'm')
+		return 0;
+	/* whose memory: mm->owner (CONFIG_MEMCG); without it every such
+	 * write counts */
+	mm = BPF_CORE_READ(file, private_data);
+	if (bpf_core_field_exists(mm->owner) && BPF_CORE_READ(mm, owner, tgid) != (int)target_pid)
+		return 0;
+	__sync_fetch_and_add(&foreign.mem_writes, 1);
+	foreign.mem_writer = caller;
 	return 0;
 }
 
@@ -146,6 +282,15 @@ static __always_inline bool foreign_sys_enter(struct bpf_raw_tracepoint_args *ct
 	}
 	if (nr == NR_MMAP || nr == NR_SHMAT) {
 		shared_map(ctx, nr);
+		return true;
+	}
+	if (nr == NR_MPROTECT || nr == NR_PKEY_MPROTECT) {
+		mprotect_writable(ctx);
+		return true;
+	}
+	if (nr == NR_WRITE || nr == NR_PWRITE64 || nr == NR_WRITEV || nr == NR_PWRITEV ||
+	    nr == NR_PWRITEV2) {
+		mem_write(ctx);
 		return true;
 	}
 	return false;

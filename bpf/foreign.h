@@ -20,7 +20,14 @@ struct vsc_foreign_counts {
 	 * suspect: who mapped it is not known) */
 	__u64 mappers_full;
 	__u32 writer;
-	__u32 pad;
+	/* the last writer of mem_writes */
+	__u32 mem_writer;
+	/* writes into the target's /proc/PID/mem (or task/TID/mem) by any
+	 * process but the recorder, the target itself included */
+	__u64 mem_writes;
+	/* mprotect(PROT_WRITE) calls whose mappings could not be looked at
+	 * (every object is then suspect, as with mappers_full) */
+	__u64 mprotects_unknown;
 };
 
 /* An object by device and inode (System V: device 0, inode the shmid). */

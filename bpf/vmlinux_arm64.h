@@ -25,10 +25,12 @@ enum {
 
 /* The kernel fields the programs read: the watchpoint program's start
  * time, the fork hooks' ids, the mmap hook's way from a descriptor to its
- * inode and the mapping iterator's fields (foreign.bpf.h) (CO-RE relocates them to the running kernel's
+ * inode, the mapping iterator's fields and the mprotect and remote-write
+ * hooks' (foreign.bpf.h) (CO-RE relocates them to the running kernel's
  * layout at load time). */
 struct super_block {
 	__u32 s_dev; /* dev_t */
+	unsigned long s_magic;
 } __attribute__((preserve_access_index));
 
 struct inode {
@@ -44,10 +46,25 @@ struct address_space {
 	atomic_t i_mmap_writable;
 } __attribute__((preserve_access_index));
 
+struct qstr {
+	__u32 len; /* in an unnamed union in the kernel: CO-RE finds it */
+	const unsigned char *name;
+} __attribute__((preserve_access_index));
+
+struct dentry {
+	struct qstr d_name;
+} __attribute__((preserve_access_index));
+
+struct path {
+	struct dentry *dentry;
+} __attribute__((preserve_access_index));
+
 struct file {
 	unsigned int f_mode; /* fmode_t */
+	struct path f_path;
 	struct inode *f_inode;
 	struct address_space *f_mapping;
+	void *private_data;
 } __attribute__((preserve_access_index));
 
 struct fdtable {
@@ -66,11 +83,17 @@ struct task_struct {
 	struct files_struct *files;
 } __attribute__((preserve_access_index));
 
+/* Whose memory access_remote_vm() writes (foreign.bpf.h). */
+struct mm_struct {
+	struct task_struct *owner;
+} __attribute__((preserve_access_index));
+
 /* The iterator over the target's mappings (foreign.bpf.h). */
 struct seq_file;
 
 struct vm_area_struct {
 	unsigned long vm_start;
+	unsigned long vm_end;
 	unsigned long vm_flags;
 	struct file *vm_file;
 } __attribute__((preserve_access_index));

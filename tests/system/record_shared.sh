@@ -124,6 +124,26 @@ for kind in posix file sysv; do
   else
     bad "$kind: the flasher did not start"
   fi
+  # ---- a writer whose mapping is read-only at every look -----------------
+  # Mapped read-only and shared before the recording began (System V:
+  # attached writable, then made read-only), made writable by mprotect for
+  # each store and read-only again: every look finds it r--s, and no mmap
+  # hook saw it made; the hook on mprotect does. (Before, a plain
+  # inconsistent, or unknown only for a process whose maps cannot be read.)
+  if start_other toggler $kind "$name"; then
+    toggler=$other
+    record_target "$work/$kind-tg" $kind "$name" 3000
+    accepted=$("$vsc" check --accept-incomplete "$work/$kind-tg.vsc" 2> /dev/null | head -1)
+    if [ $st = 0 ] && [ $cst = 3 ] && [ "$(head -1 "$work/$kind-tg.out")" = unknown ] &&
+       grep -q "(pid $toggler (probe_shm) map.* $path" "$work/$kind-tg.out" &&
+       [ "$accepted" = inconsistent ]; then
+      ok "$kind: a writer that makes its read-only mapping writable between two looks (pid $toggler) is counted, vsc check unknown naming it"
+    else
+      bad "$kind toggler: record $st, check $cst ($(sed -n 2p "$work/$kind-tg.out")), accepted: $accepted; $(tail -2 "$work/$kind-tg.err")"
+    fi
+  else
+    bad "$kind: the toggler did not start"
+  fi
   # ---- a writer by system calls (pwrite, no mapping) ---------------------
   # No maps show it; the kernel's inotify IN_MODIFY does (not System V:
   # no name to open it by). Where some maps cannot be read, that finding
@@ -245,6 +265,52 @@ if [ -n "$vmwriter" ] && [ $st = 0 ] && [ $cst = 3 ] &&
   ok "a writer by process_vm_writev (pid $vmwriter) is counted, vsc check unknown naming it"
 else
   bad "process_vm_writev: writer ${vmwriter:-none}, record $st, check $cst, accepted: $accepted: $(sed -n 2p "$work/vm.out"); $(tail -2 "$work/vm.err")"
+fi
+
+# ---- a store through /proc/PID/mem: no system call names the target ----------
+# Another process opens the target's /proc/PID/mem and writes its private
+# word there (the kernel's access to another process's memory, hooked with
+# fentry); and the target writes its own word through /proc/self/mem, a
+# store no probe saw. Each a loss not known exactly, naming the writer.
+# (Before, both came out a plain inconsistent.)
+rm -f "$work/mem.word"
+"$vsc" record -o "$work/mem.vsc" -- "$shm" target exposed - 10000 > "$work/mem.word" 2> "$work/mem.err" &
+rec=$!
+i=0
+while ! grep -q '^word ' "$work/mem.word" 2> /dev/null && [ $i -lt 100 ]; do
+  sleep 0.1
+  i=$((i + 1))
+done
+set -- $(sed -n 's/^word //p' "$work/mem.word")
+memwriter=""
+if [ $# = 2 ]; then
+  "$shm" memwriter "$1" "$2" > /dev/null 2>&1 &
+  memwriter=$!
+fi
+wait $rec
+st=$?
+[ -n "$memwriter" ] && { kill $memwriter 2> /dev/null; wait $memwriter 2> /dev/null; }
+"$vsc" check "$work/mem.vsc" > "$work/mem.out" 2>&1
+cst=$?
+accepted=$("$vsc" check --accept-incomplete "$work/mem.vsc" 2> /dev/null | head -1)
+if [ -n "$memwriter" ] && [ $st = 0 ] && [ $cst = 3 ] &&
+   grep -q "events were lost ([0-9]* writes into its memory through /proc/PID/mem (the last by pid $memwriter)" "$work/mem.out" &&
+   [ "$accepted" = inconsistent ]; then
+  ok "a writer through /proc/PID/mem (pid $memwriter) is counted, vsc check unknown naming it"
+else
+  bad "/proc/PID/mem: writer ${memwriter:-none}, record $st, check $cst, accepted: $accepted: $(sed -n 2p "$work/mem.out"); $(tail -2 "$work/mem.err")"
+fi
+"$vsc" record -o "$work/self.vsc" -- "$shm" target selfmem - 300 > /dev/null 2> "$work/self.err"
+st=$?
+"$vsc" check "$work/self.vsc" > "$work/self.out" 2>&1
+cst=$?
+accepted=$("$vsc" check --accept-incomplete "$work/self.vsc" 2> /dev/null | head -1)
+if [ $st = 0 ] && [ $cst = 3 ] &&
+   grep -q "events were lost (1 writes into its memory through /proc/PID/mem (the last by pid [0-9]*)" "$work/self.out" &&
+   [ "$accepted" = inconsistent ]; then
+  ok "the target's own store through /proc/self/mem is counted, vsc check unknown"
+else
+  bad "/proc/self/mem: record $st, check $cst, accepted: $accepted: $(sed -n 2p "$work/self.out"); $(tail -2 "$work/self.err")"
 fi
 
 # ---- anonymous shared memory of a launched target: its own ---------------

@@ -5,11 +5,15 @@
 # probe_shm watched KIND NAME S (a correct program: it stores -1 into a word
 # and then only loads it) is recorded by PID with a hardware watchpoint on
 # the word while another process, outside its family, stores into it:
-# - with process_vm_writev into its private word;
+# - with process_vm_writev into its private word, or through its
+#   /proc/PID/mem;
 # - through a mapping of its shm_open object, or of its System V segment,
 #   made and dropped every 20 ms (no look at the maps finds it: the mmap
 #   and shmat hook does);
-# - with pwrite into its file, no mapping (inotify).
+# - with pwrite into its file, no mapping (inotify);
+# - through a mapping of its shm_open object, or of a file it maps
+#   read-only, that is read-only at every look and made writable by
+#   mprotect for each store (the mprotect hook).
 # Each must come out `unknown` (exit 3) naming the writer (pid and how),
 # and with --accept-incomplete `inconsistent`: the writer really changed
 # what the target read. Before the hooks were shared with --watch, the
@@ -53,7 +57,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 watch_with() {
   rm -f "$work/word" "$work/other.out"
   tkind=$2
-  [ "$1" = vmwriter ] && tkind=private
+  case $1 in vmwriter | memwriter) tkind=private ;; esac
   "$shm" watched "$tkind" "$3" 30 > "$work/word" &
   target=$!
   watch_wait_for "$work/word" word "$target" || return 1
@@ -61,7 +65,7 @@ watch_with() {
   set -- "$1" "$2" "$3" $(head -1 "$work/word")
   addr=$6
   case $1 in
-    vmwriter) "$shm" vmwriter "$target" "$addr" > "$work/other.out" & ;;
+    vmwriter | memwriter) "$shm" "$1" "$target" "$addr" > "$work/other.out" & ;;
     none) sleep 30 > "$work/other.out" & ;;
     *) "$shm" "$1" "$2" "$3" > "$work/other.out" & ;;
   esac
@@ -113,6 +117,13 @@ else
   bad "process_vm_writev: a process did not start"
 fi
 
+if watch_with memwriter private -; then
+  expect_unknown "/proc/PID/mem (pid $writer)" \
+    "writes into its memory through /proc/PID/mem (the last by pid $writer)"
+else
+  bad "/proc/PID/mem: a process did not start"
+fi
+
 for kind in posix sysv; do
   case $kind in
     posix) name=$posix path="/dev/shm$posix" ;;
@@ -125,6 +136,16 @@ for kind in posix sysv; do
     bad "$kind flasher: a process did not start"
   fi
 done
+
+# Read-only at every look (made so before the recording), writable only
+# for each store: the mprotect hook names it. (Before: a plain
+# inconsistent, or unknown only for a process whose maps cannot be read.)
+if watch_with toggler posix "$posix"; then
+  expect_unknown "posix, made writable by mprotect between two looks (pid $writer)" \
+    "pid $writer (probe_shm) map.* /dev/shm$posix"
+else
+  bad "posix toggler: a process did not start"
+fi
 
 # pwrite, no mapping: inotify; where some maps cannot be read that may be
 # the reason given first, and -v says the write was seen all the same.
@@ -179,6 +200,12 @@ if watch_with mflasher rofile "$work/rofile"; then
     "pid $writer (probe_shm) mapped $work/rofile.* writable and shared during the recording (seen at its mmap or shmat"
 else
   bad "read-only file, mflasher: a process did not start"
+fi
+if watch_with toggler rofile "$work/rofile"; then
+  expect_unknown "read-only mapped file, whose read-only mapping another process makes writable between two looks (pid $writer)" \
+    "pid $writer (probe_shm) map.* $work/rofile"
+else
+  bad "read-only file, toggler: a process did not start"
 fi
 if watch_with flasher file "$work/rofile"; then
   expect_unknown "read-only mapped file, mapped writable between two looks (pid $writer)" \

@@ -13,6 +13,17 @@
  *   probe_shm mflasher KIND NAME the same (posix, file or rofile: a file), mapped
  *                                read-only shared from a writable descriptor
  *                                and made writable by mprotect
+ *   probe_shm toggler KIND NAME  map the object (posix, file, rofile: a
+ *                                file; sysv) read-only and shared (from a
+ *                                writable descriptor; System V: attached
+ *                                writable, then mprotect'ed read-only),
+ *                                print "ready", then every 20 ms make it
+ *                                writable (mprotect), store 1, 2, 3...
+ *                                into its first word and make it read-only
+ *                                again: every look finds it `r--s`
+ *   probe_shm memwriter PID ADDR store 1, 2, 3... into ADDR (hex) of
+ *                                process PID through /proc/PID/mem until
+ *                                it fails or 60 s passed; "ready" first
  *   probe_shm pwriter KIND NAME  open the object (posix or file) and
  *                                pwrite 1, 2, 3... into its first word
  *                                without mapping it, as writer does
@@ -30,6 +41,9 @@
  *                                gconv-modules.cache read-only shared)
  *   probe_shm target exposed - N the same on private memory, after
  *                                printing "word PID ADDRESS" (hex)
+ *   probe_shm target selfmem - N the same on private memory, storing 1
+ *                                into the word through /proc/self/mem
+ *                                (no probe) after the probed -1
  *   probe_shm remapper NAME N    map the shm_open object NAME writable and
  *                                shared, print "ready", wait 1 s (looks see
  *                                it there), map it again elsewhere, unmap
@@ -170,6 +184,63 @@ static int run_flasher(const char *kind, const char *name, int via_mprotect)
 	return 0;
 }
 
+/* Mapped read-only and shared, made writable only for each store. */
+static int run_toggler(const char *kind, const char *name)
+{
+	struct timespec gap = { 0, 20000000 };
+	time_t end = time(NULL) + 60;
+	volatile int64_t *word;
+
+	if (!strcmp(kind, "sysv")) {
+		word = map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
+		if (word && mprotect((void *)word, OBJECT_SIZE, PROT_READ))
+			word = NULL;
+	} else {
+		word = map_then_mprotect(!strcmp(kind, "rofile") ? "file" : kind, name);
+		if (word && mprotect((void *)word, OBJECT_SIZE, PROT_READ))
+			word = NULL;
+	}
+	if (!word)
+		return 2;
+	ready();
+	for (int64_t i = 1; time(NULL) < end; i++) {
+		if (mprotect((void *)word, OBJECT_SIZE, PROT_READ | PROT_WRITE))
+			return 2;
+		word[0] = i;
+		if (mprotect((void *)word, OBJECT_SIZE, PROT_READ))
+			return 2;
+		nanosleep(&gap, NULL);
+	}
+	return 0;
+}
+
+/* value into addr of process pid through /proc/PID/mem ("self": this
+ * process); false when it fails. */
+static bool mem_write(const char *pid, uint64_t addr, int64_t value)
+{
+	char path[64];
+	int fd;
+	bool done;
+
+	snprintf(path, sizeof(path), "/proc/%s/mem", pid);
+	fd = open(path, O_RDWR);
+	done = fd >= 0 && pwrite(fd, &value, sizeof(value), (off_t)addr) == sizeof(value);
+	if (fd >= 0)
+		close(fd);
+	return done;
+}
+
+static int run_memwriter(const char *pid, uint64_t addr)
+{
+	time_t end = time(NULL) + 60;
+
+	ready();
+	for (int64_t i = 1; time(NULL) < end; i++)
+		if (!mem_write(pid, addr, i))
+			return 0; /* it ended */
+	return 0;
+}
+
 static int run_pwriter(const char *kind, const char *name)
 {
 	int fd = !strcmp(kind, "posix") ? shm_open(name, O_RDWR | O_CREAT, 0600)
@@ -218,10 +289,11 @@ static int64_t *map_unrecorded(const char *name)
 
 static int run_target(const char *kind, const char *name, long n)
 {
-	bool exposed = !strcmp(kind, "exposed");
+	bool exposed = !strcmp(kind, "exposed"), self = !strcmp(kind, "selfmem");
 	int64_t *word = !strcmp(kind, "rofile") ? map_unrecorded(name)
-			: exposed ? map_object("private", "-", PROT_READ | PROT_WRITE, MAP_PRIVATE)
-				  : map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
+			: exposed || self
+				? map_object("private", "-", PROT_READ | PROT_WRITE, MAP_PRIVATE)
+				: map_object(kind, name, PROT_READ | PROT_WRITE, MAP_SHARED);
 	struct timespec gap = { 0, 100000 };
 
 	if (!word)
@@ -231,6 +303,8 @@ static int run_target(const char *kind, const char *name, long n)
 		fflush(stdout);
 	}
 	vsc_store64(word, -1);
+	if (self && !mem_write("self", (uint64_t)(uintptr_t)word, 1))
+		return 2;
 	for (long i = 0; i < n; i++) {
 		(void)vsc_load64(word);
 		nanosleep(&gap, NULL);
@@ -354,6 +428,10 @@ int main(int argc, char **argv)
 		return run_flasher(argv[2], argv[3], 0);
 	if (argc == 4 && !strcmp(argv[1], "mflasher"))
 		return run_flasher(argv[2], argv[3], 1);
+	if (argc == 4 && !strcmp(argv[1], "toggler"))
+		return run_toggler(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "memwriter"))
+		return run_memwriter(argv[2], strtoull(argv[3], NULL, 16));
 	if (argc == 4 && !strcmp(argv[1], "pwriter"))
 		return run_pwriter(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "reader"))
@@ -367,7 +445,7 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
 	fprintf(stderr,
-		"usage: probe_shm writer|flasher|mflasher|pwriter|reader KIND NAME | vmwriter PID ADDR | remapper NAME N | target KIND NAME N | watched KIND NAME S | orphan N\n"
-		"  KIND: posix, file, sysv or (target only) private, anon, rofile, exposed\n");
+		"usage: probe_shm writer|flasher|mflasher|toggler|pwriter|reader KIND NAME | vmwriter|memwriter PID ADDR | remapper NAME N | target KIND NAME N | watched KIND NAME S | orphan N\n"
+		"  KIND: posix, file, sysv or (target only) private, anon, rofile, exposed, selfmem\n");
 	return 2;
 }

@@ -25,14 +25,24 @@ void foreign_watch_init(struct foreign_watch *fw, const struct vsc_foreign_count
 			       "plain verdict");
 }
 
+bool foreign_has_find_vma(void)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_find_vma, NULL) == 1;
+}
+
 static uint64_t writes(const struct foreign_watch *fw)
 {
 	return fw->counts ? fw->counts->writes : 0;
 }
 
+static uint64_t mem_writes(const struct foreign_watch *fw)
+{
+	return fw->counts ? fw->counts->mem_writes : 0;
+}
+
 bool foreign_watch_exact(const struct foreign_watch *fw)
 {
-	return !fw->unwatched && writes(fw) == 0;
+	return !fw->unwatched && writes(fw) == 0 && mem_writes(fw) == 0;
 }
 
 int foreign_watch_why(const struct foreign_watch *fw, char *buf, size_t len, int n)
@@ -50,6 +60,12 @@ int foreign_watch_why(const struct foreign_watch *fw, char *buf, size_t len, int
 			      "%sstores into its memory by other processes' system calls "
 			      "could not be watched (sys_enter hook not attached)",
 			      n ? "; " : "");
+	if (mem_writes(fw) && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "%s%" PRIu64
+			      " writes into its memory through /proc/PID/mem (the last "
+			      "by pid %u), not recorded",
+			      n ? "; " : "", mem_writes(fw), fw->counts->mem_writer);
 	return n;
 }
 
@@ -66,7 +82,9 @@ int foreign_watch_mapper(const struct foreign_watch *fw, uint32_t major, uint32_
 		return 1;
 	if (errno != ENOENT)
 		return -errno;
-	return fw->counts->mappers_full ? -ENOSPC : 0;
+	if (fw->counts->mappers_full)
+		return -ENOSPC;
+	return fw->counts->mprotects_unknown ? -EAGAIN : 0;
 }
 
 void foreign_watch_attach_vmas(struct foreign_watch *fw, struct bpf_program *prog, int pid)

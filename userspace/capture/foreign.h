@@ -2,7 +2,8 @@
 /*
  * Writers the recorders cannot see (bpf/foreign.bpf.h), for both (the
  * probe path and --watch): stores into the target by other processes'
- * system calls (process_vm_writev, ptrace pokes) make the loss inexact,
+ * system calls (process_vm_writev, ptrace pokes, writes into its
+ * /proc/PID/mem) make the loss inexact,
  * with this reason, so vsc check gives no plain verdict; and who mapped an
  * object writable and shared during the recording, for the shared-memory
  * watch (shared_maps.h, recorder.h's shared_mapper).
@@ -28,6 +29,9 @@ struct foreign_watch {
 	struct bpf_link *vmas; /* the iterator over the target's mappings, or NULL */
 };
 
+/* Whether the BPF programs may call bpf_find_vma (their rodata
+ * has_find_vma, set before the load). */
+bool foreign_has_find_vma(void);
 /* After the program is loaded, and whether its sys_enter hook attached
  * (when not: a warning, and the loss is not known exactly). */
 void foreign_watch_init(struct foreign_watch *fw, const struct vsc_foreign_counts *counts,
@@ -40,8 +44,9 @@ void foreign_watch_detach(struct foreign_watch *fw);
 bool foreign_watch_exact(const struct foreign_watch *fw);
 /* The reason, appended at buf + n (after "; " when n > 0); the new n. */
 int foreign_watch_why(const struct foreign_watch *fw, char *buf, size_t len, int n);
-/* recorder.h's shared_mapper: 1 and *pid, 0 none seen, -ENOSPC not known,
- * other -errno. */
+/* recorder.h's shared_mapper: 1 and *pid, 0 none seen, -ENOSPC not known
+ * (too many objects), -EAGAIN not known (an mprotect whose mappings the
+ * hook could not look at), other -errno. */
 int foreign_watch_mapper(const struct foreign_watch *fw, uint32_t major, uint32_t minor,
 			 uint64_t inode, bool sysv, uint32_t *pid);
 

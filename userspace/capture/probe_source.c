@@ -274,6 +274,7 @@ static int probe_source_open(struct vsc_probe_source *src, char *why, size_t why
 	}
 	src->skel->rodata->target_pid = (uint32_t)src->target->pid;
 	src->skel->rodata->recorder_pid = (uint32_t)getpid();
+	src->skel->rodata->has_find_vma = foreign_has_find_vma();
 	size_t ring = src->ring_size ? src->ring_size : VSC_RECORD_DEFAULT_RING;
 	err = bpf_map__set_max_entries(src->skel->maps.events, (uint32_t)ring);
 	if (err) {

@@ -733,7 +733,8 @@ static void check_mappers(struct shared_watch *sw)
 			snprintf(why, sizeof(why),
 				 "pid %u (%.63s) mapped %.160s (device %x:%x, inode %" PRIu64
 				 ") writable and shared during the recording (seen at its "
-				 "mmap or shmat; it may have dropped it since), as the target "
+				 "mmap or shmat, or at an mprotect that made it writable; it "
+				 "may have dropped it since), as the target "
 				 "does at 0x%" PRIx64 "; its stores are not recorded",
 				 pid, name, o->path, o->major, o->minor, o->inode, o->start);
 			if (o->unnamed) { /* a writer seen: the better reason */
@@ -748,7 +749,9 @@ static void check_mappers(struct shared_watch *sw)
 				 "not known (%.60s)",
 				 o->path,
 				 found == -ENOSPC ? "too many such mappings to remember"
-						  : strerror(-found));
+				 : found == -EAGAIN
+					 ? "an mprotect's mappings could not be looked at"
+					 : strerror(-found));
 		}
 		flag(sw, o, why);
 	}

@@ -338,6 +338,7 @@ static int load_bpf(struct watch_run *run)
 	run->skel->rodata->slot_count = (uint32_t)run->target_count;
 	run->skel->rodata->target_pid = (uint32_t)run->target->pid;
 	run->skel->rodata->recorder_pid = (uint32_t)getpid();
+	run->skel->rodata->has_find_vma = foreign_has_find_vma();
 	bpf_map__set_max_entries(run->skel->maps.events,
 				 (uint32_t)ring_bytes(run->opts->ring_size));
 	int err = pid_max_map_fit(run->skel->maps.threads);
