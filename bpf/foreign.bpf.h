@@ -248,15 +248,25 @@ static __always_inline int mem_write(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	__u32 caller = bpf_get_current_pid_tgid() >> 32;
-	struct file *file;
+	/* every write of every process comes here: the descriptor table is
+	 * read with direct loads (a trusted task pointer), not helper calls */
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct files_struct *files;
+	struct fdtable *fdt;
+	struct file *file = NULL;
 	struct mm_struct *mm;
+	long fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
 	char name[4] = {};
 
-	if (caller == recorder_pid)
+	if (caller == recorder_pid || fd < 0)
 		return 0;
-	file = file_of(PT_REGS_PARM1_CORE_SYSCALL(regs));
-	if (!file || !(BPF_CORE_READ(file, f_mode) & FMODE_WRITE_BIT) ||
-	    BPF_CORE_READ(file, f_inode, i_sb, s_magic) != PROC_SUPER_MAGIC_ ||
+	files = task->files;
+	fdt = files ? files->fdt : NULL;
+	if (!fdt || fd >= fdt->max_fds)
+		return 0;
+	bpf_probe_read_kernel(&file, sizeof(file), &fdt->fd[fd]);
+	if (!file || BPF_CORE_READ(file, f_inode, i_sb, s_magic) != PROC_SUPER_MAGIC_ ||
+	    !(BPF_CORE_READ(file, f_mode) & FMODE_WRITE_BIT) ||
 	    BPF_CORE_READ(file, f_path.dentry, d_name.len) != 3)
 		return 0;
 	bpf_probe_read_kernel(name, 3, BPF_CORE_READ(file, f_path.dentry, d_name.name));
