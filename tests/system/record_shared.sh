@@ -107,43 +107,32 @@ for kind in posix file sysv; do
     bad "$kind: the writer did not start"
   fi
   # ---- a writer mapped only between two looks -----------------------------
-  # It maps, stores and unmaps every 20 ms: no look at its maps finds it;
-  # the BPF hook on mmap and shmat saw the mapping made.
-  if start_other flasher $kind "$name"; then
-    flasher=$other
-    record_target "$work/$kind-fl" $kind "$name" 3000
-    accepted=$("$vsc" check --accept-incomplete "$work/$kind-fl.vsc" 2> /dev/null | head -1)
-    if [ $st = 0 ] && [ $cst = 3 ] && [ "$(head -1 "$work/$kind-fl.out")" = unknown ] &&
-       [ "$(header "$work/$kind-fl.vsc" 'uncertain memory')" = 1 ] &&
-       grep -q "(pid $flasher (probe_shm) mapped $path.* writable and shared during the recording (seen at its mmap or shmat" "$work/$kind-fl.out" &&
-       [ "$accepted" = inconsistent ]; then
-      ok "$kind: a writer mapped only between two looks (pid $flasher) is counted, vsc check unknown naming it"
+  # flasher: it maps, stores and unmaps every 20 ms: no look at its maps
+  # finds it; the BPF hook on mmap and shmat saw the mapping made.
+  # toggler: mapped read-only and shared before the recording began
+  # (System V: attached writable, then made read-only), made writable by
+  # mprotect for each store and read-only again: every look finds it r--s,
+  # and no mmap hook saw it made; the hook on mprotect does. (Before, a
+  # plain inconsistent, or unknown only for a process whose maps cannot be
+  # read.)
+  for role in flasher toggler; do
+    if start_other $role $kind "$name"; then
+      writer=$other
+      record_target "$work/$kind-$role" $kind "$name" 3000
+      accepted=$("$vsc" check --accept-incomplete "$work/$kind-$role.vsc" 2> /dev/null | head -1)
+      [ $role = flasher ] && reason="(pid $writer (probe_shm) mapped $path.* writable and shared during the recording (seen at its mmap or shmat" ||
+        reason="(pid $writer (probe_shm) map.* $path"
+      if [ $st = 0 ] && [ $cst = 3 ] && [ "$(head -1 "$work/$kind-$role.out")" = unknown ] &&
+         [ "$(header "$work/$kind-$role.vsc" 'uncertain memory')" = 1 ] &&
+         grep -q "$reason" "$work/$kind-$role.out" && [ "$accepted" = inconsistent ]; then
+        ok "$kind: a writer mapped writable only between two looks ($role, pid $writer) is counted, vsc check unknown naming it"
+      else
+        bad "$kind $role: record $st, check $cst ($(sed -n 2p "$work/$kind-$role.out")), accepted: $accepted; $(tail -2 "$work/$kind-$role.err")"
+      fi
     else
-      bad "$kind flasher: record $st, check $cst ($(sed -n 2p "$work/$kind-fl.out")), accepted: $accepted; $(tail -2 "$work/$kind-fl.err")"
+      bad "$kind: the $role did not start"
     fi
-  else
-    bad "$kind: the flasher did not start"
-  fi
-  # ---- a writer whose mapping is read-only at every look -----------------
-  # Mapped read-only and shared before the recording began (System V:
-  # attached writable, then made read-only), made writable by mprotect for
-  # each store and read-only again: every look finds it r--s, and no mmap
-  # hook saw it made; the hook on mprotect does. (Before, a plain
-  # inconsistent, or unknown only for a process whose maps cannot be read.)
-  if start_other toggler $kind "$name"; then
-    toggler=$other
-    record_target "$work/$kind-tg" $kind "$name" 3000
-    accepted=$("$vsc" check --accept-incomplete "$work/$kind-tg.vsc" 2> /dev/null | head -1)
-    if [ $st = 0 ] && [ $cst = 3 ] && [ "$(head -1 "$work/$kind-tg.out")" = unknown ] &&
-       grep -q "(pid $toggler (probe_shm) map.* $path" "$work/$kind-tg.out" &&
-       [ "$accepted" = inconsistent ]; then
-      ok "$kind: a writer that makes its read-only mapping writable between two looks (pid $toggler) is counted, vsc check unknown naming it"
-    else
-      bad "$kind toggler: record $st, check $cst ($(sed -n 2p "$work/$kind-tg.out")), accepted: $accepted; $(tail -2 "$work/$kind-tg.err")"
-    fi
-  else
-    bad "$kind: the toggler did not start"
-  fi
+  done
   # ---- a writer by system calls (pwrite, no mapping) ---------------------
   # No maps show it; the kernel's inotify IN_MODIFY does (not System V:
   # no name to open it by). Where some maps cannot be read, that finding
@@ -234,72 +223,49 @@ else
 fi
 rm -f "$work/object"
 
-# ---- a store by process_vm_writev: no mapping at all ------------------------
-# Another process writes the target's private word with process_vm_writev:
-# the BPF program's system call hook counts it (the recorder's own writes,
-# its acknowledgements, excepted): a loss not known exactly, with the
-# writer's pid in vsc check's reason.
-rm -f "$work/vm.word"
-"$vsc" record -o "$work/vm.vsc" -- "$shm" target exposed - 10000 > "$work/vm.word" 2> "$work/vm.err" &
-rec=$!
-i=0
-while ! grep -q '^word ' "$work/vm.word" 2> /dev/null && [ $i -lt 100 ]; do
-  sleep 0.1
-  i=$((i + 1))
-done
-set -- $(sed -n 's/^word //p' "$work/vm.word")
-vmwriter=""
-if [ $# = 2 ]; then
-  "$shm" vmwriter "$1" "$2" > /dev/null 2>&1 &
-  vmwriter=$!
-fi
-wait $rec
-st=$?
-[ -n "$vmwriter" ] && { kill $vmwriter 2> /dev/null; wait $vmwriter 2> /dev/null; }
-"$vsc" check "$work/vm.vsc" > "$work/vm.out" 2>&1
-cst=$?
-accepted=$("$vsc" check --accept-incomplete "$work/vm.vsc" 2> /dev/null | head -1)
-if [ -n "$vmwriter" ] && [ $st = 0 ] && [ $cst = 3 ] &&
-   grep -q "events were lost ([0-9]* stores into its memory by system calls of other processes (process_vm_writev, ptrace pokes; the last by pid $vmwriter)" "$work/vm.out" &&
-   [ "$accepted" = inconsistent ]; then
-  ok "a writer by process_vm_writev (pid $vmwriter) is counted, vsc check unknown naming it"
-else
-  bad "process_vm_writev: writer ${vmwriter:-none}, record $st, check $cst, accepted: $accepted: $(sed -n 2p "$work/vm.out"); $(tail -2 "$work/vm.err")"
-fi
-
-# ---- a store through /proc/PID/mem: no system call names the target ----------
-# Another process opens the target's /proc/PID/mem and writes its private
-# word there (the kernel's access to another process's memory, hooked with
-# fentry); and the target writes its own word through /proc/self/mem, a
+# ---- stores into its private word from outside: no mapping at all ---------
+# Another process writes the target's private word with process_vm_writev
+# (the BPF program's system call hook counts it; the recorder's own writes,
+# its acknowledgements, excepted), or through the target's /proc/PID/mem
+# (the hook looks at every write into a procfs "mem" file of the target's
+# memory); and the target writes its own word through /proc/self/mem, a
 # store no probe saw. Each a loss not known exactly, naming the writer.
-# (Before, both came out a plain inconsistent.)
-rm -f "$work/mem.word"
-"$vsc" record -o "$work/mem.vsc" -- "$shm" target exposed - 10000 > "$work/mem.word" 2> "$work/mem.err" &
-rec=$!
-i=0
-while ! grep -q '^word ' "$work/mem.word" 2> /dev/null && [ $i -lt 100 ]; do
-  sleep 0.1
-  i=$((i + 1))
-done
-set -- $(sed -n 's/^word //p' "$work/mem.word")
-memwriter=""
-if [ $# = 2 ]; then
-  "$shm" memwriter "$1" "$2" > /dev/null 2>&1 &
-  memwriter=$!
-fi
-wait $rec
-st=$?
-[ -n "$memwriter" ] && { kill $memwriter 2> /dev/null; wait $memwriter 2> /dev/null; }
-"$vsc" check "$work/mem.vsc" > "$work/mem.out" 2>&1
-cst=$?
-accepted=$("$vsc" check --accept-incomplete "$work/mem.vsc" 2> /dev/null | head -1)
-if [ -n "$memwriter" ] && [ $st = 0 ] && [ $cst = 3 ] &&
-   grep -q "events were lost ([0-9]* writes into its memory through /proc/PID/mem (the last by pid $memwriter)" "$work/mem.out" &&
-   [ "$accepted" = inconsistent ]; then
-  ok "a writer through /proc/PID/mem (pid $memwriter) is counted, vsc check unknown naming it"
-else
-  bad "/proc/PID/mem: writer ${memwriter:-none}, record $st, check $cst, accepted: $accepted: $(sed -n 2p "$work/mem.out"); $(tail -2 "$work/mem.err")"
-fi
+# (Before, /proc/PID/mem came out a plain inconsistent both ways.)
+# outside ROLE NAME REASON: record `target exposed`, start `probe_shm ROLE
+# PID ADDRESS` once the word is known; REASON ($writer: its pid) must be
+# vsc check's.
+outside() {
+  rm -f "$work/$2.word"
+  "$vsc" record -o "$work/$2.vsc" -- "$shm" target exposed - 10000 > "$work/$2.word" 2> "$work/$2.err" &
+  rec=$!
+  i=0
+  while ! grep -q '^word ' "$work/$2.word" 2> /dev/null && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+  done
+  writer=""
+  word=$(sed -n 's/^word //p' "$work/$2.word")
+  if [ -n "$word" ]; then
+    "$shm" "$1" $word > /dev/null 2>&1 &
+    writer=$!
+  fi
+  wait $rec
+  st=$?
+  [ -n "$writer" ] && { kill $writer 2> /dev/null; wait $writer 2> /dev/null; }
+  "$vsc" check "$work/$2.vsc" > "$work/$2.out" 2>&1
+  cst=$?
+  accepted=$("$vsc" check --accept-incomplete "$work/$2.vsc" 2> /dev/null | head -1)
+  reason=$(eval echo "\"$3\"")
+  if [ -n "$writer" ] && [ $st = 0 ] && [ $cst = 3 ] &&
+     grep -q "events were lost ([0-9]* $reason" "$work/$2.out" &&
+     [ "$accepted" = inconsistent ]; then
+    ok "a writer by $1 (pid $writer) is counted, vsc check unknown naming it"
+  else
+    bad "$1: writer ${writer:-none}, record $st, check $cst, accepted: $accepted: $(sed -n 2p "$work/$2.out"); $(tail -2 "$work/$2.err")"
+  fi
+}
+outside vmwriter vm 'stores into its memory by system calls of other processes (process_vm_writev, ptrace pokes; the last by pid $writer)'
+outside memwriter mem 'writes into its memory through /proc/PID/mem (the last by pid $writer)'
 "$vsc" record -o "$work/self.vsc" -- "$shm" target selfmem - 300 > /dev/null 2> "$work/self.err"
 st=$?
 "$vsc" check "$work/self.vsc" > "$work/self.out" 2>&1
