@@ -79,8 +79,9 @@ const volatile __u32 recorder_pid = 0;
 
 /* Events that did not fit into the ring buffer or could not be read. */
 __u64 lost = 0;
-/* Threads that ended with an RMW announced but not published: it may have
- * been performed, so the loss count is a lower bound. */
+/* Threads that ended with a store or RMW announced but not published
+ * (include/vsc/probe.h's helpers announce both): it may have been
+ * performed, so the loss count is a lower bound. */
 __u64 maybe_lost = 0;
 /* Batch records made, and waits of threads for room in the ring. */
 __u64 batches = 0;

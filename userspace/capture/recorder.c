@@ -279,6 +279,10 @@ static int record_loop(struct recorder *rec)
 			rec->stop_reason = "the process ended";
 			return 0;
 		}
+		if (t->leader_gone && o->ends_with_main_thread) {
+			rec->stop_reason = "the main thread exited, other threads ran on";
+			return 0;
+		}
 		uint64_t now = clock_now_ns();
 		if (now >= deadline) {
 			rec->stop_reason = "--duration";
@@ -324,6 +328,24 @@ static void note_running_on(struct recorder *rec, int threads)
 	trace_writer_note(rec->writer, "loss not known exactly", why);
 }
 
+/* -p, the main thread gone while others run on (recorder.h's
+ * ends_with_main_thread): the kernel has dropped the probes, or will at
+ * their next hit, and a batch a thread hands over then is discarded; what
+ * the threads do after is not recorded: an inexact loss, with its
+ * reason. (Before, `# lost events: 0` with all of it missing.) */
+static void note_leader_gone(struct recorder *rec, int threads)
+{
+	char why[256];
+
+	snprintf(why, sizeof(why),
+		 "the main thread exited while %d threads ran on: the kernel drops the "
+		 "probes of a process whose main thread is gone, so what they did after "
+		 "is not recorded",
+		 threads);
+	recorder_say(rec, "%s", why);
+	trace_writer_note(rec->writer, "loss not known exactly", why);
+}
+
 /* A consistent end: every thread stopped or gone before the source
  * detaches, then what is left is read. At the exit stop of a launched
  * command the other threads may still be on their way out, their ends (a
@@ -357,10 +379,13 @@ static int finish_recording(struct recorder *rec)
 	/* after the threads are let go: a trap of ours found then is a loss */
 	bool exact = true;
 	trace_writer_add_lost(rec->writer, rec->src->ops->lost(rec->src, &exact));
-	if (!exact || running_on)
+	int leader_gone = rec->opts->ends_with_main_thread ? t->leader_gone : 0;
+	if (!exact || running_on || leader_gone)
 		trace_writer_lost_inexact(rec->writer);
 	if (running_on)
 		note_running_on(rec, running_on);
+	if (leader_gone)
+		note_leader_gone(rec, leader_gone);
 	if (err)
 		recorder_say(rec, "reading the last events failed: %s", strerror(-err));
 	return err;

@@ -90,9 +90,14 @@ struct recorder_opts {
 	const char *loss_mode; /* the "# loss mode:" line, or NULL */
 	bool run_to_entry;     /* a launched command runs to its entry before attach */
 	bool hold_attached;    /* -p: stop every thread while the source attaches */
-	bool trace_threads;    /* every thread stays traced while recorded (target.h) */
-	bool need_symbols;     /* refuse when the symbols cannot be read */
-	bool no_elf_init;      /* no initial values from the ELF file */
+	/* -p: the source stops seeing events once the main thread is gone
+	 * while others run on (uprobes attached to a process follow its main
+	 * thread's memory: the kernel drops them, and the USDT semaphores,
+	 * at their next hit): the recording stops there, its loss inexact */
+	bool ends_with_main_thread;
+	bool trace_threads; /* every thread stays traced while recorded (target.h) */
+	bool need_symbols;  /* refuse when the symbols cannot be read */
+	bool no_elf_init;   /* no initial values from the ELF file */
 	bool no_locations;
 	bool no_timestamps;
 	bool min_ts_now; /* drop events logged before the recording began */

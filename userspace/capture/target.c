@@ -384,8 +384,9 @@ static int other_threads(pid_t pid)
 }
 
 /* A process we do not trace: 1 (and t->ended) once it is gone (its pid
- * another process's now), or a zombie whose other threads are gone too,
- * else 0. The main thread dies first
+ * another process's now), or a zombie whose other threads are gone too;
+ * 1 and t->leader_gone (how many threads run on) while the main thread is
+ * a zombie and others run; else 0. The main thread dies first
  * when the process is killed; until the last thread is gone, some may not
  * have passed the hooks that hand their logs over (record.bpf.c), and a
  * log read before that misses what they hand over later. */
@@ -393,6 +394,7 @@ static int untraced_ended(struct vsc_target *t)
 {
 	char path[64], state;
 	unsigned long long start;
+	int others = 0;
 
 	if (kill(t->pid, 0) && errno == ESRCH) {
 		t->ended = true;
@@ -402,8 +404,12 @@ static int untraced_ended(struct vsc_target *t)
 	state = stat_read(path, &start);
 	/* another start time: the pid was taken again by another process */
 	if (!state || (start && t->start_time && start != t->start_time) ||
-	    ((state == 'Z' || state == 'X') && !other_threads(t->pid))) {
+	    ((state == 'Z' || state == 'X') && !(others = other_threads(t->pid)))) {
 		t->ended = true;
+		return 1;
+	}
+	if (state == 'Z' || state == 'X') {
+		t->leader_gone = others;
 		return 1;
 	}
 	return 0;
@@ -524,12 +530,18 @@ int vsc_target_stop_command(struct vsc_target *t, int sig, int timeout_ms)
 	}
 }
 
+/* Whether tid is stopped (or was found gone: -tid, not tried again). */
 static bool stopped_has(const struct vsc_target *t, pid_t tid)
 {
 	for (size_t i = 0; i < t->stopped_count; i++)
 		if (t->stopped[i] == tid)
 			return true;
 	return false;
+}
+
+static bool stopped_or_gone(const struct vsc_target *t, pid_t tid)
+{
+	return stopped_has(t, tid) || stopped_has(t, -tid);
 }
 
 /* A thread that is gone or a zombie (past its exit: it cannot be seized). */
@@ -589,8 +601,8 @@ int vsc_target_stop_all(struct vsc_target *t)
 		struct dirent *d;
 		while ((d = readdir(dir))) {
 			pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
-			if (tid <= 0 || stopped_has(t, tid))
-				continue;
+			if (tid <= 0 || stopped_or_gone(t, tid))
+				continue; /* a zombie stays listed: tried once */
 			if (ARRAY_RESERVE(t->stopped, t->stopped_cap, t->stopped_count + 1)) {
 				closedir(dir);
 				return -ENOMEM;
@@ -850,6 +862,10 @@ ssize_t vsc_target_read(const struct vsc_target *t, uint64_t addr, void *buf, si
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
 	ssize_t n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
+	/* a zombie main thread has no memory any more: through a live one */
+	for (size_t i = 0; n < 0 && errno == ESRCH && t->leader_gone && i < t->stopped_count; i++)
+		if (t->stopped[i] > 0 && t->stopped[i] != t->pid)
+			n = process_vm_readv(t->stopped[i], &local, 1, &remote, 1, 0);
 	return n < 0 ? -errno : n;
 }
 

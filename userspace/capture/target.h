@@ -25,6 +25,7 @@ struct vsc_target {
 	bool launched;          /* we started it (-- CMD) */
 	bool at_exit;           /* main thread stopped in PTRACE_EVENT_EXIT */
 	bool ended;             /* the process is gone */
+	int leader_gone;        /* -p: threads running on, the main thread a zombie */
 	bool launched_detached; /* we no longer follow the launched command */
 	int wait_status;        /* of a launched command that ended */
 	char exe[4096];         /* path of the executable (as /proc/PID/exe says) */

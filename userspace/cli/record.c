@@ -296,6 +296,8 @@ int cmd_record(int argc, char **argv)
 		.run_to_entry = true,
 		/* -p: the semaphores go up while every thread is stopped */
 		.hold_attached = true,
+		/* -p: the uprobes end with the main thread (recorder.h) */
+		.ends_with_main_thread = true,
 		/* -p: the globals have changed since the program started */
 		.no_elf_init = opts.no_elf_init || !opts.argv,
 		.no_locations = opts.no_locations,
