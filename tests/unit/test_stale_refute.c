@@ -81,10 +81,55 @@ static void refutations_agree_with_exact(void **state)
 	assert_true(by_auto.refuted * 40 > by_exact.inconsistent);
 }
 
+/* A prefix program's solve that decides nothing: the cases close by the
+ * bounds alone (stale_bounds.c), the corridors of two writers with them. */
+static int no_part_solve(const struct vsc_program *sp, const struct query *q, struct budget *b,
+			 struct vsc_result *res)
+{
+	(void)sp;
+	(void)q;
+	(void)b;
+	res->verdict = VSC_UNKNOWN;
+	return 0;
+}
+
+/* The bounds alone, on programs where a variable's two writers read each
+ * other's writes and other threads read both (the corridor's shape): every
+ * refutation is right, and the bounds refute some. */
+static void bounds_alone_agree_with_exact(void **state)
+{
+	uint64_t seed = test_env_number("VSC_STALE_REFUTE_SEED", 0xb0a7d5UL);
+	int programs = (int)test_env_number("VSC_STALE_REFUTE_COUNT", PROGRAMS);
+	struct tally n = { 0, 0, 0 };
+
+	(void)state;
+	for (int i = 0; i < programs; i++) {
+		struct random_shape shape = random_two_writer_shape(&seed, i, 10, 1, 2);
+		struct vsc_program *p;
+		struct vsc_result *plain;
+		enum vsc_verdict truth;
+		shape.rmw_pct = 0;
+		p = random_program(&seed, &shape);
+		assert_non_null(p);
+		plain = decide(p, "exact", -1, 0);
+		truth = vsc_result_verdict(plain);
+		n.inconsistent += truth == VSC_INCONSISTENT;
+		check_refute(p, no_part_solve, truth, &n);
+		vsc_result_free(plain);
+		vsc_program_free(p);
+	}
+	printf("stale refute, the bounds alone: %d of %d inconsistent programs refuted; %d "
+	       "programs\n",
+	       n.refuted, n.inconsistent, programs);
+	assert_int_equal(n.wrong, 0);
+	assert_true(n.refuted * 20 > n.inconsistent);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(refutations_agree_with_exact),
+		cmocka_unit_test(bounds_alone_agree_with_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CORR_CELLS 4   /* corridor cells a event of the program, at most */
+#define CORR_ROUNDS 32 /* the corridor's passes, at most */
+
 int64_t cut_written(const struct vsc_event *e)
 {
 	return e->kind == VSC_RMW ? e->new_value : e->value;
@@ -177,6 +180,218 @@ static uint32_t next_pos(const struct cut *c, uint32_t w, uint32_t from, uint32_
 	return NONE;
 }
 
+/* The largest p' <= p with w's last write of z among its first p' events of
+ * value u; NONE when there is none. */
+static uint32_t prev_pos(const struct cut *c, uint32_t w, uint32_t p, uint32_t z, int64_t u)
+{
+	uint32_t lo = c->first[w * c->vars + z], hi = c->first[w * c->vars + z + 1];
+	uint32_t l = lo, h = hi;
+
+	while (l < h) { /* the first of w's writes of z at or after p */
+		uint32_t m = l + (h - l) / 2;
+		if (c->at[m] < p)
+			l = m + 1;
+		else
+			h = m;
+	}
+	if (l == lo)
+		return NONE;
+	if (c->val[l - 1] == u)
+		return p;
+	for (uint32_t m = l - 1; m-- > lo;)
+		if (c->val[m] == u)
+			return c->at[m + 1];
+	return NONE;
+}
+
+/* The corridor of two threads A and B (docs/solvers.md, "The corridor of
+ * two writers"): A's reads whose only other writer is B (needs[from, to),
+ * the class (A, B, B)) see B's last write, so at A's read j B has done a
+ * count in [lo, hi] of B's positions with that value; those counts only
+ * grow along A's reads; and B's reads of A's writes order events of the
+ * two threads: B's read m with A at most hi' done puts A's event hi' (and
+ * later) after it, B's read m with A at least lo' done puts A's event
+ * lo' - 1 (and earlier) before it. */
+struct side {
+	uint32_t from, to;
+	uint32_t *lo, *hi;
+};
+
+/* The needs of the class (t, w, w). */
+static void class_range(const struct cut *c, uint32_t t, uint32_t w, struct side *s)
+{
+	s->from = s->to = 0;
+	for (uint32_t r = 0; r < c->n_needs; r++) {
+		const struct need *e = &c->needs[r];
+		if (e->t != t || e->a != w || e->b != w)
+			continue;
+		if (s->to == 0 || s->to != r)
+			s->from = r;
+		s->to = r + 1;
+	}
+}
+
+/* One side's passes (s: A's reads of B's writes, o: B's reads of A's);
+ * 0, or -1 when they contradict. *moved set when a bound moved. */
+static int corr_side(const struct cut *c, struct side *s, const struct side *o, uint32_t len_b,
+		     int *moved)
+{
+	uint32_t n = s->to - s->from, m = o->to - o->from, q = 0, bound = 0;
+
+	for (uint32_t r = 0; r < n; r++) { /* the least counts, forward */
+		const struct need *e = &c->needs[s->from + r];
+		uint32_t lo = s->lo[r];
+		if (r && s->lo[r - 1] > lo)
+			lo = s->lo[r - 1];
+		while (q < m && o->hi[q] <= e->j) /* B's read q comes before A's read j */
+			bound = c->needs[o->from + q++].j + 1;
+		lo = next_pos(c, e->a, bound > lo ? bound : lo, e->z, e->u);
+		if (lo == NONE || lo > s->hi[r])
+			return -1;
+		if (lo != s->lo[r])
+			s->lo[r] = lo, *moved = 1;
+	}
+	q = m;
+	bound = len_b;
+	for (uint32_t r = n; r-- > 0;) { /* the greatest counts, backward */
+		const struct need *e = &c->needs[s->from + r];
+		uint32_t hi = s->hi[r];
+		if (r + 1 < n && s->hi[r + 1] < hi)
+			hi = s->hi[r + 1];
+		while (q > 0 && o->lo[q - 1] > e->j) /* A's read j comes before B's read */
+			bound = c->needs[o->from + --q].j;
+		hi = prev_pos(c, e->a, bound < hi ? bound : hi, e->z, e->u);
+		if (hi == NONE || hi < s->lo[r])
+			return -1;
+		if (hi != s->hi[r])
+			s->hi[r] = hi, *moved = 1;
+	}
+	return 0;
+}
+
+/* out[i]: the most events B has done when A does its event i. */
+static void corr_fill(const struct cut *c, const struct side *s, const struct side *o,
+		      uint32_t len_a, uint32_t len_b, uint32_t *out)
+{
+	uint32_t most = len_b, r = s->to - s->from, q = o->to - o->from;
+
+	for (uint32_t i = len_a; i-- > 0;) {
+		for (; r > 0 && c->needs[s->from + r - 1].j >= i; r--)
+			most = s->hi[r - 1] < most ? s->hi[r - 1] : most;
+		for (; q > 0 && o->lo[q - 1] > i; q--)
+			most = c->needs[o->from + q - 1].j < most ? c->needs[o->from + q - 1].j
+								  : most;
+		out[i] = most;
+	}
+}
+
+static uint32_t corr_none; /* c->corr's mark of a pair without a corridor */
+
+/* Builds the corridors of A and B both ways; 0, or -1 (none). */
+static int corr_build(struct cut *c, uint32_t A, uint32_t B)
+{
+	uint32_t la = c->p->threads[A].length, lb = c->p->threads[B].length;
+	struct side sa, sb;
+	uint32_t *cells, na, nb;
+	int moved = 1, err = 0;
+
+	if (c->corr_cells + la + lb > CORR_CELLS * (c->p->event_count + 1024))
+		return -1;
+	class_range(c, A, B, &sa);
+	class_range(c, B, A, &sb);
+	na = sa.to - sa.from;
+	nb = sb.to - sb.from;
+	if (!na && !nb)
+		return -1;
+	cells = malloc(2 * ((size_t)na + nb + 1) * sizeof(*cells));
+	if (!cells)
+		return -1;
+	sa.lo = cells;
+	sa.hi = sa.lo + na;
+	sb.lo = sa.hi + na;
+	sb.hi = sb.lo + nb;
+	for (uint32_t r = 0; r < na; r++)
+		sa.lo[r] = 0, sa.hi[r] = lb;
+	for (uint32_t r = 0; r < nb; r++)
+		sb.lo[r] = 0, sb.hi[r] = la;
+	for (int round = 0; moved && !err && round < CORR_ROUNDS; round++) {
+		moved = 0;
+		err = corr_side(c, &sa, &sb, lb, &moved) || corr_side(c, &sb, &sa, la, &moved);
+		budget_spend(c->b, 2UL * (na + nb) + 1);
+	}
+	if (!err) {
+		c->corr[A * c->k + B] = malloc(((size_t)la + 1) * sizeof(uint32_t));
+		c->corr[B * c->k + A] = malloc(((size_t)lb + 1) * sizeof(uint32_t));
+		if (!c->corr[A * c->k + B] || !c->corr[B * c->k + A])
+			err = -1;
+	}
+	if (!err) {
+		corr_fill(c, &sa, &sb, la, lb, c->corr[A * c->k + B]);
+		corr_fill(c, &sb, &sa, lb, la, c->corr[B * c->k + A]);
+		c->corr_cells += la + lb;
+		budget_spend(c->b, la + lb + 1);
+	}
+	free(cells);
+	return err;
+}
+
+/* A's corridor against B (c->corr), or NULL: no bound known. */
+static const uint32_t *corridor(struct cut *c, uint32_t A, uint32_t B)
+{
+	uint32_t **slot;
+
+	if (!c->corr)
+		return NULL;
+	slot = &c->corr[A * c->k + B];
+
+	if (!*slot && corr_build(c, A, B)) {
+		free(c->corr[A * c->k + B]);
+		free(c->corr[B * c->k + A]);
+		c->corr[A * c->k + B] = c->corr[B * c->k + A] = &corr_none;
+	}
+	return *slot == &corr_none ? NULL : *slot;
+}
+
+/* For a read of z with value u, of two other writers a and b: the least p
+ * >= pa such that a's last write of z among its first p events has value u
+ * and may come after b's last write of z among its first pb events (the
+ * corridor does not put b's after it); NONE when there is none. */
+static uint32_t next_pos_after(struct cut *c, uint32_t a, uint32_t b, uint32_t pa, uint32_t pb,
+			       uint32_t z, int64_t u)
+{
+	const uint32_t *most = corridor(c, a, b);
+	uint32_t lo = c->first[b * c->vars + z], hi = c->first[b * c->vars + z + 1];
+	uint32_t l = lo, h = hi, last_b;
+
+	if (!most)
+		return next_pos(c, a, pa, z, u);
+	while (l < h) { /* the first of b's writes of z at or after pb */
+		uint32_t m = l + (h - l) / 2;
+		if (c->at[m] < pb)
+			l = m + 1;
+		else
+			h = m;
+	}
+	if (l == lo) /* b wrote no z among its first pb events */
+		return next_pos(c, a, pa, z, u);
+	last_b = c->at[l - 1];
+	lo = c->first[a * c->vars + z];
+	hi = c->first[a * c->vars + z + 1];
+	for (l = lo, h = hi; l < h;) {
+		uint32_t m = l + (h - l) / 2;
+		if (c->at[m] < pa)
+			l = m + 1;
+		else
+			h = m;
+	}
+	if (l > lo && c->val[l - 1] == u && most[c->at[l - 1]] > last_b)
+		return pa;
+	for (uint32_t m = l; m < hi; m++)
+		if (c->val[m] == u && most[c->at[m]] > last_b)
+			return c->at[m] + 1;
+	return NONE;
+}
+
 static int by_point(const void *x, const void *y)
 {
 	const struct point *m = x, *n = y;
@@ -208,12 +423,14 @@ static enum embedding embed(struct cut *c, uint32_t from, uint32_t to, uint32_t 
 		const struct need *e = &c->needs[r];
 		uint32_t m = 0, kept = 0;
 		for (uint32_t s = 0; s < n; s++) {
-			uint32_t x = next_pos(c, a, c->stair[s].a, e->z, e->u);
+			uint32_t x = a == b ? next_pos(c, a, c->stair[s].a, e->z, e->u)
+					    : next_pos_after(c, a, b, c->stair[s].a, c->stair[s].b,
+							     e->z, e->u);
 			if (x != NONE && x <= U[a])
 				c->next[m++] = (struct point){ x, a == b ? x : c->stair[s].b };
 			if (a == b)
 				continue;
-			x = next_pos(c, b, c->stair[s].b, e->z, e->u);
+			x = next_pos_after(c, b, a, c->stair[s].b, c->stair[s].a, e->z, e->u);
 			if (x != NONE && x <= U[b])
 				c->next[m++] = (struct point){ c->stair[s].a, x };
 		}
@@ -381,6 +598,10 @@ void cut_free(struct cut *c)
 	free(c->needs);
 	free(c->stair);
 	free(c->next);
+	for (size_t s = 0; c->corr && s < (size_t)c->k * c->k; s++)
+		if (c->corr[s] != &corr_none)
+			free(c->corr[s]);
+	free(c->corr);
 }
 
 int cut_init(struct cut *c)
@@ -389,6 +610,8 @@ int cut_init(struct cut *c)
 	c->vars = program_vars(c->p);
 	c->stair = malloc(2 * (CUT_STAIRCASE + 1) * sizeof(*c->stair));
 	c->next = malloc(2 * (CUT_STAIRCASE + 1) * sizeof(*c->next));
+	if (c->corridors && !(c->corr = calloc((size_t)c->k * c->k, sizeof(*c->corr))))
+		return -ENOMEM;
 	if (!c->stair || !c->next || cut_index_writes(c) || cut_collect_needs(c))
 		return -ENOMEM;
 	return 0;

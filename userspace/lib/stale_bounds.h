@@ -40,6 +40,14 @@ struct cut {
 	uint32_t *witness;
 	long preemptions;
 	int nodes, points;
+	/* The corridors (stale_bounds.c), when corridors is set (before
+	 * cut_init()): for an ordered pair of threads
+	 * (A, B), corr[A * k + B][i] bounds from above how many events B has
+	 * done when A does its event i; NULL: not built yet, CORR_NONE: no
+	 * bound known. corr_cells: cells built, within CORR_CELLS a event. */
+	int corridors;
+	uint32_t **corr;
+	size_t corr_cells;
 };
 
 /* A read ranked as r: its thread, index, and how many events before it its

@@ -261,7 +261,7 @@ static void refute_free(struct refute *f)
 int stale_refute(const struct vsc_program *p, struct budget *b, unsigned long work,
 		 writer_group_solve_fn solve)
 {
-	struct refute f = { .c = { .p = p, .b = b }, .solve = solve };
+	struct refute f = { .c = { .p = p, .b = b, .corridors = 1 }, .solve = solve };
 	struct anchor *anchors = NULL;
 	uint32_t *L = NULL, *U = NULL, n = 0, k = program_threads(p);
 	unsigned long end = b->steps + work;
