@@ -158,20 +158,29 @@ static int cut_collect_needs(struct cut *c)
 	return 0;
 }
 
+/* The first of w's writes of z at or after its index p (c->at's slot;
+ * the end of w's writes of z when none). */
+static uint32_t write_from(const struct cut *c, uint32_t w, uint32_t z, uint32_t p)
+{
+	uint32_t l = c->first[w * c->vars + z], h = c->first[w * c->vars + z + 1];
+
+	while (l < h) {
+		uint32_t m = l + (h - l) / 2;
+		if (c->at[m] < p)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l;
+}
+
 /* The least p >= from with w's last write of z among its first p events of
  * value u; NONE when there is none. */
 static uint32_t next_pos(const struct cut *c, uint32_t w, uint32_t from, uint32_t z, int64_t u)
 {
 	uint32_t lo = c->first[w * c->vars + z], hi = c->first[w * c->vars + z + 1];
-	uint32_t l = lo, h = hi;
+	uint32_t l = write_from(c, w, z, from);
 
-	while (l < h) { /* the first of w's writes of z at or after from */
-		uint32_t m = l + (h - l) / 2;
-		if (c->at[m] < from)
-			l = m + 1;
-		else
-			h = m;
-	}
 	if (l > lo && c->val[l - 1] == u)
 		return from;
 	for (uint32_t m = l; m < hi; m++)
@@ -184,16 +193,8 @@ static uint32_t next_pos(const struct cut *c, uint32_t w, uint32_t from, uint32_
  * value u; NONE when there is none. */
 static uint32_t prev_pos(const struct cut *c, uint32_t w, uint32_t p, uint32_t z, int64_t u)
 {
-	uint32_t lo = c->first[w * c->vars + z], hi = c->first[w * c->vars + z + 1];
-	uint32_t l = lo, h = hi;
+	uint32_t lo = c->first[w * c->vars + z], l = write_from(c, w, z, p);
 
-	while (l < h) { /* the first of w's writes of z at or after p */
-		uint32_t m = l + (h - l) / 2;
-		if (c->at[m] < p)
-			l = m + 1;
-		else
-			h = m;
-	}
 	if (l == lo)
 		return NONE;
 	if (c->val[l - 1] == u)
@@ -360,30 +361,17 @@ static uint32_t next_pos_after(struct cut *c, uint32_t a, uint32_t b, uint32_t p
 			       uint32_t z, int64_t u)
 {
 	const uint32_t *most = corridor(c, a, b);
-	uint32_t lo = c->first[b * c->vars + z], hi = c->first[b * c->vars + z + 1];
-	uint32_t l = lo, h = hi, last_b;
+	uint32_t lo, hi, l, last_b;
 
 	if (!most)
 		return next_pos(c, a, pa, z, u);
-	while (l < h) { /* the first of b's writes of z at or after pb */
-		uint32_t m = l + (h - l) / 2;
-		if (c->at[m] < pb)
-			l = m + 1;
-		else
-			h = m;
-	}
-	if (l == lo) /* b wrote no z among its first pb events */
+	l = write_from(c, b, z, pb);
+	if (l == c->first[b * c->vars + z]) /* b wrote no z among its first pb events */
 		return next_pos(c, a, pa, z, u);
 	last_b = c->at[l - 1];
 	lo = c->first[a * c->vars + z];
 	hi = c->first[a * c->vars + z + 1];
-	for (l = lo, h = hi; l < h;) {
-		uint32_t m = l + (h - l) / 2;
-		if (c->at[m] < pa)
-			l = m + 1;
-		else
-			h = m;
-	}
+	l = write_from(c, a, z, pa);
 	if (l > lo && c->val[l - 1] == u && most[c->at[l - 1]] > last_b)
 		return pa;
 	for (uint32_t m = l; m < hi; m++)
