@@ -9,7 +9,7 @@ CLI_EXTRA_LIBS += -ldw -ldl
 # ---- uninstrumented targets and the system tests ----------------------------
 # Each target is built twice: as a PIE (the default) and as a fixed-address
 # executable, so symbol lookup is tested with and without load offsets.
-WATCH_TARGETS := plain atomic peterson seqlock hammer contended traps
+WATCH_TARGETS := plain atomic peterson seqlock hammer contended traps runon
 WATCH_TARGET_BINS := $(foreach t,$(WATCH_TARGETS),$(BUILD)/targets/watch_$(t) $(BUILD)/targets/watch_$(t).nopie)
 WATCH_TARGET_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -pthread
 

@@ -315,15 +315,16 @@ static int record_loop(struct recorder *rec)
 /* Threads still there after the wait at the exit stop (the main thread
  * left by its own pthread_exit, the others run on): their logs were read
  * while they ran, so the trace is no consistent cut and what they did
- * after is missing: an inexact loss, with its reason. */
-static void note_running_on(struct recorder *rec, int threads)
+ * after is missing: an inexact loss, with its reason. Traced ones
+ * (--watch) were stopped for the read, and run on unwatched after it. */
+static void note_running_on(struct recorder *rec, int threads, bool stopped)
 {
 	char why[160];
 
-	snprintf(why, sizeof(why),
-		 "%d threads still ran %d ms after the main thread's exit; their logs were "
-		 "read while they ran",
-		 threads, EXIT_WAIT_MS);
+	snprintf(why, sizeof(why), "%d threads still ran %d ms after the main thread's exit; %s",
+		 threads, EXIT_WAIT_MS,
+		 stopped ? "what they do after is not recorded"
+			 : "their logs were read while they ran");
 	recorder_say(rec, "%s", why);
 	trace_writer_note(rec->writer, "loss not known exactly", why);
 }
@@ -355,10 +356,22 @@ static int finish_recording(struct recorder *rec)
 {
 	struct vsc_target *t = &rec->target;
 	bool stopped = t->ended || t->at_exit;
-	/* (threads we trace wait for us at their own exit stop) */
-	int running_on = t->at_exit && !t->ended && !t->threads_traced
-				 ? vsc_target_wait_others(t, EXIT_WAIT_MS)
-				 : 0;
+	int running_on = 0;
+	if (t->at_exit && !t->ended && !t->threads_traced) {
+		running_on = vsc_target_wait_others(t, EXIT_WAIT_MS);
+	} else if (t->at_exit && !t->ended) {
+		/* threads we trace (--watch) stop at their own exit stop, or
+		 * are stopped where they run on: then read, all at rest */
+		running_on = vsc_target_stop_traced_at_exit(t, EXIT_WAIT_MS);
+		if (running_on < 0) {
+			recorder_say(rec,
+				     "could not stop the threads of %ld (%s); events still "
+				     "in their logs are missing",
+				     (long)t->pid, strerror(-running_on));
+			stopped = false;
+			running_on = 1;
+		}
+	}
 	if (!stopped) {
 		int err = vsc_target_stop_all(t);
 		stopped = !err;
@@ -383,7 +396,7 @@ static int finish_recording(struct recorder *rec)
 	if (!exact || running_on || leader_gone)
 		trace_writer_lost_inexact(rec->writer);
 	if (running_on)
-		note_running_on(rec, running_on);
+		note_running_on(rec, running_on, t->others_ran_on);
 	if (leader_gone)
 		note_leader_gone(rec, leader_gone);
 	if (err)

@@ -473,6 +473,87 @@ int vsc_target_wait_others(const struct vsc_target *t, int timeout_ms)
 	return left;
 }
 
+static bool stopped_has(const struct vsc_target *t, pid_t tid);
+static bool stopped_or_gone(const struct vsc_target *t, pid_t tid);
+static bool thread_gone(pid_t pid, pid_t tid);
+
+/* Keep tid in t->stopped (stopped, or -tid: gone). */
+static int stopped_add(struct vsc_target *t, pid_t tid)
+{
+	if (ARRAY_RESERVE(t->stopped, t->stopped_cap, t->stopped_count + 1))
+		return -ENOMEM;
+	t->stopped[t->stopped_count++] = tid;
+	return 0;
+}
+
+/* Traced threads other than the main one that are neither at their exit
+ * stop (in t->stopped) nor gone. */
+static int traced_others_running(const struct vsc_target *t)
+{
+	char path[64];
+	int n = 0;
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)t->pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return 0;
+	struct dirent *d;
+	while ((d = readdir(dir))) {
+		pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
+		n += tid > 0 && tid != t->pid && !stopped_or_gone(t, tid) &&
+		     !thread_gone(t->pid, tid);
+	}
+	closedir(dir);
+	return n;
+}
+
+int vsc_target_stop_traced_at_exit(struct vsc_target *t, int timeout_ms)
+{
+	if (!t->at_exit || t->ended || !t->threads_traced)
+		return 0;
+	if (!stopped_has(t, t->pid) && stopped_add(t, t->pid))
+		return -ENOMEM;
+	int left = 0;
+	for (int waited = 0;; waited++) {
+		int status;
+		pid_t got;
+		while ((got = waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
+			if (WIFEXITED(status) || WIFSIGNALED(status)) {
+				if (got == t->pid) { /* killed at its exit stop */
+					t->ended = true;
+					t->wait_status = status;
+					return 0;
+				}
+				continue; /* a thread ended */
+			}
+			if (!WIFSTOPPED(status))
+				continue;
+			int event = status >> 16, sig = WSTOPSIG(status);
+			if (event == PTRACE_EVENT_EXIT) {
+				if (!stopped_has(t, got) && stopped_add(t, got))
+					return -ENOMEM;
+			} else if (event == PTRACE_EVENT_STOP) {
+				if (is_stop_signal(sig))
+					ptrace(PTRACE_LISTEN, got, 0, 0);
+				else
+					ptrace(PTRACE_CONT, got, 0, 0);
+			} else {
+				ptrace(PTRACE_CONT, got, 0, signal_to_pass(t, got, status));
+			}
+		}
+		left = traced_others_running(t);
+		if (!left || waited >= timeout_ms)
+			break;
+		usleep(1000);
+	}
+	if (!left)
+		return 0;
+	/* they run on: stopped where they are, a consistent cut, and let go
+	 * with the others (vsc_target_resume_all); the command then runs on */
+	t->others_ran_on = true;
+	int err = vsc_target_stop_all(t);
+	return err ? err : left;
+}
+
 int vsc_target_finish(struct vsc_target *t)
 {
 	if (!t->launched || t->ended || t->launched_detached)
@@ -485,7 +566,8 @@ int vsc_target_finish(struct vsc_target *t)
 		 * of them, whenever that is, and the wait below waited for it
 		 * (a daemon's: for ever, ^C or not). It runs on, not recorded,
 		 * as after --duration. */
-		if (!t->threads_traced && other_threads(t->pid)) {
+		if ((!t->threads_traced || t->others_ran_on) && other_threads(t->pid)) {
+			t->threads_traced = false;
 			t->launched_detached = true;
 			return 0;
 		}

@@ -33,6 +33,7 @@ struct vsc_target {
 	size_t stopped_count, stopped_cap;
 	bool trace_threads;            /* vsc_target_trace_threads was called */
 	bool threads_traced;           /* every thread is ours now, running or not */
+	bool others_ran_on;            /* traced threads ran on at the main thread's exit */
 	uint64_t stray_traps;          /* SIGTRAPs of our watchpoints kept from the program */
 	unsigned long long start_time; /* an attached process's (/proc/PID/stat), 0:
 					* not known; another: its pid was taken again */
@@ -74,6 +75,15 @@ int vsc_target_poll(struct vsc_target *t);
  * many are left (threads that run on after the main thread's own exit, or
  * one whose exec waits for the main thread). */
 int vsc_target_wait_others(const struct vsc_target *t, int timeout_ms);
+/* The same with every thread traced (--watch): wait until the other
+ * threads have reached their own exit stops or are gone (handling their
+ * other stops as vsc_target_poll does), at most timeout_ms. Those at
+ * their exit stop, and the main thread, stay stopped (t->stopped). When
+ * some still run after that, they are stopped too (a consistent cut;
+ * t->others_ran_on) and how many is returned; vsc_target_resume_all lets
+ * every one go, and vsc_target_finish then lets the command run on
+ * without waiting for its end. 0, that count, or -errno. */
+int vsc_target_stop_traced_at_exit(struct vsc_target *t, int timeout_ms);
 /* After the exit stop: let the launched command finish and reap it; when
  * threads we do not trace are still there, let it go on without waiting
  * (t->launched_detached: it runs on, not recorded). */
