@@ -383,6 +383,61 @@ static int other_threads(pid_t pid)
 	return n;
 }
 
+#define TASK_EXITING 0x4u     /* PF_EXITING in /proc/.../stat's flags */
+#define KILL_PENDING 0x100ull /* SIGKILL's bit in SigPnd */
+
+/* Whether thread tid of pid is on its way out of a group exit (exit(),
+ * a fatal signal: the kernel sends every thread SIGKILL, and each sets
+ * PF_EXITING as it leaves) or gone. A main thread that left by its own
+ * pthread_exit leaves the others running, with neither. */
+static bool thread_leaving(pid_t pid, long tid)
+{
+	char path[96], line[128];
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/status", (long)pid, tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return true;
+	unsigned long long pending = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &pending) == 1)
+			break;
+	fclose(f);
+	if (pending & KILL_PENDING)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", (long)pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	char buf[512];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *close = strrchr(buf, ')');
+	unsigned flags = 0;
+	if (!close || sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
+		return true;
+	return flags & TASK_EXITING;
+}
+
+/* Whether every thread but the main one is leaving (thread_leaving). */
+static bool others_leaving(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return true;
+	bool all = true;
+	struct dirent *d;
+	while (all && (d = readdir(dir))) {
+		long tid = strtol(d->d_name, NULL, 10);
+		if (tid > 0 && tid != pid)
+			all = thread_leaving(pid, tid);
+	}
+	closedir(dir);
+	return all;
+}
+
 /* A process we do not trace: 1 (and t->ended) once it is gone (its pid
  * another process's now), or a zombie whose other threads are gone too;
  * 1 and t->leader_gone (how many threads run on) while the main thread is
@@ -408,7 +463,8 @@ static int untraced_ended(struct vsc_target *t)
 		t->ended = true;
 		return 1;
 	}
-	if (state == 'Z' || state == 'X') {
+	/* a group exit: the others follow the main thread out; wait for them */
+	if ((state == 'Z' || state == 'X') && !others_leaving(t->pid)) {
 		t->leader_gone = others;
 		return 1;
 	}
