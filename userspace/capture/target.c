@@ -72,30 +72,34 @@ static void read_exe(struct vsc_target *t)
 }
 
 /* The state letter of /proc/.../stat at path: 0 when there is no such
- * file, '?' when it cannot be read; *start (when not NULL): the start
- * time, 0 when not read. Both follow the name in parentheses, which may
+ * file, '?' when it cannot be read; *start and *flags (when not NULL): the
+ * start time and the task's flags, 0 when not read. All follow the name in parentheses, which may
  * hold ") Z" itself: the last ')' ends the name. */
-static char stat_read(const char *path, unsigned long long *start)
+static char stat_read(const char *path, unsigned long long *start, unsigned *flags)
 {
 	char line[1024], *end, state = 0;
 	unsigned long long at = 0;
+	unsigned task_flags = 0;
 	FILE *f = fopen(path, "re");
 
 	if (start)
 		*start = 0;
+	if (flags)
+		*flags = 0;
 	if (!f)
 		return 0;
 	end = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
 	fclose(f);
-	/* the state, then 18 fields to the start time (proc(5): field 22) */
-	if (!end ||
-	    sscanf(end + 1,
-		   " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
-		   "%*d %llu",
-		   &state, &at) < 1)
+	/* the state, the flags (field 9), the start time (proc(5): field 22) */
+	if (!end || sscanf(end + 1,
+			   " %c %*d %*d %*d %*d %*d %u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+			   "%*d %llu",
+			   &state, &task_flags, &at) < 1)
 		return '?';
 	if (start)
 		*start = at;
+	if (flags)
+		*flags = task_flags;
 	return state;
 }
 
@@ -106,7 +110,7 @@ static unsigned long long start_time(pid_t pid)
 	unsigned long long start;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	stat_read(path, &start);
+	stat_read(path, &start, NULL);
 	return start;
 }
 
@@ -405,18 +409,9 @@ static bool thread_leaving(pid_t pid, long tid)
 	if (pending & KILL_PENDING)
 		return true;
 	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", (long)pid, tid);
-	f = fopen(path, "re");
-	if (!f)
-		return true;
-	char buf[512];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *close = strrchr(buf, ')');
-	unsigned flags = 0;
-	if (!close || sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
-		return true;
-	return flags & TASK_EXITING;
+	unsigned flags;
+	char state = stat_read(path, NULL, &flags);
+	return !state || state == '?' || (flags & TASK_EXITING);
 }
 
 /* Whether every thread but the main one is leaving (thread_leaving). */
@@ -456,7 +451,7 @@ static int untraced_ended(struct vsc_target *t)
 		return 1;
 	}
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)t->pid);
-	state = stat_read(path, &start);
+	state = stat_read(path, &start, NULL);
 	/* another start time: the pid was taken again by another process */
 	if (!state || (start && t->start_time && start != t->start_time) ||
 	    ((state == 'Z' || state == 'X') && !(others = other_threads(t->pid)))) {
@@ -687,7 +682,7 @@ static bool thread_gone(pid_t pid, pid_t tid)
 {
 	char path[64], state;
 	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", (long)pid, (long)tid);
-	state = stat_read(path, NULL);
+	state = stat_read(path, NULL, NULL);
 	return !state || state == 'Z' || state == 'X';
 }
 
