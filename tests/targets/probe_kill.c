@@ -8,7 +8,9 @@
  *   probe_kill THREADS FILE MS
  *   probe_kill THREADS FILE MS RUN_ON   (MS > 0: the main thread leaves by
  *     pthread_exit after MS ms; the workers run on, one increment each
- *     10 ms, for RUN_ON ms more, then one of them calls exit(0))
+ *     10 ms, for RUN_ON ms more, then one of them calls exit(0); RUN_ON
+ *     < 0: after the main thread's exit as fast as they can, for -RUN_ON
+ *     ms)
  * The counter lives in FILE (8 bytes, mapped shared), so its last value
  * survives the kill: every increment performed is one `u counter K K+1`,
  * K = 0 .. last-1, and a trace that lacks some of them must count the loss
@@ -36,7 +38,9 @@ static volatile pid_t tids[65]; /* the main thread's, then the workers' */
 static volatile int started;
 
 static long run_on_ms;  /* > 0: the workers' end after the main thread's */
-static double deadline; /* then: when one of them calls exit(0) */
+static int spin;        /* RUN_ON < 0: no pause once the main thread left */
+static volatile int main_left;
+static volatile double deadline; /* then: when one of them calls exit(0) */
 
 static double seconds_now(void)
 {
@@ -56,7 +60,8 @@ static void *worker(void *arg)
 		(void)vsc_load64(counter);
 		if (!run_on_ms)
 			continue;
-		nanosleep(&gap, NULL);
+		if (!spin || !main_left)
+			nanosleep(&gap, NULL);
 		if (seconds_now() > deadline)
 			exit(0);
 	}
@@ -81,6 +86,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	run_on_ms = argc == 5 ? atol(argv[4]) : 0;
+	spin = run_on_ms < 0;
+	run_on_ms = labs(run_on_ms);
 	deadline = seconds_now() + (double)(labs(atol(argv[3])) + run_on_ms) / 1000;
 	int threads = atoi(argv[1]);
 	long ms = atol(argv[3]);
@@ -103,8 +110,12 @@ int main(int argc, char **argv)
 		for (;;)
 			pause.tv_sec = 1, nanosleep(&pause, NULL);
 	nanosleep(&pause, NULL);
-	if (run_on_ms > 0)
+	if (run_on_ms > 0) {
+		if (spin) /* the run on counts from now */
+			deadline = seconds_now() + (double)run_on_ms / 1000;
+		main_left = 1;
 		pthread_exit(NULL);
+	}
 	go_idle(0);
 	if (ms < 0)
 		exit(0);
