@@ -281,6 +281,34 @@ static __always_inline bool of_target(__u32 tid)
 
 #include "foreign.bpf.h"
 
+#define SIGNAL_GROUP_EXIT_ 0x4 /* the kernel's signal->flags: a group exit */
+
+/* The main thread's own exit (exit(), not exit_group: pthread_exit) while
+ * other threads of the process live: the kernel turns the process's probes
+ * off at the next hit (a uprobe attached to a process follows its main
+ * thread's memory), and a batch then fired is dropped unseen. The
+ * recorder of an attached process (-p) withholds a plain verdict (a
+ * launched command's main thread is held at its exit stop, before that).
+ * The threads that lived then, the last time. */
+__u64 main_left = 0;
+__u32 main_left_threads = 0;
+
+static __always_inline void main_leaves(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct task_struct *task;
+	int live;
+
+	if (id != ((__u64)target_pid << 32 | target_pid))
+		return;
+	task = bpf_get_current_task_btf();
+	live = BPF_CORE_READ(task, signal, live.counter);
+	if (live <= 1 || (BPF_CORE_READ(task, signal, flags) & SIGNAL_GROUP_EXIT_))
+		return;
+	main_left_threads = live - 1;
+	__sync_fetch_and_add(&main_left, 1);
+}
+
 /* System calls that end a thread or replace its address space, or store
  * into the target's memory from outside, or map memory it may share. */
 SEC("raw_tracepoint/sys_enter")
@@ -292,6 +320,8 @@ int vsc_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	if (nr == NR_EXECVE || nr == NR_EXECVEAT)
 		return thread_end(VSC_RECORD_FROM_EXEC);
+	if (nr == NR_EXIT)
+		main_leaves();
 	if (nr == NR_EXIT || nr == NR_EXIT_GROUP)
 		return thread_end(VSC_RECORD_FROM_EXIT);
 	return 0;

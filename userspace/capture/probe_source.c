@@ -674,6 +674,15 @@ static int drain(struct capture_source *base, struct trace_writer *w, bool threa
 	return n < 0 ? n : 0;
 }
 
+/* -p: the main thread left by its own exit while others lived
+ * (record.bpf.c's main_left), and the recorder did not see it itself
+ * (target.h's leader_gone: the threads were gone by its next look). */
+static bool main_left_unnoted(const struct vsc_probe_source *src)
+{
+	return src->skel && src->skel->bss->main_left && !src->target->launched &&
+	       !src->target->leader_gone;
+}
+
 static uint64_t lost(const struct capture_source *base, bool *exact)
 {
 	const struct vsc_probe_source *src = (const struct vsc_probe_source *)base;
@@ -684,7 +693,8 @@ static uint64_t lost(const struct capture_source *base, bool *exact)
 	*exact = src->skel->bss->maybe_lost == 0 && src->drain_rmw_unknown == 0 &&
 		 src->drain_unread == 0 && foreign_watch_exact(&src->foreign) &&
 		 fork_watch_exact(&src->forks, children_unrecorded(src));
-	*exact = *exact && src->skel->bss->unread_logs == 0 && src->records_late == 0;
+	*exact = *exact && src->skel->bss->unread_logs == 0 && src->records_late == 0 &&
+		 !main_left_unnoted(src);
 	return src->skel->bss->lost + src->drain_lost;
 }
 
@@ -717,6 +727,13 @@ static int unknown_loss_why(const struct vsc_probe_source *src, char *buf, size_
 			      "%s%" PRIu64 " thread logs could not be read at the end "
 			      "(threads not stopped, or memory gone: what they held is unknown)",
 			      n ? "; " : "", src->drain_unread);
+	if (main_left_unnoted(src) && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "%sthe main thread exited while %u threads ran on (gone by the "
+			      "recorder's next look): the kernel drops the probes of a "
+			      "process whose main thread is gone, so what they did after "
+			      "is not recorded",
+			      n ? "; " : "", (unsigned)src->skel->bss->main_left_threads);
 	n = foreign_watch_why(&src->foreign, buf, len, n);
 	n = fork_watch_why(&src->forks, children_unrecorded(src), buf, len, n);
 	return n > 0;
