@@ -269,7 +269,8 @@ run_case "reused thread ids" pool
 # then stops them where they are (a consistent cut), reads what is left,
 # and ends: the loss is `at least` with that reason, vsc check refuses a
 # plain verdict, and the command runs on, not recorded (--stop-command
-# ends it here). Before, the recorder read once and waited for the
+# ends it here), stopped by 'the main thread exited, other threads ran on'
+# (was 'the process ended'). Before, the recorder read once and waited for the
 # command's end with the threads running on unwatched: 20 s, a few
 # hundred of the ~4,000 accesses, `# lost events: 0`, and `consistent`.
 run_on() {
@@ -283,11 +284,13 @@ run_on() {
     grep -q '^# lost events: at least ' "$tmp/out.vsc" &&
     grep -q "^# loss not known exactly: 2 threads still ran .* after the main thread's exit" "$tmp/out.vsc" &&
     grep -qx '# command ended: killed by signal 9 (Killed)' "$tmp/out.vsc" &&
+    grep -qx '# recording stopped by: the main thread exited, other threads ran on' "$tmp/out.vsc" &&
     [ "$(grep -c '^[0-9]' "$tmp/out.vsc")" -gt 100 ] &&
     [ "$cst" = 3 ] && [ "$(head -1 "$tmp/verdict")" = unknown ]; }; then
     why="status $st after $took s, $(grep -c '^[0-9]' "$tmp/out.vsc") events,\
  $(grep '^# lost events' "$tmp/out.vsc"), $(grep '^# command ended' "$tmp/out.vsc"),\
- vsc check status $cst: $(head -1 "$tmp/verdict")"
+ vsc check status $cst: $(head -1 "$tmp/verdict"),\
+ stopped by: $(sed -n 's/^# recording stopped by: //p' "$tmp/out.vsc")"
   fi
 }
 run_case "threads run on after the main thread's pthread_exit" run_on

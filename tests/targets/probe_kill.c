@@ -11,6 +11,9 @@
  *     10 ms, for RUN_ON ms more, then one of them calls exit(0); RUN_ON
  *     < 0: after the main thread's exit as fast as they can, for -RUN_ON
  *     ms)
+ *   probe_kill THREADS FILE MS exec   (the first worker calls
+ *     execl("/bin/true") after MS ms: the other threads, the main one
+ *     first, die of it while the workers run)
  * The counter lives in FILE (8 bytes, mapped shared), so its last value
  * survives the kill: every increment performed is one `u counter K K+1`,
  * K = 0 .. last-1, and a trace that lacks some of them must count the loss
@@ -25,6 +28,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -37,9 +41,10 @@ int64_t seen[64];
 static volatile pid_t tids[65]; /* the main thread's, then the workers' */
 static volatile int started;
 
-static long run_on_ms;  /* > 0: the workers' end after the main thread's */
-static int spin;        /* RUN_ON < 0: no pause once the main thread left */
+static long run_on_ms; /* > 0: the workers' end after the main thread's */
+static int spin;       /* RUN_ON < 0: no pause once the main thread left */
 static volatile int main_left;
+static double exec_at;           /* > 0: when the first worker calls exec */
 static volatile double deadline; /* then: when one of them calls exit(0) */
 
 static double seconds_now(void)
@@ -53,8 +58,11 @@ static void *worker(void *arg)
 {
 	int64_t *mine = arg;
 	struct timespec gap = { 0, 10000000 };
-	tids[__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST)] = (pid_t)syscall(SYS_gettid);
+	int me = __atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
+	tids[me] = (pid_t)syscall(SYS_gettid);
 	for (;;) {
+		if (exec_at > 0 && me == 1 && seconds_now() > exec_at)
+			execl("/bin/true", "true", (char *)NULL);
 		int64_t k = vsc_fetch_add64(counter, 1);
 		vsc_store64(mine, k);
 		(void)vsc_load64(counter);
@@ -84,6 +92,10 @@ int main(int argc, char **argv)
 	if (argc != 4 && argc != 5) {
 		fprintf(stderr, "usage: probe_kill THREADS FILE MS [RUN_ON]\n");
 		return 2;
+	}
+	if (argc == 5 && strcmp(argv[4], "exec") == 0) {
+		exec_at = seconds_now() + (double)atol(argv[3]) / 1000;
+		argc = 4, argv[3] = "0"; /* the main thread waits */
 	}
 	run_on_ms = argc == 5 ? atol(argv[4]) : 0;
 	spin = run_on_ms < 0;

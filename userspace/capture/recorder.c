@@ -372,6 +372,8 @@ static int finish_recording(struct recorder *rec)
 			running_on = 1;
 		}
 	}
+	if (t->exec_waits)
+		rec->stop_reason = "another thread's exec (the process runs another program)";
 	if (!stopped) {
 		int err = vsc_target_stop_all(t);
 		stopped = !err;
@@ -395,8 +397,10 @@ static int finish_recording(struct recorder *rec)
 	int leader_gone = rec->opts->ends_with_main_thread ? t->leader_gone : 0;
 	if (!exact || running_on || leader_gone)
 		trace_writer_lost_inexact(rec->writer);
-	if (running_on)
+	if (running_on) {
 		note_running_on(rec, running_on, t->others_ran_on);
+		rec->stop_reason = "the main thread exited, other threads ran on";
+	}
 	if (leader_gone)
 		note_leader_gone(rec, leader_gone);
 	if (err)

@@ -29,6 +29,30 @@ __attribute__((format(printf, 2, 3))) static void set_message(struct vsc_target_
 	va_end(ap);
 }
 
+static int other_threads(pid_t pid);
+static char stat_read(const char *path, unsigned long long *start, unsigned *flags);
+
+/* /proc/PID/mem refused with ESRCH: gone, or its main thread a zombie
+ * (it left by pthread_exit) while other threads run on. */
+static int gone_or_headless(pid_t pid, struct vsc_target_error *err)
+{
+	char path[64], state;
+	int others;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	state = stat_read(path, NULL, NULL);
+	if ((state == 'Z' || state == 'X') && (others = other_threads(pid)) > 0)
+		set_message(err,
+			    "cannot record process %ld: its main thread has exited (a zombie) "
+			    "while %d other threads run on, and a process is reached through "
+			    "its main thread (its memory, the probes); record it from its "
+			    "start (vsc record -- CMD)",
+			    (long)pid, others);
+	else
+		set_message(err, "no such process: %ld", (long)pid);
+	return -ESRCH;
+}
+
 int vsc_target_check_pid(pid_t pid, struct vsc_target_error *err)
 {
 	char path[64];
@@ -50,6 +74,8 @@ int vsc_target_check_pid(pid_t pid, struct vsc_target_error *err)
 			set_message(err, "no such process: %ld", (long)pid);
 			return -ESRCH;
 		}
+		if (e == ESRCH)
+			return gone_or_headless(pid, err);
 		set_message(err,
 			    "not allowed to trace process %ld (%s): the kernel's ptrace rules "
 			    "refuse it; run as its owner with ptrace allowed, or as root",
@@ -514,13 +540,87 @@ int vsc_target_poll(struct vsc_target *t)
 	return t->launched ? 0 : untraced_ended(t);
 }
 
-int vsc_target_wait_others(const struct vsc_target *t, int timeout_ms)
+/* System call numbers of exit and execve, execveat (native; exit also
+ * 32-bit compat's, 1: a thread blocked in write is taken for one in exit,
+ * the side that waits) */
+#if defined(__aarch64__)
+#define SYSCALL_EXIT 93
+#define SYSCALL_EXECVE 221
+#define SYSCALL_EXECVEAT 281
+#else
+#define SYSCALL_EXIT 60
+#define SYSCALL_EXECVE 59
+#define SYSCALL_EXECVEAT 322
+#endif
+#define SYSCALL_COMPAT_EXIT 1
+
+/* The system call a stopped or blocked thread is in (/proc/.../syscall):
+ * its number, -1 when in none, -2 when not known. */
+static long thread_syscall(pid_t pid, pid_t tid)
 {
-	int left = other_threads(t->pid);
+	char path[96], line[64];
+	long nr = -2;
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/syscall", (long)pid, (long)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -2;
+	if (!fgets(line, sizeof(line), f) || sscanf(line, "%ld", &nr) != 1)
+		nr = -2; /* "running" */
+	fclose(f);
+	return nr;
+}
+
+/* Whether the main thread, at its exit stop, is in its own exit() (its
+ * pthread_exit: other threads may run on), not killed by another thread's
+ * exit_group or exec or a fatal signal (they all leave then). Not known:
+ * taken for its own. */
+static bool exit_of_its_own(pid_t pid)
+{
+	long nr = thread_syscall(pid, pid);
+	return nr == SYSCALL_EXIT || nr == SYSCALL_COMPAT_EXIT || nr == -2;
+}
+
+/* Threads other than the main one; not counted when in_exec: those in
+ * execve, whose exec waits for the main thread's end (their logs were
+ * handed over as the exec began, record.bpf.c), counted in *execs. */
+static int others_left(pid_t pid, bool in_exec, int *execs)
+{
+	char path[64];
+	int n = 0;
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return 0;
+	struct dirent *d;
+	while ((d = readdir(dir))) {
+		pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
+		if (tid <= 0 || tid == pid)
+			continue;
+		if (in_exec) {
+			long nr = thread_syscall(pid, tid);
+			if (nr == SYSCALL_EXECVE || nr == SYSCALL_EXECVEAT) {
+				++*execs;
+				continue;
+			}
+		}
+		n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+int vsc_target_wait_others(struct vsc_target *t, int timeout_ms)
+{
+	/* killed by a group exit or another thread's exec: every other
+	 * thread leaves, and one in exec waits for the main thread's end */
+	bool killed = t->at_exit && !exit_of_its_own(t->pid);
+	int execs = 0, left = others_left(t->pid, killed, &execs);
 	for (int waited = 0; left && waited < timeout_ms; waited++) {
 		usleep(1000);
-		left = other_threads(t->pid);
+		execs = 0;
+		left = others_left(t->pid, killed, &execs);
 	}
+	t->exec_waits = execs > 0;
 	return left;
 }
 
@@ -538,8 +638,10 @@ static int stopped_add(struct vsc_target *t, pid_t tid)
 }
 
 /* Traced threads other than the main one that are neither at their exit
- * stop (in t->stopped) nor gone. */
-static int traced_others_running(const struct vsc_target *t)
+ * stop (in t->stopped) nor gone, nor (killed: the main thread did not
+ * leave by its own exit) in an exec that waits for the main thread's end
+ * (counted in *execs). */
+static int traced_others_running(const struct vsc_target *t, bool killed, int *execs)
 {
 	char path[64];
 	int n = 0;
@@ -550,8 +652,17 @@ static int traced_others_running(const struct vsc_target *t)
 	struct dirent *d;
 	while ((d = readdir(dir))) {
 		pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
-		n += tid > 0 && tid != t->pid && !stopped_or_gone(t, tid) &&
-		     !thread_gone(t->pid, tid);
+		if (tid <= 0 || tid == t->pid || stopped_or_gone(t, tid) ||
+		    thread_gone(t->pid, tid))
+			continue;
+		if (killed) {
+			long nr = thread_syscall(t->pid, tid);
+			if (nr == SYSCALL_EXECVE || nr == SYSCALL_EXECVEAT) {
+				++*execs;
+				continue;
+			}
+		}
+		n++;
 	}
 	closedir(dir);
 	return n;
@@ -563,7 +674,8 @@ int vsc_target_stop_traced_at_exit(struct vsc_target *t, int timeout_ms)
 		return 0;
 	if (!stopped_has(t, t->pid) && stopped_add(t, t->pid))
 		return -ENOMEM;
-	int left = 0;
+	bool killed = !exit_of_its_own(t->pid);
+	int left = 0, execs = 0;
 	for (int waited = 0;; waited++) {
 		int status;
 		pid_t got;
@@ -591,11 +703,13 @@ int vsc_target_stop_traced_at_exit(struct vsc_target *t, int timeout_ms)
 				ptrace(PTRACE_CONT, got, 0, signal_to_pass(t, got, status));
 			}
 		}
-		left = traced_others_running(t);
+		execs = 0;
+		left = traced_others_running(t, killed, &execs);
 		if (!left || waited >= timeout_ms)
 			break;
 		usleep(1000);
 	}
+	t->exec_waits = execs > 0;
 	if (!left)
 		return 0;
 	/* they run on: stopped where they are, a consistent cut, and let go
@@ -603,6 +717,35 @@ int vsc_target_stop_traced_at_exit(struct vsc_target *t, int timeout_ms)
 	t->others_ran_on = true;
 	int err = vsc_target_stop_all(t);
 	return err ? err : left;
+}
+
+/* The main thread let go at its exit stop, another thread's exec waits
+ * for its end (t->exec_waits) and every thread is traced: the exec
+ * completes (its stop: PTRACE_EVENT_EXEC), the others end; all let go. The
+ * new program runs on, not recorded. */
+static int let_exec_go(struct vsc_target *t)
+{
+	for (;;) {
+		int status;
+		pid_t got = waitpid(-1, &status, __WALL);
+		if (got < 0)
+			return errno == EINTR ? 0 : -errno;
+		if (got == t->pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
+			t->ended = true;
+			t->wait_status = status;
+			t->threads_traced = false;
+			return 0;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		if ((status >> 16) == PTRACE_EVENT_EXEC) {
+			ptrace(PTRACE_DETACH, got, 0, 0);
+			t->threads_traced = false;
+			t->launched_detached = true;
+			return 0;
+		}
+		ptrace(PTRACE_DETACH, got, 0, signal_to_pass(t, got, status));
+	}
 }
 
 int vsc_target_finish(struct vsc_target *t)
@@ -617,7 +760,10 @@ int vsc_target_finish(struct vsc_target *t)
 		 * of them, whenever that is, and the wait below waited for it
 		 * (a daemon's: for ever, ^C or not). It runs on, not recorded,
 		 * as after --duration. */
-		if ((!t->threads_traced || t->others_ran_on) && other_threads(t->pid)) {
+		if (t->exec_waits && t->threads_traced)
+			return let_exec_go(t);
+		if (((!t->threads_traced || t->others_ran_on) && other_threads(t->pid)) ||
+		    t->exec_waits) {
 			t->threads_traced = false;
 			t->launched_detached = true;
 			return 0;

@@ -31,10 +31,11 @@ struct vsc_target {
 	char exe[4096];         /* path of the executable (as /proc/PID/exe says) */
 	pid_t *stopped;         /* threads stopped by vsc_target_stop_all */
 	size_t stopped_count, stopped_cap;
-	bool trace_threads;            /* vsc_target_trace_threads was called */
-	bool threads_traced;           /* every thread is ours now, running or not */
-	bool others_ran_on;            /* traced threads ran on at the main thread's exit */
-	uint64_t stray_traps;          /* SIGTRAPs of our watchpoints kept from the program */
+	bool trace_threads;   /* vsc_target_trace_threads was called */
+	bool threads_traced;  /* every thread is ours now, running or not */
+	bool others_ran_on;   /* traced threads ran on at the main thread's exit */
+	bool exec_waits;      /* at the exit stop: another thread's exec waits for its end */
+	uint64_t stray_traps; /* SIGTRAPs of our watchpoints kept from the program */
 	unsigned long long start_time; /* an attached process's (/proc/PID/stat), 0:
 					* not known; another: its pid was taken again */
 };
@@ -72,9 +73,11 @@ int vsc_target_start(struct vsc_target *t);
 int vsc_target_poll(struct vsc_target *t);
 /* At the exit stop: wait until the other threads are gone (those of a
  * process that ends run their end there), at most timeout_ms. Returns how
- * many are left (threads that run on after the main thread's own exit, or
- * one whose exec waits for the main thread). */
-int vsc_target_wait_others(const struct vsc_target *t, int timeout_ms);
+ * many are left (threads that run on after the main thread's own exit).
+ * A thread whose exec waits for the main thread (it killed the main
+ * thread: exec is a group exit of the others) is not waited for, and sets
+ * t->exec_waits. */
+int vsc_target_wait_others(struct vsc_target *t, int timeout_ms);
 /* The same with every thread traced (--watch): wait until the other
  * threads have reached their own exit stops or are gone (handling their
  * other stops as vsc_target_poll does), at most timeout_ms. Those at
