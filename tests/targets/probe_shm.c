@@ -21,6 +21,8 @@
  *                                writable (mprotect), store 1, 2, 3...
  *                                into its first word and make it read-only
  *                                again: every look finds it `r--s`
+ *   probe_shm memwriter32 PID ADDR  the same by 32-bit system calls (int
+ *                                0x80 pwrite64: x86-64 only)
  *   probe_shm memwriter PID ADDR store 1, 2, 3... into ADDR (hex) of
  *                                process PID through /proc/PID/mem until
  *                                it fails or 60 s passed; "ready" first
@@ -230,14 +232,56 @@ static bool mem_write(const char *pid, uint64_t addr, int64_t value)
 	return done;
 }
 
-static int run_memwriter(const char *pid, uint64_t addr)
+#if defined(__x86_64__)
+/* pwrite64 (181) as a 32-bit program makes it: int 0x80, the buffer below
+ * 4 GiB, the offset in two halves. */
+static long pwrite32(int fd, const void *buf, uint32_t len, uint64_t off)
+{
+	long ret;
+	__asm__ volatile("int $0x80"
+			 : "=a"(ret)
+			 : "a"(181L), "b"((long)fd), "c"((long)(uintptr_t)buf), "d"((long)len),
+			   "S"((long)(uint32_t)off), "D"((long)(off >> 32))
+			 : "memory", "r8", "r9", "r10", "r11");
+	return ret;
+}
+
+static bool mem_write32(const char *pid, uint64_t addr, int64_t value)
+{
+	static int64_t *low;
+	char path[64];
+	int fd;
+	bool done;
+
+	if (!low) {
+		low = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+		if (low == MAP_FAILED)
+			return false;
+	}
+	*low = value;
+	snprintf(path, sizeof(path), "/proc/%s/mem", pid);
+	fd = open(path, O_RDWR);
+	done = fd >= 0 && pwrite32(fd, low, sizeof(*low), addr) == sizeof(*low);
+	if (fd >= 0)
+		close(fd);
+	return done;
+}
+#endif
+
+static int run_memwriter(const char *pid, uint64_t addr, bool compat)
 {
 	time_t end = time(NULL) + 60;
 
 	ready();
-	for (int64_t i = 1; time(NULL) < end; i++)
-		if (!mem_write(pid, addr, i))
+	for (int64_t i = 1; time(NULL) < end; i++) {
+#if defined(__x86_64__)
+		if (compat ? !mem_write32(pid, addr, i) : !mem_write(pid, addr, i))
+#else
+		if (compat || !mem_write(pid, addr, i))
+#endif
 			return 0; /* it ended */
+	}
 	return 0;
 }
 
@@ -431,7 +475,9 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "toggler"))
 		return run_toggler(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "memwriter"))
-		return run_memwriter(argv[2], strtoull(argv[3], NULL, 16));
+		return run_memwriter(argv[2], strtoull(argv[3], NULL, 16), false);
+	if (argc == 4 && !strcmp(argv[1], "memwriter32"))
+		return run_memwriter(argv[2], strtoull(argv[3], NULL, 16), true);
 	if (argc == 4 && !strcmp(argv[1], "pwriter"))
 		return run_pwriter(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "reader"))
@@ -445,7 +491,7 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
 	fprintf(stderr,
-		"usage: probe_shm writer|flasher|mflasher|toggler|pwriter|reader KIND NAME | vmwriter|memwriter PID ADDR | remapper NAME N | target KIND NAME N | watched KIND NAME S | orphan N\n"
+		"usage: probe_shm writer|flasher|mflasher|toggler|pwriter|reader KIND NAME | vmwriter|memwriter|memwriter32 PID ADDR | remapper NAME N | target KIND NAME N | watched KIND NAME S | orphan N\n"
 		"  KIND: posix, file, sysv or (target only) private, anon, rofile, exposed, selfmem\n");
 	return 2;
 }
