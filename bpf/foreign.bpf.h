@@ -93,21 +93,20 @@ struct {
 /* process_vm_writev(pid, ...) or ptrace(PTRACE_POKE*, pid, ...) into the
  * target by anyone but the recorder (the target itself included: a store
  * nothing recorded). */
-static __always_inline int foreign_write(struct bpf_raw_tracepoint_args *ctx, long nr)
+static __always_inline int foreign_write(const long *a, long nr)
 {
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	__u32 caller = bpf_get_current_pid_tgid() >> 32;
 	long pid;
 
 	if (caller == recorder_pid)
 		return 0;
 	if (nr == NR_PTRACE) {
-		long request = PT_REGS_PARM1_CORE_SYSCALL(regs);
+		long request = a[0];
 		if (request != REQ_POKETEXT && request != REQ_POKEDATA)
 			return 0;
-		pid = PT_REGS_PARM2_CORE_SYSCALL(regs);
+		pid = a[1];
 	} else {
-		pid = PT_REGS_PARM1_CORE_SYSCALL(regs);
+		pid = a[0];
 	}
 	if (pid <= 0 || !of_target((__u32)pid))
 		return 0;
@@ -141,9 +140,8 @@ static __always_inline struct file *file_of(long fd)
 /* mmap(..., MAP_SHARED, fd, ...) of a descriptor open for writing (with
  * PROT_WRITE or not: mprotect may add it), or shmat(id, ..., writable), by
  * a process not of the recording: the object, by inode. */
-static __always_inline int shared_map(struct bpf_raw_tracepoint_args *ctx, long nr)
+static __always_inline int shared_map(const long *a, long nr)
 {
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	__u32 caller = bpf_get_current_pid_tgid() >> 32;
 	struct file *file;
 
@@ -151,13 +149,13 @@ static __always_inline int shared_map(struct bpf_raw_tracepoint_args *ctx, long 
 	    bpf_map_lookup_elem(&children, &caller))
 		return 0; /* the target's; its children are counted (forks.bpf.h) */
 	if (nr == NR_SHMAT) {
-		if (!(PT_REGS_PARM3_CORE_SYSCALL(regs) & SHM_RDONLY_BIT))
-			note_mapper((__u64)PT_REGS_PARM1_CORE_SYSCALL(regs), 0, caller);
+		if (!(a[2] & SHM_RDONLY_BIT))
+			note_mapper((__u64)a[0], 0, caller);
 		return 0;
 	}
-	if (!(PT_REGS_PARM4_CORE_SYSCALL(regs) & MAP_SHARED_BIT))
+	if (!(a[3] & MAP_SHARED_BIT))
 		return 0;
-	file = file_of(PT_REGS_PARM5_CORE_SYSCALL(regs)); /* none: anonymous */
+	file = file_of(a[4]); /* none: anonymous */
 	if (!file || !(BPF_CORE_READ(file, f_mode) & FMODE_WRITE_BIT))
 		return 0; /* no shared mapping of it may ever write */
 	note_mapper(BPF_CORE_READ(file, f_inode, i_ino), BPF_CORE_READ(file, f_inode, i_sb, s_dev),
@@ -202,19 +200,18 @@ static long mprotect_vma(struct task_struct *task, struct vm_area_struct *vma, v
  * nothing was written). A walk that cannot be made (the mappings locked
  * by another thread, too many of them) is counted in mprotects_unknown:
  * every object is then suspect, as when the map is full. */
-static __always_inline int mprotect_writable(struct bpf_raw_tracepoint_args *ctx)
+static __always_inline int mprotect_writable(const long *a)
 {
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	__u32 caller = bpf_get_current_pid_tgid() >> 32;
 	struct task_struct *task;
 	struct mprotect_walk w;
 	__u64 len;
 
-	if (!(PT_REGS_PARM3_CORE_SYSCALL(regs) & PROT_WRITE_BIT) || caller == target_pid ||
-	    caller == recorder_pid || bpf_map_lookup_elem(&children, &caller))
+	if (!(a[2] & PROT_WRITE_BIT) || caller == target_pid || caller == recorder_pid ||
+	    bpf_map_lookup_elem(&children, &caller))
 		return 0;
-	w.next = PT_REGS_PARM1_CORE_SYSCALL(regs);
-	len = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	w.next = a[0];
+	len = a[1];
 	w.end = w.next + len;
 	w.caller = caller;
 	if (!len || w.end < w.next)
@@ -244,9 +241,8 @@ static __always_inline int mprotect_writable(struct bpf_raw_tracepoint_args *ctx
  * foreign.mem_writes with the last writer. The file: a descriptor open
  * for writing of a file named "mem" on procfs, whose memory (private_data,
  * an mm) is the target's. (io_uring writes do not pass here.) */
-static __always_inline int mem_write(struct bpf_raw_tracepoint_args *ctx)
+static __always_inline int mem_write(const long *a)
 {
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	__u32 caller = bpf_get_current_pid_tgid() >> 32;
 	/* every write of every process comes here: the descriptor table is
 	 * read with direct loads (a trusted task pointer), not helper calls */
@@ -255,7 +251,7 @@ static __always_inline int mem_write(struct bpf_raw_tracepoint_args *ctx)
 	struct fdtable *fdt;
 	struct file *file = NULL;
 	struct mm_struct *mm;
-	long fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	long fd = a[0];
 	char name[4] = {};
 
 	if (caller == recorder_pid || fd < 0)
@@ -282,28 +278,156 @@ static __always_inline int mem_write(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+static __always_inline bool foreign_call(long nr)
+{
+	return nr == NR_PROCESS_VM_WRITEV || nr == NR_PTRACE || nr == NR_MMAP || nr == NR_SHMAT ||
+	       nr == NR_MPROTECT || nr == NR_PKEY_MPROTECT || nr == NR_WRITE || nr == NR_PWRITE64 ||
+	       nr == NR_WRITEV || nr == NR_PWRITEV || nr == NR_PWRITEV2;
+}
+
+/* System call nr (native, its arguments in a) looked at. */
+static __always_inline void foreign_look(const long *a, long nr)
+{
+	if (nr == NR_PROCESS_VM_WRITEV || nr == NR_PTRACE)
+		foreign_write(a, nr);
+	else if (nr == NR_MMAP || nr == NR_SHMAT)
+		shared_map(a, nr);
+	else if (nr == NR_MPROTECT || nr == NR_PKEY_MPROTECT)
+		mprotect_writable(a);
+	else
+		mem_write(a);
+}
+
+#if defined(__TARGET_ARCH_x86)
+/* 32-bit (ia32) system calls, by 32-bit programs or int 0x80 (the kernel
+ * runs them with TS_COMPAT set; sys_enter gets their own numbers and their
+ * arguments in ebx, ecx, edx, esi, edi, ebp): the same ones, looked at as
+ * the native ones. Before, not matched: a 32-bit writer into the target's
+ * /proc/PID/mem, a 32-bit shared mapper, went unseen. */
+#define TS_COMPAT_ 0x0002
+#define NR32_WRITE 4
+#define NR32_PTRACE 26
+#define NR32_OLD_MMAP 90 /* its 6 arguments in memory, 32 bits each */
+#define NR32_IPC 117     /* ipc(SHMAT, shmid, shmflg, ...) */
+#define NR32_MPROTECT 125
+#define NR32_WRITEV 146
+#define NR32_PWRITE64 181
+#define NR32_MMAP2 192
+#define NR32_PWRITEV 334
+#define NR32_PROCESS_VM_WRITEV 348
+#define NR32_PWRITEV2 379
+#define NR32_PKEY_MPROTECT 380
+#define NR32_SHMAT 397
+#define IPC_SHMAT_ 21
+
+/* The native number of a 32-bit one looked at, or -1. */
+static __always_inline long native_of(long nr)
+{
+	switch (nr) {
+	case NR32_WRITE:
+		return NR_WRITE;
+	case NR32_PTRACE:
+		return NR_PTRACE;
+	case NR32_OLD_MMAP:
+	case NR32_MMAP2:
+		return NR_MMAP;
+	case NR32_IPC:
+	case NR32_SHMAT:
+		return NR_SHMAT;
+	case NR32_MPROTECT:
+		return NR_MPROTECT;
+	case NR32_WRITEV:
+		return NR_WRITEV;
+	case NR32_PWRITE64:
+		return NR_PWRITE64;
+	case NR32_PWRITEV:
+		return NR_PWRITEV;
+	case NR32_PROCESS_VM_WRITEV:
+		return NR_PROCESS_VM_WRITEV;
+	case NR32_PWRITEV2:
+		return NR_PWRITEV2;
+	case NR32_PKEY_MPROTECT:
+		return NR_PKEY_MPROTECT;
+	}
+	return -1;
+}
+
+/* Whether the calling thread is in a 32-bit system call. */
+static __always_inline bool in_compat(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return task->thread_info.status & TS_COMPAT_;
+}
+
+/* The arguments of 32-bit system call nr (native_of(nr) >= 0) in a, as
+ * the native one's; false when it is none of these (ipc but not shmat) or
+ * its arguments cannot be read (then counted: not known). */
+static __always_inline bool compat_args(struct pt_regs *regs, long nr, long *a)
+{
+	__u32 m[6] = {};
+
+	/* 32-bit values: descriptors and pids signed, addresses not */
+	a[0] = (int)BPF_CORE_READ(regs, bx);
+	a[1] = (int)BPF_CORE_READ(regs, cx);
+	a[2] = (int)BPF_CORE_READ(regs, dx);
+	a[3] = (int)BPF_CORE_READ(regs, si);
+	a[4] = (int)BPF_CORE_READ(regs, di);
+	a[5] = (int)BPF_CORE_READ(regs, bp);
+	if (nr == NR32_OLD_MMAP) {
+		if (bpf_probe_read_user(m, sizeof(m), (void *)(unsigned long)(__u32)a[0])) {
+			/* not known: as a mapping whose object is not known */
+			__sync_fetch_and_add(&foreign.mprotects_unknown, 1);
+			return false;
+		}
+		a[3] = m[3];
+		a[4] = (int)m[4];
+	} else if (nr == NR32_IPC) {
+		if ((a[0] & 0xffff) != IPC_SHMAT_)
+			return false;
+		a[0] = a[1]; /* shmid; a[2]: shmflg */
+	} else if (nr == NR32_MPROTECT || nr == NR32_PKEY_MPROTECT) {
+		a[0] = (__u32)a[0]; /* start */
+		a[1] = (__u32)a[1]; /* len */
+	}
+	return true;
+}
+#endif
+
 /* For the program's sys_enter hook: true when system call nr is one of
  * these (it has been looked at). */
 static __always_inline bool foreign_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	if (nr == NR_PROCESS_VM_WRITEV || nr == NR_PTRACE) {
-		foreign_write(ctx, nr);
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	bool native = foreign_call(nr);
+	long a[6];
+
+#if defined(__TARGET_ARCH_x86)
+	/* (a 32-bit call whose number is a native one looked at, exit as
+	 * write: its arguments read as native ones, at worst a false alarm;
+	 * the writes, every process's, skip the look at the task) */
+	long native_nr = native_of(nr);
+	if (native_nr >= 0 && in_compat()) {
+		if (compat_args(regs, nr, a))
+			foreign_look(a, native_nr);
 		return true;
 	}
-	if (nr == NR_MMAP || nr == NR_SHMAT) {
-		shared_map(ctx, nr);
-		return true;
+#endif
+	if (!native)
+		return false;
+	/* each argument is a read: the writes (every write of every process
+	 * comes here) need the first only */
+	a[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	a[1] = a[2] = a[3] = a[4] = a[5] = 0;
+	if (nr != NR_WRITE && nr != NR_PWRITE64 && nr != NR_WRITEV && nr != NR_PWRITEV &&
+	    nr != NR_PWRITEV2) {
+		a[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
+		a[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
+		a[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
+		a[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
 	}
-	if (nr == NR_MPROTECT || nr == NR_PKEY_MPROTECT) {
-		mprotect_writable(ctx);
-		return true;
-	}
-	if (nr == NR_WRITE || nr == NR_PWRITE64 || nr == NR_WRITEV || nr == NR_PWRITEV ||
-	    nr == NR_PWRITEV2) {
-		mem_write(ctx);
-		return true;
-	}
-	return false;
+	foreign_look(a, nr);
+	return true;
 }
 
 /* Each shared file mapping of the target, with the kernel's count of the
