@@ -76,11 +76,18 @@ struct files_struct {
 	struct fdtable *fdt;
 } __attribute__((preserve_access_index));
 
+/* Whether a thread's exit leaves others running (record.bpf.c). */
+struct signal_struct {
+	atomic_t live;
+	unsigned int flags;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid; /* forks.bpf.h */
 	__u64 start_time;
 	struct files_struct *files;
+	struct signal_struct *signal;
 } __attribute__((preserve_access_index));
 
 /* Whose memory access_remote_vm() writes (foreign.bpf.h). */
