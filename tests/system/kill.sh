@@ -224,24 +224,27 @@ while [ $i -lt "$repeat" ]; do
   # memory): before, what they did after came out `# lost events: 0`
   # (about 400 increments missing), and the stop with --duration hung
   # (the stop loop tried the zombie main thread again forever).
-  for how in end duration; do
-    t=$work/p-run-on-$how.vsc
-    # (its main thread leaves 1.5 s after its start: the recorder's look
-    # at it comes well before, also at a load of 12, where the attach
-    # took up to 2 s: the threads are held stopped meanwhile, or the main
-    # thread's exit comes during it; both end counted)
-    taskset -c "$cpu" "$targets/probe_kill" 2 "$work/counter" 1500 2000 & pid=$!
+  # (its main thread leaves 1.5 s after its start: the recorder's look
+  # at it comes well before, also at a load of 12, where the attach
+  # took up to 2 s: the threads are held stopped meanwhile, or the main
+  # thread's exit comes during it; both end counted)
+  # run_on NAME RUN_ON [OPTION...]: -p of probe_kill 2 FILE 1500 RUN_ON
+  run_on() {
+    name=$1 t=$work/p-run-on.vsc
+    taskset -c "$cpu" "$targets/probe_kill" 2 "$work/counter" 1500 $2 & pid=$!
+    shift 2
     sleep 0.2
-    [ $how = end ] && opt= || opt="--duration 3"
-    rec -p $pid $opt -o "$t" 2> "$work/err"
+    rec -p $pid "$@" -o "$t" 2> "$work/err"
     st=$?
     wait $pid 2> /dev/null
     if [ $st = 2 ] && grep -qi -e 'no such process' -e 'main thread has exited' "$work/err"; then
-      echo "note: -p, run on ($how, $i): its main thread had exited before the recorder looked (refused); not checked"
-      continue
+      echo "note: $name: its main thread had exited before the recorder looked (refused); not checked"
+    else
+      verdict "$name" "$t" $st
     fi
-    verdict "-p, threads run on after the main thread's pthread_exit, recorded to the $how ($i)" "$t" $st
-  done
+  }
+  run_on "-p, threads run on after the main thread's pthread_exit, recorded to the end ($i)" 2000
+  run_on "-p, threads run on after the main thread's pthread_exit, recorded to the duration ($i)" 2000 --duration 3
   # -p: its main thread leaves by pthread_exit, the others run on 5 ms as
   # fast as they can (batches: probe hits, which the kernel drops now),
   # then one calls exit(0): mostly all gone before the recorder's next
@@ -249,17 +252,7 @@ while [ $i -lt "$repeat" ]; do
   # threads running. Before, `# lost events: 0` with thousands of
   # increments missing (3 runs in 6); now the BPF program sees the main
   # thread's own exit while others live
-  t=$work/p-run-on-brief.vsc
-  taskset -c "$cpu" "$targets/probe_kill" 2 "$work/counter" 1500 -5 & pid=$!
-  sleep 0.2
-  rec -p $pid -o "$t" 2> "$work/err"
-  st=$?
-  wait $pid 2> /dev/null
-  if [ $st = 2 ] && grep -qi -e 'no such process' -e 'main thread has exited' "$work/err"; then
-    echo "note: -p, brief run on ($i): its main thread had exited before the recorder looked (refused); not checked"
-  else
-    verdict "-p, threads run on 5 ms after the main thread's pthread_exit ($i)" "$t" $st
-  fi
+  run_on "-p, threads run on 5 ms after the main thread's pthread_exit ($i)" -5
   rm -f "$work"/*.vsc
 done
 

@@ -580,24 +580,40 @@ static bool exit_of_its_own(pid_t pid)
 	return nr == SYSCALL_EXIT || nr == SYSCALL_COMPAT_EXIT || nr == -2;
 }
 
-/* Threads other than the main one; not counted when in_exec: those in
- * execve, whose exec waits for the main thread's end (their logs were
- * handed over as the exec began, record.bpf.c), counted in *execs. */
-static int others_left(pid_t pid, bool in_exec, int *execs)
+static bool stopped_has(const struct vsc_target *t, pid_t tid);
+static bool stopped_or_gone(const struct vsc_target *t, pid_t tid);
+static bool thread_gone(pid_t pid, pid_t tid);
+
+/* Keep tid in t->stopped (stopped, or -tid: gone). */
+static int stopped_add(struct vsc_target *t, pid_t tid)
+{
+	if (ARRAY_RESERVE(t->stopped, t->stopped_cap, t->stopped_count + 1))
+		return -ENOMEM;
+	t->stopped[t->stopped_count++] = tid;
+	return 0;
+}
+
+/* Threads other than the main one that are not gone: nor, traced, at
+ * their exit stop (in t->stopped); nor, killed (the main thread did not
+ * leave by its own exit), in an exec that waits for the main thread's end
+ * (counted in *execs: their logs were handed over as the exec began,
+ * record.bpf.c). */
+static int others_left(const struct vsc_target *t, bool traced, bool killed, int *execs)
 {
 	char path[64];
 	int n = 0;
-	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)t->pid);
 	DIR *dir = opendir(path);
 	if (!dir)
 		return 0;
 	struct dirent *d;
 	while ((d = readdir(dir))) {
 		pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
-		if (tid <= 0 || tid == pid)
+		if (tid <= 0 || tid == t->pid ||
+		    (traced && (stopped_or_gone(t, tid) || thread_gone(t->pid, tid))))
 			continue;
-		if (in_exec) {
-			long nr = thread_syscall(pid, tid);
+		if (killed) {
+			long nr = thread_syscall(t->pid, tid);
 			if (nr == SYSCALL_EXECVE || nr == SYSCALL_EXECVEAT) {
 				++*execs;
 				continue;
@@ -614,58 +630,14 @@ int vsc_target_wait_others(struct vsc_target *t, int timeout_ms)
 	/* killed by a group exit or another thread's exec: every other
 	 * thread leaves, and one in exec waits for the main thread's end */
 	bool killed = t->at_exit && !exit_of_its_own(t->pid);
-	int execs = 0, left = others_left(t->pid, killed, &execs);
+	int execs = 0, left = others_left(t, false, killed, &execs);
 	for (int waited = 0; left && waited < timeout_ms; waited++) {
 		usleep(1000);
 		execs = 0;
-		left = others_left(t->pid, killed, &execs);
+		left = others_left(t, false, killed, &execs);
 	}
 	t->exec_waits = execs > 0;
 	return left;
-}
-
-static bool stopped_has(const struct vsc_target *t, pid_t tid);
-static bool stopped_or_gone(const struct vsc_target *t, pid_t tid);
-static bool thread_gone(pid_t pid, pid_t tid);
-
-/* Keep tid in t->stopped (stopped, or -tid: gone). */
-static int stopped_add(struct vsc_target *t, pid_t tid)
-{
-	if (ARRAY_RESERVE(t->stopped, t->stopped_cap, t->stopped_count + 1))
-		return -ENOMEM;
-	t->stopped[t->stopped_count++] = tid;
-	return 0;
-}
-
-/* Traced threads other than the main one that are neither at their exit
- * stop (in t->stopped) nor gone, nor (killed: the main thread did not
- * leave by its own exit) in an exec that waits for the main thread's end
- * (counted in *execs). */
-static int traced_others_running(const struct vsc_target *t, bool killed, int *execs)
-{
-	char path[64];
-	int n = 0;
-	snprintf(path, sizeof(path), "/proc/%ld/task", (long)t->pid);
-	DIR *dir = opendir(path);
-	if (!dir)
-		return 0;
-	struct dirent *d;
-	while ((d = readdir(dir))) {
-		pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
-		if (tid <= 0 || tid == t->pid || stopped_or_gone(t, tid) ||
-		    thread_gone(t->pid, tid))
-			continue;
-		if (killed) {
-			long nr = thread_syscall(t->pid, tid);
-			if (nr == SYSCALL_EXECVE || nr == SYSCALL_EXECVEAT) {
-				++*execs;
-				continue;
-			}
-		}
-		n++;
-	}
-	closedir(dir);
-	return n;
 }
 
 int vsc_target_stop_traced_at_exit(struct vsc_target *t, int timeout_ms)
@@ -704,7 +676,7 @@ int vsc_target_stop_traced_at_exit(struct vsc_target *t, int timeout_ms)
 			}
 		}
 		execs = 0;
-		left = traced_others_running(t, killed, &execs);
+		left = others_left(t, true, killed, &execs);
 		if (!left || waited >= timeout_ms)
 			break;
 		usleep(1000);
@@ -719,35 +691,6 @@ int vsc_target_stop_traced_at_exit(struct vsc_target *t, int timeout_ms)
 	return err ? err : left;
 }
 
-/* The main thread let go at its exit stop, another thread's exec waits
- * for its end (t->exec_waits) and every thread is traced: the exec
- * completes (its stop: PTRACE_EVENT_EXEC), the others end; all let go. The
- * new program runs on, not recorded. */
-static int let_exec_go(struct vsc_target *t)
-{
-	for (;;) {
-		int status;
-		pid_t got = waitpid(-1, &status, __WALL);
-		if (got < 0)
-			return errno == EINTR ? 0 : -errno;
-		if (got == t->pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
-			t->ended = true;
-			t->wait_status = status;
-			t->threads_traced = false;
-			return 0;
-		}
-		if (!WIFSTOPPED(status))
-			continue;
-		if ((status >> 16) == PTRACE_EVENT_EXEC) {
-			ptrace(PTRACE_DETACH, got, 0, 0);
-			t->threads_traced = false;
-			t->launched_detached = true;
-			return 0;
-		}
-		ptrace(PTRACE_DETACH, got, 0, signal_to_pass(t, got, status));
-	}
-}
-
 int vsc_target_finish(struct vsc_target *t)
 {
 	if (!t->launched || t->ended || t->launched_detached)
@@ -760,10 +703,8 @@ int vsc_target_finish(struct vsc_target *t)
 		 * of them, whenever that is, and the wait below waited for it
 		 * (a daemon's: for ever, ^C or not). It runs on, not recorded,
 		 * as after --duration. */
-		if (t->exec_waits && t->threads_traced)
-			return let_exec_go(t);
 		if (((!t->threads_traced || t->others_ran_on) && other_threads(t->pid)) ||
-		    t->exec_waits) {
+		    (t->exec_waits && !t->threads_traced)) {
 			t->threads_traced = false;
 			t->launched_detached = true;
 			return 0;
@@ -780,6 +721,14 @@ int vsc_target_finish(struct vsc_target *t)
 			t->ended = true;
 			t->wait_status = status;
 			t->threads_traced = false;
+			return 0;
+		}
+		if (WIFSTOPPED(status) && t->exec_waits && (status >> 16) == PTRACE_EVENT_EXEC) {
+			/* another thread's exec (t->exec_waits) done: the new
+			 * program runs on, not recorded */
+			ptrace(PTRACE_DETACH, got, 0, 0);
+			t->threads_traced = false;
+			t->launched_detached = true;
 			return 0;
 		}
 		if (WIFSTOPPED(status))
