@@ -7,7 +7,10 @@
  * forward search holds many nodes on its stack and in its list at once
  * (a search that sized its lists by the larger of the two wrote past
  * them: a recorded 4-thread counter crashed `vsc check`). And the sort
- * its moves use (sort_numbers.c) against a plain one. */
+ * its moves use (sort_numbers.c) against a plain one. And the least
+ * path's list (least_path.c): room past 2^31 nodes is refused, not
+ * wrapped (its 32-bit room doubled to 0 and looped for ever). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +21,7 @@
 #include <cmocka.h>
 
 #include "dyn_order.h"
+#include "least_path.h"
 #include "sort_numbers.h"
 
 #define MAX_NODES 300
@@ -156,12 +160,33 @@ static void numbers_sorted(void **state)
 	}
 }
 
+/* The least path's list grows by doubling; past LEAST_PATH_MAX it says
+ * -ENOMEM without allocating. */
+static void least_path_room_limited(void **state)
+{
+	struct least_path lp;
+
+	(void)state;
+	assert_int_equal(least_path_init(&lp, 4), 0);
+	assert_int_equal(least_path_room(&lp, 100), 0);
+	assert_int_equal(lp.list_cap, 128);
+	assert_int_equal(least_path_room(&lp, LEAST_PATH_MAX + 1u), -ENOMEM);
+	assert_int_equal(least_path_room(&lp, UINT32_MAX), -ENOMEM);
+	assert_int_equal(lp.list_cap, 128);
+	lp.list_cap = LEAST_PATH_MAX; /* as if grown so far: nothing to allocate */
+	assert_int_equal(least_path_room(&lp, LEAST_PATH_MAX), 0);
+	assert_int_equal(least_path_room(&lp, LEAST_PATH_MAX + 1u), -ENOMEM);
+	lp.list_cap = 128;
+	least_path_free(&lp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(random_edges_agree_with_search),
 		cmocka_unit_test(wide_then_deep_search),
 		cmocka_unit_test(numbers_sorted),
+		cmocka_unit_test(least_path_room_limited),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

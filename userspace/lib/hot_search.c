@@ -816,8 +816,8 @@ int hot_search_choose(struct hot *h, struct budget *b)
 	uint32_t n;
 	int r = -ENOMEM;
 
-	if (h->k > SEARCH_THREADS)
-		return HOT_VAR_OPEN;
+	if (h->k > SEARCH_THREADS || h->nodes > HIGH)
+		return HOT_VAR_OPEN; /* places HIGH + 0 .. nodes - 1 fit 32 bits */
 	s.open = malloc((h->n ? h->n : 1) * sizeof(uint32_t));
 	s.level_of = malloc((h->n ? h->n : 1) * sizeof(uint32_t));
 	if (!place || !s.open || !s.level_of || dyn_order_init(&s.d, h->nodes, place) ||

@@ -35,16 +35,17 @@ void least_path_free(struct least_path *lp)
 	free(lp->sorted);
 }
 
-/* Room for need nodes in the list. 0 or -ENOMEM. */
-static int room(struct least_path *lp, uint32_t need)
+int least_path_room(struct least_path *lp, uint32_t need)
 {
 	uint32_t cap = lp->list_cap ? lp->list_cap : 64, *list;
 	uint64_t *sorted;
 
 	if (need <= lp->list_cap)
 		return 0;
+	if (need > LEAST_PATH_MAX)
+		return -ENOMEM; /* doubling past 2^31 would wrap the 32-bit room */
 	while (cap < need)
-		cap *= 2;
+		cap = cap > LEAST_PATH_MAX / 2 ? LEAST_PATH_MAX : 2 * cap;
 	if (!(list = realloc(lp->list, cap * sizeof(*list))))
 		return -ENOMEM;
 	lp->list = list;
@@ -62,7 +63,7 @@ static int reach(struct least_path *lp, const struct dyn_order *d, uint32_t b, u
 {
 	uint32_t n = 0;
 
-	if (room(lp, 1))
+	if (least_path_room(lp, 1))
 		return -ENOMEM;
 	lp->seen[b] = lp->search;
 	lp->list[n++] = b;
@@ -72,7 +73,7 @@ static int reach(struct least_path *lp, const struct dyn_order *d, uint32_t b, u
 			lp->work++;
 			if (lp->seen[y] == lp->search || d->place[y] > top)
 				continue;
-			if (room(lp, n + 1))
+			if (least_path_room(lp, n + 1))
 				return -ENOMEM;
 			lp->seen[y] = lp->search;
 			lp->list[n++] = y;

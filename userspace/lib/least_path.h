@@ -19,9 +19,15 @@ struct least_path {
 	unsigned long work;
 };
 
+/* Nodes a search's list holds at most (its room doubles in 32 bits). */
+#define LEAST_PATH_MAX (1u << 31)
+
 /* Room for d's nodes: 0 or -ENOMEM. */
 int least_path_init(struct least_path *lp, uint32_t nodes);
 void least_path_free(struct least_path *lp);
+/* Room for need nodes in lp's list: 0, or -ENOMEM (no memory, or need
+ * above LEAST_PATH_MAX: nothing is allocated then). */
+int least_path_room(struct least_path *lp, uint32_t need);
 /* The path from b to a (b reaches a in d, below a's place) whose greatest
  * rank(e, ctx) is least: afterwards lp->via[x] is the edge into x on it,
  * from x = a back to b. 0, 1 (b does not reach a) or -ENOMEM. */
