@@ -48,6 +48,11 @@
 #define SEARCH_WORK 4096UL
 /* and past a floor that lets small programs search to the end */
 #define SEARCH_WORK_FLOOR (1UL << 20)
+/* Without hints, first passes that try only a read's NEAR nearest writes
+ * (by closeness alone), each at most NEAR_WORK per event: a witness they
+ * find is a witness, a failure concludes nothing. */
+#define NEAR_WORK 256UL
+static const uint32_t near_passes[] = { 3, 4, 6 };
 
 struct level {
 	uint32_t g;            /* the read it chooses for */
@@ -88,7 +93,9 @@ struct search {
 	 * below HIGH; next_place: the next place below HIGH. */
 	uint32_t *chain, *chain_first, *chain_at, *pulled;
 	uint32_t next_place;
-	size_t cs_bytes; /* the levels' conflicts' room */
+	uint32_t near_only;     /* nonzero: each read tries its nearest so many */
+	unsigned long work_cap; /* work at which the search stops (open) */
+	size_t cs_bytes;        /* the levels' conflicts' room */
 };
 
 static const struct vsc_event *event_of(const struct hot *h, uint32_t g, uint32_t *t, uint32_t *i)
@@ -460,16 +467,18 @@ static int level_candidates(struct search *s, uint32_t at)
 	for (size_t j = lo; j < hi; j++) {
 		const struct value_write *w = &s->w.w[j];
 		uint32_t x = h->node[h->base[w->thread] + w->at];
+		int other = !h->hinted && !s->near_only && w->thread != prev_src;
 		if (w->thread != t)
-			near[n++] = (struct near){ (uint64_t)(!h->hinted && w->thread != prev_src)
-								   << 63 |
-							   closeness(s, w, h->key[x], key) >> 1,
-						   x };
+			near[n++] = (struct near){
+				(uint64_t)other << 63 | closeness(s, w, h->key[x], key) >> 1, x
+			};
 	}
 	if (i == 0 &&
 	    (in->kind == VSC_INIT_UNKNOWN || (in->kind == VSC_INIT_KNOWN && in->value == e->value)))
 		near[n++] = (struct near){ key, INIT_NODE };
 	qsort(near, n, sizeof(*near), near_cmp);
+	if (s->near_only && n > s->near_only)
+		n = s->near_only;
 	if (cand_room(s, n))
 		return -ENOMEM;
 	l->first = (uint32_t)s->cand_n;
@@ -625,7 +634,7 @@ static size_t search_bytes(const struct search *s)
 static int search_levels(struct search *s, struct budget *b)
 {
 	uint32_t at = 0;
-	unsigned long cap = SEARCH_WORK * s->h->n + SEARCH_WORK_FLOOR, spent = 0;
+	unsigned long cap = s->work_cap, spent = 0;
 	int r;
 
 	if (!s->n_open)
@@ -809,15 +818,15 @@ static int program_order(struct search *s)
 	return r;
 }
 
-int hot_search_choose(struct hot *h, struct budget *b)
+/* One search, each read trying its nearest near_only writes (0: all), at
+ * most cap work. */
+static int search_once(struct hot *h, struct budget *b, uint32_t near_only, unsigned long cap)
 {
-	struct search s = { .h = h, .init_level = NONE };
+	struct search s = { .h = h, .init_level = NONE, .near_only = near_only, .work_cap = cap };
 	uint32_t *place = initial_places(h);
 	uint32_t n;
 	int r = -ENOMEM;
 
-	if (h->k > SEARCH_THREADS || h->nodes > HIGH)
-		return HOT_VAR_OPEN; /* places HIGH + 0 .. nodes - 1 fit 32 bits */
 	s.open = malloc((h->n ? h->n : 1) * sizeof(uint32_t));
 	s.level_of = malloc((h->n ? h->n : 1) * sizeof(uint32_t));
 	if (!place || !s.open || !s.level_of || dyn_order_init(&s.d, h->nodes, place) ||
@@ -844,4 +853,18 @@ out:
 	free(place);
 	search_free(&s);
 	return r;
+}
+
+int hot_search_choose(struct hot *h, struct budget *b)
+{
+	int r;
+
+	if (h->k > SEARCH_THREADS || h->nodes > HIGH)
+		return HOT_VAR_OPEN; /* places HIGH + 0 .. nodes - 1 fit 32 bits */
+	for (size_t j = 0; !h->hinted && j < sizeof(near_passes) / sizeof(*near_passes); j++) {
+		r = search_once(h, b, near_passes[j], NEAR_WORK * h->n + SEARCH_WORK_FLOOR);
+		if (r == 0 || r < 0)
+			return r; /* a witness, or the time or memory limit */
+	}
+	return search_once(h, b, 0, SEARCH_WORK * h->n + SEARCH_WORK_FLOOR);
 }
