@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -396,6 +397,120 @@ static void engine_small_tables_agree(void **state)
 	assert_true(full > 600);
 }
 
+/* A random value key variable i of g may hold: its initial value, a pair
+ * an event on it reads or writes, or none. */
+static uint32_t random_value(uint64_t *seed, const struct engine *g, uint32_t i)
+{
+	uint32_t x = g->key_vars[i], pick = random_below(seed, 8);
+
+	if (pick == 0)
+		return g->a->init[x];
+	if (pick == 1)
+		return VALUE_NONE;
+	for (int tries = 0; tries < 64; tries++) {
+		uint32_t t = random_below(seed, g->k), len = g->p->threads[t].length, e;
+		const struct event_pairs *ep;
+
+		if (!len)
+			continue;
+		e = random_below(seed, len);
+		ep = &g->a->pairs[t][e];
+		if (g->p->threads[t].events[e].var != x)
+			continue;
+		return ep->write != PAIR_NONE && (ep->read == PAIR_NONE || random_below(seed, 2))
+			       ? ep->write
+			       : ep->read;
+	}
+	return VALUE_UNDECIDED;
+}
+
+/* Two states that differ in one field (a thread's position, the running
+ * thread, a key variable's value) never get the same packed key: the
+ * tables of failed states compare keys alone, so a shared key would make
+ * a state that fails stand for one that does not. */
+static void engine_keys_one_to_one(void **state)
+{
+	uint64_t seed = 0x6b657973ULL;
+	int compared = 0;
+
+	(void)state;
+	for (int i = 0; i < 300; i++) {
+		struct random_shape shape = {
+			.threads = 2 + (unsigned)(random_next(&seed) % 4),
+			.events = 8 + (unsigned)(random_next(&seed) % 40),
+			.vars = 1 + (unsigned)(random_next(&seed) % 4),
+			.values = 1 + (unsigned)(random_next(&seed) % 6),
+			.write_pct = 30 + (unsigned)(random_next(&seed) % 40),
+			.rmw_pct = i % 3 == 0 ? 40 : 0,
+			.init_pct = i % 2 ? 60 : 0,
+		};
+		struct vsc_program *p = random_program(&seed, &shape);
+		VSC_OPTS(vsc_check_opts, opts);
+		struct analysis a;
+		struct engine g;
+		struct budget b;
+
+		assert_non_null(p);
+		budget_init(&b, &opts);
+		assert_int_equal(program_unpack(p), 0);
+		assert_int_equal(analysis_build(&a, p), 0);
+		assert_int_equal(engine_init(&g, p, &a, NULL, &b), 0);
+		for (int j = 0; j < 200; j++) {
+			uint32_t key[64], fields = g.k + 1 + g.nkey_vars, f;
+			int unbounded = random_below(&seed, 2);
+
+			assert_true(g.key_words <= 64);
+			for (uint32_t t = 0; t < g.k; t++)
+				g.pos[t] = random_below(&seed, p->threads[t].length + 1);
+			g.last = random_below(&seed, g.k + 1);
+			if (g.last == g.k)
+				g.last = ENGINE_NOBODY;
+			for (uint32_t v = 0; v < g.nkey_vars; v++)
+				g.mem[g.key_vars[v]] = random_value(&seed, &g, v);
+			engine_state_key(&g, unbounded);
+			memcpy(key, g.key, g.key_words * sizeof(uint32_t));
+			f = random_below(&seed, fields);
+			if (f < g.k) {
+				uint32_t old = g.pos[f];
+				if (p->threads[f].length == 0)
+					continue;
+				while (g.pos[f] == old)
+					g.pos[f] = random_below(&seed, p->threads[f].length + 1);
+			} else if (f == g.k) {
+				/* the running thread: a thread that is not done, or none */
+				uint32_t t = random_below(&seed, g.k), old = g.last;
+				if (unbounded)
+					continue;
+				g.pos[t] = 0;
+				if (p->threads[t].length == 0 || t == old)
+					continue;
+				if (old != ENGINE_NOBODY && g.pos[old] == p->threads[old].length)
+					continue;
+				engine_state_key(&g, unbounded);
+				memcpy(key, g.key, g.key_words * sizeof(uint32_t));
+				g.last = t;
+			} else {
+				uint32_t x = g.key_vars[f - g.k - 1], old = g.mem[x];
+				for (int tries = 0; tries < 32 && g.mem[x] == old; tries++)
+					g.mem[x] = random_value(&seed, &g, f - g.k - 1);
+				if (g.mem[x] == old)
+					continue;
+			}
+			engine_state_key(&g, unbounded);
+			if (memcmp(key, g.key, g.key_words * sizeof(uint32_t)) == 0) {
+				vsc_program_write(p, stderr);
+				fail_msg("two states (field %u changed) share a packed key", f);
+			}
+			compared++;
+		}
+		engine_free(&g);
+		analysis_free(&a);
+		vsc_program_free(p);
+	}
+	print_message("engine: %d pairs of states, every key apart\n", compared);
+	assert_true(compared > 30000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +521,7 @@ int main(void)
 		cmocka_unit_test(sat_agrees_with_exact),
 		cmocka_unit_test(unique_run_agrees_with_exact),
 		cmocka_unit_test(engine_small_tables_agree),
+		cmocka_unit_test(engine_keys_one_to_one),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -255,16 +255,42 @@ static uint32_t lower_bound(const struct engine *g)
 	return now + (forced > own ? forced : own);
 }
 
-/* The current state into g->key. */
+/* The current state into g->key, packed: each field in the bits its
+ * largest value needs (engine_key()), so that a state of 8 threads and 8
+ * variables of 3 values takes 4 words, not 17. Packing is one-to-one, and
+ * the table only compares and hashes keys. */
 static void make_key(struct engine *g, int unbounded)
 {
-	uint32_t w = 0;
+	uint64_t acc = 0;
+	uint32_t w = 0, used = 0, field = 0, r = unbounded ? ENGINE_NOBODY : running(g);
 
+#define PUT(value)                                   \
+	do {                                         \
+		acc |= (uint64_t)(value) << used;    \
+		used += g->key_bits[field++];        \
+		if (used >= 32) {                    \
+			g->key[w++] = (uint32_t)acc; \
+			acc >>= 32;                  \
+			used -= 32;                  \
+		}                                    \
+	} while (0)
 	for (uint32_t t = 0; t < g->k; t++)
-		g->key[w++] = g->pos[t];
-	g->key[w++] = unbounded ? ENGINE_NOBODY : running(g);
-	for (uint32_t i = 0; i < g->nkey_vars; i++)
-		g->key[w++] = g->mem[g->key_vars[i]];
+		PUT(g->pos[t]);
+	PUT(r == ENGINE_NOBODY ? g->k : r);
+	for (uint32_t i = 0; i < g->nkey_vars; i++) {
+		uint32_t v = g->mem[g->key_vars[i]];
+		PUT(v == VALUE_UNDECIDED ? g->var_codes[i]
+		    : v == VALUE_NONE    ? g->var_codes[i] + 1
+					 : g->pair_code[v]);
+	}
+#undef PUT
+	if (used > 0 || w == 0)
+		g->key[w++] = (uint32_t)acc;
+}
+
+void engine_state_key(struct engine *g, int unbounded)
+{
+	make_key(g, unbounded);
 }
 
 /* The most preemptions left known not to suffice from the current state,
@@ -503,6 +529,9 @@ void engine_free(struct engine *g)
 	free(g->trail_old);
 	free(g->key_vars);
 	free(g->key);
+	free(g->key_bits);
+	free(g->pair_code);
+	free(g->var_codes);
 	free(g->frames);
 	free(g->path_state);
 	free(g->must_wait);
@@ -592,6 +621,76 @@ static int engine_take_forced(struct engine *g, const struct forced *forced)
 	return 0;
 }
 
+/* Bits that hold 0..max. */
+static uint8_t bits_for(uint32_t max)
+{
+	uint8_t bits = 0;
+
+	while (bits < 32 && (max >> bits) != 0)
+		bits++;
+	return bits;
+}
+
+/* Number the values of the key variables (g->pair_code, g->var_codes):
+ * their pairs in the order events meet them, then ? and none. */
+static int number_values(struct engine *g)
+{
+	const struct analysis *a = g->a;
+	uint32_t *key_of = malloc((a->nvars ? a->nvars : 1) * sizeof(uint32_t));
+
+	g->pair_code = malloc((a->npairs ? a->npairs : 1) * sizeof(uint32_t));
+	g->var_codes = calloc(g->nkey_vars, sizeof(uint32_t));
+	if (!key_of || !g->pair_code || !g->var_codes) {
+		free(key_of);
+		return -ENOMEM;
+	}
+	memset(key_of, 0xff, a->nvars * sizeof(uint32_t));
+	memset(g->pair_code, 0xff, a->npairs * sizeof(uint32_t));
+	for (uint32_t i = 0; i < g->nkey_vars; i++) {
+		uint32_t x = g->key_vars[i];
+		key_of[x] = i;
+		if (a->init[x] < VALUE_UNDECIDED)
+			g->pair_code[a->init[x]] = g->var_codes[i]++;
+	}
+	for (uint32_t t = 0; t < g->k; t++)
+		for (uint32_t e = 0; e < g->p->threads[t].length; e++) {
+			uint32_t i = key_of[g->p->threads[t].events[e].var];
+			const struct event_pairs *ep = &a->pairs[t][e];
+			if (i == UINT32_MAX)
+				continue;
+			if (ep->read != PAIR_NONE && g->pair_code[ep->read] == UINT32_MAX)
+				g->pair_code[ep->read] = g->var_codes[i]++;
+			if (ep->write != PAIR_NONE && g->pair_code[ep->write] == UINT32_MAX)
+				g->pair_code[ep->write] = g->var_codes[i]++;
+		}
+	free(key_of);
+	return 0;
+}
+
+/* The packed key's fields (make_key()): a thread's position (0..its
+ * length), the running thread (0..k, k: none), a key variable's value
+ * (number_values(), 0..its pairs + 1). */
+static int pack_key(struct engine *g)
+{
+	uint64_t bits = 0;
+	uint32_t f = 0;
+
+	g->key_bits = malloc(g->k + 1 + g->nkey_vars);
+	if (!g->key_bits || (g->nkey_vars && number_values(g)))
+		return -ENOMEM;
+	for (uint32_t t = 0; t < g->k; t++)
+		g->key_bits[f++] = bits_for(g->p->threads[t].length);
+	g->key_bits[f++] = bits_for(g->k);
+	for (uint32_t i = 0; i < g->nkey_vars; i++)
+		g->key_bits[f++] = bits_for(g->var_codes[i] + 1);
+	for (uint32_t i = 0; i < f; i++)
+		bits += g->key_bits[i];
+	g->key_words = (uint32_t)((bits + 31) / 32);
+	if (!g->key_words)
+		g->key_words = 1;
+	return 0;
+}
+
 /* The state key: the positions, the last thread, and the variables whose
  * value the positions do not give. */
 static int engine_key(struct engine *g)
@@ -604,9 +703,11 @@ static int engine_key(struct engine *g)
 		if (a->var_reads[v] && (a->writers[v] > 1 || a->init[v] == VALUE_UNDECIDED))
 			g->key_vars[g->nkey_vars++] = v;
 	g->eager = g->k + 1 + g->nkey_vars > ENGINE_EAGER_WORDS;
-	g->key = malloc((g->k + 1 + g->nkey_vars) * sizeof(uint32_t));
-	if (!g->key || state_table_init(&g->table[0], g->k + 1 + g->nkey_vars) ||
-	    state_table_init(&g->table[1], g->k + 1 + g->nkey_vars))
+	if (pack_key(g))
+		return -ENOMEM;
+	g->key = malloc(g->key_words * sizeof(uint32_t));
+	if (!g->key || state_table_init(&g->table[0], g->key_words) ||
+	    state_table_init(&g->table[1], g->key_words))
 		return -ENOMEM;
 	if (!g->eager) /* there the records' memory is the limit (enter_marking()) */
 		engine_limit_tables(g, ENGINE_TABLE_BYTES + ENGINE_TABLE_EVENT_BYTES * g->n);

@@ -28,7 +28,11 @@ struct engine {
 	size_t depth, n;
 	uint32_t *key_vars; /* variables whose value is part of a state */
 	uint32_t nkey_vars;
-	uint32_t *key;
+	uint32_t *key;       /* the current state, packed (make_key()) */
+	uint32_t key_words;  /* words of a packed state */
+	uint8_t *key_bits;   /* per field (positions, running thread, values): its bits */
+	uint32_t *pair_code; /* per pair of a key variable: its number among the variable's */
+	uint32_t *var_codes; /* per key variable: its pairs' count */
 	struct state_table table[2]; /* [0] unbounded, [1] bounded */
 	struct engine_frame *frames;
 	size_t frames_cap;
@@ -73,6 +77,11 @@ int engine_search(struct engine *g, long bound);
 /* Each table of failed states within bytes from now on (engine_init()
  * sets the default above; tests set less). */
 void engine_limit_tables(struct engine *g, size_t bytes);
+
+/* The state g->pos, g->last and g->mem make, packed into g->key
+ * (g->key_words words; unbounded: without the running thread), as the
+ * tables of failed states keep it. */
+void engine_state_key(struct engine *g, int unbounded);
 
 /* Order switches by the @ts hints when every event has one. Returns 0. */
 int engine_rank_by_ts(struct engine *g);
