@@ -63,13 +63,23 @@ static int grow(struct state_table *t)
 
 void state_table_limit_bytes(struct state_table *t, size_t bytes)
 {
-	/* the index is at most half full and grows by doubling: up to 4 slots
-	 * a state */
-	size_t per_state = t->width * sizeof(uint32_t) + sizeof(struct state_record) + 1 +
-			   4 * sizeof(struct hash_slot);
-	size_t states = bytes / per_state;
+	/* a state's words, record and mark, and the index: a power of two of
+	 * slots, at least twice the states (hash_index_reserve()). The most
+	 * states that fit, but an index twice as large only for a quarter
+	 * more of them: a limit just past a power of two took 4 slots a state,
+	 * and the index's last growth held both (8 threads, 3 values, 10^4
+	 * events, -p 20: 381 MB at a limit of 271) */
+	size_t arrays = t->width * sizeof(uint32_t) + sizeof(struct state_record) + 1;
+	size_t best = 0;
 
-	t->limit = states < 1 ? 1 : states > HASH_INDEX_MAX ? HASH_INDEX_MAX : (uint32_t)states;
+	for (size_t slots = 8;
+	     slots <= bytes / sizeof(struct hash_slot) && slots / 2 <= HASH_INDEX_MAX; slots *= 2) {
+		size_t fit = (bytes - slots * sizeof(struct hash_slot)) / arrays;
+		size_t states = fit < slots / 2 ? fit : slots / 2;
+		if (states > best + best / 4)
+			best = states;
+	}
+	t->limit = best < 1 ? 1 : (uint32_t)best;
 }
 
 int64_t state_table_find(struct state_table *t, const uint32_t *key)
