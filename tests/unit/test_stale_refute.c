@@ -8,6 +8,7 @@
  * and it refutes some, so that a refutation that never closes a case
  * cannot pass. VSC_STALE_REFUTE_SEED and VSC_STALE_REFUTE_COUNT change the
  * run (offline stress). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,11 +20,16 @@
 
 #include "part_solvers.h"
 #include "random_program.h"
+#include "sc_moments.h"
 #include "solver.h"
+#include "stale_bounds.h"
 #include "stale_refute.h"
 #include "testutil.h"
 
 #define PROGRAMS 8000
+#define MOMENT_PROGRAMS 8000
+#define MOMENT_STATES 400000 /* a program's states, else it is skipped */
+#define MOMENT_THREADS 8
 
 struct tally {
 	int refuted, inconsistent, wrong;
@@ -125,11 +131,179 @@ static void bounds_alone_agree_with_exact(void **state)
 	assert_true(n.refuted * 20 > n.inconsistent);
 }
 
+struct moment_tally {
+	int programs, skipped, boxes, contradicted, narrowed, cut_cells, wrong;
+};
+
+static int inside(const uint32_t *q, const uint32_t *L, const uint32_t *U, uint32_t k)
+{
+	for (uint32_t t = 0; t < k; t++)
+		if (q[t] < L[t] || q[t] > U[t])
+			return 0;
+	return 1;
+}
+
+/* The box [L0, U0] tightened by the bounds: every moment of an SC
+ * interleaving inside it before is inside it after, and none when the
+ * bounds contradict; then the two boxes of a random split of its widest
+ * window (the refutation halves it). */
+static void check_box(struct cut *c, const struct sc_moments *m, const uint32_t *L0,
+		      const uint32_t *U0, int depth, uint64_t *seed, struct moment_tally *n)
+{
+	uint32_t k = c->k, L[MOMENT_THREADS], U[MOMENT_THREADS], wide = 0;
+	int r, wrong = 0;
+
+	memcpy(L, L0, k * sizeof(*L));
+	memcpy(U, U0, k * sizeof(*U));
+	r = cut_tighten(c, L, U);
+	assert_true(r == CUT_CONTRADICTS || r == CUT_HOLDS);
+	n->boxes++;
+	n->contradicted += r == CUT_CONTRADICTS;
+	n->narrowed +=
+		r == CUT_HOLDS && (memcmp(L, L0, k * sizeof(*L)) || memcmp(U, U0, k * sizeof(*U)));
+	for (size_t s = 0; s < m->n && !wrong; s++) {
+		const uint32_t *q = &m->pos[s * k];
+		if (inside(q, L0, U0, k) && (r == CUT_CONTRADICTS || !inside(q, L, U, k)))
+			wrong = 1;
+	}
+	if (wrong) {
+		n->wrong++;
+		dump_program("the bounds at a read leave out a moment of an SC interleaving", c->p);
+		return;
+	}
+	if (r == CUT_CONTRADICTS || depth == 0)
+		return;
+	for (uint32_t t = 1; t < k; t++)
+		if (U[t] - L[t] > U[wide] - L[wide])
+			wide = t;
+	if (U[wide] == L[wide])
+		return;
+	/* split the widest window at a random point: the box below and above */
+	uint32_t cut = L[wide] + random_below(seed, U[wide] - L[wide]), L2[MOMENT_THREADS],
+		 U2[MOMENT_THREADS];
+	memcpy(L2, L, k * sizeof(*L2));
+	memcpy(U2, U, k * sizeof(*U2));
+	L2[wide] = cut + 1;
+	U2[wide] = cut;
+	check_box(c, m, L, U2, depth - 1, seed, n);
+	check_box(c, m, L2, U, depth - 1, seed, n);
+}
+
+/* Every corridor against the moments: when A does its event i, B has done
+ * at most most[i] events; a consistent program's corridors are never
+ * empty. */
+static void check_corridors(struct cut *c, const struct sc_moments *m, struct moment_tally *n)
+{
+	uint32_t k = c->k;
+	int wrong = 0;
+
+	for (uint32_t A = 0; A < k; A++)
+		for (uint32_t B = 0; B < k; B++) {
+			const uint32_t *most = A == B ? NULL : cut_corridor(c, A, B);
+			uint32_t la = c->p->threads[A].length, lb = c->p->threads[B].length;
+			if (!most)
+				continue;
+			for (uint32_t i = 0; i < la; i++)
+				n->cut_cells += most[i] < lb;
+			for (size_t s = 0; s < m->n; s++) {
+				const uint32_t *q = &m->pos[s * k];
+				if (m->steps[s] >> A & 1 && q[B] > most[q[A]])
+					wrong = 1;
+			}
+		}
+	if (m->consistent && c->corr_empty)
+		wrong = 1;
+	if (wrong) {
+		n->wrong++;
+		dump_program("a corridor leaves out a moment of an SC interleaving", c->p);
+	}
+}
+
+/* The refutation's cases of every read that needs another thread's write
+ * (R exactly at the read, the writer w from its write of the value read up
+ * to its next write of the variable), checked as boxes. */
+static void check_cases(struct cut *c, const struct sc_moments *m, uint64_t *seed,
+			struct moment_tally *n)
+{
+	uint32_t k = c->k, L[MOMENT_THREADS], U[MOMENT_THREADS];
+
+	for (uint32_t r = 0; r < c->n_needs; r++) {
+		const struct need *e = &c->needs[r];
+		for (uint32_t w = 0; w < k; w++) {
+			uint32_t lo = c->first[w * c->vars + e->z],
+				 hi = c->first[w * c->vars + e->z + 1];
+			if (w == e->t)
+				continue;
+			for (uint32_t s = lo; s < hi; s++) {
+				if (c->val[s] != e->u)
+					continue;
+				for (uint32_t t = 0; t < k; t++)
+					L[t] = 0, U[t] = c->p->threads[t].length;
+				L[w] = c->at[s] + 1;
+				U[w] = s + 1 < hi ? c->at[s + 1] : c->p->threads[w].length;
+				L[e->t] = U[e->t] = e->j;
+				check_box(c, m, L, U, 2, seed, n);
+			}
+		}
+	}
+}
+
+/* The bounds themselves (stale_bounds.c) against every moment of every SC
+ * interleaving, found by brute force: the corridors of two writers, and
+ * the boxes of the refutation's cases and their halves tightened. A bound
+ * one event too tight fails here even where no refutation goes wrong. */
+static void bounds_hold_at_every_moment(void **state)
+{
+	uint64_t seed = test_env_number("VSC_STALE_REFUTE_SEED", 0x3d0e47UL);
+	int programs = (int)test_env_number("VSC_STALE_REFUTE_COUNT", MOMENT_PROGRAMS);
+	struct moment_tally n = { 0 };
+
+	(void)state;
+	for (int i = 0; i < programs; i++) {
+		struct random_shape shape = random_two_writer_shape(&seed, i, 8, 1, 2);
+		struct vsc_program *p = random_program(&seed, &shape);
+		struct sc_moments m;
+		struct budget b;
+		struct cut c;
+		int r;
+		assert_non_null(p);
+		r = sc_moments(p, MOMENT_STATES, &m);
+		assert_true(r == 0 || r == -E2BIG);
+		if (r) {
+			n.skipped++;
+			vsc_program_free(p);
+			continue;
+		}
+		memset(&b, 0, sizeof(b));
+		memset(&c, 0, sizeof(c));
+		c.p = p;
+		c.b = &b;
+		c.end = ~0UL;
+		c.corridors = 1;
+		assert_int_equal(cut_init(&c), 0);
+		check_corridors(&c, &m, &n);
+		check_cases(&c, &m, &seed, &n);
+		n.programs++;
+		cut_free(&c);
+		sc_moments_free(&m);
+		vsc_program_free(p);
+	}
+	printf("stale bounds at every moment: %d programs (%d skipped), %d boxes (%d contradicted, "
+	       "%d narrowed), %d corridor cells below the end\n",
+	       n.programs, n.skipped, n.boxes, n.contradicted, n.narrowed, n.cut_cells);
+	assert_int_equal(n.wrong, 0);
+	/* they bound something: a test of bounds that never move cannot fail */
+	assert_true(n.contradicted * 20 > n.boxes);
+	assert_true(n.narrowed * 10 > n.boxes);
+	assert_true(n.cut_cells > n.programs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(refutations_agree_with_exact),
 		cmocka_unit_test(bounds_alone_agree_with_exact),
+		cmocka_unit_test(bounds_hold_at_every_moment),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -320,6 +320,7 @@ static int corr_build(struct cut *c, uint32_t A, uint32_t B)
 		err = corr_side(c, &sa, &sb, lb, &moved) || corr_side(c, &sb, &sa, la, &moved);
 		budget_spend(c->b, 2UL * (na + nb) + 1);
 	}
+	c->corr_empty |= err;
 	if (!err) {
 		c->corr[A * c->k + B] = malloc(((size_t)la + 1) * sizeof(uint32_t));
 		c->corr[B * c->k + A] = malloc(((size_t)lb + 1) * sizeof(uint32_t));
@@ -337,7 +338,7 @@ static int corr_build(struct cut *c, uint32_t A, uint32_t B)
 }
 
 /* A's corridor against B (c->corr), or NULL: no bound known. */
-static const uint32_t *corridor(struct cut *c, uint32_t A, uint32_t B)
+const uint32_t *cut_corridor(struct cut *c, uint32_t A, uint32_t B)
 {
 	uint32_t **slot;
 
@@ -360,7 +361,7 @@ static const uint32_t *corridor(struct cut *c, uint32_t A, uint32_t B)
 static uint32_t next_pos_after(struct cut *c, uint32_t a, uint32_t b, uint32_t pa, uint32_t pb,
 			       uint32_t z, int64_t u)
 {
-	const uint32_t *most = corridor(c, a, b);
+	const uint32_t *most = cut_corridor(c, a, b);
 	uint32_t lo, hi, l, last_b;
 
 	if (!most)

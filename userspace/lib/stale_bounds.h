@@ -48,6 +48,7 @@ struct cut {
 	int corridors;
 	uint32_t **corr;
 	size_t corr_cells;
+	int corr_empty; /* a pair's passes left a read no count: no SC interleaving */
 };
 
 /* A read ranked as r: its thread, index, and how many events before it its
@@ -70,6 +71,10 @@ enum cut_bounds {
 	CUT_HOLDS = 1,       /* the fixpoint, in L and U */
 };
 
+/* A's corridor against B (c->corridors set): most[i] bounds from above
+ * how many events B has done when A does its event i, in every SC
+ * interleaving; NULL when no bound is known. Built on first use. */
+const uint32_t *cut_corridor(struct cut *c, uint32_t A, uint32_t B);
 /* The bounds' fixpoint (enum cut_bounds). */
 int cut_tighten(struct cut *c, uint32_t *L, uint32_t *U);
 /* Events [from[t], to[t]) of every thread, as a program with the initial
