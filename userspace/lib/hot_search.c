@@ -161,14 +161,18 @@ static uint32_t edge_rank(uint32_t e, const void *ctx)
  * such paths, the one whose deepest level is least, so that the search
  * jumps back as far as the graph allows (the path the order's search
  * happened to find runs through the latest levels, and the jumps stayed
- * among them). */
+ * among them). 0, -ENOMEM or -EDEADLK. */
 static int conflict_path(struct search *s, struct level *l, uint32_t self, uint32_t a, uint32_t b)
 {
 	struct rank_of k = { s, self };
 	int r = least_path_find(&s->lp, &s->d, a, b, edge_rank, &k);
 
+	/* The order refused a -> b, so b reaches a; no path found would break
+	 * that invariant. A conflict without its path's levels would make the
+	 * backjump skip a level that can still change things (an unsound
+	 * "refuted"), so the search ends open instead. */
 	if (r)
-		return r < 0 ? r : 0;
+		return r < 0 ? r : -EDEADLK;
 	for (uint32_t x = a; x != b;) {
 		uint32_t e = s->lp.via[x], at = s->edge_level[e], other = s->edge_other[e];
 		if ((at != self && conflict_add(s, l, at)) ||
@@ -257,7 +261,7 @@ static int reach(struct search *s, uint32_t a, uint32_t b)
 
 /* The edge a -> b for level `at`, whose other end level `other` chose:
  * 0, 1 (a cycle: other and its path's levels into the conflicts of level
- * at) or -ENOMEM. */
+ * at), -ENOMEM or -EDEADLK (conflict_path()). */
 static int draw(struct search *s, uint32_t at, uint32_t other, uint32_t a, uint32_t b)
 {
 	int r = label_room(s);
@@ -269,9 +273,12 @@ static int draw(struct search *s, uint32_t at, uint32_t other, uint32_t a, uint3
 	if (r == 0) {
 		s->edge_level[s->d.edges - 1] = at;
 		s->edge_other[s->d.edges - 1] = other;
-	} else if (r == 1 && (conflict_add(s, &s->lv[at], other) ||
-			      (a != b && conflict_path(s, &s->lv[at], at, a, b))))
+	} else if (r == 1 && conflict_add(s, &s->lv[at], other)) {
 		r = -ENOMEM;
+	} else if (r == 1 && a != b) {
+		int c = conflict_path(s, &s->lv[at], at, a, b);
+		r = c ? c : 1;
+	}
 	return r;
 }
 
@@ -849,6 +856,8 @@ static int search_once(struct hot *h, struct budget *b, uint32_t near_only, unsi
 		r = HOT_VAR_OPEN;
 	if (!r)
 		r = search_levels(&s, b);
+	if (r == -EDEADLK) /* conflict_path(): the order's invariant broken */
+		r = HOT_VAR_OPEN;
 out:
 	free(place);
 	search_free(&s);
