@@ -237,6 +237,23 @@ static void hammers_without_hints_decided(void **state)
 		      refuted);
 }
 
+/* The search without a bound finds p's witness, which verifies with the
+ * preemptions it claims; p is freed. */
+static void assert_found_and_verified(struct vsc_program *p)
+{
+	struct vsc_check_opts opts = { 0 };
+	struct budget b;
+	uint32_t *witness;
+	long pre, verified = -1;
+
+	budget_init(&b, &opts);
+	assert_int_equal(hot_var_search(p, &b, &witness, &pre), HOT_VAR_FOUND);
+	assert_int_equal(vsc_witness_verify(p, witness, p->event_count, &verified, NULL, 0), 0);
+	assert_int_equal(verified, pre);
+	free(witness);
+	vsc_program_free(p);
+}
+
 /* 40,000-event 4-thread hammers, two threads at a time event by event,
  * no hints: every read of another thread's value has three writes to
  * choose from, dense; decided (the search stopped at its work cap on
@@ -250,18 +267,7 @@ static void dense_hammers_decided(void **state)
 	for (int i = 0; i < 2; i++) {
 		int made;
 		struct vsc_program *p = stale_hammer(&seed, 4, 5000, 2, 0, 0, &made);
-		struct vsc_check_opts opts = { 0 };
-		struct budget b;
-		uint32_t *witness;
-		long pre, verified = -1;
-
-		budget_init(&b, &opts);
-		assert_int_equal(hot_var_search(p, &b, &witness, &pre), HOT_VAR_FOUND);
-		assert_int_equal(vsc_witness_verify(p, witness, p->event_count, &verified, NULL, 0),
-				 0);
-		assert_int_equal(verified, pre);
-		free(witness);
-		vsc_program_free(p);
+		assert_found_and_verified(p);
 	}
 }
 
@@ -304,18 +310,7 @@ static void sliced_runs_decided(void **state)
 	(void)state;
 	for (int i = 0; i < 2; i++) {
 		struct vsc_program *p = sliced_run(&seed, 50000, 1000, 200);
-		struct vsc_check_opts opts = { 0 };
-		struct budget b;
-		uint32_t *witness;
-		long pre, verified = -1;
-
-		budget_init(&b, &opts);
-		assert_int_equal(hot_var_search(p, &b, &witness, &pre), HOT_VAR_FOUND);
-		assert_int_equal(vsc_witness_verify(p, witness, p->event_count, &verified, NULL, 0),
-				 0);
-		assert_int_equal(verified, pre);
-		free(witness);
-		vsc_program_free(p);
+		assert_found_and_verified(p);
 	}
 }
 
