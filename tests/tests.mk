@@ -56,6 +56,13 @@ check-jobs: $(BUILD)/vsc
 check-stream: $(BUILD)/vsc
 	@tests/cli/stream.sh $(BUILD)/vsc
 
+# --min stopped before any witness: its proven lower bound, text and JSON
+# (tests/cli/least_at_least.sh)
+CHECK_EXTRA += check-least
+.PHONY: check-least
+check-least: $(BUILD)/vsc
+	@tests/cli/least_at_least.sh $(BUILD)/vsc
+
 # Hostile inputs under --timeout and a memory cap (tests/cli/limits.sh)
 .PHONY: check-limits
 check-limits: $(BUILD)/vsc

@@ -281,6 +281,13 @@ void vsc_result_reductions(const struct vsc_result *res, struct vsc_reductions *
  * result's witness is an SC interleaving with *upper preemptions. Returns 0,
  * or -1 when there are no such bounds. */
 int vsc_result_least_bounds(const struct vsc_result *res, long *lower, long *upper);
+/* When a limit stopped the search (verdict unknown), whether or not an
+ * interleaving was found: no SC interleaving has fewer than the returned
+ * number of preemptions (a bound that failed, the stops every interleaving
+ * must make; with minimize, vsc_result_least_bounds()'s lower when there
+ * is a witness). -1 when nothing above 0 is proven, or the verdict is not
+ * unknown. */
+long vsc_result_least_at_least(const struct vsc_result *res);
 void vsc_result_free(struct vsc_result *res);
 
 /* The verdict of executions decided apart (the segments of a trace, or

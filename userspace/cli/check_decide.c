@@ -40,6 +40,14 @@ bool item_least_bounds(const struct item *it, long *lo, long *hi)
 	       vsc_result_least_bounds(it->res, lo, hi) == 0;
 }
 
+/* An unknown --min, with or without an interleaving found: no interleaving
+ * has fewer preemptions than this; -1 when nothing above 0 is proven. */
+long item_least_at_least(const struct item *it)
+{
+	return it->res && item_shown_status(it) == EXIT_UNKNOWN ? vsc_result_least_at_least(it->res)
+								: -1;
+}
+
 /* ---- deciding ------------------------------------------------------------ */
 
 /* VSC_STATS=1: the search's counts, for tuning (the library keeps them in

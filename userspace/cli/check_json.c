@@ -107,6 +107,10 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 		json_int(j, hi);
 		json_array_end(j);
 	}
+	if (a->opts.minimize && (lo = item_least_at_least(it)) > 0) {
+		json_key(j, "least_at_least");
+		json_int(j, lo);
+	}
 	if ((a->witness || a->opts.minimize) &&
 	    (item_shown_status(it) == EXIT_CONSISTENT || item_least_bounds(it, &lo, &hi)))
 		json_witness(j, it, a);

@@ -55,6 +55,8 @@ static void print_item(const struct file_report *f, const struct item *it,
 		printf("%spreemptions: %ld%s\n", indent, pre, a->opts.minimize ? " (least)" : "");
 	if (bounds)
 		printf("%sleast: between %ld and %ld (the witness has %ld)\n", indent, lo, hi, hi);
+	else if (a->opts.minimize && (lo = item_least_at_least(it)) > 0)
+		printf("%sleast: at least %ld (no interleaving found)\n", indent, lo);
 	if (item_shown_status(it) == EXIT_UNKNOWN)
 		printf("%sstopped by a limit (--timeout or memory) before deciding\n", indent);
 	if (a->witness && it->facts.witness.len) /* let go with its witness spilled */

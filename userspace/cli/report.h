@@ -122,6 +122,7 @@ int item_shown_status(const struct item *it);
 /* An unknown --min that found an interleaving: the least preemptions lie in
  * [*lo, *hi] (the witness has *hi). */
 bool item_least_bounds(const struct item *it, long *lo, long *hi);
+long item_least_at_least(const struct item *it);
 
 /* the reports of one FILE: check_text.c, check_json.c; *_unread: a file
  * whose reading a limit stopped (unknown, nothing else known) */

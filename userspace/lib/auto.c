@@ -722,6 +722,7 @@ static int try_coherence(const struct vsc_program *p, const struct query *q, str
 
 	if (r == -ETIME) {
 		res->verdict = VSC_UNKNOWN;
+		res->lower = open->least; /* proven so far */
 		return COHERENCE_DECIDED;
 	}
 	return r;
@@ -819,6 +820,8 @@ static void take_verdict(const struct vsc_program *p, const struct query *q, str
 			 struct best *best, int r)
 {
 	res->verdict = (enum vsc_verdict)r;
+	if (r == VSC_UNKNOWN)
+		res->lower = best->lower; /* proven, with a witness or without */
 	if (r == VSC_CONSISTENT || (r == VSC_UNKNOWN && has_bounds(q, best))) {
 		/* unknown: the best witness is the upper bound (--min) */
 		res->witness = best->witness;
@@ -906,6 +909,8 @@ static int search_engine(const struct vsc_program *p, struct analysis *a, const 
 		r = search_with(p, a, q, b, res, best, least, how, 0, &partial);
 	if (r >= 0) {
 		take_verdict(p, q, res, best, r);
+		if (r == VSC_UNKNOWN && res->lower < least)
+			res->lower = least; /* stopped before decide() took it in */
 		r = 0;
 	}
 	return r;
@@ -950,8 +955,8 @@ static int search_then_sat(const struct vsc_program *p, size_t writers, struct a
 	b->work_cap = outer;
 	if (r || res->verdict != VSC_UNKNOWN || b->steps < cap)
 		return r; /* decided, or stopped by the deadline or memory */
-	if (res->witness && res->lower > least)
-		least = res->lower; /* --min: the least is between lower and the witness's */
+	if (res->lower > least)
+		least = res->lower; /* proven by the search, with or without a witness */
 	budget_phase(b, "SAT over events");
 	r = sat_decide_bounded(p, q, b, res, least);
 	if (r != -E2BIG)
@@ -1005,6 +1010,7 @@ static int search_whole(const struct vsc_program *p, size_t writers, const struc
 		if (r != -ETIME)
 			return r;
 		res->verdict = VSC_UNKNOWN;
+		res->lower = least; /* proven before the analysis */
 		return 0;
 	}
 	res->verdict = VSC_INCONSISTENT;
@@ -1103,8 +1109,11 @@ static int try_hot_var(const struct vsc_program *p, size_t writers, const struct
 	r = writers > 1 ? hot_var_witness(p, b, &witness, &pre) : HOT_VAR_OPEN;
 	if (r == HOT_VAR_OPEN && writers > 1) {
 		budget_phase(b, "one variable: refutation");
-		if ((r = refute_one_variable(p, b, res)) != SEARCH_ON)
+		if ((r = refute_one_variable(p, b, res)) != SEARCH_ON) {
+			if (!r && res->verdict == VSC_UNKNOWN)
+				res->lower = lower;
 			return r;
+		}
 		budget_phase(b, "one variable: search of the sources");
 		r = hot_var_search(p, b, &witness, &pre); /* the sources searched */
 		if (r == HOT_VAR_REFUTED) {
@@ -1112,8 +1121,10 @@ static int try_hot_var(const struct vsc_program *p, size_t writers, const struct
 			return 0;
 		}
 	}
-	if (r == -ETIME)
+	if (r == -ETIME) {
 		res->verdict = VSC_UNKNOWN;
+		res->lower = lower; /* hot_lower_bound()'s, proven */
+	}
 	if (r != HOT_VAR_FOUND)
 		return r == HOT_VAR_OPEN ? SEARCH_ON : r == -ETIME ? 0 : r;
 	if (q->minimize ? pre == lower : q->bound < 0 || pre <= q->bound) {

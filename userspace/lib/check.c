@@ -130,6 +130,11 @@ int vsc_result_least_bounds(const struct vsc_result *res, long *lower, long *upp
 	return 0;
 }
 
+long vsc_result_least_at_least(const struct vsc_result *res)
+{
+	return res->verdict == VSC_UNKNOWN && res->lower > 0 ? res->lower : -1;
+}
+
 void vsc_result_reductions(const struct vsc_result *res, struct vsc_reductions *out)
 {
 	*out = (struct vsc_reductions){ res->spins, res->dropped, res->parts };

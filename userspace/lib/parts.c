@@ -71,7 +71,7 @@ static void fold_in(struct fold *f, const struct query *q, const struct part_ans
 		return;
 	}
 	f->unknown |= a->r == VSC_UNKNOWN;
-	f->bounded &= a->low >= 0;
+	f->bounded &= a->pre >= 0; /* a witness: unknown ones have one with bounds only */
 	f->used += a->pre > 0 ? a->pre : 0;
 	f->lower += a->low > 0 ? a->low : 0;
 	if (q->bound >= 0 && f->lower > q->bound)
@@ -128,8 +128,9 @@ static int solve_group(struct parts_run *run, uint32_t g, struct budget *b, stru
 		for (size_t i = 0; i < part.witness_length; i++)
 			kept[i] = map[part.witness[i]];
 		a->pre = part.preemptions;
-		a->low = part.lower;
 	}
+	if (!err && (part.witness || part.verdict == VSC_UNKNOWN))
+		a->low = part.lower; /* proven with or without a witness */
 	free(part.witness);
 	free(map);
 	vsc_program_free(gp);
@@ -235,6 +236,8 @@ static int take_answer(const struct vsc_program *p, struct parts_run *run, const
 		if (!r)
 			res->preemptions = count_preemptions(p, res->witness, p->event_count);
 		res->lower = f->r == VSC_CONSISTENT ? res->preemptions : f->lower;
+	} else if (f->r == VSC_UNKNOWN && q->minimize) {
+		res->lower = f->lower; /* no witness: the groups' proven least still add up */
 	}
 	return r;
 }

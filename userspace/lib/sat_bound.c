@@ -277,6 +277,8 @@ int sat_decide_bounded_by(const struct vsc_program *p, const struct query *q, st
 		res->witness_length = 0;
 		res->preemptions = -1;
 	}
+	if (res->verdict == VSC_UNKNOWN && res->lower < lower)
+		res->lower = lower; /* the caller's proven least, no witness beside it */
 	free(x.found);
 	teardown(&x, budget_look(b));
 	return r;

@@ -1,0 +1,60 @@
+#!/bin/sh
+# --min stopped by --timeout before any interleaving was found still says
+# what it proved: `least: at least N` in text (the line after `unknown`,
+# exit status 3) and "least_at_least": N in JSON, beside the keys the
+# contract fixes ("preemptions": null, no witness). N is checked against
+# the answer itself: -p N-1 must be inconsistent. The trace: a stale read
+# among 2 writers and 4 values (vsc gen sc ... --stale 1, 20,000 events),
+# whose bounds own and lock stops prove at once and whose --min takes far
+# longer than the timeout.
+set -u
+vsc=${1:?usage: least_at_least.sh PATH-TO-VSC}
+case $vsc in /*) ;; *) vsc=$PWD/$vsc ;; esac
+tmp=$(mktemp -d /tmp/vsc-least-test.XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+no() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+"$vsc" gen sc --threads 8 --vars 64 -p 3 --seed 1 --writers 2 --values 4 --stale 1 \
+	--total 20000 -o "$tmp/stale.vsc" || { echo "least_at_least: gen failed"; exit 1; }
+
+# text
+"$vsc" check --min --witness --timeout 0.5 "$tmp/stale.vsc" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc = 3 ] && ok || no "--min --timeout 0.5: exit $rc, wanted 3: $(head -3 "$tmp/out")"
+[ "$(sed -n 1p "$tmp/out")" = unknown ] && ok || no "first line: $(sed -n 1p "$tmp/out")"
+n=$(sed -n 's/^least: at least \([0-9][0-9]*\) (no interleaving found)$/\1/p' "$tmp/out")
+[ -n "$n" ] && [ "$n" -ge 1 ] && ok || no "no 'least: at least N' line: $(cat "$tmp/out")"
+grep -q '^witness:' "$tmp/out" && no "a witness printed with no interleaving found" || ok
+if [ -n "$n" ]; then
+	"$vsc" check -p $((n - 1)) --timeout 60 "$tmp/stale.vsc" > "$tmp/p" 2>&1
+	rc=$?
+	[ $rc = 1 ] && ok || no "least at least $n, but -p $((n - 1)) exits $rc: $(head -1 "$tmp/p")"
+fi
+
+# JSON: the contract's keys as they were, and the bound
+"$vsc" check --min --json --timeout 0.5 "$tmp/stale.vsc" > "$tmp/json" 2> "$tmp/err"
+rc=$?
+[ $rc = 3 ] && ok || no "--min --json --timeout 0.5: exit $rc, wanted 3"
+if command -v python3 > /dev/null; then
+	python3 - "$tmp/json" << 'EOF' && ok || no "JSON: $(cat "$tmp/json")"
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert o["verdict"] == "unknown", o
+assert o["preemptions"] is None, o
+assert "witness" not in o and "least_between" not in o, o
+assert isinstance(o["least_at_least"], int) and o["least_at_least"] >= 1, o
+for k in ("file", "threads", "events", "writers", "time_s"):
+    assert k in o, k
+EOF
+else
+	grep -q '"least_at_least":[1-9][0-9]*[,}]' "$tmp/json" && ok || no "JSON: $(cat "$tmp/json")"
+fi
+
+# without --min no such line or key
+"$vsc" check --json --timeout 0.01 "$tmp/stale.vsc" > "$tmp/plain" 2> /dev/null
+grep -q least_at_least "$tmp/plain" && no "least_at_least without --min" || ok
+
+echo "least_at_least: $pass passed, $fail failed"
+[ "$fail" = 0 ]
