@@ -4,9 +4,11 @@
 # exit status 3) and "least_at_least": N in JSON, beside the keys the
 # contract fixes ("preemptions": null, no witness). N is checked against
 # the answer itself: -p N-1 must be inconsistent. The trace: a stale read
-# among 2 writers and 4 values (vsc gen sc ... --stale 1, 20,000 events),
-# whose bounds own and lock stops prove at once and whose --min takes far
-# longer than the timeout.
+# among 2 writers and 4 values (vsc gen sc ... --stale 1, 10^5 events),
+# inconsistent, whose bound the tries at the least prove within 0.2 s CPU
+# and whose --min is still `unknown` after 8 s (at 2 x 10^4 events --min
+# decides it within 0.6 s: too close to any timeout). Should --min one day
+# decide this trace, the test needs a harder one.
 set -u
 vsc=${1:?usage: least_at_least.sh PATH-TO-VSC}
 case $vsc in /*) ;; *) vsc=$PWD/$vsc ;; esac
@@ -17,12 +19,12 @@ ok() { pass=$((pass + 1)); }
 no() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
 "$vsc" gen sc --threads 8 --vars 64 -p 3 --seed 1 --writers 2 --values 4 --stale 1 \
-	--total 20000 -o "$tmp/stale.vsc" || { echo "least_at_least: gen failed"; exit 1; }
+	--total 100000 -o "$tmp/stale.vsc" || { echo "least_at_least: gen failed"; exit 1; }
 
 # text
-"$vsc" check --min --witness --timeout 0.5 "$tmp/stale.vsc" > "$tmp/out" 2> "$tmp/err"
+"$vsc" check --min --witness --timeout 3 "$tmp/stale.vsc" > "$tmp/out" 2> "$tmp/err"
 rc=$?
-[ $rc = 3 ] && ok || no "--min --timeout 0.5: exit $rc, wanted 3: $(head -3 "$tmp/out")"
+[ $rc = 3 ] && ok || no "--min --timeout 3: exit $rc, wanted 3: $(head -3 "$tmp/out")"
 [ "$(sed -n 1p "$tmp/out")" = unknown ] && ok || no "first line: $(sed -n 1p "$tmp/out")"
 n=$(sed -n 's/^least: at least \([0-9][0-9]*\) (no interleaving found)$/\1/p' "$tmp/out")
 [ -n "$n" ] && [ "$n" -ge 1 ] && ok || no "no 'least: at least N' line: $(cat "$tmp/out")"
@@ -34,9 +36,9 @@ if [ -n "$n" ]; then
 fi
 
 # JSON: the contract's keys as they were, and the bound
-"$vsc" check --min --json --timeout 0.5 "$tmp/stale.vsc" > "$tmp/json" 2> "$tmp/err"
+"$vsc" check --min --json --timeout 3 "$tmp/stale.vsc" > "$tmp/json" 2> "$tmp/err"
 rc=$?
-[ $rc = 3 ] && ok || no "--min --json --timeout 0.5: exit $rc, wanted 3"
+[ $rc = 3 ] && ok || no "--min --json --timeout 3: exit $rc, wanted 3"
 if command -v python3 > /dev/null; then
 	python3 - "$tmp/json" << 'EOF' && ok || no "JSON: $(cat "$tmp/json")"
 import json, sys
