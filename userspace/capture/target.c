@@ -30,6 +30,8 @@ __attribute__((format(printf, 2, 3))) static void set_message(struct vsc_target_
 }
 
 static int other_threads(pid_t pid);
+static int thread_signals(pid_t pid, pid_t tid, unsigned long long *pending,
+			  unsigned long long *blocked);
 static char stat_read(const char *path, unsigned long long *start, unsigned *flags);
 
 /* /proc/PID/mem refused with ESRCH: gone, or its main thread a zombie
@@ -393,23 +395,56 @@ static int signal_to_pass(struct vsc_target *t, pid_t tid, int status)
 	return sig;
 }
 
+/* A stop of tid that is not ours to keep: a group-stop stays stopped
+ * until SIGCONT, as without us (PTRACE_LISTEN); any other stop (an
+ * interrupt, a new thread's first stop, an event, a signal) goes on, with
+ * its signal (signal_to_pass). */
+static void pass_stop(struct vsc_target *t, pid_t tid, int status)
+{
+	if ((status >> 16) == PTRACE_EVENT_STOP && is_stop_signal(WSTOPSIG(status)))
+		ptrace(PTRACE_LISTEN, tid, 0, 0);
+	else
+		ptrace(PTRACE_CONT, tid, 0, signal_to_pass(t, tid, status));
+}
+
 static void reap_traced_zombies(const struct vsc_target *t);
+
+/* visit(pid, tid, arg) for each thread of process pid in /proc/PID/task
+ * (the main thread too when with_main), until one returns non-zero: that
+ * is returned; 0 after the last; -errno when the list cannot be read
+ * (-ENOENT: the process is gone). A thread listed may be gone by the time
+ * it is visited: each visitor takes that as its own answer. */
+static int each_thread(pid_t pid, bool with_main, int (*visit)(pid_t pid, pid_t tid, void *arg),
+		       void *arg)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return -errno;
+	int r = 0;
+	struct dirent *d;
+	while (!r && (d = readdir(dir))) {
+		long tid = strtol(d->d_name, NULL, 10);
+		if (tid > 0 && (with_main || tid != pid))
+			r = visit(pid, (pid_t)tid, arg);
+	}
+	closedir(dir);
+	return r;
+}
+
+static int count_thread(pid_t pid, pid_t tid, void *n)
+{
+	(void)pid, (void)tid;
+	++*(int *)n;
+	return 0;
+}
 
 /* Threads of the process other than its main thread (0 when it is gone). */
 static int other_threads(pid_t pid)
 {
-	char path[64];
 	int n = 0;
-	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
-	DIR *dir = opendir(path);
-	if (!dir)
-		return 0;
-	struct dirent *d;
-	while ((d = readdir(dir))) {
-		long tid = strtol(d->d_name, NULL, 10);
-		n += tid > 0 && tid != pid;
-	}
-	closedir(dir);
+	each_thread(pid, false, count_thread, &n);
 	return n;
 }
 
@@ -420,43 +455,28 @@ static int other_threads(pid_t pid)
  * a fatal signal: the kernel sends every thread SIGKILL, and each sets
  * PF_EXITING as it leaves) or gone. A main thread that left by its own
  * pthread_exit leaves the others running, with neither. */
-static bool thread_leaving(pid_t pid, long tid)
+static bool thread_leaving(pid_t pid, pid_t tid)
 {
-	char path[96], line[128];
-	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/status", (long)pid, tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	char path[96];
+	unsigned long long pending;
+	if (thread_signals(pid, tid, &pending, NULL) || (pending & KILL_PENDING))
 		return true;
-	unsigned long long pending = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigPnd: %llx", &pending) == 1)
-			break;
-	fclose(f);
-	if (pending & KILL_PENDING)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", (long)pid, tid);
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", (long)pid, (long)tid);
 	unsigned flags;
 	char state = stat_read(path, NULL, &flags);
 	return !state || state == '?' || (flags & TASK_EXITING);
 }
 
+static int thread_staying(pid_t pid, pid_t tid, void *arg)
+{
+	(void)arg;
+	return !thread_leaving(pid, tid);
+}
+
 /* Whether every thread but the main one is leaving (thread_leaving). */
 static bool others_leaving(pid_t pid)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
-	DIR *dir = opendir(path);
-	if (!dir)
-		return true;
-	bool all = true;
-	struct dirent *d;
-	while (all && (d = readdir(dir))) {
-		long tid = strtol(d->d_name, NULL, 10);
-		if (tid > 0 && tid != pid)
-			all = thread_leaving(pid, tid);
-	}
-	closedir(dir);
-	return all;
+	return each_thread(pid, false, thread_staying, NULL) <= 0;
 }
 
 /* A process we do not trace: 1 (and t->ended) once it is gone (its pid
@@ -519,23 +539,13 @@ int vsc_target_poll(struct vsc_target *t)
 		}
 		if (!WIFSTOPPED(status))
 			continue;
-		int event = status >> 16, sig = WSTOPSIG(status);
-		if (event == PTRACE_EVENT_EXIT && main_thread) {
+		if ((status >> 16) == PTRACE_EVENT_EXIT && main_thread) {
 			t->at_exit = true;
 			return 1;
 		}
-		if (event == PTRACE_EVENT_STOP) {
-			/* group-stop: stay stopped until SIGCONT, as without us
-			 * (else an interrupt, or a new thread's first stop) */
-			if (is_stop_signal(sig))
-				ptrace(PTRACE_LISTEN, got, 0, 0);
-			else
-				ptrace(PTRACE_CONT, got, 0, 0);
-			continue;
-		}
-		/* a new thread, another thread's exit, exec of another
-		 * program, or a signal to deliver */
-		ptrace(PTRACE_CONT, got, 0, signal_to_pass(t, got, status));
+		/* a group-stop, an interrupt, a new thread, another thread's
+		 * exit, exec of another program, or a signal to deliver */
+		pass_stop(t, got, status);
 	}
 	return t->launched ? 0 : untraced_ended(t);
 }
@@ -598,31 +608,34 @@ static int stopped_add(struct vsc_target *t, pid_t tid)
  * leave by its own exit), in an exec that waits for the main thread's end
  * (counted in *execs: their logs were handed over as the exec began,
  * record.bpf.c). */
+struct left_walk {
+	const struct vsc_target *t;
+	bool traced, killed;
+	int left, execs;
+};
+
+static int count_left(pid_t pid, pid_t tid, void *arg)
+{
+	struct left_walk *w = arg;
+	if (w->traced && (stopped_or_gone(w->t, tid) || thread_gone(pid, tid)))
+		return 0;
+	if (w->killed) {
+		long nr = thread_syscall(pid, tid);
+		if (nr == SYSCALL_EXECVE || nr == SYSCALL_EXECVEAT) {
+			w->execs++;
+			return 0;
+		}
+	}
+	w->left++;
+	return 0;
+}
+
 static int others_left(const struct vsc_target *t, bool traced, bool killed, int *execs)
 {
-	char path[64];
-	int n = 0;
-	snprintf(path, sizeof(path), "/proc/%ld/task", (long)t->pid);
-	DIR *dir = opendir(path);
-	if (!dir)
-		return 0;
-	struct dirent *d;
-	while ((d = readdir(dir))) {
-		pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
-		if (tid <= 0 || tid == t->pid ||
-		    (traced && (stopped_or_gone(t, tid) || thread_gone(t->pid, tid))))
-			continue;
-		if (killed) {
-			long nr = thread_syscall(t->pid, tid);
-			if (nr == SYSCALL_EXECVE || nr == SYSCALL_EXECVEAT) {
-				++*execs;
-				continue;
-			}
-		}
-		n++;
-	}
-	closedir(dir);
-	return n;
+	struct left_walk w = { t, traced, killed, 0, 0 };
+	each_thread(t->pid, false, count_left, &w);
+	*execs = w.execs;
+	return w.left;
 }
 
 int vsc_target_wait_others(struct vsc_target *t, int timeout_ms)
@@ -633,7 +646,6 @@ int vsc_target_wait_others(struct vsc_target *t, int timeout_ms)
 	int execs = 0, left = others_left(t, false, killed, &execs);
 	for (int waited = 0; left && waited < timeout_ms; waited++) {
 		usleep(1000);
-		execs = 0;
 		left = others_left(t, false, killed, &execs);
 	}
 	t->exec_waits = execs > 0;
@@ -662,20 +674,13 @@ int vsc_target_stop_traced_at_exit(struct vsc_target *t, int timeout_ms)
 			}
 			if (!WIFSTOPPED(status))
 				continue;
-			int event = status >> 16, sig = WSTOPSIG(status);
-			if (event == PTRACE_EVENT_EXIT) {
+			if ((status >> 16) == PTRACE_EVENT_EXIT) {
 				if (!stopped_has(t, got) && stopped_add(t, got))
 					return -ENOMEM;
-			} else if (event == PTRACE_EVENT_STOP) {
-				if (is_stop_signal(sig))
-					ptrace(PTRACE_LISTEN, got, 0, 0);
-				else
-					ptrace(PTRACE_CONT, got, 0, 0);
 			} else {
-				ptrace(PTRACE_CONT, got, 0, signal_to_pass(t, got, status));
+				pass_stop(t, got, status);
 			}
 		}
-		execs = 0;
 		left = others_left(t, true, killed, &execs);
 		if (!left || waited >= timeout_ms)
 			break;
@@ -816,36 +821,64 @@ static int stop_thread(struct vsc_target *t, pid_t tid)
 	}
 }
 
+struct stop_walk {
+	struct vsc_target *t;
+	bool found_new;
+};
+
+static int stop_one(pid_t pid, pid_t tid, void *arg)
+{
+	struct stop_walk *w = arg;
+	(void)pid;
+	if (stopped_or_gone(w->t, tid))
+		return 0; /* a zombie stays listed: tried once */
+	if (ARRAY_RESERVE(w->t->stopped, w->t->stopped_cap, w->t->stopped_count + 1))
+		return -ENOMEM;
+	w->found_new = true;
+	int r = stop_thread(w->t, tid);
+	if (r < 0)
+		return r;
+	/* remembered even when gone, so we do not try it again */
+	w->t->stopped[w->t->stopped_count++] = r == 0 ? tid : -tid;
+	return 0;
+}
+
 int vsc_target_stop_all(struct vsc_target *t)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%ld/task", (long)t->pid);
-	bool found_new = true;
-	while (found_new) {
-		found_new = false;
-		DIR *dir = opendir(path);
-		if (!dir)
-			return errno == ENOENT ? 0 : -errno;
-		struct dirent *d;
-		while ((d = readdir(dir))) {
-			pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
-			if (tid <= 0 || stopped_or_gone(t, tid))
-				continue; /* a zombie stays listed: tried once */
-			if (ARRAY_RESERVE(t->stopped, t->stopped_cap, t->stopped_count + 1)) {
-				closedir(dir);
-				return -ENOMEM;
-			}
-			found_new = true;
-			int r = stop_thread(t, tid);
-			if (r < 0) {
-				closedir(dir);
-				return r;
-			}
-			/* remembered even when gone, so we do not try it again */
-			t->stopped[t->stopped_count++] = r == 0 ? tid : -tid;
-		}
-		closedir(dir);
+	struct stop_walk w = { t, true };
+	while (w.found_new) {
+		w.found_new = false;
+		int r = each_thread(t->pid, true, stop_one, &w);
+		if (r == -ENOENT)
+			return 0; /* the process is gone */
+		if (r < 0)
+			return r;
 	}
+	return 0;
+}
+
+/* The signals pending for thread tid of pid alone (SigPnd of its
+ * /proc/.../status, not the process's shared ones) and, when blocked is
+ * not NULL, those it blocks (SigBlk). 0, or -errno when it cannot be read
+ * (gone). */
+static int thread_signals(pid_t pid, pid_t tid, unsigned long long *pending,
+			  unsigned long long *blocked)
+{
+	char path[64], line[128];
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/status", (long)pid, (long)tid);
+	*pending = 0;
+	if (blocked)
+		*blocked = 0;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "SigPnd:", 7))
+			*pending = strtoull(line + 7, NULL, 16);
+		else if (blocked && !strncmp(line, "SigBlk:", 7))
+			*blocked = strtoull(line + 7, NULL, 16);
+	}
+	fclose(f);
 	return 0;
 }
 
@@ -853,21 +886,9 @@ int vsc_target_stop_all(struct vsc_target *t)
  * the kernel forces on it is)? From /proc, while the thread is stopped. */
 static bool trap_pending(pid_t pid, pid_t tid)
 {
-	char path[64], line[128];
-	unsigned long long pending = 0, blocked = 0;
-	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/status", (long)pid, (long)tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "SigPnd:", 7))
-			pending = strtoull(line + 7, NULL, 16);
-		else if (!strncmp(line, "SigBlk:", 7))
-			blocked = strtoull(line + 7, NULL, 16);
-	}
-	fclose(f);
-	unsigned long long trap = 1ull << (SIGTRAP - 1);
-	return (pending & trap) && !(blocked & trap);
+	unsigned long long pending, blocked, trap = 1ull << (SIGTRAP - 1);
+	return !thread_signals(pid, tid, &pending, &blocked) && (pending & trap) &&
+	       !(blocked & trap);
 }
 
 /* Let one stopped thread go. A trap of our watchpoints raised just before
