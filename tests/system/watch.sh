@@ -295,5 +295,35 @@ run_on() {
 }
 run_case "threads run on after the main thread's pthread_exit" run_on
 
+# The main thread leaves by pthread_exit 0.3 s in, and 0.5 s later, while
+# the recorder holds it at its exit stop, a worker calls exec (its last
+# store: hot = -1): exec is a group exit of the other threads, whose exit
+# stops the exec waits for. The recording ends there, whole: each
+# thread's stores 0, 1, 2, ... with none missing, the exec'ing thread's
+# -1 last, `# lost events: 0`, stopped by the exec, consistent; the new
+# program runs on, not recorded. Before, the recorder held the killed
+# worker at its exit stop, so the exec waited for ever, and so did the
+# recorder (killed here after 30 s).
+exec_after_exit() {
+  started=$(date +%s)
+  timeout -s KILL 30 "$vsc" record --watch hot -o "$tmp/out.vsc" -- \
+    "$targets/watch_runon" 3 300 500 exec 2> "$tmp/err"
+  st=$? took=$(($(date +%s) - started))
+  stores=$(awk '$2 == "w" && $3 == "hot" {
+      if ($4 == -1) { ends++; if (done[$1]++) bad++ }
+      else if (done[$1] || $4 != next_of[$1]++) bad++ }
+    END { print (bad ? "bad" : "ok"), ends + 0 }' "$tmp/out.vsc" 2>/dev/null)
+  if ! { [ "$st" = 0 ] && [ "$took" -le 12 ] && [ "$stores" = "ok 1" ] &&
+    grep -qx '# lost events: 0' "$tmp/out.vsc" &&
+    grep -qx "# recording stopped by: another thread's exec (the process runs another program)" "$tmp/out.vsc" &&
+    [ "$(grep -c '^[0-9]' "$tmp/out.vsc")" -gt 100 ] &&
+    [ "$("$vsc" check "$tmp/out.vsc" 2>&1 | head -1)" = consistent ]; }; then
+    why="status $st after $took s, stores in order and the exec'ing one's last: ${stores:-none},\
+ $(grep -c '^[0-9]' "$tmp/out.vsc" 2>/dev/null) events, $(grep '^# lost events' "$tmp/out.vsc" 2>/dev/null),\
+ stopped by: $(sed -n 's/^# recording stopped by: //p' "$tmp/out.vsc" 2>/dev/null)"
+  fi
+}
+run_case "a worker's exec while the main thread is held at its exit stop" exec_after_exit
+
 echo "watch: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -383,7 +383,7 @@ static int finish_recording(struct recorder *rec)
 				     "in their logs are missing",
 				     (long)t->pid, strerror(-err));
 	}
-	if (!t->ended) {
+	if (!t->ended && !t->exec_done) {
 		vsc_symbols_refresh(rec->symbols);
 		shared_watch_scan(&rec->shared, true); /* the mappings as it ends */
 	}

@@ -652,6 +652,19 @@ int vsc_target_wait_others(struct vsc_target *t, int timeout_ms)
 	return left;
 }
 
+/* Whether the main thread is still held at its exit stop: neither let
+ * out of it by a SIGKILL (another thread's exec or exit_group wakes it)
+ * nor, that exec done, the new program at its exec stop in its place. */
+static bool main_at_exit_stop(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (stat_read(path, NULL, NULL) != 't')
+		return false;
+	long nr = thread_syscall(pid, pid);
+	return nr != SYSCALL_EXECVE && nr != SYSCALL_EXECVEAT;
+}
+
 int vsc_target_stop_traced_at_exit(struct vsc_target *t, int timeout_ms)
 {
 	if (!t->at_exit || t->ended || !t->threads_traced)
@@ -674,15 +687,28 @@ int vsc_target_stop_traced_at_exit(struct vsc_target *t, int timeout_ms)
 			}
 			if (!WIFSTOPPED(status))
 				continue;
-			if ((status >> 16) == PTRACE_EVENT_EXIT) {
-				if (!stopped_has(t, got) && stopped_add(t, got))
-					return -ENOMEM;
+			int event = status >> 16;
+			if (event == PTRACE_EVENT_EXIT) {
+				/* past its last instruction: let it end. Held,
+				 * it would hold up an exec of another thread,
+				 * which waits for the end of every other */
+				if (got != t->pid)
+					ptrace(PTRACE_CONT, got, 0, 0);
+			} else if (event == PTRACE_EVENT_EXEC) {
+				/* another thread's exec is done (the main
+				 * thread, let out of its exit stop, is gone):
+				 * the new program runs on, not recorded */
+				ptrace(PTRACE_DETACH, got, 0, 0);
+				t->exec_waits = t->exec_done = true;
+				t->launched_detached = true;
+				return 0;
 			} else {
 				pass_stop(t, got, status);
 			}
 		}
 		left = others_left(t, true, killed, &execs);
-		if (!left || waited >= timeout_ms)
+		/* the main thread let go: a group exit or an exec ends it */
+		if ((!left && main_at_exit_stop(t->pid)) || waited >= timeout_ms)
 			break;
 		usleep(1000);
 	}
@@ -1110,6 +1136,8 @@ int vsc_target_step_to_read(struct vsc_target *t, pid_t tid, uint64_t addr, unsi
 ssize_t vsc_target_read(const struct vsc_target *t, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	if (t->exec_done)
+		return -ESRCH; /* its memory is another program's now */
 	ssize_t n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
 	/* a zombie main thread has no memory any more: through a live one */
 	for (size_t i = 0; n < 0 && errno == ESRCH && t->leader_gone && i < t->stopped_count; i++)

@@ -35,6 +35,7 @@ struct vsc_target {
 	bool threads_traced;  /* every thread is ours now, running or not */
 	bool others_ran_on;   /* traced threads ran on at the main thread's exit */
 	bool exec_waits;      /* at the exit stop: another thread's exec waits for its end */
+	bool exec_done;       /* ... or is done: another program runs (not read, not followed) */
 	uint64_t stray_traps; /* SIGTRAPs of our watchpoints kept from the program */
 	unsigned long long start_time; /* an attached process's (/proc/PID/stat), 0:
 					* not known; another: its pid was taken again */
@@ -80,8 +81,13 @@ int vsc_target_poll(struct vsc_target *t);
 int vsc_target_wait_others(struct vsc_target *t, int timeout_ms);
 /* The same with every thread traced (--watch): wait until the other
  * threads have reached their own exit stops or are gone (handling their
- * other stops as vsc_target_poll does), at most timeout_ms. Those at
- * their exit stop, and the main thread, stay stopped (t->stopped). When
+ * other stops as vsc_target_poll does), at most timeout_ms. The main
+ * thread stays stopped (t->stopped); the others go on from their exit
+ * stops to their end (held there, a thread would hold up another's exec,
+ * which waits for every other thread's end). An exec of another thread
+ * done meanwhile (it lets the main thread out of its exit stop) ends the
+ * wait: the new program is let go, not followed nor read (t->exec_done,
+ * t->launched_detached). When
  * some still run after that, they are stopped too (a consistent cut;
  * t->others_ran_on) and how many is returned; vsc_target_resume_all lets
  * every one go, and vsc_target_finish then lets the command run on

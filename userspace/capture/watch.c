@@ -521,7 +521,7 @@ static int drain(struct capture_source *base, struct trace_writer *w, bool threa
 {
 	struct watch_run *run = (struct watch_run *)base;
 	(void)threads_stopped;
-	if (run->target->ended)
+	if (run->target->ended || run->target->exec_done)
 		watch_events_target_gone(run->events);
 	detach_all(run);
 	int n = poll_source(base, w, 0);
