@@ -309,21 +309,61 @@ static __always_inline void main_leaves(void)
 	__sync_fetch_and_add(&main_left, 1);
 }
 
+#if defined(__TARGET_ARCH_x86)
+/* the same in 32-bit (ia32) system calls: a 32-bit program's, or int 0x80
+ * in a 64-bit one (in_compat, foreign.bpf.h) */
+#define NR32_EXIT 1
+#define NR32_EXIT_GROUP 252
+#define NR32_EXECVE 11
+#define NR32_EXECVEAT 358
+#endif
+
+/* The native number of system call nr of a target thread when it is exit,
+ * exit_group, execve or execveat, 32-bit ones too; else -1 (a 32-bit call
+ * whose number is that of a native one of these is another: 60 umask). */
+static __always_inline long end_call(long nr)
+{
+#if defined(__TARGET_ARCH_x86)
+	switch (nr) {
+	case NR_EXIT:
+	case NR_EXIT_GROUP:
+	case NR_EXECVE:
+	case NR_EXECVEAT:
+	case NR32_EXIT:
+	case NR32_EXIT_GROUP:
+	case NR32_EXECVE:
+	case NR32_EXECVEAT:
+		break;
+	default:
+		return -1;
+	}
+	if (in_compat())
+		return nr == NR32_EXIT         ? NR_EXIT
+		       : nr == NR32_EXIT_GROUP ? NR_EXIT_GROUP
+		       : nr == NR32_EXECVE     ? NR_EXECVE
+		       : nr == NR32_EXECVEAT   ? NR_EXECVEAT
+					       : -1;
+#endif
+	return nr == NR_EXIT || nr == NR_EXIT_GROUP || nr == NR_EXECVE || nr == NR_EXECVEAT ? nr
+											    : -1;
+}
+
 /* System calls that end a thread or replace its address space, or store
  * into the target's memory from outside, or map memory it may share. */
 SEC("raw_tracepoint/sys_enter")
 int vsc_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	long nr = (long)ctx->args[1];
+	long end = (bpf_get_current_pid_tgid() >> 32) == target_pid ? end_call(nr) : -1;
 
-	if (foreign_sys_enter(ctx, nr))
-		return 0;
-	if (nr == NR_EXECVE || nr == NR_EXECVEAT)
+	/* the target's end first: a 32-bit exit (1) is no native write */
+	if (end == NR_EXECVE || end == NR_EXECVEAT)
 		return thread_end(VSC_RECORD_FROM_EXEC);
-	if (nr == NR_EXIT)
+	if (end == NR_EXIT)
 		main_leaves();
-	if (nr == NR_EXIT || nr == NR_EXIT_GROUP)
+	if (end == NR_EXIT || end == NR_EXIT_GROUP)
 		return thread_end(VSC_RECORD_FROM_EXIT);
+	foreign_sys_enter(ctx, nr);
 	return 0;
 }
 

@@ -11,6 +11,8 @@
  *     10 ms, for RUN_ON ms more, then one of them calls exit(0); RUN_ON
  *     < 0: after the main thread's exit as fast as they can, for -RUN_ON
  *     ms)
+ *   probe_kill THREADS FILE MS RUN_ON exit32   (the same, the main thread
+ *     leaving by the 32-bit exit system call, int 0x80: x86-64 only)
  *   probe_kill THREADS FILE MS exec   (the first worker calls
  *     execl("/bin/true") after MS ms: the other threads, the main one
  *     first, die of it while the workers run)
@@ -44,6 +46,7 @@ static volatile int started;
 static long run_on_ms; /* > 0: the workers' end after the main thread's */
 static int spin;       /* RUN_ON < 0: no pause once the main thread left */
 static volatile int main_left;
+static int exit32;               /* the main thread leaves by a 32-bit exit */
 static double exec_at;           /* > 0: when the first worker calls exec */
 static volatile double deadline; /* then: when one of them calls exit(0) */
 
@@ -89,8 +92,10 @@ static void go_idle(int sig)
 int main(int argc, char **argv)
 {
 	pthread_t t[64];
+	if (argc == 6 && strcmp(argv[5], "exit32") == 0)
+		exit32 = 1, argc = 5;
 	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: probe_kill THREADS FILE MS [RUN_ON]\n");
+		fprintf(stderr, "usage: probe_kill THREADS FILE MS [RUN_ON [exit32]]\n");
 		return 2;
 	}
 	if (argc == 5 && strcmp(argv[4], "exec") == 0) {
@@ -126,6 +131,12 @@ int main(int argc, char **argv)
 		if (spin) /* the run on counts from now */
 			deadline = seconds_now() + (double)run_on_ms / 1000;
 		main_left = 1;
+#if defined(__x86_64__)
+		if (exit32) /* exit (1) of the ia32 table: this thread alone */
+			__asm__ volatile("int $0x80" : : "a"(1), "b"(0) : "memory");
+#endif
+		if (exit32)
+			return 2; /* not here */
 		pthread_exit(NULL);
 	}
 	go_idle(0);
