@@ -453,6 +453,61 @@ static uint32_t prev_source_thread(const struct search *s, uint32_t t, uint32_t 
 	return x == NONE || x == INIT_NODE ? NONE : s->h->writer[x];
 }
 
+/* Thread u's writes among a value's x->w[lo, hi) that can be among a
+ * read's s->near_only nearest: closeness is first the distance from where
+ * u has come to, and u's writes are sorted by place, so only the
+ * near_only on either side of that point. Appended to near[n..]; returns
+ * the new n. */
+static uint32_t nearest_of_thread(const struct search *s, uint32_t u, uint64_t key, size_t lo,
+				  size_t hi, struct near *near, uint32_t n)
+{
+	const struct hot *h = s->h;
+	uint32_t next = s->open_first[u] + s->chosen[u];
+	uint64_t come =
+		next < s->open_first[u + 1] ? s->open[next] - h->base[u] : h->p->threads[u].length;
+	size_t tlo, thi, a, b;
+
+	writes_of_thread(&s->w, u, lo, hi, &tlo, &thi);
+	a = tlo, b = thi;
+	while (a < b) { /* the first of u's writes at or past come */
+		size_t mid = a + (b - a) / 2;
+		if (s->w.w[mid].at < come)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	b = a + s->near_only < thi ? a + s->near_only : thi;
+	a = a - tlo > s->near_only ? a - s->near_only : tlo;
+	for (size_t j = a; j < b; j++) {
+		const struct value_write *w = &s->w.w[j];
+		uint32_t x = h->node[h->base[u] + w->at];
+		near[n++] = (struct near){ closeness(s, w, h->key[x], key) >> 1, x };
+	}
+	return n;
+}
+
+/* A near-only pass's candidates for a read of thread t (key `key`) of a
+ * value written more than SEARCH_CANDIDATES times, x->w[lo, hi): the
+ * s->near_only nearest, the same ones a look at every write would keep
+ * (near[] is cut to them whenever another thread's could overflow it).
+ * Returns how many, into near[]. */
+static uint32_t nearest_of_many(const struct search *s, uint32_t t, uint64_t key, size_t lo,
+				size_t hi, struct near *near)
+{
+	uint32_t n = 0;
+
+	for (uint32_t u = 0; u < s->h->k; u++) {
+		if (u == t)
+			continue;
+		if (n + 2 * s->near_only > SEARCH_CANDIDATES) {
+			qsort(near, n, sizeof(*near), near_cmp);
+			n = s->near_only;
+		}
+		n = nearest_of_thread(s, u, key, lo, hi, near, n);
+	}
+	return n;
+}
+
 /* Level at's candidates, nearest by key first, onto s->cand. 0,
  * HOT_VAR_OPEN (too many) or -ENOMEM. */
 static int level_candidates(struct search *s, uint32_t at)
@@ -469,9 +524,11 @@ static int level_candidates(struct search *s, uint32_t at)
 	uint32_t prev_src = prev_source_thread(s, t, l->g);
 
 	writes_of_value(&s->w, e->value, &lo, &hi);
-	if (hi - lo > SEARCH_CANDIDATES)
+	if (hi - lo > SEARCH_CANDIDATES && !s->near_only)
 		return HOT_VAR_OPEN;
-	for (size_t j = lo; j < hi; j++) {
+	if (hi - lo > SEARCH_CANDIDATES)
+		n = nearest_of_many(s, t, key, lo, hi, near);
+	for (size_t j = lo; hi - lo <= SEARCH_CANDIDATES && j < hi; j++) {
 		const struct value_write *w = &s->w.w[j];
 		uint32_t x = h->node[h->base[w->thread] + w->at];
 		int other = !h->hinted && !s->near_only && w->thread != prev_src;
@@ -749,6 +806,20 @@ static uint32_t *initial_places(const struct hot *h)
 	return place;
 }
 
+/* Marks in `used` the writes of every value written more than
+ * SEARCH_CANDIDATES times: a near-only pass may take any of them. */
+static void used_writes_of_many(const struct search *s, uint8_t *used)
+{
+	const struct hot *h = s->h;
+
+	for (size_t lo = 0, hi; lo < s->w.n; lo = hi) {
+		for (hi = lo + 1; hi < s->w.n && s->w.w[hi].value == s->w.w[lo].value; hi++)
+			;
+		for (size_t k = lo; hi - lo > SEARCH_CANDIDATES && k < hi; k++)
+			used[h->node[h->base[s->w.w[k].thread] + s->w.w[k].at]] = 1;
+	}
+}
+
 /* Marks in `used` the writes a choice may draw an edge to or from: every
  * write of an open read's value (its candidates), and the writes of the
  * read's thread nearest before and after it (its own last write, its next
@@ -756,6 +827,9 @@ static uint32_t *initial_places(const struct hot *h)
 static void used_writes(struct search *s, uint8_t *used)
 {
 	struct hot *h = s->h;
+
+	if (s->near_only)
+		used_writes_of_many(s, used);
 
 	for (uint32_t t = 0; t < h->k; t++) {
 		size_t base = h->base[t], len = h->p->threads[t].length;
