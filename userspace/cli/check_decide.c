@@ -121,14 +121,24 @@ void check_decide_item(struct item *it, const struct check_args *a, double deadl
 	it->status = vsc_result_verdict(it->res) == VSC_CONSISTENT     ? EXIT_CONSISTENT
 		     : vsc_result_verdict(it->res) == VSC_INCONSISTENT ? EXIT_INCONSISTENT
 								       : EXIT_UNKNOWN;
-	if (it->status == EXIT_INCONSISTENT && check_wants_core(a)) {
-		opts = a->opts; /* what the verdict left of --timeout: one deadline for all */
-		if (deadline > 0)
-			opts.timeout_s = fmax(deadline - clock_now_s(), 1e-9);
-		it->core_err = vsc_explain_result(it->prog, it->res, &opts, &it->core);
-		if (a->html && it->core) /* none when it fails: no prefix view then */
-			(void)prefix_find(it, deadline, &it->prefix);
-	}
+	if (it->status == EXIT_INCONSISTENT && check_wants_every_core(a))
+		check_explain_item(it, a, deadline);
+}
+
+bool check_wants_every_core(const struct check_args *a)
+{
+	return a->explain || a->core_out;
+}
+
+void check_explain_item(struct item *it, const struct check_args *a, double deadline)
+{
+	struct vsc_check_opts opts = a->opts; /* what the verdict left of --timeout */
+
+	if (deadline > 0)
+		opts.timeout_s = fmax(deadline - clock_now_s(), 1e-9);
+	it->core_err = vsc_explain_result(it->prog, it->res, &opts, &it->core);
+	if (a->html && it->core) /* none when it fails: no prefix view then */
+		(void)prefix_find(it, deadline, &it->prefix);
 }
 
 /* ---- what is kept of it ------------------------------------------------- */

@@ -5,7 +5,9 @@
  * let out of the queue in input order: what the reports need of each is
  * noted (check_note_facts), and a consistent one's program and result are
  * freed unless a picture may show it (its witness, when printed, waits in
- * a temporary file: witness_spill.c). A lab run of 10^6 segments thus
+ * a temporary file: witness_spill.c); an inconsistent one's too, unless
+ * --explain or --core-out tells its core or it is one of the few --svg and
+ * --html show (explained as it is let out). A lab run of 10^6 segments thus
  * takes the memory of a few segments plus its report (docs/lab.md,
  * "Memory"), not that of the whole file, whatever is asked. */
 #include <errno.h>
@@ -52,6 +54,7 @@ struct stream {
 	int err;                  /* 0, or -ENOMEM once a decided execution could not be kept */
 	struct file_report *file; /* being read */
 	size_t file_queued;       /* of its executions, those queued so far */
+	size_t inconsistent_out;  /* inconsistent executions let out, every file's */
 	/* The batch being filled. A full one is queued when the next execution
 	 * comes, so that a file's last batch is queued when the file ends: one
 	 * execution alone then gets every --jobs thread. */
@@ -128,17 +131,24 @@ static void *worker(void *arg)
 /* ---- letting out, in input order (the reading thread) -------------------- */
 
 /* Does any report need the program and result of it, once its facts are
- * noted? The explanations of inconsistent ones; the pictures and the page,
- * of the first few of each file that are not inconsistent (the others are
- * never shown: check_pictured_max); unknown ones (their bounds with --min)
- * and those not decided are few and kept whole. A consistent one's witness
- * waits in the spill instead. */
-static bool needs_program(const struct check_args *a, struct file_report *f, const struct item *it)
+ * noted? The explanations of inconsistent ones (--explain, --core-out); the
+ * pictures and the page, of the first few inconsistent ones of all files
+ * and the first few of each file that are not (the others are never shown:
+ * check_pictured_max; an inconsistent one past its few may still be shown
+ * as unknown when its file's verdicts are withheld); unknown ones (their
+ * bounds with --min) and those not decided are few and kept whole. A
+ * consistent one's witness waits in the spill instead. */
+static bool needs_program(struct stream *st, struct file_report *f, const struct item *it)
 {
+	const struct check_args *a = st->a;
+
 	if (a->keep_executions)
 		return true;
-	if (it->status == EXIT_INCONSISTENT)
-		return check_wants_core(a);
+	if (it->status == EXIT_INCONSISTENT) {
+		if (check_wants_every_core(a) || st->inconsistent_out++ < check_pictured_max(a))
+			return true;
+		return f->may_be_shown++ < check_pictured_max(a);
+	}
 	if (f->may_be_shown++ < check_pictured_max(a))
 		return true;
 	return it->status != EXIT_CONSISTENT;
@@ -151,8 +161,14 @@ static void keep(struct stream *st, struct file_report *f, struct item *it)
 {
 	const struct check_args *a = st->a;
 	int err = check_note_facts(it, a, &f->names);
+	bool whole = !err && needs_program(st, f, it);
 
-	if (!err && !needs_program(a, f, it) &&
+	/* only a picture or the page shows its core: explained now, in input
+	 * order, rather than every inconsistent one as it is decided */
+	if (whole && it->status == EXIT_INCONSISTENT && it->res && check_wants_core(a) &&
+	    !check_wants_every_core(a))
+		check_explain_item(it, a, f->deadline);
+	if (!err && !whole &&
 	    (!witness_spill_wanted(a, it) ||
 	     witness_spill_add(a->spill, a, it, &it->facts.witness) == 0)) {
 		vsc_result_free(it->res);

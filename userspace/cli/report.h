@@ -116,6 +116,13 @@ void check_free_items(struct file_report *f);
 int check_combine_status(int so_far, int next);
 /* Does anything asked for need the minimal cores? */
 bool check_wants_core(const struct check_args *a);
+/* Of every inconsistent execution (--explain, --core-out), not only of the
+ * few --svg and --html show: those are explained as they are let out
+ * (check_stream.c), the others not at all. */
+bool check_wants_every_core(const struct check_args *a);
+/* An inconsistent execution's core (and with --html its violating prefix),
+ * within --deadline (0: none), from its program and result. */
+void check_explain_item(struct item *it, const struct check_args *a, double deadline);
 /* The verdict an item's details are about: the events present's when its
  * verdict is withheld. */
 int item_shown_status(const struct item *it);
