@@ -397,6 +397,46 @@ static void engine_small_tables_agree(void **state)
 	assert_true(full > 600);
 }
 
+/* A limit set on a table that holds states already (no marks were kept
+ * for them): adding past the limit drops states, and every state added is
+ * found at once; the states the table keeps are the ones it finds. */
+static void state_table_limited_when_filled(void **state)
+{
+	struct state_table t;
+	uint32_t key[3];
+	int added;
+
+	(void)state;
+	assert_int_equal(state_table_init(&t, 3), 0);
+	for (uint32_t i = 0; i < 40; i++) {
+		key[0] = i, key[1] = i * 7, key[2] = ~i;
+		assert_true(state_table_get(&t, key, &added) >= 0);
+		assert_int_equal(added, 1);
+	}
+	state_table_limit_bytes(&t, 512);
+	assert_true(t.limit < t.count);
+	for (uint32_t i = 40; i < 400; i++) {
+		int64_t at;
+		key[0] = i, key[1] = i * 7, key[2] = ~i;
+		at = state_table_get(&t, key, &added);
+		assert_true(at >= 0);
+		assert_int_equal(added, 1);
+		assert_int_equal(state_table_find(&t, key), at);
+		if (i % 3 == 0) { /* an older state looked up: the clock keeps it longer */
+			key[0] = i - 1, key[1] = (i - 1) * 7, key[2] = ~(i - 1);
+			state_table_find(&t, key);
+		}
+	}
+	assert_int_equal(t.count, 40);
+	for (uint32_t i = 0, found = 0; i < 400; i++) {
+		key[0] = i, key[1] = i * 7, key[2] = ~i;
+		found += state_table_find(&t, key) >= 0;
+		if (i == 399)
+			assert_int_equal(found, t.count);
+	}
+	state_table_free(&t);
+}
+
 /* A random value key variable i of g may hold: its initial value, a pair
  * an event on it reads or writes, or none. */
 static uint32_t random_value(uint64_t *seed, const struct engine *g, uint32_t i)
@@ -522,6 +562,7 @@ int main(void)
 		cmocka_unit_test(unique_run_agrees_with_exact),
 		cmocka_unit_test(engine_small_tables_agree),
 		cmocka_unit_test(engine_keys_one_to_one),
+		cmocka_unit_test(state_table_limited_when_filled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,6 +50,7 @@ static bool state_eq(const void *ctx, uint32_t index, const void *key)
 static int grow(struct state_table *t)
 {
 	size_t cap = array_grown_cap(t->cap, (size_t)t->cap + 1, 1024, UINT32_MAX / 2);
+	size_t marked = t->used ? t->cap : 0; /* marks that hold a value */
 
 	if (cap && t->limit && cap > t->limit)
 		cap = t->limit;
@@ -57,6 +58,8 @@ static int grow(struct state_table *t)
 	    array_resize((void **)&t->words, cap * t->width, sizeof(*t->words)) ||
 	    ARRAY_RESIZE(t->records, cap) || (t->limit && ARRAY_RESIZE(t->used, cap)))
 		return -ENOMEM;
+	if (t->used)
+		memset(t->used + marked, 0, cap - marked);
 	t->cap = (uint32_t)cap;
 	return 0;
 }
@@ -80,6 +83,10 @@ void state_table_limit_bytes(struct state_table *t, size_t bytes)
 			best = states;
 	}
 	t->limit = best < 1 ? 1 : (uint32_t)best;
+	/* a table that holds states already: their marks, none set (without
+	 * memory for them the clock drops the states in turn, evict()) */
+	if (t->cap && !t->used)
+		t->used = calloc(t->cap, 1);
 }
 
 int64_t state_table_find(struct state_table *t, const uint32_t *key)
@@ -92,12 +99,13 @@ int64_t state_table_find(struct state_table *t, const uint32_t *key)
 }
 
 /* The state to drop for a new one: the first at or after the hand not
- * looked up since the hand last passed it (those it passes lose the mark). */
+ * looked up since the hand last passed it (those it passes lose the mark;
+ * without marks, the one at the hand). */
 static uint32_t evict(struct state_table *t)
 {
 	uint32_t victim;
 
-	while (t->used[t->hand]) {
+	while (t->used && t->used[t->hand]) {
 		t->used[t->hand] = 0;
 		t->hand = t->hand + 1 < t->count ? t->hand + 1 : 0;
 	}

@@ -29,11 +29,12 @@ struct state_table {
 
 int state_table_init(struct state_table *t, uint32_t width);
 /* At most as many states as bytes hold (the index and the states' words,
- * records and marks; at least one state), set on an empty table: once
- * full, adding a state drops one that was not looked up since the last
- * drop passed it (a clock over the states) and reuses its index. Only for
- * tables whose records save work, no more: a dropped state is searched
- * again. */
+ * records and marks; at least one state): once full, adding a state drops
+ * one that was not looked up since the last drop passed it (a clock over
+ * the states) and reuses its index. Only for tables whose records save
+ * work, no more: a dropped state is searched again. Set on a table that
+ * holds more states than that, it keeps them (each new one drops one), so
+ * the bytes hold only from an empty table. */
 void state_table_limit_bytes(struct state_table *t, size_t bytes);
 void state_table_free(struct state_table *t);
 /* Find key; when absent, add it (record zeroed). Returns the index, or
