@@ -157,6 +157,18 @@ else
 			no "60,000 lab segments, $opts under a 45 MB cap: exit $status, $(head -c 200 "$tmp/big.err")"
 		fi
 	done
+	# out of memory anywhere while reading and deciding is a clear exit
+	# (3), never a crash: caps of 22-30 MB in 100 KB steps (a thread or
+	# variable named before its room was made was freed unset: SIGSEGV at
+	# 6 of these caps)
+	crashed=""
+	for cap in $(seq 22000 100 30000); do
+		(cd "$tmp/big.pics" && ulimit -v "$cap" && exec "$vsc" check --html big.html "$tmp/big.vsc") \
+			> /dev/null 2>&1
+		status=$?
+		[ "$status" -lt 128 ] || crashed="$crashed ${cap}KB:$status"
+	done
+	[ -z "$crashed" ] && ok || no "60,000 lab segments, --html under caps of 22-30 MB: crashed at$crashed"
 fi
 
 echo "stream: $pass passed, $fail failed"

@@ -256,24 +256,32 @@ void program_trim(struct vsc_program *p)
 	}
 }
 
+/* The room comes before the name: a name interned without its thread (or
+ * variable) would be counted, and its unset entry freed or read. */
 int program_thread(struct vsc_program *p, const char *name, size_t len)
 {
-	int added, t = intern_get(&p->thread_names, name, len, &added);
+	int added, t;
+
+	if (program_threads(p) >= p->threads_cap &&
+	    ARRAY_RESERVE_FROM(p->threads, p->threads_cap, (size_t)program_threads(p) + 1, 2))
+		return -ENOMEM;
+	t = intern_get(&p->thread_names, name, len, &added);
 	if (t < 0 || !added)
 		return t;
-	if (ARRAY_RESERVE_FROM(p->threads, p->threads_cap, (size_t)t + 1, 2))
-		return -ENOMEM;
 	memset(&p->threads[t], 0, sizeof(p->threads[t]));
 	return t;
 }
 
 int program_var(struct vsc_program *p, const char *name, size_t len)
 {
-	int added, v = intern_get(&p->var_names, name, len, &added);
+	int added, v;
+
+	if (program_vars(p) >= p->inits_cap &&
+	    ARRAY_RESERVE_FROM(p->inits, p->inits_cap, (size_t)program_vars(p) + 1, 2))
+		return -ENOMEM;
+	v = intern_get(&p->var_names, name, len, &added);
 	if (v < 0 || !added)
 		return v;
-	if (ARRAY_RESERVE_FROM(p->inits, p->inits_cap, (size_t)v + 1, 2))
-		return -ENOMEM;
 	memset(&p->inits[v], 0, sizeof(p->inits[v]));
 	p->inits[v].least = INT64_MAX;
 	p->inits[v].most = INT64_MIN;
