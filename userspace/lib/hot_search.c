@@ -417,6 +417,16 @@ static uint64_t distance(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
+/* Where thread u has come to in the search: the place of its next read to
+ * choose for, its length when none is left. */
+static uint64_t come_to(const struct search *s, uint32_t u)
+{
+	uint32_t next = s->open_first[u] + s->chosen[u];
+
+	return next < s->open_first[u + 1] ? s->open[next] - s->h->base[u]
+					   : s->h->p->threads[u].length;
+}
+
 /* How near write w (of key wkey) is to a read of key `key`: by the hints
  * when every event has one; else by how far w is from where its thread
  * has come to in the search (its next read to choose for), since the
@@ -425,14 +435,9 @@ static uint64_t distance(uint64_t a, uint64_t b)
 static uint64_t closeness(const struct search *s, const struct value_write *w, uint64_t wkey,
 			  uint64_t key)
 {
-	const struct hot *h = s->h;
-	uint32_t u = w->thread, next = s->open_first[u] + s->chosen[u];
-	uint64_t come =
-		next < s->open_first[u + 1] ? s->open[next] - h->base[u] : h->p->threads[u].length;
-
-	if (h->hinted)
+	if (s->h->hinted)
 		return distance(wkey, key);
-	return distance(w->at, come) << 32 | distance(wkey, key) >> 32;
+	return distance(w->at, come_to(s, w->thread)) << 32 | distance(wkey, key) >> 32;
 }
 
 /* The thread whose write thread t's open read before g sees, NONE. */
@@ -462,9 +467,7 @@ static uint32_t nearest_of_thread(const struct search *s, uint32_t u, uint64_t k
 				  size_t hi, struct near *near, uint32_t n)
 {
 	const struct hot *h = s->h;
-	uint32_t next = s->open_first[u] + s->chosen[u];
-	uint64_t come =
-		next < s->open_first[u + 1] ? s->open[next] - h->base[u] : h->p->threads[u].length;
+	uint64_t come = come_to(s, u);
 	size_t tlo, thi, a, b;
 
 	writes_of_thread(&s->w, u, lo, hi, &tlo, &thi);

@@ -262,8 +262,7 @@ int program_thread(struct vsc_program *p, const char *name, size_t len)
 {
 	int added, t;
 
-	if (program_threads(p) >= p->threads_cap &&
-	    ARRAY_RESERVE_FROM(p->threads, p->threads_cap, (size_t)program_threads(p) + 1, 2))
+	if (ARRAY_RESERVE_FROM(p->threads, p->threads_cap, (size_t)program_threads(p) + 1, 2))
 		return -ENOMEM;
 	t = intern_get(&p->thread_names, name, len, &added);
 	if (t < 0 || !added)
@@ -276,8 +275,7 @@ int program_var(struct vsc_program *p, const char *name, size_t len)
 {
 	int added, v;
 
-	if (program_vars(p) >= p->inits_cap &&
-	    ARRAY_RESERVE_FROM(p->inits, p->inits_cap, (size_t)program_vars(p) + 1, 2))
+	if (ARRAY_RESERVE_FROM(p->inits, p->inits_cap, (size_t)program_vars(p) + 1, 2))
 		return -ENOMEM;
 	v = intern_get(&p->var_names, name, len, &added);
 	if (v < 0 || !added)
