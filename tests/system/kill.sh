@@ -216,6 +216,49 @@ while [ $i -lt "$repeat" ]; do
   [ $st = 0 ] && [ "$lost" = 0 ] && [ "$by" = "another thread's exec (the process runs another program)" ] &&
     ok "--watch -- CMD, a worker's exec: recorded in $took ms, 0 lost ($i)" ||
     bad "--watch -- CMD, a worker's exec: record exit $st after $took ms, lost '$lost', stopped by '$by' ($i)"
+  # A worker's exec as the recorder stops every thread at --duration (the
+  # process runs on past the recording: -p, and -- CMD): probe_kill
+  # execstop's last thread execs once the recorder has stopped the first
+  # worker and not yet it. The exec kills every other thread, the held
+  # ones too, and waits for their end: a traced thread's end waits for its
+  # tracer, which waited for the exec's thread to stop (and seizing any
+  # thread waits for the exec). Before, the recorder hung (killed after
+  # 30 s: 3 runs in 3); now the recording ends there, the loss counted
+  # (the threads' ends hand their logs over), stopped by the exec, or by
+  # --duration when the exec came after the stop.
+  # --watch (every thread traced: the exec waits for each to be let out
+  # of its exit stop too) hung the same way.
+  for how in -p -- "--watch -p" "--watch --"; do
+    t=$work/exec-stop.vsc watch=
+    case $how in --watch*) watch="--watch seen:8" ;; esac
+    if [ "${how#--watch }" = -p ]; then
+      taskset -c "$cpu" "$targets/probe_kill" 6 "$work/counter" 2000 execstop & pid=$! first=
+      sleep 0.2
+      set -- -p $pid --duration 2
+    else
+      pid= first=0
+      set -- --duration 2 --stop-command KILL -- "$targets/probe_kill" 6 "$work/counter" 1500 execstop
+    fi
+    started=$(date +%s%N)
+    taskset -c "$cpu" timeout -s KILL 30 "$vsc" record $watch -o "$t" "$@" 2> "$work/err"
+    st=$? took=$((($(date +%s%N) - started) / 1000000))
+    [ -n "$pid" ] && kill -KILL $pid 2> /dev/null && wait $pid 2> /dev/null
+    by=$(header "$t" 'recording stopped by') name="record $how, a worker's exec as the threads are stopped"
+    case $by in
+      "another thread's exec (the process runs another program)" | --duration) ;;
+      *)
+        bad "$name: record exit $st after $took ms, stopped by '$by': $(tail -2 "$work/err")"
+        continue
+        ;;
+    esac
+    if [ -z "$watch" ]; then
+      verdict "$name, stopped by '$by' in $took ms ($i)" "$t" $st $first
+    elif [ $st = 0 ] && [ $took -lt 15000 ] && tail -1 "$t" | grep -q '^# end of trace:'; then
+      ok "$name, stopped by '$by' in $took ms, lost $(header "$t" 'lost events') ($i)"
+    else
+      bad "$name: record exit $st after $took ms: $(tail -2 "$work/err")"
+    fi
+  done
   # -p: its main thread leaves by pthread_exit while the recording runs,
   # the others run on 2 s (one increment each 10 ms), then one calls
   # exit(0); recorded to the end, and stopped by --duration meanwhile.

@@ -16,6 +16,12 @@
  *   probe_kill THREADS FILE MS exec   (the first worker calls
  *     execl("/bin/true") after MS ms: the other threads, the main one
  *     first, die of it while the workers run)
+ *   probe_kill THREADS FILE MS execstop   (the last of the THREADS
+ *     threads increments nothing: after MS ms it looks at the first
+ *     worker, and calls execl("/bin/true") as soon as that one is in a
+ *     tracing stop ('t': a recorder stopping every thread, one by one,
+ *     has come to it and not yet to this one, whose tid is the highest);
+ *     the main thread waits for ever)
  * The counter lives in FILE (8 bytes, mapped shared), so its last value
  * survives the kill: every increment performed is one `u counter K K+1`,
  * K = 0 .. last-1, and a trace that lacks some of them must count the loss
@@ -46,8 +52,10 @@ static volatile int started;
 static long run_on_ms; /* > 0: the workers' end after the main thread's */
 static int spin;       /* RUN_ON < 0: no pause once the main thread left */
 static volatile int main_left;
-static int exit32;               /* the main thread leaves by a 32-bit exit */
-static double exec_at;           /* > 0: when the first worker calls exec */
+static int exit32;          /* the main thread leaves by a 32-bit exit */
+static double exec_at;      /* > 0: when the first worker calls exec */
+static double exec_stop_at; /* > 0: when the last looks at the first (execstop) */
+static int threads;
 static volatile double deadline; /* then: when one of them calls exit(0) */
 
 static double seconds_now(void)
@@ -57,12 +65,43 @@ static double seconds_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The state letter of thread tid (/proc/self/task/TID/stat), 0 if none. */
+static char thread_state(pid_t tid)
+{
+	char path[64], line[512], *end;
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	end = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	return end && end[1] == ' ' ? end[2] : 0;
+}
+
+/* execstop: the last thread execs while the first worker is stopped by a
+ * tracer that has not come to this one yet. */
+static void exec_at_stop(void)
+{
+	struct timespec gap = { 0, 1000000 };
+	while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < threads ||
+	       seconds_now() < exec_stop_at)
+		nanosleep(&gap, NULL);
+	gap.tv_nsec = 20000; /* a sleeper, soon on a CPU again among the workers */
+	for (;;) {
+		if (thread_state(tids[1]) == 't')
+			execl("/bin/true", "true", (char *)NULL);
+		nanosleep(&gap, NULL);
+	}
+}
+
 static void *worker(void *arg)
 {
 	int64_t *mine = arg;
 	struct timespec gap = { 0, 10000000 };
 	int me = __atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
 	tids[me] = (pid_t)syscall(SYS_gettid);
+	if (exec_stop_at > 0 && me == threads)
+		exec_at_stop();
 	for (;;) {
 		if (exec_at > 0 && me == 1 && seconds_now() > exec_at)
 			execl("/bin/true", "true", (char *)NULL);
@@ -95,21 +134,27 @@ int main(int argc, char **argv)
 	if (argc == 6 && strcmp(argv[5], "exit32") == 0)
 		exit32 = 1, argc = 5;
 	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: probe_kill THREADS FILE MS [RUN_ON [exit32]]\n");
+		fprintf(stderr,
+			"usage: probe_kill THREADS FILE MS [RUN_ON [exit32] | exec | execstop]\n");
 		return 2;
 	}
 	if (argc == 5 && strcmp(argv[4], "exec") == 0) {
 		exec_at = seconds_now() + (double)atol(argv[3]) / 1000;
 		argc = 4, argv[3] = "0"; /* the main thread waits */
 	}
+	if (argc == 5 && strcmp(argv[4], "execstop") == 0) {
+		exec_stop_at = seconds_now() + (double)atol(argv[3]) / 1000;
+		argc = 4, argv[3] = "0";
+	}
 	run_on_ms = argc == 5 ? atol(argv[4]) : 0;
 	spin = run_on_ms < 0;
 	run_on_ms = labs(run_on_ms);
 	deadline = seconds_now() + (double)(labs(atol(argv[3])) + run_on_ms) / 1000;
-	int threads = atoi(argv[1]);
+	threads = atoi(argv[1]);
 	long ms = atol(argv[3]);
 	int fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (threads < 1 || threads > 64 || fd < 0 || ftruncate(fd, sizeof(*counter))) {
+	if (threads < 1 + (exec_stop_at > 0) || threads > 64 || fd < 0 ||
+	    ftruncate(fd, sizeof(*counter))) {
 		fprintf(stderr, "probe_kill: bad arguments or %s\n", argv[2]);
 		return 2;
 	}

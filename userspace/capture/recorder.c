@@ -219,6 +219,13 @@ static int take_target(struct recorder *rec, const sigset_t *child_mask)
 		recorder_say(rec, "cannot stop the threads of %d: %s", (int)o->pid, strerror(-err));
 		return err;
 	}
+	if (!o->argv && rec->target.exec_done) {
+		recorder_say(rec,
+			     "process %d ran another program (a thread's exec) as its threads "
+			     "were stopped to attach",
+			     (int)o->pid);
+		return -ESRCH;
+	}
 	if (o->trace_threads && (err = vsc_target_trace_threads(&rec->target))) {
 		recorder_say(rec, "cannot trace the threads of %d: %s", (int)rec->target.pid,
 			     strerror(-err));
@@ -382,6 +389,11 @@ static int finish_recording(struct recorder *rec)
 				     "could not stop the threads of %ld (%s); events still "
 				     "in their logs are missing",
 				     (long)t->pid, strerror(-err));
+		/* a thread's exec came as they were stopped: every other
+		 * thread ended there (handing its log over) */
+		if (t->exec_done)
+			rec->stop_reason =
+				"another thread's exec (the process runs another program)";
 	}
 	if (!t->ended && !t->exec_done) {
 		vsc_symbols_refresh(rec->symbols);

@@ -16,6 +16,7 @@
 #include <sys/user.h>
 #include <elf.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 __attribute__((format(printf, 2, 3))) static void set_message(struct vsc_target_error *err,
@@ -30,8 +31,14 @@ __attribute__((format(printf, 2, 3))) static void set_message(struct vsc_target_
 }
 
 static int other_threads(pid_t pid);
-static int thread_signals(pid_t pid, pid_t tid, unsigned long long *pending,
-			  unsigned long long *blocked);
+/* From thread tid's /proc/PID/task/TID/status: the signals pending for it
+ * alone (SigPnd, not the process's shared ones), those it blocks (SigBlk)
+ * and its tracer's pid (TracerPid, 0: none). */
+struct thread_status {
+	unsigned long long pending, blocked;
+	pid_t tracer;
+};
+static int thread_status(pid_t pid, pid_t tid, struct thread_status *st);
 static char stat_read(const char *path, unsigned long long *start, unsigned *flags);
 
 /* /proc/PID/mem refused with ESRCH: gone, or its main thread a zombie
@@ -458,8 +465,8 @@ static int other_threads(pid_t pid)
 static bool thread_leaving(pid_t pid, pid_t tid)
 {
 	char path[96];
-	unsigned long long pending;
-	if (thread_signals(pid, tid, &pending, NULL) || (pending & KILL_PENDING))
+	struct thread_status st;
+	if (thread_status(pid, tid, &st) || (st.pending & KILL_PENDING))
 		return true;
 	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", (long)pid, (long)tid);
 	unsigned flags;
@@ -812,23 +819,151 @@ static bool thread_gone(pid_t pid, pid_t tid)
 	return !state || state == 'Z' || state == 'X';
 }
 
-/* Seize (unless it is our launched main thread) and interrupt one thread,
- * then wait for its stop. Returns 0, or 1 when the thread is gone. */
+static bool traced_by_us(pid_t pid, pid_t tid);
+
+/* Where tid is held in t->stopped, or -1. */
+static ssize_t held_at(const struct vsc_target *t, pid_t tid)
+{
+	for (size_t i = 0; i < t->stopped_count; i++)
+		if (t->stopped[i] == tid)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* A report (waitpid) of a thread we trace, while vsc_target_stop_all
+ * stops them, other than the one it waits for. Threads die then only of a
+ * SIGKILL (another thread's exit_group or exec, a fatal signal): one we
+ * trace stops at its exit stop (PTRACE_O_TRACEEXIT) and is a zombie after
+ * until we reap it, and an exec waits for both (for the end of every
+ * other thread). So a thread at its exit stop goes on, and an end is
+ * reaped (held: gone, -tid; the main thread's end is the process's, and it
+ * is gone from its exit stop on). The new program of an exec (under the
+ * main thread's id) at its first stop stays there (t->exec_done), to be
+ * let go; any other stop of a thread not held goes on (pass_stop). Only
+ * system calls: it runs in a signal handler too (on_held_death). */
+static void take_report(struct vsc_target *t, pid_t got, int status)
+{
+	ssize_t held = held_at(t, got);
+	int event = status >> 16;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (got == t->pid) {
+			t->ended = true;
+			t->wait_status = status;
+		}
+		if (held >= 0)
+			t->stopped[held] = -got;
+	} else if (!WIFSTOPPED(status)) {
+		return;
+	} else if (event == PTRACE_EVENT_EXIT) {
+		ptrace(PTRACE_CONT, got, 0, 0);
+		if (got == t->pid && held >= 0)
+			t->stopped[held] = -got;
+	} else if (got == t->pid && (held >= 0 || event == PTRACE_EVENT_EXEC)) {
+		/* a held main thread stops again only as another program */
+		t->exec_done = true;
+		if (held < 0 && (held = held_at(t, -got)) >= 0)
+			t->stopped[held] = got; /* held at its exec stop */
+		else if (held < 0)
+			ptrace(PTRACE_DETACH, got, 0, 0);
+	} else if (held < 0) {
+		pass_stop(t, got, status);
+	}
+}
+
+/* Every report there is now (take_report). */
+static void take_reports(struct vsc_target *t)
+{
+	int status;
+	pid_t got;
+	while ((got = waitpid(-1, &status, WNOHANG | __WALL)) > 0)
+		take_report(t, got, status);
+}
+
+/* The target whose threads we hold while a PTRACE_SEIZE is under way.
+ * The kernel makes PTRACE_SEIZE of any thread of a process wait while an
+ * exec of it is under way (its cred_guard_mutex), and the exec waits for
+ * the end of every other thread, held ones too: a zombie until we reap it.
+ * A SIGCHLD then (a held thread died) ends the wait for the handler, which
+ * reaps it. */
+static struct vsc_target *volatile seizing;
+
+static void on_held_death(int sig)
+{
+	int saved = errno;
+	struct vsc_target *t = seizing;
+	(void)sig;
+	if (t)
+		take_reports(t);
+	errno = saved;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* How long a thread may take to stop: one in the kernel in a wait that
+ * only a fatal signal ends (a vfork's parent, for one) does not stop. */
+#define STOP_WAIT_MS 5000
+
+/* Seize (unless it is ours already) and interrupt one thread, then wait
+ * for its stop, never for ever: meanwhile held threads that died are
+ * reaped (an exec waits for that, seizing and the thread's stop with it:
+ * on_held_death), and the main
+ * thread's id no longer ours means another thread's exec took it
+ * (t->exec_done). Returns 0, 1 when the thread is gone, -ETIMEDOUT. */
 static int stop_thread(struct vsc_target *t, pid_t tid)
 {
 	bool ours = (t->launched && tid == t->pid) || t->threads_traced;
-	if (!ours && ptrace(PTRACE_SEIZE, tid, 0, t->trace_threads ? PTRACE_O_TRACECLONE : 0)) {
+	long opts = PTRACE_O_TRACEEXEC | (t->trace_threads ? PTRACE_O_TRACECLONE : 0);
+	int seized = 0;
+	if (!ours) {
+		seizing = t; /* from here a held thread's death is reaped at once */
+		take_reports(t);
+		seized = ptrace(PTRACE_SEIZE, tid, 0, opts);
+		int e = errno;
+		seizing = NULL;
+		errno = e;
+	}
+	if (seized) {
 		if (errno == ESRCH || (errno == EPERM && thread_gone(t->pid, tid)))
 			return 1;
-		return -errno;
+		/* a new thread of one we seized with PTRACE_O_TRACECLONE as it
+		 * called clone: ours already */
+		if (errno != EPERM || !traced_by_us(t->pid, tid))
+			return -errno;
 	}
 	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0))
 		return errno == ESRCH ? 1 : -errno;
-	for (;;) {
+	uint64_t start = now_ms();
+	for (unsigned polls = 0;; polls++) {
 		int status;
-		pid_t got = waitpid(tid, &status, __WALL);
+		pid_t got = waitpid(-1, &status, WNOHANG | __WALL);
+		if (got > 0 && got != tid) {
+			take_report(t, got, status);
+			continue;
+		}
+		if (got <= 0)
+			got = waitpid(tid, &status, WNOHANG | __WALL);
+		if (got < 0 && errno == EINTR)
+			continue;
 		if (got < 0)
-			return errno == EINTR ? 0 : errno == ECHILD ? 1 : -errno;
+			return errno == ECHILD ? 1 : -errno; /* an exec's thread: its id is gone */
+		if (got == 0) {
+			uint64_t waited = now_ms() - start;
+			if (tid == t->pid && waited >= 1 && !traced_by_us(t->pid, tid) &&
+			    !thread_gone(t->pid, tid)) {
+				t->exec_done = true; /* not the thread we seized */
+				return 1;
+			}
+			if (waited >= STOP_WAIT_MS)
+				return -ETIMEDOUT;
+			usleep(polls < 50 ? 20 : 1000);
+			continue;
+		}
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			if (tid == t->pid) {
 				t->ended = true;
@@ -839,7 +974,16 @@ static int stop_thread(struct vsc_target *t, pid_t tid)
 		if (!WIFSTOPPED(status))
 			continue;
 		int event = status >> 16;
-		if (event == PTRACE_EVENT_STOP || event == PTRACE_EVENT_EXIT)
+		if (event == PTRACE_EVENT_EXIT) {
+			/* killed (a group exit, an exec): past its last
+			 * instruction, it goes on to its end (held, it would
+			 * hold an exec up); the main thread's is the process's */
+			ptrace(PTRACE_CONT, tid, 0, 0);
+			return tid == t->pid;
+		}
+		if (event == PTRACE_EVENT_EXEC)
+			t->exec_done = true; /* another program now: held to be let go */
+		if (event == PTRACE_EVENT_STOP || event == PTRACE_EVENT_EXEC)
 			return 0;
 		/* a signal arrived first (delivered now), or another event */
 		ptrace(PTRACE_CONT, tid, 0, signal_to_pass(t, tid, status));
@@ -869,52 +1013,112 @@ static int stop_one(pid_t pid, pid_t tid, void *arg)
 	return 0;
 }
 
+/* Every entry of the main thread's id taken for gone. */
+static void main_gone(struct vsc_target *t)
+{
+	for (size_t i = 0; i < t->stopped_count; i++)
+		if (t->stopped[i] == t->pid)
+			t->stopped[i] = -t->pid;
+}
+
+/* Another thread's exec is done (t->exec_done): its new program, under
+ * the main thread's id, is let go; held (its exec stop, stop_thread) or
+ * traced (the exec's thread was ours: its first stop is due), it goes on
+ * from there. */
+static void let_exec_go(struct vsc_target *t)
+{
+	int status;
+	if (stopped_has(t, t->pid)) {
+		ptrace(PTRACE_DETACH, t->pid, 0, 0);
+	} else if (traced_by_us(t->pid, t->pid)) {
+		for (uint64_t start = now_ms(); now_ms() - start < 1000; usleep(1000)) {
+			pid_t got = waitpid(t->pid, &status, WNOHANG | __WALL);
+			if (got == t->pid && WIFSTOPPED(status))
+				ptrace(PTRACE_DETACH, t->pid, 0, 0);
+			if (got != 0)
+				break;
+		}
+	}
+	main_gone(t);
+	if (t->launched)
+		t->launched_detached = true;
+}
+
+/* After the walk: is the main thread's id still the thread we hold? An
+ * exec of another thread kills every other and takes the main thread's
+ * id; the old main thread's end is not reported to us. */
+static void check_main(struct vsc_target *t)
+{
+	unsigned long msg;
+
+	take_reports(t);
+	if (!t->exec_done && stopped_has(t, t->pid) &&
+	    ptrace(PTRACE_GETEVENTMSG, t->pid, 0, &msg) == 0)
+		return; /* held still */
+	/* not held: gone, or on its way out of a group exit; else alive,
+	 * and not the thread we held */
+	if (!t->exec_done && thread_leaving(t->pid, t->pid))
+		return;
+	t->exec_done = true;
+	let_exec_go(t);
+}
+
 int vsc_target_stop_all(struct vsc_target *t)
 {
 	struct stop_walk w = { t, true };
-	while (w.found_new) {
+	struct sigaction reap = { .sa_handler = on_held_death, .sa_flags = SA_RESTART }, saved;
+	int r = 0;
+	sigemptyset(&reap.sa_mask);
+	sigaction(SIGCHLD, &reap, &saved);
+	while (w.found_new && r >= 0) {
 		w.found_new = false;
-		int r = each_thread(t->pid, true, stop_one, &w);
-		if (r == -ENOENT)
-			return 0; /* the process is gone */
-		if (r < 0)
-			return r;
+		r = each_thread(t->pid, true, stop_one, &w);
 	}
+	sigaction(SIGCHLD, &saved, NULL);
+	if (r == -ENOENT)
+		return 0; /* the process is gone */
+	if (r < 0)
+		return r;
+	check_main(t);
 	return 0;
 }
 
-/* The signals pending for thread tid of pid alone (SigPnd of its
- * /proc/.../status, not the process's shared ones) and, when blocked is
- * not NULL, those it blocks (SigBlk). 0, or -errno when it cannot be read
- * (gone). */
-static int thread_signals(pid_t pid, pid_t tid, unsigned long long *pending,
-			  unsigned long long *blocked)
+/* Thread tid's status (struct thread_status): 0, or -errno when it cannot
+ * be read (gone). */
+static int thread_status(pid_t pid, pid_t tid, struct thread_status *st)
 {
 	char path[64], line[128];
 	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/status", (long)pid, (long)tid);
-	*pending = 0;
-	if (blocked)
-		*blocked = 0;
+	memset(st, 0, sizeof(*st));
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "SigPnd:", 7))
-			*pending = strtoull(line + 7, NULL, 16);
-		else if (blocked && !strncmp(line, "SigBlk:", 7))
-			*blocked = strtoull(line + 7, NULL, 16);
+			st->pending = strtoull(line + 7, NULL, 16);
+		else if (!strncmp(line, "SigBlk:", 7))
+			st->blocked = strtoull(line + 7, NULL, 16);
+		else if (!strncmp(line, "TracerPid:", 10))
+			st->tracer = (pid_t)strtol(line + 10, NULL, 10);
 	}
 	fclose(f);
 	return 0;
+}
+
+/* Whether we trace thread tid of pid. */
+static bool traced_by_us(pid_t pid, pid_t tid)
+{
+	struct thread_status st;
+	return !thread_status(pid, tid, &st) && st.tracer == getpid();
 }
 
 /* Is a SIGTRAP pending for this thread alone, and not blocked (as one
  * the kernel forces on it is)? From /proc, while the thread is stopped. */
 static bool trap_pending(pid_t pid, pid_t tid)
 {
-	unsigned long long pending, blocked, trap = 1ull << (SIGTRAP - 1);
-	return !thread_signals(pid, tid, &pending, &blocked) && (pending & trap) &&
-	       !(blocked & trap);
+	unsigned long long trap = 1ull << (SIGTRAP - 1);
+	struct thread_status st;
+	return !thread_status(pid, tid, &st) && (st.pending & trap) && !(st.blocked & trap);
 }
 
 /* Let one stopped thread go. A trap of our watchpoints raised just before
