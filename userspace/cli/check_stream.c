@@ -54,7 +54,6 @@ struct stream {
 	int err;                  /* 0, or -ENOMEM once a decided execution could not be kept */
 	struct file_report *file; /* being read */
 	size_t file_queued;       /* of its executions, those queued so far */
-	size_t inconsistent_out;  /* inconsistent executions let out, every file's */
 	/* The batch being filled. A full one is queued when the next execution
 	 * comes, so that a file's last batch is queued when the file ends: one
 	 * execution alone then gets every --jobs thread. */
@@ -132,23 +131,22 @@ static void *worker(void *arg)
 
 /* Does any report need the program and result of it, once its facts are
  * noted? The explanations of inconsistent ones (--explain, --core-out); the
- * pictures and the page, of the first few inconsistent ones of all files
+ * pictures and the page, of the first few inconsistent ones of each file
  * and the first few of each file that are not (the others are never shown:
- * check_pictured_max; an inconsistent one past its few may still be shown
- * as unknown when its file's verdicts are withheld); unknown ones (their
- * bounds with --min) and those not decided are few and kept whole. A
- * consistent one's witness waits in the spill instead. */
-static bool needs_program(struct stream *st, struct file_report *f, const struct item *it)
+ * check_pictured_max). Counted in each file, not over all files: whether a
+ * file's verdicts are withheld (its inconsistent ones then shown as
+ * unknown, among the others in input order) is known only once it is
+ * read, and the first few shown of all files are among the first few of
+ * each. Unknown ones (their bounds with --min) and those not decided are
+ * few and kept whole. A consistent one's witness waits in the spill
+ * instead. */
+static bool needs_program(const struct check_args *a, struct file_report *f, const struct item *it)
 {
-	const struct check_args *a = st->a;
-
 	if (a->keep_executions)
 		return true;
-	if (it->status == EXIT_INCONSISTENT) {
-		if (check_wants_every_core(a) || st->inconsistent_out++ < check_pictured_max(a))
-			return true;
-		return f->may_be_shown++ < check_pictured_max(a);
-	}
+	if (it->status == EXIT_INCONSISTENT)
+		return check_wants_every_core(a) ||
+		       f->inconsistent_let_out++ < check_pictured_max(a);
 	if (f->may_be_shown++ < check_pictured_max(a))
 		return true;
 	return it->status != EXIT_CONSISTENT;
@@ -161,7 +159,7 @@ static void keep(struct stream *st, struct file_report *f, struct item *it)
 {
 	const struct check_args *a = st->a;
 	int err = check_note_facts(it, a, &f->names);
-	bool whole = !err && needs_program(st, f, it);
+	bool whole = !err && needs_program(a, f, it);
 
 	/* only a picture or the page shows its core: explained now, in input
 	 * order, rather than every inconsistent one as it is decided */

@@ -65,9 +65,10 @@ struct file_report {
 	double read_s;                  /* seconds spent reading and parsing, out of --timeout */
 	double read_started, blocked_s; /* while reading: when, and how long it waited */
 	bool read_done;
-	const char *read_stopped; /* the limit that stopped reading: nothing decided */
-	bool keep_failed;         /* out of memory keeping a decided execution */
-	size_t may_be_shown;      /* of its executions let out, those not inconsistent */
+	const char *read_stopped;    /* the limit that stopped reading: nothing decided */
+	bool keep_failed;            /* out of memory keeping a decided execution */
+	size_t may_be_shown;         /* of its executions let out, those not inconsistent */
+	size_t inconsistent_let_out; /* and those inconsistent (the first few are shown) */
 };
 
 struct check_args {
