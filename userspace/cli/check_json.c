@@ -114,7 +114,9 @@ static void json_program_keys(struct json *j, const struct item *it, const struc
 	if ((a->witness || a->opts.minimize) &&
 	    (item_shown_status(it) == EXIT_CONSISTENT || item_least_bounds(it, &lo, &hi)))
 		json_witness(j, it, a);
-	if (a->explain && it->status == EXIT_INCONSISTENT)
+	if (a->explain && it->status == EXIT_INCONSISTENT && it->facts.explained)
+		explain_spill_print_json(a->spill, &it->facts.witness, j);
+	else if (a->explain && it->status == EXIT_INCONSISTENT)
 		story_json(j, it);
 	if (f->decided) {
 		json_key_string(j, "solver", f->solver);

@@ -5,9 +5,10 @@
  * let out of the queue in input order: what the reports need of each is
  * noted (check_note_facts), and a consistent one's program and result are
  * freed unless a picture may show it (its witness, when printed, waits in
- * a temporary file: witness_spill.c); an inconsistent one's too, unless
- * --explain or --core-out tells its core or it is one of the few --svg and
- * --html show (explained as it is let out). A lab run of 10^6 segments thus
+ * a temporary file: witness_spill.c); an inconsistent one's too (its
+ * explanation, with --explain, waits there as well), unless --core-out
+ * writes its core or it is one of the few --svg and --html show (explained
+ * as it is let out). A lab run of 10^6 segments thus
  * takes the memory of a few segments plus its report (docs/lab.md,
  * "Memory"), not that of the whole file, whatever is asked. */
 #include <errno.h>
@@ -54,6 +55,10 @@ struct stream {
 	int err;                  /* 0, or -ENOMEM once a decided execution could not be kept */
 	struct file_report *file; /* being read */
 	size_t file_queued;       /* of its executions, those queued so far */
+	/* --explain: the comments its explanations cite, of the file of the
+	 * executions let out */
+	struct notes_reader *notes;
+	const struct file_report *notes_file;
 	/* The batch being filled. A full one is queued when the next execution
 	 * comes, so that a file's last batch is queued when the file ends: one
 	 * execution alone then gets every --jobs thread. */
@@ -130,8 +135,8 @@ static void *worker(void *arg)
 /* ---- letting out, in input order (the reading thread) -------------------- */
 
 /* Does any report need the program and result of it, once its facts are
- * noted? The explanations of inconsistent ones (--explain, --core-out); the
- * pictures and the page, of the first few inconsistent ones of each file
+ * noted? The cores of inconsistent ones (--core-out; --explain's
+ * explanations wait in the spill instead); the pictures and the page, of the first few inconsistent ones of each file
  * and the first few of each file that are not (the others are never shown:
  * check_pictured_max). Counted in each file, not over all files: whether a
  * file's verdicts are withheld (its inconsistent ones then shown as
@@ -145,16 +150,47 @@ static bool needs_program(const struct check_args *a, struct file_report *f, con
 	if (a->keep_executions)
 		return true;
 	if (it->status == EXIT_INCONSISTENT)
-		return check_wants_every_core(a) ||
-		       f->inconsistent_let_out++ < check_pictured_max(a);
+		return a->core_out || f->inconsistent_let_out++ < check_pictured_max(a);
 	if (f->may_be_shown++ < check_pictured_max(a))
 		return true;
 	return it->status != EXIT_CONSISTENT;
 }
 
+/* Its explanation into the spill, with the comments of the lines it
+ * cites; 0 or -1. */
+static int spill_explanation(struct stream *st, const struct file_report *f, struct item *it)
+{
+	const struct check_args *a = st->a;
+	struct line_notes *notes;
+	int err;
+
+	if (st->notes_file != f) { /* executions are let out file by file */
+		notes_reader_close(st->notes);
+		st->notes = a->json || a->summary ? NULL : notes_reader_open(f->path);
+		st->notes_file = f;
+	}
+	notes = st->notes ? notes_of_item(st->notes, it, a->html != NULL) : NULL;
+	err = explain_spill_add(a->spill, a, notes, it, &it->facts.witness);
+	notes_free(notes);
+	it->facts.explained = err == 0;
+	return err;
+}
+
+/* Is what the report prints of it from its program, result or core
+ * waiting in the spill (or nothing to print)? */
+static bool spilled(struct stream *st, const struct file_report *f, struct item *it)
+{
+	if (witness_spill_wanted(st->a, it))
+		return witness_spill_add(st->a->spill, st->a, it, &it->facts.witness) == 0;
+	if (explain_spill_wanted(st->a, it))
+		return spill_explanation(st, f, it) == 0;
+	return true;
+}
+
 /* A decided execution into its file's items, with its facts noted; its
- * program and result go unless a report needs them (or its witness could
- * not be spilled: the report then prints it from them). */
+ * program, result and core go unless a report needs them (or its witness
+ * or explanation could not be spilled: the report then prints it from
+ * them). */
 static void keep(struct stream *st, struct file_report *f, struct item *it)
 {
 	const struct check_args *a = st->a;
@@ -166,12 +202,14 @@ static void keep(struct stream *st, struct file_report *f, struct item *it)
 	if (whole && it->status == EXIT_INCONSISTENT && it->res && check_wants_core(a) &&
 	    !check_wants_every_core(a))
 		check_explain_item(it, a, f->deadline);
-	if (!err && !whole &&
-	    (!witness_spill_wanted(a, it) ||
-	     witness_spill_add(a->spill, a, it, &it->facts.witness) == 0)) {
+	if (!err && !whole && spilled(st, f, it)) {
 		vsc_result_free(it->res);
+		vsc_core_free(it->core);
+		prefix_free(it->prefix);
 		vsc_program_free(it->prog);
 		it->res = NULL;
+		it->core = NULL;
+		it->prefix = NULL;
 		it->prog = NULL;
 	}
 	if (!err && ARRAY_RESERVE_FROM(f->items, f->cap, f->count + 1, 16))
@@ -388,6 +426,7 @@ void check_read_and_decide(struct file_report *files, size_t nfiles, const struc
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_cond_init(&st->changed, NULL);
 	read_all(st, files, nfiles);
+	notes_reader_close(st->notes);
 	pthread_cond_destroy(&st->changed);
 	pthread_mutex_destroy(&st->lock);
 	free(st->ring);

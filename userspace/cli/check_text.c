@@ -59,12 +59,14 @@ static void print_item(const struct file_report *f, const struct item *it,
 		printf("%sleast: at least %ld (no interleaving found)\n", indent, lo);
 	if (item_shown_status(it) == EXIT_UNKNOWN)
 		printf("%sstopped by a limit (--timeout or memory) before deciding\n", indent);
-	if (a->witness && it->facts.witness.len) /* let go with its witness spilled */
+	if (a->witness && it->facts.witness.len && !it->facts.explained) /* its witness spilled */
 		witness_spill_print_text(a->spill, &it->facts.witness, indent);
 	else if (a->witness && (item_shown_status(it) == EXIT_CONSISTENT || bounds))
 		text_witness(stdout, it->prog, it->res, indent);
-	if (a->explain && it->status == EXIT_INCONSISTENT)
-		story_print(f, it, indent);
+	if (a->explain && it->status == EXIT_INCONSISTENT && it->facts.explained)
+		witness_spill_print_text(a->spill, &it->facts.witness, indent);
+	else if (a->explain && it->status == EXIT_INCONSISTENT)
+		story_print(stdout, f->notes, it, indent);
 }
 
 /* The lines that say a verdict is withheld, or about the events present

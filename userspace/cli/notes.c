@@ -36,23 +36,57 @@ static size_t want(const struct item *it, const struct vsc_event_ref *ev, size_t
 	return n;
 }
 
-/* The lines of the cores' events, and with html of the events the page
- * shows; counted when out is NULL. */
+/* The lines of its core's events, and with html of the events the page
+ * shows, into out from out[n] (counted when out is NULL); the new n. */
+static size_t item_lines(const struct item *it, bool html, uint32_t *out, size_t n)
+{
+	const struct vsc_event_ref *core = NULL;
+	struct vsc_event_ref *shown = NULL;
+	size_t m = it->core ? vsc_core_events(it->core, &core) : 0, k = 0;
+
+	n = want(it, core, m, out, n);
+	if (html && !html_shown_events(it, &shown, &k))
+		n = want(it, shown, k, out, n);
+	free(shown);
+	return n;
+}
+
+/* The lines of every execution's core (and with html, page). */
 static size_t wanted_lines(const struct file_report *f, bool html, uint32_t *out)
 {
 	size_t n = 0;
 
-	for (size_t s = 0; s < f->count; s++) {
-		const struct item *it = &f->items[s];
-		const struct vsc_event_ref *core = NULL;
-		struct vsc_event_ref *shown = NULL;
-		size_t m = it->core ? vsc_core_events(it->core, &core) : 0, k = 0;
-		n = want(it, core, m, out, n);
-		if (html && !html_shown_events(it, &shown, &k))
-			n = want(it, shown, k, out, n);
-		free(shown);
-	}
+	for (size_t s = 0; s < f->count; s++)
+		n = item_lines(&f->items[s], html, out, n);
 	return n;
+}
+
+/* Sorted and distinct: how many are left. */
+static size_t sort_distinct(uint32_t *lines, size_t n)
+{
+	size_t m = 0;
+
+	qsort(lines, n, sizeof(*lines), compare_lines);
+	for (size_t i = 0; i < n; i++)
+		if (m == 0 || lines[m - 1] != lines[i])
+			lines[m++] = lines[i];
+	return m;
+}
+
+/* A table for n lines (their comments unset), or NULL. */
+static struct line_notes *notes_new(size_t n)
+{
+	struct line_notes *notes = calloc(1, sizeof(*notes));
+
+	if (!notes)
+		return NULL;
+	notes->lines = malloc(n * sizeof(*notes->lines));
+	notes->text = calloc(n, sizeof(*notes->text));
+	if (!notes->lines || !notes->text) {
+		notes_free(notes);
+		return NULL;
+	}
+	return notes;
 }
 
 /* The comment after '#' on a line, trimmed; "" when none. */
@@ -127,24 +161,109 @@ static void scan_file(const char *path, struct line_notes *notes)
 void notes_load(struct file_report *f, bool html)
 {
 	struct line_notes *notes;
-	size_t n = wanted_lines(f, html, NULL), m = 0;
+	size_t n = wanted_lines(f, html, NULL);
 
-	if (!n || strcmp(f->path, "-") == 0 || !(notes = calloc(1, sizeof(*notes))))
+	if (!n || strcmp(f->path, "-") == 0 || !(notes = notes_new(n)))
 		return;
-	notes->lines = malloc(n * sizeof(*notes->lines));
-	notes->text = calloc(n, sizeof(*notes->text));
-	if (!notes->lines || !notes->text) {
-		notes_free(notes);
-		return;
-	}
 	wanted_lines(f, html, notes->lines);
-	qsort(notes->lines, n, sizeof(*notes->lines), compare_lines);
-	for (size_t i = 0; i < n; i++)
-		if (m == 0 || notes->lines[m - 1] != notes->lines[i])
-			notes->lines[m++] = notes->lines[i];
-	notes->count = m;
+	notes->count = sort_distinct(notes->lines, n);
 	scan_file(f->path, notes);
 	f->notes = notes;
+}
+
+/* ---- one execution at a time -------------------------------------------- */
+
+struct notes_reader {
+	FILE *in;
+	char *block;
+	size_t have, pos; /* block[pos, have) is not read yet */
+	uint32_t at;      /* the line block[pos] is in */
+	bool at_start;    /* block[pos] begins that line */
+	char *line;       /* a wanted line being put together */
+	size_t len, cap;
+};
+
+struct notes_reader *notes_reader_open(const char *path)
+{
+	struct notes_reader *r;
+
+	if (strcmp(path, "-") == 0 || !(r = calloc(1, sizeof(*r))))
+		return NULL; /* standard input is read once: no comments (as notes_load) */
+	r->in = fopen(path, "r");
+	r->block = malloc(SCAN_BLOCK);
+	if (!r->in || !r->block) {
+		notes_reader_close(r);
+		return NULL;
+	}
+	r->at = 1;
+	r->at_start = true;
+	return r;
+}
+
+void notes_reader_close(struct notes_reader *r)
+{
+	if (!r)
+		return;
+	if (r->in)
+		fclose(r->in);
+	free(r->block);
+	free(r->line);
+	free(r);
+}
+
+/* More of the file into the block; false at its end (or an error). */
+static bool refill(struct notes_reader *r)
+{
+	r->pos = 0;
+	r->have = fread(r->block, 1, SCAN_BLOCK, r->in);
+	return r->have > 0;
+}
+
+/* The comment of line `want` (at or after the reader's line; else the
+ * file is read again from its start), "" when the file has no such line;
+ * NULL when out of memory. */
+static char *reader_comment(struct notes_reader *r, uint32_t want)
+{
+	bool ok = true;
+
+	if (want < r->at || (want == r->at && !r->at_start)) {
+		rewind(r->in);
+		r->have = r->pos = 0;
+		r->at = 1;
+		r->at_start = true;
+	}
+	r->len = 0;
+	for (;;) {
+		const char *p, *nl;
+		if (r->pos == r->have && !refill(r))
+			break; /* the end: a last line without newline, or none */
+		p = r->block + r->pos;
+		nl = memchr(p, '\n', r->have - r->pos);
+		if (r->at == want)
+			ok = ok && append(&r->line, &r->len, &r->cap, p,
+					  (size_t)((nl ? nl : r->block + r->have) - p));
+		r->pos = nl ? (size_t)(nl - r->block) + 1 : r->have;
+		r->at_start = nl != NULL;
+		if (!nl)
+			continue;
+		if (r->at++ == want)
+			return ok ? comment_of(r->line) : NULL;
+	}
+	return r->len ? (ok ? comment_of(r->line) : NULL) : strdup("");
+}
+
+struct line_notes *notes_of_item(struct notes_reader *r, const struct item *it, bool html)
+{
+	struct line_notes *notes;
+	size_t n = r ? item_lines(it, html, NULL, 0) : 0;
+
+	if (!n || !(notes = notes_new(n)))
+		return NULL;
+	item_lines(it, html, notes->lines, 0);
+	notes->count = sort_distinct(notes->lines, n);
+	for (size_t i = 0; i < notes->count; i++)
+		notes->text[i] = reader_comment(r, notes->lines[i]);
+	return notes;
 }
 
 const char *notes_find(const struct line_notes *notes, uint32_t line)

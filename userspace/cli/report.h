@@ -32,6 +32,7 @@ struct item_facts {
 	int32_t preemptions;            /* of the result's witness (least with --min), -1: none */
 	uint32_t spins, dropped, parts; /* what the reductions took (vsc_reductions) */
 	bool decided;                   /* there was a result */
+	bool explained;                 /* witness holds its explanation instead (--explain) */
 	struct spilled_witness witness; /* its witness, when let go before the report */
 };
 
@@ -149,6 +150,16 @@ void json_witness_array(struct json *j, const struct vsc_program *prog,
 void notes_load(struct file_report *f, bool html);
 const char *notes_find(const struct line_notes *notes, uint32_t line);
 void notes_free(struct line_notes *notes);
+/* The same for one execution at a time, its file read forward once for
+ * executions in input order (check_stream.c): the comments its story
+ * cites are those notes_load would give it. NULL: standard input, or the
+ * file cannot be read (no comments then, as with notes_load). */
+struct notes_reader;
+struct notes_reader *notes_reader_open(const char *path);
+void notes_reader_close(struct notes_reader *r);
+/* The comments of the lines its core (with html: its page) names; NULL
+ * when none, or out of memory. */
+struct line_notes *notes_of_item(struct notes_reader *r, const struct item *it, bool html);
 
 /* order of event refs: by thread, then index (qsort/bsearch) */
 int event_ref_compare(const void *a, const void *b);
@@ -165,10 +176,12 @@ int core_neighbourhood(const struct item *it, size_t around, struct vsc_event_re
 
 /* explanation: text story, one-line brief, JSON keys */
 void story_event(const struct vsc_program *p, struct vsc_event_ref r, char *out, size_t len);
-void story_describe(const struct file_report *f, const struct vsc_program *p,
+void story_describe(const struct line_notes *notes, const struct vsc_program *p,
 		    struct vsc_event_ref r, char *out, size_t len);
-void story_print(const struct file_report *f, const struct item *it, const char *indent);
-void story_brief(const struct item *it, const char *indent);
+/* (to out; each line begins with indent) */
+void story_print(FILE *out, const struct line_notes *notes, const struct item *it,
+		 const char *indent);
+void story_brief(FILE *out, const struct item *it, const char *indent);
 /* Whether the core is a proof, in a few words (docs/explain.md). */
 const char *story_proof(const struct vsc_core *core);
 /* Why an inconsistent item has no core: "the time limit came first", or

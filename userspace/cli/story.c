@@ -118,11 +118,11 @@ void story_event(const struct vsc_program *p, struct vsc_event_ref r, char *out,
 }
 
 /* `T1[0] w x 1 (line 3, func+0x10 file.c:12)` */
-void story_describe(const struct file_report *f, const struct vsc_program *p,
+void story_describe(const struct line_notes *notes, const struct vsc_program *p,
 		    struct vsc_event_ref r, char *out, size_t len)
 {
 	uint32_t line = vsc_program_event_line(p, r.thread, r.index);
-	const char *comment = notes_find(f->notes, line);
+	const char *comment = notes_find(notes, line);
 	size_t n;
 
 	story_event(p, r, out, len);
@@ -139,7 +139,7 @@ static void ref_name(const struct vsc_program *p, struct vsc_event_ref r, char *
 /* Why order o is forced; chain: its justification (a read-before-overwrite
  * chain starting at the read itself only lists later writes of the value:
  * the read then sees the initial value). */
-static void print_reason(const struct vsc_program *p, const struct vsc_order *o,
+static void print_reason(FILE *out, const struct vsc_program *p, const struct vsc_order *o,
 			 const struct vsc_order *why, size_t chain, const char *indent)
 {
 	const struct vsc_event *r = event_at(p, o->read);
@@ -148,32 +148,35 @@ static void print_reason(const struct vsc_program *p, const struct vsc_order *o,
 	ref_name(p, o->read, rn, sizeof(rn));
 	switch (o->kind) {
 	case VSC_ORDER_PROGRAM:
-		printf("%s(program order)\n", indent);
+		fprintf(out, "%s(program order)\n", indent);
 		break;
 	case VSC_ORDER_READS_FROM:
-		printf("%s(reads-from: the only write of %s = %lld that %s can read%s)\n", indent,
-		       vsc_program_var_name(p, r->var), (long long)r->value, rn,
-		       chain ? "; the other writes of that value come after it:" : "");
+		fprintf(out, "%s(reads-from: the only write of %s = %lld that %s can read%s)\n",
+			indent, vsc_program_var_name(p, r->var), (long long)r->value, rn,
+			chain ? "; the other writes of that value come after it:" : "");
 		break;
 	case VSC_ORDER_READ_FIRST:
 		if (chain && memcmp(&why[0].before, &o->read, sizeof(o->read)) != 0)
-			printf("%s(from-read: %s reads %s = %lld from a write that comes before this\n"
-			       "%s one, so this write must come after the read:)\n",
-			       indent, rn, vsc_program_var_name(p, r->var), (long long)r->value,
-			       indent);
+			fprintf(out,
+				"%s(from-read: %s reads %s = %lld from a write that comes before this\n"
+				"%s one, so this write must come after the read:)\n",
+				indent, rn, vsc_program_var_name(p, r->var), (long long)r->value,
+				indent);
 		else
-			printf("%s(from-read: %s reads the initial value of %s, which this write would "
-			       "hide)\n",
-			       indent, rn, vsc_program_var_name(p, r->var));
+			fprintf(out,
+				"%s(from-read: %s reads the initial value of %s, which this write would "
+				"hide)\n",
+				indent, rn, vsc_program_var_name(p, r->var));
 		break;
 	default:
-		printf("%s(coherence: this write comes before %s, which can read only from the "
-		       "other,\n%s so it cannot fall between them:)\n",
-		       indent, rn, indent);
+		fprintf(out,
+			"%s(coherence: this write comes before %s, which can read only from the "
+			"other,\n%s so it cannot fall between them:)\n",
+			indent, rn, indent);
 	}
 }
 
-static void print_chain(const struct file_report *f, const struct item *it,
+static void print_chain(FILE *out, const struct line_notes *notes, const struct item *it,
 			const struct vsc_order *chain, size_t n, const char *indent, int depth)
 {
 	char a[512], b[512], deeper[64], chain_indent[64];
@@ -183,12 +186,12 @@ static void print_chain(const struct file_report *f, const struct item *it,
 	for (size_t i = 0; i < n; i++) {
 		const struct vsc_order *why;
 		size_t m = vsc_core_order_why(it->core, &chain[i], &why);
-		story_describe(f, it->prog, chain[i].before, a, sizeof(a));
-		story_describe(f, it->prog, chain[i].after, b, sizeof(b));
-		printf("%s%s\n%s  before %s\n", indent, a, indent, b);
-		print_reason(it->prog, &chain[i], why, m, deeper);
+		story_describe(notes, it->prog, chain[i].before, a, sizeof(a));
+		story_describe(notes, it->prog, chain[i].after, b, sizeof(b));
+		fprintf(out, "%s%s\n%s  before %s\n", indent, a, indent, b);
+		print_reason(out, it->prog, &chain[i], why, m, deeper);
 		if (m && depth < WHY_DEPTH)
-			print_chain(f, it, why, m, chain_indent, depth + 1);
+			print_chain(out, notes, it, why, m, chain_indent, depth + 1);
 	}
 }
 
@@ -209,8 +212,8 @@ static bool init_may_source(const struct vsc_program *p, struct vsc_event_ref r)
 /* init x ?: the values the core's reads fix, when no write of the core
  * makes them. Returns how many variables got two such values (a reason on
  * its own). */
-static int print_unknown_inits(const struct vsc_program *p, const struct vsc_event_ref *core,
-			       size_t n, const char *indent)
+static int print_unknown_inits(FILE *out, const struct vsc_program *p,
+			       const struct vsc_event_ref *core, size_t n, const char *indent)
 {
 	int conflicts = 0;
 
@@ -232,8 +235,9 @@ static int print_unknown_inits(const struct vsc_program *p, const struct vsc_eve
 		if (written || first != n)
 			continue;
 		ref_name(p, core[i], a, sizeof(a));
-		printf("%sinit %s ? must be %lld: %s reads it and no event of the core writes it\n",
-		       indent, vsc_program_var_name(p, r->var), (long long)r->value, a);
+		fprintf(out,
+			"%sinit %s ? must be %lld: %s reads it and no event of the core writes it\n",
+			indent, vsc_program_var_name(p, r->var), (long long)r->value, a);
 		for (size_t j = i + 1; j < n; j++) {
 			const struct vsc_event *o = event_at(p, core[j]);
 			int other_written = 0;
@@ -245,9 +249,10 @@ static int print_unknown_inits(const struct vsc_program *p, const struct vsc_eve
 			if (other_written)
 				continue;
 			ref_name(p, core[j], b, sizeof(b));
-			printf("%s  but %s reads %lld, which no event of the core writes either: "
-			       "one initial value cannot be both\n",
-			       indent, b, (long long)o->value);
+			fprintf(out,
+				"%s  but %s reads %lld, which no event of the core writes either: "
+				"one initial value cannot be both\n",
+				indent, b, (long long)o->value);
 			conflicts++;
 			break;
 		}
@@ -257,7 +262,7 @@ static int print_unknown_inits(const struct vsc_program *p, const struct vsc_eve
 
 /* What a read can see: the writes of its value in the core, and the
  * initial value, those that program order does not rule out. */
-static void print_sources(const struct file_report *f, const struct vsc_program *p,
+static void print_sources(FILE *out, const struct line_notes *notes, const struct vsc_program *p,
 			  const struct vsc_event_ref *core, size_t n, const char *indent)
 {
 	size_t listed = 0, reads = 0;
@@ -268,27 +273,27 @@ static void print_sources(const struct file_report *f, const struct vsc_program 
 		if (event_at(p, core[i])->kind == VSC_WRITE || reads++ >= STORY_CHOICE_READS)
 			continue;
 		listed++;
-		story_describe(f, p, core[i], text, sizeof(text));
-		printf("%s    %s can read from:", indent, text);
+		story_describe(notes, p, core[i], text, sizeof(text));
+		fprintf(out, "%s    %s can read from:", indent, text);
 		if (init_may_source(p, core[i])) {
-			printf(" the initial value");
+			fprintf(out, " the initial value");
 			sources++;
 		}
 		for (size_t k = 0; k < n; k++) {
 			if (!may_source(p, core, i, k))
 				continue;
 			if (sources < STORY_CHOICE_WRITES)
-				printf("%s %s[%u]", sources ? "," : "",
-				       vsc_program_thread_name(p, core[k].thread), core[k].index);
+				fprintf(out, "%s %s[%u]", sources ? "," : "",
+					vsc_program_thread_name(p, core[k].thread), core[k].index);
 			sources++;
 		}
 		if (sources > STORY_CHOICE_WRITES)
-			printf(", and %zu more", sources - STORY_CHOICE_WRITES);
-		printf("%s\n",
-		       sources ? "" : " nothing: no write in the trace that program order allows");
+			fprintf(out, ", and %zu more", sources - STORY_CHOICE_WRITES);
+		fprintf(out, "%s\n",
+			sources ? "" : " nothing: no write in the trace that program order allows");
 	}
 	if (reads > listed)
-		printf("%s    and %zu more reads\n", indent, reads - listed);
+		fprintf(out, "%s    and %zu more reads\n", indent, reads - listed);
 }
 
 const char *story_proof(const struct vsc_core *core)
@@ -305,24 +310,27 @@ const char *story_proof(const struct vsc_core *core)
 
 /* Whether the core with every write its reads may see in the trace is
  * still inconsistent: what makes it a proof, or not. */
-static void print_proof(const struct vsc_core *core, const char *indent)
+static void print_proof(FILE *out, const struct vsc_core *core, const char *indent)
 {
 	size_t events;
 	int proof = vsc_core_proof(core, &events);
 
 	if (proof == 1)
-		printf("%sa proof: with every write of the trace that its reads may see (%zu "
-		       "events in all), it is still inconsistent, so the trace is\n",
-		       indent, events);
+		fprintf(out,
+			"%sa proof: with every write of the trace that its reads may see (%zu "
+			"events in all), it is still inconsistent, so the trace is\n",
+			indent, events);
 	else if (proof == 0)
-		printf("%snot a proof: with every write of the trace that its reads may see (%zu "
-		       "events in all), it is consistent; it holds only for the writes it keeps, and the "
-		       "trace's reason spans more of it\n",
-		       indent, events);
+		fprintf(out,
+			"%snot a proof: with every write of the trace that its reads may see (%zu "
+			"events in all), it is consistent; it holds only for the writes it keeps, and the "
+			"trace's reason spans more of it\n",
+			indent, events);
 	else
-		printf("%snot known to be a proof: its reads may see %s%zu events of the trace, "
-		       "not checked together\n",
-		       indent, events >= 200000 ? "at least " : "", events);
+		fprintf(out,
+			"%snot known to be a proof: its reads may see %s%zu events of the trace, "
+			"not checked together\n",
+			indent, events >= 200000 ? "at least " : "", events);
 }
 
 const char *story_no_core(const struct item *it)
@@ -330,7 +338,8 @@ const char *story_no_core(const struct item *it)
 	return it->core_err == -ETIME ? "the time limit came first" : strerror(-it->core_err);
 }
 
-void story_print(const struct file_report *f, const struct item *it, const char *indent)
+void story_print(FILE *out, const struct line_notes *notes, const struct item *it,
+		 const char *indent)
 {
 	const struct vsc_program *p = it->prog;
 	const struct vsc_event_ref *core;
@@ -339,40 +348,43 @@ void story_print(const struct file_report *f, const struct item *it, const char 
 	char a[512], deeper[64];
 
 	if (!it->core) {
-		printf("%sno explanation: %s\n", indent, story_no_core(it));
+		fprintf(out, "%sno explanation: %s\n", indent, story_no_core(it));
 		return;
 	}
 	n = vsc_core_events(it->core, &core);
 	m = vsc_core_cycle(it->core, &cycle);
-	printf("%score: %zu of %zu events are inconsistent on their own, each read keeping a write "
-	       "it can read from%s:\n",
-	       indent, n, vsc_program_event_count(p),
-	       vsc_core_is_minimal(it->core) ? " (without any one of them they are not)"
-					     : " (not minimal: a limit stopped the shrinking)");
+	fprintf(out,
+		"%score: %zu of %zu events are inconsistent on their own, each read keeping a write "
+		"it can read from%s:\n",
+		indent, n, vsc_program_event_count(p),
+		vsc_core_is_minimal(it->core) ? " (without any one of them they are not)"
+					      : " (not minimal: a limit stopped the shrinking)");
 	for (size_t i = 0; i < n; i++) {
-		story_describe(f, p, core[i], a, sizeof(a));
-		printf("%s  %s\n", indent, a);
+		story_describe(notes, p, core[i], a, sizeof(a));
+		fprintf(out, "%s  %s\n", indent, a);
 	}
-	print_proof(it->core, indent);
+	print_proof(out, it->core, indent);
 	snprintf(deeper, sizeof(deeper), "%s  ", indent);
-	if (n <= STORY_INITS_EVENTS && print_unknown_inits(p, core, n, indent) && !m)
+	if (n <= STORY_INITS_EVENTS && print_unknown_inits(out, p, core, n, indent) && !m)
 		return;
 	if (m) {
-		printf("%swhy: every SC interleaving would need these orders, and they form a "
-		       "cycle:\n",
-		       indent);
-		print_chain(f, it, cycle, m, deeper, 0);
+		fprintf(out,
+			"%swhy: every SC interleaving would need these orders, and they form a "
+			"cycle:\n",
+			indent);
+		print_chain(out, notes, it, cycle, m, deeper, 0);
 		return;
 	}
-	printf("%swhy: no interleaving of these events (within the preemption bound, if one was "
-	       "given) lets every read see its value;\n",
-	       indent);
-	printf("%s  the choices each read has:\n", indent);
-	print_sources(f, p, core, n, indent);
+	fprintf(out,
+		"%swhy: no interleaving of these events (within the preemption bound, if one was "
+		"given) lets every read see its value;\n",
+		indent);
+	fprintf(out, "%s  the choices each read has:\n", indent);
+	print_sources(out, notes, p, core, n, indent);
 }
 
 /* One line for tables: `T1[0] w x 1, T1[1] r y 0; cycle T1[0] -program-order-> ...` */
-void story_brief(const struct item *it, const char *indent)
+void story_brief(FILE *out, const struct item *it, const char *indent)
 {
 	const struct vsc_event_ref *core;
 	const struct vsc_order *cycle;
@@ -380,29 +392,29 @@ void story_brief(const struct item *it, const char *indent)
 	char a[256];
 
 	if (!it->core) {
-		printf("%sno core: %s\n", indent, story_no_core(it));
+		fprintf(out, "%sno core: %s\n", indent, story_no_core(it));
 		return;
 	}
 	n = vsc_core_events(it->core, &core);
 	m = vsc_core_cycle(it->core, &cycle);
-	printf("%score (%zu events%s%s%s):", indent, n,
-	       vsc_core_is_minimal(it->core) ? "" : ", not minimal",
-	       vsc_core_proof(it->core, NULL) == 1 ? "" : ", ",
-	       vsc_core_proof(it->core, NULL) == 1 ? "" : story_proof(it->core));
+	fprintf(out, "%score (%zu events%s%s%s):", indent, n,
+		vsc_core_is_minimal(it->core) ? "" : ", not minimal",
+		vsc_core_proof(it->core, NULL) == 1 ? "" : ", ",
+		vsc_core_proof(it->core, NULL) == 1 ? "" : story_proof(it->core));
 	for (size_t i = 0; i < n; i++) {
 		story_event(it->prog, core[i], a, sizeof(a));
-		printf("%s %s", i ? "," : "", a);
+		fprintf(out, "%s %s", i ? "," : "", a);
 	}
-	putchar('\n');
+	fputc('\n', out);
 	if (!m)
 		return;
-	printf("%scycle:", indent);
+	fprintf(out, "%scycle:", indent);
 	for (size_t i = 0; i < m; i++) {
 		ref_name(it->prog, cycle[i].before, a, sizeof(a));
-		printf(" %s -%s->", a, order_names[cycle[i].kind]);
+		fprintf(out, " %s -%s->", a, order_names[cycle[i].kind]);
 	}
 	ref_name(it->prog, cycle[0].before, a, sizeof(a));
-	printf(" %s\n", a);
+	fprintf(out, " %s\n", a);
 }
 
 static void json_ref(struct json *j, const struct vsc_program *p, struct vsc_event_ref r)

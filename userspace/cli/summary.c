@@ -40,7 +40,7 @@ static const char *segment_name(const struct item *it)
 }
 
 static void list_json(struct json *j, const struct file_report *files, size_t nfiles, int status,
-		      int explain)
+		      int explain, struct witness_spill *spill)
 {
 	json_array_begin(j);
 	for (size_t i = 0; i < nfiles; i++) {
@@ -54,7 +54,11 @@ static void list_json(struct json *j, const struct file_report *files, size_t nf
 				json_string(j, files[i].items[s].facts.name);
 			else
 				json_null(j);
-			if (explain) /* --explain: the core of each (issue: cores per segment) */
+			if (explain && files[i].items[s].facts.explained) /* let go, spilled */
+				explain_spill_print_json(spill, &files[i].items[s].facts.witness,
+							 j);
+			else if (
+				explain) /* --explain: the core of each (issue: cores per segment) */
 				story_json(j, &files[i].items[s]);
 			json_object_end(j);
 		}
@@ -79,7 +83,8 @@ static void incomplete_json(struct json *j, const struct file_report *files, siz
 }
 
 static void summary_json(const struct file_report *files, size_t nfiles, const struct tally *t,
-			 int explain, const struct outcome_table *outcomes)
+			 int explain, struct witness_spill *spill,
+			 const struct outcome_table *outcomes)
 {
 	struct json j;
 	size_t bad = 0;
@@ -106,9 +111,9 @@ static void summary_json(const struct file_report *files, size_t nfiles, const s
 	}
 	json_object_end(&j);
 	json_key(&j, "inconsistent");
-	list_json(&j, files, nfiles, EXIT_INCONSISTENT, explain);
+	list_json(&j, files, nfiles, EXIT_INCONSISTENT, explain, spill);
 	json_key(&j, "unknown");
-	list_json(&j, files, nfiles, EXIT_UNKNOWN, 0);
+	list_json(&j, files, nfiles, EXIT_UNKNOWN, 0, spill);
 	json_key(&j, "files_incomplete");
 	incomplete_json(&j, files, nfiles);
 	if (outcomes) {
@@ -120,7 +125,7 @@ static void summary_json(const struct file_report *files, size_t nfiles, const s
 }
 
 static void list_text(const struct file_report *files, size_t nfiles, int status, const char *title,
-		      int explain)
+		      int explain, struct witness_spill *spill)
 {
 	int any = 0;
 	for (size_t i = 0; i < nfiles; i++) {
@@ -130,8 +135,11 @@ static void list_text(const struct file_report *files, size_t nfiles, int status
 			if (!any++)
 				printf("%s:\n", title);
 			printf("  %s: %s\n", files[i].path, segment_name(&files[i].items[s]));
-			if (explain)
-				story_brief(&files[i].items[s], "    ");
+			if (explain && files[i].items[s].facts.explained) /* let go, spilled */
+				witness_spill_print_text(spill, &files[i].items[s].facts.witness,
+							 "    ");
+			else if (explain)
+				story_brief(stdout, &files[i].items[s], "    ");
 		}
 	}
 }
@@ -146,7 +154,8 @@ void summary_print(const struct file_report *files, size_t nfiles, const struct 
 	if (!have_outcomes)
 		diag("check", "out of memory: no outcome histogram");
 	if (a->json) {
-		summary_json(files, nfiles, &t, a->explain, have_outcomes ? &outcomes : NULL);
+		summary_json(files, nfiles, &t, a->explain, a->spill,
+			     have_outcomes ? &outcomes : NULL);
 		outcomes_free(&outcomes);
 		return;
 	}
@@ -169,6 +178,6 @@ void summary_print(const struct file_report *files, size_t nfiles, const struct 
 	if (have_outcomes)
 		outcomes_text(&outcomes, nfiles);
 	outcomes_free(&outcomes);
-	list_text(files, nfiles, EXIT_INCONSISTENT, "inconsistent", a->explain);
-	list_text(files, nfiles, EXIT_UNKNOWN, "unknown", 0);
+	list_text(files, nfiles, EXIT_INCONSISTENT, "inconsistent", a->explain, a->spill);
+	list_text(files, nfiles, EXIT_UNKNOWN, "unknown", 0, a->spill);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Witnesses waiting in a temporary file for the report (witness_spill.h).
- * Each is rendered by the report's own writers (check_text.c,
- * check_json.c), text without its indent (a segment's lines get theirs
+/* Witnesses and explanations waiting in a temporary file for the report
+ * (witness_spill.h). Each is rendered by the report's own writers
+ * (check_text.c, check_json.c, story.c), text without its indent (a segment's lines get theirs
  * when printed: whether a file has segments is known once it is read). */
 #include <stdlib.h>
 #include <string.h>
@@ -29,21 +29,48 @@ static FILE *spill_file(struct witness_spill *s)
 	return s->file;
 }
 
-int witness_spill_add(struct witness_spill *s, const struct check_args *a, const struct item *it,
-		      struct spilled_witness *to)
+/* What goes into the spill for one execution. */
+struct rendering {
+	const struct check_args *a;
+	const struct line_notes *notes;
+	const struct item *it;
+};
+
+static void render_witness(FILE *out, const struct rendering *r)
+{
+	if (r->a->json) {
+		struct json j;
+		json_init_inner(&j, out);
+		json_witness_array(&j, r->it->prog, r->it->res);
+	} else {
+		text_witness(out, r->it->prog, r->it->res, "");
+	}
+}
+
+/* as check_text.c, check_json.c and summary.c print it */
+static void render_story(FILE *out, const struct rendering *r)
+{
+	if (r->a->json) {
+		struct json j;
+		json_init_inner(&j, out);
+		j.count[j.depth] = 1; /* keys in an object that has some: each after a comma */
+		story_json(&j, r->it);
+	} else if (r->a->summary) {
+		story_brief(out, r->it, "");
+	} else {
+		story_print(out, r->notes, r->it, "");
+	}
+}
+
+static int spill_add(struct witness_spill *s, void (*render)(FILE *, const struct rendering *),
+		     const struct rendering *r, struct spilled_witness *to)
 {
 	FILE *out = spill_file(s);
 	off_t at, end;
 
 	if (!out || (at = ftello(out)) < 0)
 		return -1;
-	if (a->json) {
-		struct json j;
-		json_init_inner(&j, out);
-		json_witness_array(&j, it->prog, it->res);
-	} else {
-		text_witness(out, it->prog, it->res, "");
-	}
+	render(out, r);
 	end = ftello(out);
 	/* flushed every MiB at least: a write that fails loses what the buffer
 	 * held, witnesses already placed too; those are known (from flushed) */
@@ -56,6 +83,28 @@ int witness_spill_add(struct witness_spill *s, const struct check_args *a, const
 	}
 	*to = (struct spilled_witness){ .at = (uint64_t)at, .len = (uint64_t)(end - at) };
 	return 0;
+}
+
+int witness_spill_add(struct witness_spill *s, const struct check_args *a, const struct item *it,
+		      struct spilled_witness *to)
+{
+	struct rendering r = { .a = a, .it = it };
+
+	return spill_add(s, render_witness, &r, to);
+}
+
+bool explain_spill_wanted(const struct check_args *a, const struct item *it)
+{
+	return a->explain && it->status == EXIT_INCONSISTENT;
+}
+
+int explain_spill_add(struct witness_spill *s, const struct check_args *a,
+		      const struct line_notes *notes, const struct item *it,
+		      struct spilled_witness *to)
+{
+	struct rendering r = { .a = a, .notes = notes, .it = it };
+
+	return spill_add(s, render_story, &r, to);
 }
 
 /* Calls put(chunk, n, ctx) over the bytes of w, in order; false when they
@@ -72,7 +121,8 @@ static bool read_back(struct witness_spill *s, const struct spilled_witness *w,
 	}
 	if (s->failed && w->at + w->len > s->flushed) {
 		if (!s->told)
-			diag("check", "witnesses lost: their temporary file could not be written");
+			diag("check", "witnesses or explanations lost: their temporary file could "
+				      "not be written");
 		s->told = true;
 		return false;
 	}
@@ -130,6 +180,12 @@ void witness_spill_print_json(struct witness_spill *s, const struct spilled_witn
 
 	if (!read_back(s, w, put_raw, out))
 		fputs("null", out); /* lost: the document stays well-formed */
+}
+
+void explain_spill_print_json(struct witness_spill *s, const struct spilled_witness *w,
+			      struct json *j)
+{
+	(void)read_back(s, w, put_raw, j->out); /* lost: no keys, said on stderr */
 }
 
 void witness_spill_close(struct witness_spill *s)

@@ -4,7 +4,8 @@
  * segment, so no segment's witness can be printed when it is decided; its
  * program and result are let go anyway and its witness, rendered as the
  * report prints it, waits in a temporary file. Memory then stays that of a
- * few segments, however many there are; the report is the same bytes. */
+ * few segments, however many there are; the report is the same bytes. So
+ * do the explanations of inconsistent ones (--explain). */
 #ifndef VSC_CLI_WITNESS_SPILL_H
 #define VSC_CLI_WITNESS_SPILL_H
 
@@ -38,7 +39,18 @@ bool witness_spill_wanted(const struct check_args *a, const struct item *it);
  * from there). */
 int witness_spill_add(struct witness_spill *s, const struct check_args *a, const struct item *it,
 		      struct spilled_witness *to);
-/* The text witness at w to stdout, each line after indent. */
+/* --explain: it's explanation, as the report prints it (with notes, the
+ * comments of the lines it names), into the spill; 0, or -1 as above. */
+bool explain_spill_wanted(const struct check_args *a, const struct item *it);
+struct line_notes;
+int explain_spill_add(struct witness_spill *s, const struct check_args *a,
+		      const struct line_notes *notes, const struct item *it,
+		      struct spilled_witness *to);
+/* The JSON explanation at w: the keys of the object j is in, which has
+ * some already. */
+void explain_spill_print_json(struct witness_spill *s, const struct spilled_witness *w,
+			      struct json *j);
+/* The text witness (or explanation) at w to stdout, each line after indent. */
 void witness_spill_print_text(struct witness_spill *s, const struct spilled_witness *w,
 			      const char *indent);
 /* The JSON witness at w, as the next value of j. */
