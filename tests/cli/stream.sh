@@ -144,6 +144,21 @@ for opts in "--svg p.svg" "--html p.html" "--html p.html --svg p.svg"; do
 	fi
 done
 
+# --explain on a FIFO as on standard input: the comments its explanations
+# cite are read again from regular files only (a second reader of the
+# FIFO took the parser's bytes: it hung)
+mkfifo "$tmp/fifo"
+cat "$tmp/gen1.vsc" > "$tmp/fifo" &
+timeout 60 "$vsc" check --explain "$tmp/fifo" > "$tmp/fifo.out" 2>&1
+status=$?
+wait
+"$vsc" check --explain - < "$tmp/gen1.vsc" > "$tmp/stdin.out" 2>&1
+if [ "$status" = 1 ] && cmp -s "$tmp/fifo.out" "$tmp/stdin.out"; then
+	ok
+else
+	no "gen1.vsc through a FIFO, --explain: exit $status, or not what standard input gives"
+fi
+
 # The whole files are decided at all (the comparisons above are not empty).
 "$vsc" check --summary "$tmp/gen1.vsc" > "$tmp/sum" 2>&1
 if grep -q '^executions: 300 in 1 file$' "$tmp/sum" && grep -q '^  inconsistent  *[1-9]' "$tmp/sum"; then

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "report.h"
@@ -186,12 +187,17 @@ struct notes_reader {
 struct notes_reader *notes_reader_open(const char *path)
 {
 	struct notes_reader *r;
+	struct stat st;
 
-	if (strcmp(path, "-") == 0 || !(r = calloc(1, sizeof(*r))))
-		return NULL; /* standard input is read once: no comments (as notes_load) */
+	/* Only a regular file: standard input, a pipe or a FIFO is being read
+	 * by the parser (a second reader would take its bytes), and once read
+	 * has nothing left for notes_load either: no comments. */
+	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    !(r = calloc(1, sizeof(*r))))
+		return NULL;
 	r->in = fopen(path, "r");
 	r->block = malloc(SCAN_BLOCK);
-	if (!r->in || !r->block) {
+	if (!r->in || !r->block || fstat(fileno(r->in), &st) != 0 || !S_ISREG(st.st_mode)) {
 		notes_reader_close(r);
 		return NULL;
 	}
