@@ -54,6 +54,36 @@ else
 	grep -q '"least_at_least":[1-9][0-9]*[,}]' "$tmp/json" && ok || no "JSON: $(cat "$tmp/json")"
 fi
 
+# the bounds at the least go before the cut at the stale read (5 fails
+# there within 700 units of work per event, 0.5 s; the cut and the
+# refutation at the read take seconds): --min reaches at least 6, with a
+# progress line that says so (before: at least 5 up to --timeout 40, and
+# no progress line with the bound)
+"$vsc" check --min --progress --timeout 12 "$tmp/stale.vsc" > "$tmp/out6" 2> "$tmp/err6"
+n=$(sed -n 's/^least: at least \([0-9][0-9]*\) (no interleaving found)$/\1/p' "$tmp/out6")
+[ -n "$n" ] && [ "$n" -ge 6 ] && ok || no "--timeout 12: wanted at least 6: $(cat "$tmp/out6")"
+grep -q 'least preemptions at least [1-9]' "$tmp/err6" && ok ||
+	no "--progress: no line with the bound: $(tail -3 "$tmp/err6")"
+
+# out of memory after a bound was proven: the bound stays (8 threads, 3
+# values, 10^4 events: the own stops prove 18 at once, the search then
+# fills the address space; before, only `unknown`)
+"$vsc" gen sc --threads 8 --vars 8 --values 3 --total 10000 -p 20 --seed 1 -o "$tmp/p20.vsc" ||
+	{ echo "least_at_least: gen failed"; exit 1; }
+sh -c 'ulimit -v 100000 && exec "$0" check -j 1 --min --timeout 60 "$1"' "$vsc" "$tmp/p20.vsc" \
+	> "$tmp/oom" 2> "$tmp/oomerr"
+rc=$?
+[ $rc = 3 ] && ok || no "memory cap: exit $rc, wanted 3: $(cat "$tmp/oom" "$tmp/oomerr")"
+n=$(sed -n 's/^least: at least \([0-9][0-9]*\) (no interleaving found)$/\1/p' "$tmp/oom")
+if [ -n "$n" ] && [ "$n" -ge 1 ]; then
+	ok
+	"$vsc" check -p $((n - 1)) --timeout 60 "$tmp/p20.vsc" > "$tmp/p" 2>&1
+	rc=$?
+	[ $rc = 1 ] && ok || no "memory cap: at least $n, but -p $((n - 1)) exits $rc"
+else
+	no "memory cap: no 'least: at least N' line: $(cat "$tmp/oom")"
+fi
+
 # without --min no such line or key
 "$vsc" check --json --timeout 0.01 "$tmp/stale.vsc" > "$tmp/plain" 2> /dev/null
 grep -q least_at_least "$tmp/plain" && no "least_at_least without --min" || ok

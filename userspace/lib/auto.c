@@ -75,6 +75,23 @@ struct best {
 	int first_ranges; /* the search runs on them, its fixpoint left out */
 };
 
+/* The least preemptions are proven at least lower: kept in best, and said
+ * on --progress under --min (with or without a witness). */
+static void proven_least(struct engine *g, const struct query *q, struct best *best, long lower)
+{
+	best->lower = lower;
+	if (q->minimize)
+		budget_least(g->budget, lower);
+}
+
+/* Out of memory after lower was proven: a bound proven stays proven
+ * (vsc_check() keeps res->lower of an unknown --min). */
+static void keep_lower(struct vsc_result *res, long lower)
+{
+	if (lower > res->lower)
+		res->lower = lower;
+}
+
 static int keep_witness(struct engine *g, struct best *best)
 {
 	long c = count_preemptions(g->p, g->trail, g->n);
@@ -140,8 +157,10 @@ static long probe_near_above(struct engine *g, struct best *best, long lo, int *
 	*r = probe(g, mid, best);
 	if (*r < 0 || *r == VSC_UNKNOWN)
 		return -1;
-	if (*r == VSC_INCONSISTENT)
+	if (*r == VSC_INCONSISTENT) {
 		best->lower = lo = mid + 1;
+		budget_least(g->budget, lo); /* --min's alone */
+	}
 	return lo;
 }
 
@@ -173,6 +192,7 @@ static int minimize(struct engine *g, struct best *best, long lo)
 		} else {
 			lo = mid + 1;
 			best->lower = lo;
+			budget_least(g->budget, lo); /* --min's alone */
 			galloping = galloping && !down;
 			gap *= 2;
 		}
@@ -215,7 +235,7 @@ static int minimize(struct engine *g, struct best *best, long lo)
  * it tried failed, AT_LEAST_OPEN else (*least raised, and perhaps a
  * witness in best: an upper bound for --min). */
 static int try_at_least(struct engine *g, const struct query *q, struct best *best, long *least,
-			unsigned long work)
+			unsigned long work, int until_capped)
 {
 	struct budget *b = g->budget;
 	unsigned long outer = b->work_cap;
@@ -235,8 +255,11 @@ static int try_at_least(struct engine *g, const struct query *q, struct best *be
 			break; /* a witness, or an error */
 		if (r == VSC_UNKNOWN && (b->steps < b->work_cap || b->work_cap == outer))
 			break; /* the deadline, the memory limit or the outer cap */
+		if (r == VSC_UNKNOWN && until_capped)
+			break; /* its own cap: the bounds above cost as much */
 		if (r == VSC_INCONSISTENT) {
-			*least = best->lower = at + 1; /* and every bound below fails */
+			*least = at + 1; /* and every bound below fails */
+			proven_least(g, q, best, *least);
 			failed++;
 		}
 	}
@@ -328,6 +351,19 @@ static int unbounded_first(struct engine *g, const struct query *q, struct best 
 	if (r == VSC_CONSISTENT && !q->minimize && q->bound < 0)
 		return VSC_CONSISTENT;
 	return AT_LEAST_OPEN;
+}
+
+/* --min, no witness yet, and the cut at a stale read comes next: the
+ * bounds at the least under the full tries' cap first, up to the first
+ * that reaches its cap. A bound that fails there takes little (the 10^5
+ * stale trace: 5 fails within 560 units per event, where the cut and the
+ * refutation at the stale read take up to 8,192 each and left --min
+ * `at least 5` at 8 s); the first that does not fail costs its cap once,
+ * and the tries after the cut go on from where it stopped. */
+static int before_stale_cut(const struct engine *g, const struct query *q, const struct best *best)
+{
+	return q->minimize && !best->witness && !q->witness_only && !q->no_cut &&
+	       best->sources_tried == 1 && g->n >= STALE_CUT_MIN_EVENTS;
 }
 
 /* No bound or --min, no witness yet, right after the source orders ran
@@ -594,8 +630,9 @@ static int round_ended(struct engine *g, const struct query *q, struct best *bes
 	if (r == VSC_CONSISTENT)
 		return (err = take_trail(g, best)) ? err : r;
 	if (r != VSC_INCONSISTENT || bound < 0 || bound == q->bound)
-		return r; /* a limit, an error; inconsistent for N, or every bound */
-	*least = best->lower = bound + 1; /* and every bound below fails */
+		return r;   /* a limit, an error; inconsistent for N, or every bound */
+	*least = bound + 1; /* and every bound below fails */
+	proven_least(g, q, best, *least);
 	return AT_LEAST_OPEN;
 }
 
@@ -650,17 +687,19 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 	least = with_lock_stops(g, best, least);
 	if (with_hint_run(g, q, best, least))
 		return FIXPOINT_READY;
-	best->lower = least;
+	proven_least(g, q, best, least);
 	if (q->bound >= 0 && least > q->bound)
 		return VSC_INCONSISTENT; /* every bound up to q->bound fails */
 	if ((r = bound_first(g, q, best, least)) != AT_LEAST_OPEN)
 		return r;
-	r = try_at_least(g, q, best, &least, AT_LEAST_FIRST_WORK);
+	r = try_at_least(g, q, best, &least, AT_LEAST_FIRST_WORK, 0);
 	if ((r == AT_LEAST_OPEN || r == AT_LEAST_REFUTED) && refuted_by_sources(g, q, best))
 		return VSC_INCONSISTENT;
 	if ((r == AT_LEAST_OPEN || r == AT_LEAST_REFUTED) &&
 	    (err = unbounded_first(g, q, best)) != AT_LEAST_OPEN)
 		return err;
+	if ((r == AT_LEAST_OPEN || r == AT_LEAST_REFUTED) && before_stale_cut(g, q, best))
+		r = try_at_least(g, q, best, &least, AT_LEAST_WORK, 1);
 	if ((r == AT_LEAST_OPEN || r == AT_LEAST_REFUTED) && (err = with_stale_cut(g, q, best)))
 		return err;
 	if ((r == AT_LEAST_OPEN || r == AT_LEAST_REFUTED) &&
@@ -673,7 +712,7 @@ static int decide(struct engine *g, const struct query *q, struct best *best, lo
 	 * 200 units per event of the search's 257 */
 	if (!q->witness_only &&
 	    (r == AT_LEAST_OPEN || (r == AT_LEAST_REFUTED && (q->minimize || q->bound >= 0))))
-		r = try_at_least(g, q, best, &least, AT_LEAST_WORK);
+		r = try_at_least(g, q, best, &least, AT_LEAST_WORK, 0);
 	if (r != AT_LEAST_OPEN && r != AT_LEAST_REFUTED)
 		return r;
 	if (refuted_by_groups(g, q, best))
@@ -912,6 +951,8 @@ static int search_engine(const struct vsc_program *p, struct analysis *a, const 
 		if (r == VSC_UNKNOWN && res->lower < least)
 			res->lower = least; /* stopped before decide() took it in */
 		r = 0;
+	} else if (r == -ENOMEM) {
+		keep_lower(res, best->lower > least ? best->lower : least);
 	}
 	return r;
 }
@@ -1007,6 +1048,8 @@ static int search_whole(const struct vsc_program *p, size_t writers, const struc
 
 	budget_phase(b, "analysis");
 	if ((r = analysis_build_spanned(&a, p, b, spans))) {
+		if (r == -ENOMEM)
+			keep_lower(res, least);
 		if (r != -ETIME)
 			return r;
 		res->verdict = VSC_UNKNOWN;
@@ -1024,6 +1067,8 @@ static int search_whole(const struct vsc_program *p, size_t writers, const struc
 		b->memory_limit = POOL_SEARCH_BYTES;
 	if (r == SEARCH_ON)
 		r = search_then_sat(p, writers, &a, q, b, res, best, least);
+	if (r == -ENOMEM)
+		keep_lower(res, least);
 	b->memory_limit = memory_limit;
 	analysis_done(&a, p, q, res);
 	return r;
@@ -1105,6 +1150,8 @@ static int try_hot_var(const struct vsc_program *p, size_t writers, const struct
 		return 0;
 	}
 	*least = lower;
+	if (q->minimize)
+		budget_least(b, lower);
 	budget_phase(b, "one variable: the writes the reads see");
 	r = writers > 1 ? hot_var_witness(p, b, &witness, &pre) : HOT_VAR_OPEN;
 	if (r == HOT_VAR_OPEN && writers > 1) {
@@ -1158,14 +1205,19 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 	if (coherence != COHERENCE_ONLY && (r = try_runs(p, q, b, res)) != SEARCH_ON)
 		return r;
 	if (coherence != COHERENCE_ONLY &&
-	    (r = try_hot_var(p, writers, q, b, res, &best, &hot_least)) != SEARCH_ON)
+	    (r = try_hot_var(p, writers, q, b, res, &best, &hot_least)) != SEARCH_ON) {
+		if (r == -ENOMEM)
+			keep_lower(res, hot_least);
 		return r;
+	}
 	if (coherence != COHERENCE_SKIP) {
 		r = try_coherence(p, q, b, res, &open);
 		if (r == COHERENCE_NOT_APPLY && coherence == COHERENCE_ONLY)
 			return -EINVAL;
 		if (r != COHERENCE_OPEN && r != COHERENCE_NOT_APPLY) {
 			free(best.witness); /* the one try_hot_var() gave */
+			if (r == -ENOMEM)
+				keep_lower(res, open.least > hot_least ? open.least : hot_least);
 			return r;
 		}
 		if (open.witness && (!best.witness || open.preemptions < best.preemptions)) {
@@ -1178,6 +1230,8 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 	}
 	r = search_whole(p, writers, spans, q, b, res, &best,
 			 open.least > hot_least ? open.least : hot_least);
+	if (r == -ENOMEM)
+		keep_lower(res, best.lower); /* raised by the search, or what it started from */
 	free(best.witness);
 	if (best.has_fixpoint) /* a limit stopped the search before it took it */
 		forced_free(&best.fixpoint);

@@ -117,10 +117,28 @@ int budget_spend(struct budget *b, unsigned long work)
 	    b->part >= atomic_load_explicit(&b->share->cancel_from, memory_order_relaxed))
 		return 1; /* another part settled the answer */
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (b->progress)
+	if (b->progress && b->least_shown > 0)
+		report(b, &now, "%.0fs, %s%s%lu steps, least preemptions at least %ld",
+		       seconds_between(&b->started, &now), b->phase ? b->phase : "",
+		       b->phase ? ": " : "", b->steps, b->least_shown);
+	else if (b->progress)
 		report(b, &now, "%.0fs, %s%s%lu steps", seconds_between(&b->started, &now),
 		       b->phase ? b->phase : "", b->phase ? ": " : "", b->steps);
 	return b->deadline.tv_sec != 0 && seconds_between(&b->deadline, &now) >= 0;
+}
+
+void budget_least(struct budget *b, long lower)
+{
+	struct timespec now;
+
+	if (lower <= b->least_shown)
+		return;
+	b->least_shown = lower;
+	if (!b->progress)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	report(b, &now, "%.0fs, least preemptions at least %ld", seconds_between(&b->started, &now),
+	       lower);
 }
 
 void budget_phase(struct budget *b, const char *phase)
@@ -179,6 +197,7 @@ void budget_for_part(struct budget *b, const struct budget *parent, struct budge
 	b->share = share;
 	b->part = part;
 	b->memory_held = 0;
+	b->least_shown = 0; /* the part's own */
 }
 
 void budget_part_done(struct budget *b)

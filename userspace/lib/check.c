@@ -72,12 +72,15 @@ int vsc_check(const struct vsc_program *p, const struct vsc_check_opts *opts,
 		err = solver->solve(p, &q, &b, res);
 	res->time_s = clock_now_s() - started;
 	if (err == -ENOMEM) {
-		/* out of memory is the memory limit: unknown, like the budget's */
+		/* out of memory is the memory limit: unknown, like the budget's;
+		 * a bound --min proved before it stays proven (the solver keeps
+		 * in res->lower only what it proved) */
 		free(res->witness);
 		res->witness = NULL;
 		res->witness_length = 0;
 		res->preemptions = -1;
-		res->lower = -1;
+		if (!q.minimize || res->lower < 0)
+			res->lower = -1;
 		res->verdict = VSC_UNKNOWN;
 		err = 0;
 	}

@@ -226,8 +226,11 @@ static int take_answer(const struct vsc_program *p, struct parts_run *run, const
 	res->steps += f->steps;
 	if (f->r == PART_PENDING)
 		f->r = f->unknown ? VSC_UNKNOWN : VSC_CONSISTENT;
-	if (f->r < 0)
+	if (f->r < 0) {
+		if (f->r == -ENOMEM && q->minimize)
+			res->lower = f->lower; /* the groups' before it still add up */
 		return f->r;
+	}
 	res->verdict = (enum vsc_verdict)f->r;
 	if (f->r == VSC_CONSISTENT || (f->r == VSC_UNKNOWN && f->bounded && q->minimize)) {
 		res->witness = malloc((p->event_count + 1) * sizeof(uint32_t));

@@ -55,6 +55,7 @@ struct budget {
 	struct budget_share *share; /* NULL: the only one */
 	uint32_t part;              /* with share: the part this budget decides */
 	size_t memory_held;         /* with share: bytes counted in share->memory */
+	long least_shown;           /* --min: the least preemptions proven (0: none) */
 };
 
 void budget_init(struct budget *b, const struct vsc_check_opts *opts);
@@ -75,6 +76,10 @@ int budget_spend(struct budget *b, unsigned long work);
 int budget_look(struct budget *b);
 void budget_progress(struct budget *b, const char *what, unsigned long long done,
 		     unsigned long long total);
+/* --min: the least preemptions of the program this budget decides are
+ * proven at least `lower`: a progress line now, and the periodic lines say
+ * it from now on (with or without an interleaving found). */
+void budget_least(struct budget *b, long lower);
 /* Name what runs from now on (a string that outlives the budget). */
 void budget_phase(struct budget *b, const char *phase);
 /* True when a search holding `bytes` of state passes the memory limit
