@@ -248,6 +248,17 @@ static void check_cases(struct cut *c, const struct sc_moments *m, uint64_t *see
 	}
 }
 
+/* c made for p under budget b, with the corridors. */
+static void cut_with_corridors(struct cut *c, const struct vsc_program *p, struct budget *b)
+{
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	c->b = b;
+	c->end = ~0UL;
+	c->corridors = 1;
+	assert_int_equal(cut_init(c), 0);
+}
+
 /* The bounds themselves (stale_bounds.c) against every moment of every SC
  * interleaving, found by brute force: the corridors of two writers, and
  * the boxes of the refutation's cases and their halves tightened. A bound
@@ -275,12 +286,7 @@ static void bounds_hold_at_every_moment(void **state)
 			continue;
 		}
 		memset(&b, 0, sizeof(b));
-		memset(&c, 0, sizeof(c));
-		c.p = p;
-		c.b = &b;
-		c.end = ~0UL;
-		c.corridors = 1;
-		assert_int_equal(cut_init(&c), 0);
+		cut_with_corridors(&c, p, &b);
 		check_corridors(&c, &m, &n);
 		check_cases(&c, &m, &seed, &n);
 		n.programs++;
@@ -298,12 +304,69 @@ static void bounds_hold_at_every_moment(void **state)
 	assert_true(n.cut_cells > n.programs);
 }
 
+/* Two threads passing x back and forth n times (T0 stores 2i + 1 and
+ * loads 2i + 2, T1 loads 2i + 1 and stores 2i + 2): SC, and each thread's
+ * loads need the other's stores, the corridor's shape. */
+static struct vsc_program *ping_pong(unsigned n)
+{
+	struct vsc_program *p = named_program(2, 1);
+
+	assert_non_null(p);
+	vsc_program_set_init(p, 0, VSC_INIT_KNOWN, 0);
+	for (unsigned i = 0; i < n; i++) {
+		append_event(p, 0, VSC_WRITE, 0, 2 * i + 1, 0);
+		append_event(p, 0, VSC_READ, 0, 2 * i + 2, 0);
+		append_event(p, 1, VSC_READ, 0, 2 * i + 1, 0);
+		append_event(p, 1, VSC_WRITE, 0, 2 * i + 2, 0);
+	}
+	return p;
+}
+
+/* A corridor's passes stop when the budget does (its work cap here, as at
+ * the deadline): nothing built, nothing concluded (not empty), and the
+ * bounds and the refutation say they stopped. They ran every pass past
+ * the limit (--timeout 40 answered after 57 s). */
+static void corridor_stops_with_the_budget(void **state)
+{
+	struct vsc_program *p = ping_pong(2000);
+	uint32_t L[2] = { 0, 0 }, U[2];
+	struct budget b;
+	struct cut c;
+
+	(void)state;
+	U[0] = p->threads[0].length;
+	U[1] = p->threads[1].length;
+	for (int capped = 0; capped < 2; capped++) {
+		memset(&b, 0, sizeof(b));
+		b.work_cap = capped ? 1 : 0;
+		cut_with_corridors(&c, p, &b);
+		if (!capped) { /* the corridor exists: the capped run's NULL is the stop */
+			assert_non_null(cut_corridor(&c, 0, 1));
+			assert_int_equal(c.corr_stopped, 0);
+		} else {
+			assert_null(cut_corridor(&c, 0, 1));
+			assert_null(cut_corridor(&c, 1, 0));
+			assert_int_equal(c.corr_stopped, 1);
+			assert_true(b.steps < 2 * p->event_count);
+			assert_int_equal(cut_tighten(&c, L, U), CUT_STOPPED);
+		}
+		assert_int_equal(c.corr_empty, 0);
+		cut_free(&c);
+	}
+	memset(&b, 0, sizeof(b));
+	b.work_cap = 1;
+	b.memory_limit = (size_t)1 << 30;
+	assert_int_equal(stale_refute(p, &b, 1UL << 30, no_part_solve), STALE_REFUTE_OPEN);
+	vsc_program_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(refutations_agree_with_exact),
 		cmocka_unit_test(bounds_alone_agree_with_exact),
 		cmocka_unit_test(bounds_hold_at_every_moment),
+		cmocka_unit_test(corridor_stops_with_the_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

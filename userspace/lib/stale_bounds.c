@@ -288,7 +288,17 @@ static void corr_fill(const struct cut *c, const struct side *s, const struct si
 
 static uint32_t corr_none; /* c->corr's mark of a pair without a corridor */
 
-/* Builds the corridors of A and B both ways; 0, or -1 (none). */
+/* work spent; when the budget says stop (for good: its time, its work
+ * cap or another part's answer), c->corr_stopped is set. */
+static int corr_stop(struct cut *c, unsigned long work)
+{
+	if (budget_spend(c->b, work))
+		c->corr_stopped = 1;
+	return c->corr_stopped;
+}
+
+/* Builds the corridors of A and B both ways; 0, -1 (none) or -2 (the
+ * budget ran out: nothing built, nothing concluded). */
 static int corr_build(struct cut *c, uint32_t A, uint32_t B)
 {
 	uint32_t la = c->p->threads[A].length, lb = c->p->threads[B].length;
@@ -318,7 +328,10 @@ static int corr_build(struct cut *c, uint32_t A, uint32_t B)
 	for (int round = 0; moved && !err && round < CORR_ROUNDS; round++) {
 		moved = 0;
 		err = corr_side(c, &sa, &sb, lb, &moved) || corr_side(c, &sb, &sa, la, &moved);
-		budget_spend(c->b, 2UL * (na + nb) + 1);
+		if (!err && corr_stop(c, 2UL * (na + nb) + 1)) {
+			free(cells);
+			return -2;
+		}
 	}
 	c->corr_empty |= err;
 	if (!err) {
@@ -331,13 +344,14 @@ static int corr_build(struct cut *c, uint32_t A, uint32_t B)
 		corr_fill(c, &sa, &sb, la, lb, c->corr[A * c->k + B]);
 		corr_fill(c, &sb, &sa, lb, la, c->corr[B * c->k + A]);
 		c->corr_cells += la + lb;
-		budget_spend(c->b, la + lb + 1);
+		corr_stop(c, la + lb + 1); /* built: kept, the next use stops */
 	}
 	free(cells);
 	return err;
 }
 
-/* A's corridor against B (c->corr), or NULL: no bound known. */
+/* A's corridor against B (c->corr), or NULL: no bound known (none, or
+ * the budget ran out: c->corr_stopped, left unbuilt). */
 const uint32_t *cut_corridor(struct cut *c, uint32_t A, uint32_t B)
 {
 	uint32_t **slot;
@@ -346,7 +360,7 @@ const uint32_t *cut_corridor(struct cut *c, uint32_t A, uint32_t B)
 		return NULL;
 	slot = &c->corr[A * c->k + B];
 
-	if (!*slot && corr_build(c, A, B)) {
+	if (!*slot && !c->corr_stopped && corr_build(c, A, B) == -1) {
 		free(c->corr[A * c->k + B]);
 		free(c->corr[B * c->k + A]);
 		c->corr[A * c->k + B] = c->corr[B * c->k + A] = &corr_none;
@@ -423,7 +437,7 @@ static enum embedding embed(struct cut *c, uint32_t from, uint32_t to, uint32_t 
 			if (x != NONE && x <= U[b])
 				c->next[m++] = (struct point){ c->stair[s].a, x };
 		}
-		if (budget_spend(c->b, n + 1))
+		if (budget_spend(c->b, n + 1) || c->corr_stopped)
 			return EMBED_STOPPED;
 		qsort(c->next, m, sizeof(*c->next), by_point);
 		for (uint32_t s = 0; s < m; s++)

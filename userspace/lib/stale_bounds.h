@@ -48,7 +48,8 @@ struct cut {
 	int corridors;
 	uint32_t **corr;
 	size_t corr_cells;
-	int corr_empty; /* a pair's passes left a read no count: no SC interleaving */
+	int corr_empty;   /* a pair's passes left a read no count: no SC interleaving */
+	int corr_stopped; /* a corridor's passes stopped at the budget: nothing known */
 };
 
 /* A read ranked as r: its thread, index, and how many events before it its
