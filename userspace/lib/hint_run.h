@@ -16,7 +16,8 @@ int hint_run_applies(const struct vsc_program *p);
 
 /* An SC interleaving of p (event_count thread numbers, verified) into
  * *witness with its preemptions, or *witness NULL: no time hint on some
- * event, the run stuck past its repairs, or the budget ran out. forced
+ * event, the run stuck past its repairs and the windows by the times
+ * (time_windows.h) too, or the budget ran out. forced
  * (NULL: none) keeps its reads inside the epochs the forced orders allow.
  * Returns 0 or -ENOMEM. */
 int hint_run(const struct vsc_program *p, const struct analysis *a, const struct forced *forced,
