@@ -231,18 +231,25 @@ int check_combine_status(int so_far, int next)
 }
 
 /* An incomplete trace's executions were decided on the events present;
- * unless that was asked for, their verdict becomes unknown. */
+ * unless that was asked for, their verdict becomes unknown. Asked for
+ * (--accept-incomplete), the events are decided as written; but a value
+ * marked unsure is no observation (a watchpoint read it after the
+ * access): an inconsistent verdict may rest on a value read wrong, and is
+ * withheld too (f->unsure_withheld); a consistent one stands, about the
+ * events present. */
 static void withhold(struct file_report *f, const struct check_args *a)
 {
-	if (f->comp.state == VSC_TRACE_WHOLE || a->accept_incomplete)
+	bool unsure = a->accept_incomplete && f->comp.uncertain > 0;
+	if (f->comp.state == VSC_TRACE_WHOLE || (a->accept_incomplete && !unsure))
 		return;
 	for (size_t i = 0; i < f->count; i++) {
 		struct item *it = &f->items[i];
 		f->present_status = it->not_decided
 					    ? PRESENT_NOT_DECIDED
 					    : check_combine_status(f->present_status, it->status);
-		if (it->status == EXIT_USAGE)
+		if (it->status == EXIT_USAGE || (unsure && it->status != EXIT_INCONSISTENT))
 			continue;
+		f->unsure_withheld = unsure;
 		it->present_status = it->not_decided ? PRESENT_NOT_DECIDED : it->status;
 		it->status = EXIT_UNKNOWN;
 		it->withheld = true;

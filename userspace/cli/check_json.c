@@ -23,10 +23,12 @@ static void json_completeness(struct json *j, const struct file_report *f,
 	json_key_string(j, "completeness", completeness_name(c->state));
 	if (c->state != VSC_TRACE_WHOLE) {
 		json_key_string(j, "completeness_reason", c->why);
-		if (a->accept_incomplete || f->segmented) { /* else the item said it */
+		/* else the item said it (withheld) */
+		if (f->segmented || (a->accept_incomplete && !f->unsure_withheld)) {
 			json_key(j, "verdict_on_events_present");
-			json_string(j, a->accept_incomplete ? verdict_name(f->status)
-							    : present_name(f->present_status));
+			json_string(j, a->accept_incomplete && !f->unsure_withheld
+					       ? verdict_name(f->status)
+					       : present_name(f->present_status));
 		}
 		json_key_bool(j, "accepted_incomplete", a->accept_incomplete);
 	}

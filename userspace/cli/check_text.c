@@ -75,6 +75,13 @@ static void print_completeness(const struct file_report *f, const struct check_a
 {
 	if (f->comp.state == VSC_TRACE_WHOLE)
 		return;
+	if (a->accept_incomplete && f->unsure_withheld) {
+		printf("no verdict: %s; inconsistent on the events as written, but an "
+		       "inconsistency may come of a value marked unsure, read wrong "
+		       "(--accept-incomplete claims none then)\n",
+		       f->comp.why);
+		return;
+	}
 	if (a->accept_incomplete) {
 		printf("accepted with --accept-incomplete: %s; this verdict is about the events "
 		       "present only\n",

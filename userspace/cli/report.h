@@ -63,6 +63,8 @@ struct file_report {
 	double deadline;                    /* of --timeout, set when its first item is queued */
 	struct vsc_trace_completeness comp; /* is the recorded trace whole? */
 	int present_status;                 /* with a withheld verdict: the events present's */
+	bool unsure_withheld;           /* --accept-incomplete: an inconsistent verdict resting on
+			       * values marked unsure, withheld (check_decide.c) */
 	double read_s;                  /* seconds spent reading and parsing, out of --timeout */
 	double read_started, blocked_s; /* while reading: when, and how long it waited */
 	bool read_done;
