@@ -121,57 +121,6 @@ static bool append(char **buf, size_t *len, size_t *cap, const char *from, size_
 	return true;
 }
 
-/* The comments of the wanted lines, in one pass that stops after the last
- * of them. Read in blocks, lines found with memchr: the lines skipped (all
- * but a few) are never copied, which at 10^7 lines is several times
- * cheaper than reading each one. */
-static void scan_file(const char *path, struct line_notes *notes)
-{
-	FILE *in = fopen(path, "r");
-	char *block = malloc(SCAN_BLOCK), *line = NULL;
-	size_t have, next = 0, len = 0, cap = 0;
-	uint32_t at = 1; /* the line the scan is in */
-	bool ok = true;
-
-	while (in && block && ok && next < notes->count &&
-	       (have = fread(block, 1, SCAN_BLOCK, in)) > 0) {
-		const char *p = block, *end = block + have;
-		while (p < end && next < notes->count && ok) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			bool wanted = at == notes->lines[next];
-			if (wanted)
-				ok = append(&line, &len, &cap, p, (size_t)((nl ? nl : end) - p));
-			if (!nl)
-				break; /* the line goes on in the next block */
-			if (wanted && ok) {
-				notes->text[next++] = comment_of(line);
-				len = 0;
-			}
-			at++;
-			p = nl + 1;
-		}
-	}
-	if (ok && len && next < notes->count && at == notes->lines[next])
-		notes->text[next++] = comment_of(line); /* a last line without newline */
-	free(line);
-	free(block);
-	if (in)
-		fclose(in);
-}
-
-void notes_load(struct file_report *f, bool html)
-{
-	struct line_notes *notes;
-	size_t n = wanted_lines(f, html, NULL);
-
-	if (!n || strcmp(f->path, "-") == 0 || !(notes = notes_new(n)))
-		return;
-	wanted_lines(f, html, notes->lines);
-	notes->count = sort_distinct(notes->lines, n);
-	scan_file(f->path, notes);
-	f->notes = notes;
-}
-
 /* ---- one execution at a time -------------------------------------------- */
 
 struct notes_reader {
@@ -227,7 +176,9 @@ static bool refill(struct notes_reader *r)
 
 /* The comment of line `want` (at or after the reader's line; else the
  * file is read again from its start), "" when the file has no such line;
- * NULL when out of memory. */
+ * NULL when out of memory. Read in blocks, lines found with memchr: the
+ * lines skipped (all but a few) are never copied, which at 10^7 lines is
+ * several times cheaper than reading each one. */
 static char *reader_comment(struct notes_reader *r, uint32_t want)
 {
 	bool ok = true;
@@ -258,6 +209,14 @@ static char *reader_comment(struct notes_reader *r, uint32_t want)
 	return r->len ? (ok ? comment_of(r->line) : NULL) : strdup("");
 }
 
+/* The comments of the wanted lines (sorted, distinct) by the reader r
+ * (NULL: none): one pass that stops after the last of them. */
+static void read_comments(struct notes_reader *r, struct line_notes *notes)
+{
+	for (size_t i = 0; r && i < notes->count; i++)
+		notes->text[i] = reader_comment(r, notes->lines[i]);
+}
+
 struct line_notes *notes_of_item(struct notes_reader *r, const struct item *it, bool html)
 {
 	struct line_notes *notes;
@@ -267,9 +226,24 @@ struct line_notes *notes_of_item(struct notes_reader *r, const struct item *it, 
 		return NULL;
 	item_lines(it, html, notes->lines, 0);
 	notes->count = sort_distinct(notes->lines, n);
-	for (size_t i = 0; i < notes->count; i++)
-		notes->text[i] = reader_comment(r, notes->lines[i]);
+	read_comments(r, notes);
 	return notes;
+}
+
+void notes_load(struct file_report *f, bool html)
+{
+	struct line_notes *notes;
+	struct notes_reader *r;
+	size_t n = wanted_lines(f, html, NULL);
+
+	if (!n || strcmp(f->path, "-") == 0 || !(notes = notes_new(n)))
+		return;
+	wanted_lines(f, html, notes->lines);
+	notes->count = sort_distinct(notes->lines, n);
+	r = notes_reader_open(f->path);
+	read_comments(r, notes);
+	notes_reader_close(r);
+	f->notes = notes;
 }
 
 const char *notes_find(const struct line_notes *notes, uint32_t line)
