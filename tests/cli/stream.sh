@@ -12,7 +12,7 @@
 # no end never gets a plain verdict. --svg and --html on a lab run of
 # 60,000 segments stay within an address-space cap (only what they show is
 # explained and kept), and so does --explain (explanations wait in a
-# temporary file).
+# temporary file). That file full is an error, never a report missing some.
 set -u
 vsc=${1:?usage: stream.sh PATH-TO-VSC}
 case $vsc in /*) ;; *) vsc=$PWD/$vsc ;; esac
@@ -158,6 +158,42 @@ if [ "$status" = 1 ] && cmp -s "$tmp/fifo.out" "$tmp/stdin.out"; then
 else
 	no "gen1.vsc through a FIFO, --explain: exit $status, or not what standard input gives"
 fi
+
+# Witnesses and explanations wait in a temporary file in $TMPDIR: one that
+# cannot be written to the end (a full disk; here a file size limit, 256
+# KB of some 500 KB) is an error (exit 2, the file's report not printed),
+# never a report with a verdict and some of them missing (exit 1 with 712
+# of 14,904 explanations); one that cannot be made at all keeps them in
+# memory, the same report.
+gen_lab 5 4000 > "$tmp/gen5.vsc"
+for opts in "--explain" "--json --explain" "--witness" "--json --witness" "--summary --explain"; do
+	# shellcheck disable=SC2086 # opts are words
+	(trap '' XFSZ && ulimit -f 256 && exec "$vsc" check $opts "$tmp/gen5.vsc") \
+		> "$tmp/full.out" 2> "$tmp/full.err"
+	status=$?
+	case $opts in
+	--summary*) verdicts=$(grep -c '^    core (' "$tmp/full.out") ;;
+	*) verdicts=$(wc -c < "$tmp/full.out") ;;
+	esac
+	if [ "$status" = 2 ] && [ "$verdicts" = 0 ] &&
+		grep -q 'gen5.vsc: no report: .*temporary file could not be written' "$tmp/full.err"; then
+		ok
+	else
+		no "gen5.vsc $opts, its temporary file cut at 256 KB: exit $status, $verdicts bytes or cores printed, $(head -c 200 "$tmp/full.err")"
+	fi
+done
+for opts in "--explain" "--witness" "--json --explain --witness"; do
+	# shellcheck disable=SC2086 # opts are words
+	"$vsc" check $opts "$tmp/gen1.vsc" 2>&1 | sed 's/"time_s":[^,}]*//g' > "$tmp/tmpdir.want"
+	# shellcheck disable=SC2086
+	TMPDIR=$tmp/none "$vsc" check $opts "$tmp/gen1.vsc" 2>&1 |
+		sed 's/"time_s":[^,}]*//g' > "$tmp/tmpdir.got"
+	if cmp -s "$tmp/tmpdir.want" "$tmp/tmpdir.got" && [ -s "$tmp/tmpdir.got" ]; then
+		ok
+	else
+		no "gen1.vsc $opts, no temporary file to be made: not the same report"
+	fi
+done
 
 # The whole files are decided at all (the comparisons above are not empty).
 "$vsc" check --summary "$tmp/gen1.vsc" > "$tmp/sum" 2>&1

@@ -178,13 +178,20 @@ static int spill_explanation(struct stream *st, const struct file_report *f, str
 
 /* Is what the report prints of it from its program, result or core
  * waiting in the spill (or nothing to print)? */
-static bool spilled(struct stream *st, const struct file_report *f, struct item *it)
+static bool spilled(struct stream *st, struct file_report *f, struct item *it)
 {
+	const struct spilled_witness *w = &it->facts.witness;
+	int err = 0;
+
 	if (witness_spill_wanted(st->a, it))
-		return witness_spill_add(st->a->spill, st->a, it, &it->facts.witness) == 0;
-	if (explain_spill_wanted(st->a, it))
-		return spill_explanation(st, f, it) == 0;
-	return true;
+		err = witness_spill_add(st->a->spill, st->a, it, &it->facts.witness);
+	else if (explain_spill_wanted(st->a, it))
+		err = spill_explanation(st, f, it);
+	else
+		return true;
+	if (!err)
+		f->spill_end = w->at + w->len;
+	return !err;
 }
 
 /* A decided execution into its file's items, with its facts noted; its
@@ -211,12 +218,17 @@ static void keep(struct stream *st, struct file_report *f, struct item *it)
 		it->core = NULL;
 		it->prefix = NULL;
 		it->prog = NULL;
+	} else if (!err && !whole && witness_spill_lost(a->spill, f->spill_end)) {
+		/* the spill failed (a full disk): it is kept whole, but those
+		 * before it whose writing failed are lost */
+		f->spill_lost = true;
+		err = -a->spill->err;
 	}
 	if (!err && ARRAY_RESERVE_FROM(f->items, f->cap, f->count + 1, 16))
 		err = -ENOMEM;
 	if (err) { /* the file's report would miss it: the file is not decided */
 		free_item(it);
-		f->keep_failed = true;
+		f->keep_err = -err;
 		st->err = err;
 		return;
 	}
@@ -341,6 +353,14 @@ static void give_up_file(struct file_report *f, int err)
 	check_free_items(f);
 	vsc_trace_free(f->trace);
 	f->trace = NULL;
+	if (f->spill_lost) { /* an error, never a report that misses some */
+		diag(NULL,
+		     "%s: no report: its witnesses or explanations could not be kept, their "
+		     "temporary file could not be written: %s",
+		     f->path, strerror(err));
+		f->status = EXIT_USAGE;
+		return;
+	}
 	if (err == ETIME || err == ENOMEM) {
 		f->read_stopped = err == ETIME ? "--timeout" : "the memory limit";
 		diag(NULL, "%s: %s reached while reading the input", f->path, f->read_stopped);
@@ -431,9 +451,17 @@ void check_read_and_decide(struct file_report *files, size_t nfiles, const struc
 	pthread_mutex_destroy(&st->lock);
 	free(st->ring);
 	free(st);
+	/* what waits in the spill written out: a file whose witnesses or
+	 * explanations are lost gets no report (the first lines, its verdict,
+	 * would print before they are found missing) */
+	witness_spill_finish(a->spill);
 	for (size_t i = 0; i < nfiles; i++) {
-		if (files[i].keep_failed && files[i].trace)
-			give_up_file(&files[i], ENOMEM);
+		if (files[i].trace && witness_spill_lost(a->spill, files[i].spill_end)) {
+			files[i].spill_lost = true;
+			files[i].keep_err = a->spill->err;
+		}
+		if (files[i].keep_err && files[i].trace)
+			give_up_file(&files[i], files[i].keep_err);
 		if (files[i].trace)
 			check_finish_file(&files[i], a);
 	}

@@ -68,9 +68,11 @@ struct file_report {
 	double read_s;                  /* seconds spent reading and parsing, out of --timeout */
 	double read_started, blocked_s; /* while reading: when, and how long it waited */
 	bool read_done;
-	const char *read_stopped;    /* the limit that stopped reading: nothing decided */
-	bool keep_failed;            /* out of memory keeping a decided execution */
-	size_t may_be_shown;         /* of its executions let out, those not inconsistent */
+	const char *read_stopped; /* the limit that stopped reading: nothing decided */
+	int keep_err;        /* keeping a decided execution failed: ENOMEM, or the spill's error */
+	bool spill_lost;     /* that: what it put in the spill could not be written */
+	uint64_t spill_end;  /* where the last of its witnesses in the spill ends */
+	size_t may_be_shown; /* of its executions let out, those not inconsistent */
 	size_t inconsistent_let_out; /* and those inconsistent (the first few are shown) */
 };
 

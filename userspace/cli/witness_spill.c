@@ -3,8 +3,12 @@
  * (witness_spill.h). Each is rendered by the report's own writers
  * (check_text.c, check_json.c, story.c), text without its indent (a segment's lines get theirs
  * when printed: whether a file has segments is known once it is read). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "report.h"
@@ -20,13 +24,49 @@ bool witness_spill_wanted(const struct check_args *a, const struct item *it)
 	return a->witness || (a->json && a->opts.minimize);
 }
 
+/* Writing failed: nothing more goes in, and what was not written out is
+ * lost. */
+static void spill_failed(struct witness_spill *s, int err)
+{
+	if (!s->failed)
+		s->err = err ? err : EIO;
+	s->failed = true;
+}
+
+/* A temporary file in $TMPDIR (else /tmp), gone once closed. */
+static FILE *spill_open(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	int fd, err;
+	FILE *f;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (asprintf(&path, "%s/vsc-spill.XXXXXX", dir) < 0)
+		return NULL;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	if (fd < 0 || !(f = fdopen(fd, "w+"))) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = err;
+		return NULL;
+	}
+	return f;
+}
+
 static FILE *spill_file(struct witness_spill *s)
 {
 	if (!s->file && !s->failed) {
-		s->file = tmpfile();
-		s->failed = s->file == NULL;
+		s->file = spill_open();
+		if (!s->file)
+			spill_failed(s, errno); /* nothing placed: nothing lost */
 	}
-	return s->file;
+	return s->failed ? NULL : s->file;
 }
 
 /* What goes into the spill for one execution. */
@@ -68,8 +108,13 @@ static int spill_add(struct witness_spill *s, void (*render)(FILE *, const struc
 	FILE *out = spill_file(s);
 	off_t at, end;
 
-	if (!out || (at = ftello(out)) < 0)
+	if (!out)
 		return -1;
+	errno = 0;
+	if ((at = ftello(out)) < 0) {
+		spill_failed(s, errno);
+		return -1;
+	}
 	render(out, r);
 	end = ftello(out);
 	/* flushed every MiB at least: a write that fails loses what the buffer
@@ -78,7 +123,7 @@ static int spill_add(struct witness_spill *s, void (*render)(FILE *, const struc
 	    fflush(out) == 0)
 		s->flushed = (uint64_t)end;
 	if (ferror(out) || end < at) {
-		s->failed = true; /* nothing more goes in */
+		spill_failed(s, errno);
 		return -1;
 	}
 	*to = (struct spilled_witness){ .at = (uint64_t)at, .len = (uint64_t)(end - at) };
@@ -115,27 +160,26 @@ static bool read_back(struct witness_spill *s, const struct spilled_witness *w,
 	char buf[1 << 16];
 	uint64_t left = w->len;
 
-	if (!s->failed && s->file) { /* the report has begun: nothing more is added */
-		s->failed = fflush(s->file) != 0;
-		s->flushed = s->failed ? s->flushed : UINT64_MAX;
+	witness_spill_finish(s); /* the report has begun: nothing more is added */
+	if (!witness_spill_lost(s, w->at + w->len) && s->file &&
+	    fseeko(s->file, (off_t)w->at, SEEK_SET) == 0) {
+		while (left > 0) {
+			size_t n = fread(buf, 1, left < sizeof(buf) ? (size_t)left : sizeof(buf),
+					 s->file);
+			if (n == 0)
+				break;
+			put(buf, n, ctx);
+			left -= n;
+		}
+		fseeko(s->file, 0, SEEK_END); /* where the next witness goes */
 	}
-	if (s->failed && w->at + w->len > s->flushed) {
-		if (!s->told)
-			diag("check", "witnesses or explanations lost: their temporary file could "
-				      "not be written");
-		s->told = true;
-		return false;
-	}
-	if (!s->file || fseeko(s->file, (off_t)w->at, SEEK_SET))
-		return false;
-	while (left > 0) {
-		size_t n = fread(buf, 1, left < sizeof(buf) ? (size_t)left : sizeof(buf), s->file);
-		if (n == 0)
-			break;
-		put(buf, n, ctx);
-		left -= n;
-	}
-	fseeko(s->file, 0, SEEK_END); /* where the next witness goes */
+	/* a file given up before its report (check_stream.c) is never read
+	 * back: only a read that fails gets here */
+	if (left > 0 && !s->told)
+		diag("check", "witnesses or explanations lost: their temporary file could not be "
+			      "read back");
+	s->told = s->told || left > 0;
+	s->read_failed = s->read_failed || left > 0;
 	return left == 0;
 }
 
@@ -186,6 +230,22 @@ void explain_spill_print_json(struct witness_spill *s, const struct spilled_witn
 			      struct json *j)
 {
 	(void)read_back(s, w, put_raw, j->out); /* lost: no keys, said on stderr */
+}
+
+bool witness_spill_lost(const struct witness_spill *s, uint64_t end)
+{
+	return s->failed && end > s->flushed;
+}
+
+void witness_spill_finish(struct witness_spill *s)
+{
+	if (s->failed || !s->file || s->flushed == UINT64_MAX)
+		return;
+	errno = 0;
+	if (fflush(s->file) != 0 || ferror(s->file))
+		spill_failed(s, errno);
+	else
+		s->flushed = UINT64_MAX;
 }
 
 void witness_spill_close(struct witness_spill *s)

@@ -21,10 +21,12 @@ struct check_args;
 struct witness_spill {
 	FILE *file; /* opened at the first witness; NULL: none yet, or it failed */
 	bool failed;
+	int err; /* why writing failed (errno), once it did */
 	/* written out (flushed) up to here; once writing failed, what lies
 	 * from here on may be lost */
 	uint64_t flushed;
-	bool told; /* the loss was said */
+	bool told;        /* the loss was said */
+	bool read_failed; /* the report missed something once it was printing */
 };
 
 /* Where an execution's witness waits in the spill; len 0: not there. */
@@ -56,6 +58,11 @@ void witness_spill_print_text(struct witness_spill *s, const struct spilled_witn
 /* The JSON witness at w, as the next value of j. */
 void witness_spill_print_json(struct witness_spill *s, const struct spilled_witness *w,
 			      struct json *j);
+/* Is anything placed before end lost (its writing failed)? */
+bool witness_spill_lost(const struct witness_spill *s, uint64_t end);
+/* Before the report: everything placed written out; then witness_spill_lost
+ * says what can never be printed (a full disk, a file size limit). */
+void witness_spill_finish(struct witness_spill *s);
 void witness_spill_close(struct witness_spill *s);
 
 #endif
