@@ -322,5 +322,41 @@ else
   bad "-p, its main thread already gone, threads running: record exit $st: $(cat "$work/err")"
 fi
 
+# A thread that does not stop at the end of the recording (PTRACE_INTERRUPT
+# does not reach a wait in the kernel such as a vfork's): probe_kill
+# vforkstop's last thread waits 20 s for a thread it started with
+# CLONE_VFORK (no child process: nothing forked is counted), from SIGUSR2
+# on, sent once the recording runs. The stop gives up on it after 5 s,
+# stops the others all the same, and the loss is inexact, saying why, so
+# vsc check gives no plain verdict. Before, --watch wrote `# lost events:
+# 0` (the watchpoints of threads left running go one by one: what one does
+# after its own went is missing while another's reads are still recorded),
+# and vsc check said consistent.
+for how in "--watch seen:8 -p" -p; do
+  t=$work/vfork.vsc name="record $how, a thread in a vfork at the end"
+  taskset -c "$cpu" "$targets/probe_kill" 3 "$work/counter" 0 vforkstop & pid=$!
+  sleep 0.3
+  rec -v $how $pid --duration 2 -o "$t" 2> "$work/err" & rpid=$!
+  waited=0
+  while ! grep -q '^vsc record: \(recording\|watching\)' "$work/err" && [ $waited -lt 100 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  kill -USR2 $pid
+  wait $rpid
+  st=$?
+  kill -KILL $pid 2> /dev/null
+  wait $pid 2> /dev/null
+  why=$(header "$t" 'loss not known exactly')
+  "$vsc" check "$t" > /dev/null 2>&1
+  check=$?
+  case $why in
+    *"threads did not stop within 5 s"*)
+      [ $st = 0 ] && [ $check = 3 ] && ok "$name: lost $(header "$t" 'lost events'), vsc check unknown" ||
+        bad "$name: record exit $st, vsc check $check" ;;
+    *) bad "$name: record exit $st, lost '$(header "$t" 'lost events')', vsc check $check, loss not exact: '$why'" ;;
+  esac
+done
+
 echo "kill tests: $pass passed, $fail failed"
 [ $fail = 0 ]

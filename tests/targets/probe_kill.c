@@ -22,6 +22,11 @@
  *     tracing stop ('t': a recorder stopping every thread, one by one,
  *     has come to it and not yet to this one, whose tid is the highest);
  *     the main thread waits for ever)
+ *   probe_kill THREADS FILE 0 vforkstop   (the last of the THREADS
+ *     threads increments nothing until SIGUSR2; then it starts a thread of
+ *     its own with CLONE_VFORK and waits in the kernel until that one ends
+ *     20 s later: a wait a tracer's stop does not reach (PTRACE_INTERRUPT);
+ *     then it increments as the others; the main thread waits for ever)
  * The counter lives in FILE (8 bytes, mapped shared), so its last value
  * survives the kill: every increment performed is one `u counter K K+1`,
  * K = 0 .. last-1, and a trace that lacks some of them must count the loss
@@ -52,9 +57,11 @@ static volatile int started;
 static long run_on_ms; /* > 0: the workers' end after the main thread's */
 static int spin;       /* RUN_ON < 0: no pause once the main thread left */
 static volatile int main_left;
-static int exit32;          /* the main thread leaves by a 32-bit exit */
-static double exec_at;      /* > 0: when the first worker calls exec */
-static double exec_stop_at; /* > 0: when the last looks at the first (execstop) */
+static int exit32;                     /* the main thread leaves by a 32-bit exit */
+static double exec_at;                 /* > 0: when the first worker calls exec */
+static double exec_stop_at;            /* > 0: when the last looks at the first (execstop) */
+static int vfork_mode;                 /* vforkstop */
+static volatile sig_atomic_t vfork_go; /* SIGUSR2 came */
 static int threads;
 static volatile double deadline; /* then: when one of them calls exit(0) */
 
@@ -94,6 +101,36 @@ static void exec_at_stop(void)
 	}
 }
 
+/* vforkstop: a thread of the process (not a child process: nothing
+ * forked) that sleeps 20 s on a stack of its own, system calls only. */
+static int vfork_child(void *arg)
+{
+	struct timespec sleep = { 20, 0 };
+	(void)arg;
+	syscall(SYS_nanosleep, &sleep, NULL);
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+static void on_vfork_signal(int sig)
+{
+	(void)sig;
+	vfork_go = 1;
+}
+
+/* vforkstop: the last thread waits for vfork_child's end, in the kernel. */
+static void vfork_stop(void)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	struct timespec gap = { 0, 1000000 };
+	while (!vfork_go)
+		nanosleep(&gap, NULL);
+	clone(vfork_child, stack + sizeof(stack),
+	      CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+		      CLONE_VFORK,
+	      NULL);
+}
+
 static void *worker(void *arg)
 {
 	int64_t *mine = arg;
@@ -102,6 +139,8 @@ static void *worker(void *arg)
 	tids[me] = (pid_t)syscall(SYS_gettid);
 	if (exec_stop_at > 0 && me == threads)
 		exec_at_stop();
+	if (vfork_mode && me == threads)
+		vfork_stop();
 	for (;;) {
 		if (exec_at > 0 && me == 1 && seconds_now() > exec_at)
 			execl("/bin/true", "true", (char *)NULL);
@@ -135,7 +174,7 @@ int main(int argc, char **argv)
 		exit32 = 1, argc = 5;
 	if (argc != 4 && argc != 5) {
 		fprintf(stderr,
-			"usage: probe_kill THREADS FILE MS [RUN_ON [exit32] | exec | execstop]\n");
+			"usage: probe_kill THREADS FILE MS [RUN_ON [exit32] | exec | execstop | vforkstop]\n");
 		return 2;
 	}
 	if (argc == 5 && strcmp(argv[4], "exec") == 0) {
@@ -144,6 +183,11 @@ int main(int argc, char **argv)
 	}
 	if (argc == 5 && strcmp(argv[4], "execstop") == 0) {
 		exec_stop_at = seconds_now() + (double)atol(argv[3]) / 1000;
+		argc = 4, argv[3] = "0";
+	}
+	if (argc == 5 && strcmp(argv[4], "vforkstop") == 0) {
+		vfork_mode = 1;
+		signal(SIGUSR2, on_vfork_signal);
 		argc = 4, argv[3] = "0";
 	}
 	run_on_ms = argc == 5 ? atol(argv[4]) : 0;

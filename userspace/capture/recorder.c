@@ -354,6 +354,25 @@ static void note_leader_gone(struct recorder *rec, int threads)
 	trace_writer_note(rec->writer, "loss not known exactly", why);
 }
 
+/* Threads that could not be stopped at the end (vsc_target_stop_all):
+ * they ran on while the recording was taken down, and what they did then
+ * (or, with the watchpoints, the threads after them did, as the
+ * watchpoints went one by one) is missing: an inexact loss, with its
+ * reason, whatever the source counted. (Before, --watch wrote `# lost
+ * events: 0`.) */
+static void note_not_stopped(struct recorder *rec, unsigned threads)
+{
+	char why[256];
+
+	snprintf(why, sizeof(why),
+		 "%u threads did not stop within %d s at the end of the recording (a wait "
+		 "in the kernel a stop does not reach, as a vfork's): what they did as the "
+		 "recording ended is not recorded",
+		 threads, VSC_TARGET_STOP_WAIT_S);
+	recorder_say(rec, "%s", why);
+	trace_writer_note(rec->writer, "loss not known exactly", why);
+}
+
 /* A consistent end: every thread stopped or gone before the source
  * detaches, then what is left is read. At the exit stop of a launched
  * command the other threads may still be on their way out, their ends (a
@@ -364,6 +383,7 @@ static int finish_recording(struct recorder *rec)
 	struct vsc_target *t = &rec->target;
 	bool stopped = t->ended || t->at_exit;
 	int running_on = 0;
+	unsigned not_stopped = 0;
 	if (t->at_exit && !t->ended && !t->threads_traced) {
 		running_on = vsc_target_wait_others(t, EXIT_WAIT_MS);
 	} else if (t->at_exit && !t->ended) {
@@ -384,6 +404,7 @@ static int finish_recording(struct recorder *rec)
 	if (!stopped) {
 		int err = vsc_target_stop_all(t);
 		stopped = !err;
+		not_stopped = err ? (t->not_stopped ? t->not_stopped : 1) : 0;
 		if (err)
 			recorder_say(rec,
 				     "could not stop the threads of %ld (%s); events still "
@@ -407,8 +428,10 @@ static int finish_recording(struct recorder *rec)
 	bool exact = true;
 	trace_writer_add_lost(rec->writer, rec->src->ops->lost(rec->src, &exact));
 	int leader_gone = rec->opts->ends_with_main_thread ? t->leader_gone : 0;
-	if (!exact || running_on || leader_gone)
+	if (!exact || running_on || leader_gone || not_stopped)
 		trace_writer_lost_inexact(rec->writer);
+	if (not_stopped)
+		note_not_stopped(rec, not_stopped);
 	if (running_on) {
 		note_running_on(rec, running_on, t->others_ran_on);
 		rec->stop_reason = "the main thread exited, other threads ran on";

@@ -907,7 +907,7 @@ static uint64_t now_ms(void)
 
 /* How long a thread may take to stop: one in the kernel in a wait that
  * only a fatal signal ends (a vfork's parent, for one) does not stop. */
-#define STOP_WAIT_MS 5000
+#define STOP_WAIT_MS (VSC_TARGET_STOP_WAIT_S * 1000)
 
 /* Seize (unless it is ours already) and interrupt one thread, then wait
  * for its stop, never for ever: meanwhile held threads that died are
@@ -1006,9 +1006,13 @@ static int stop_one(pid_t pid, pid_t tid, void *arg)
 		return -ENOMEM;
 	w->found_new = true;
 	int r = stop_thread(w->t, tid);
-	if (r < 0)
+	/* not stopped in time: the others are stopped all the same, and the
+	 * error comes after them (vsc_target_stop_all) */
+	if (r == -ETIMEDOUT)
+		w->t->not_stopped++;
+	else if (r < 0)
 		return r;
-	/* remembered even when gone, so we do not try it again */
+	/* remembered even when gone (or not stopped), not tried again */
 	w->t->stopped[w->t->stopped_count++] = r == 0 ? tid : -tid;
 	return 0;
 }
@@ -1068,6 +1072,7 @@ int vsc_target_stop_all(struct vsc_target *t)
 	struct stop_walk w = { t, true };
 	struct sigaction reap = { .sa_handler = on_held_death, .sa_flags = SA_RESTART }, saved;
 	int r = 0;
+	t->not_stopped = 0;
 	sigemptyset(&reap.sa_mask);
 	sigaction(SIGCHLD, &reap, &saved);
 	while (w.found_new && r >= 0) {
@@ -1080,7 +1085,7 @@ int vsc_target_stop_all(struct vsc_target *t)
 	if (r < 0)
 		return r;
 	check_main(t);
-	return 0;
+	return t->not_stopped ? -ETIMEDOUT : 0;
 }
 
 /* Thread tid's status (struct thread_status): 0, or -errno when it cannot

@@ -37,6 +37,7 @@ struct vsc_target {
 	bool exec_waits;      /* at the exit stop: another thread's exec waits for its end */
 	bool exec_done;       /* ... or is done: another program runs (not read, not followed) */
 	uint64_t stray_traps; /* SIGTRAPs of our watchpoints kept from the program */
+	unsigned not_stopped; /* vsc_target_stop_all: threads that did not stop in time */
 	unsigned long long start_time; /* an attached process's (/proc/PID/stat), 0:
 					* not known; another: its pid was taken again */
 };
@@ -103,10 +104,16 @@ int vsc_target_finish(struct vsc_target *t);
 int vsc_target_stop_command(struct vsc_target *t, int sig, int timeout_ms);
 
 /* Stop every thread (ptrace seize + interrupt), taking in threads created
- * meanwhile. Returns 0 or -errno. vsc_target_resume_all detaches them all
+ * meanwhile. Returns 0 or -errno. A thread that does not stop within 5 s
+ * (one in a wait in the kernel that only its end or a fatal signal ends:
+ * a vfork) is counted in t->not_stopped and passed over: the others are
+ * stopped all the same, and -ETIMEDOUT is returned after them. It stays
+ * ours, to stop whenever it leaves that wait, until the recorder exits.
+ * vsc_target_resume_all detaches them all
  * (a launched command too: we stop following it, unless it is at its exit
  * stop, which vsc_target_finish ends). */
 int vsc_target_stop_all(struct vsc_target *t);
+#define VSC_TARGET_STOP_WAIT_S 5 /* how long a thread may take to stop */
 void vsc_target_resume_all(struct vsc_target *t);
 
 /* Hardware watchpoints: keep every thread traced while it is recorded, new
