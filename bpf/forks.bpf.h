@@ -12,6 +12,12 @@
 
 __u64 children_forked = 0;
 __u64 children_execed = 0;
+/* Execs of the target itself (its main thread's, or another thread's,
+ * which kills every other and takes the main thread's id): from the first
+ * on the process runs another program, whose addresses mean nothing to
+ * the recording. The recorder ends the recording there; what the new
+ * program does is not the program recorded (record.bpf.c drops it). */
+__u64 target_execs = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -37,13 +43,18 @@ int vsc_fork(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* A child ran exec: from now on it is another program, not a copy. */
+/* A child ran exec: from now on it is another program, not a copy. So
+ * does the target, when it is the one. */
 SEC("raw_tracepoint/sched_process_exec")
 int vsc_exec(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
 	(void)ctx;
+	if (tgid == target_pid) {
+		__sync_fetch_and_add(&target_execs, 1);
+		return 0;
+	}
 	if (bpf_map_delete_elem(&children, &tgid) == 0)
 		__sync_fetch_and_add(&children_execed, 1);
 	return 0;

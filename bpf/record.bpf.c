@@ -221,14 +221,26 @@ static __always_inline struct vsc_record_log_ref *ref_of(__u64 log_addr)
 	return bpf_map_lookup_elem(&logs, &tid);
 }
 
+/* The target ran exec (forks.bpf.h): a probe that fires now is the new
+ * program's, the same binary run again (the probes of a process follow its
+ * main thread into its new program), and not recorded. Every thread of
+ * the old one handed its log over at its end, before the exec was done. */
+static __always_inline bool new_program(void)
+{
+	return target_execs != 0 && (bpf_get_current_pid_tgid() >> 32) == target_pid;
+}
+
 /* blocking: the thread waits for the acknowledgement and fires again if
  * this batch does not fit; otherwise what does not fit is lost (counted). */
 SEC("usdt")
 int BPF_USDT(vsc_batch, __u64 log_addr, __u64 count_arg, __u64 blocking)
 {
-	struct vsc_record_log_ref *ref = ref_of(log_addr);
+	struct vsc_record_log_ref *ref;
 
 	(void)count_arg; /* the log's header is the truth */
+	if (new_program())
+		return 0;
+	ref = ref_of(log_addr);
 	if (ref)
 		hand_over(ref, log_addr, VSC_RECORD_FROM_BATCH, blocking != 0);
 	return 0;
@@ -237,7 +249,8 @@ int BPF_USDT(vsc_batch, __u64 log_addr, __u64 count_arg, __u64 blocking)
 SEC("usdt")
 int BPF_USDT(vsc_log, __u64 log_addr)
 {
-	ref_of(log_addr);
+	if (!new_program())
+		ref_of(log_addr);
 	return 0;
 }
 
@@ -256,7 +269,7 @@ static __always_inline int thread_end(__u32 origin)
 	__u32 tid = (__u32)id;
 	struct vsc_record_log_ref *ref;
 
-	if ((id >> 32) != target_pid)
+	if ((id >> 32) != target_pid || new_program())
 		return 0;
 	ref = bpf_map_lookup_elem(&logs, &tid);
 	if (!ref || ref->pid != target_pid ||

@@ -117,6 +117,11 @@ int watch_hit(struct bpf_perf_event_data *ctx)
 	__u64 seq;
 	__u32 gap;
 
+	/* the target ran exec (forks.bpf.h): another program, whose memory
+	 * at the watched address is not the variable (the recorder holds it
+	 * at its exec stop, before its first instruction, and ends there) */
+	if (target_execs && (id >> 32) == target_pid)
+		return 0;
 	for (__u32 i = 0; i < WATCH_MAX_SLOTS && i < slot_count; i++) {
 		if (slots[i].addr == addr) {
 			len = slots[i].len;

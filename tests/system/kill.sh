@@ -195,16 +195,21 @@ while [ $i -lt "$repeat" ]; do
   # exit stop waited 2 s for the exec'ing thread and took it for one
   # running on: 'at least' lost ('1 threads still ran 2000 ms after the
   # main thread's exit'), vsc check unknown, in 3.8 s instead of 1.3 s
+  # inwrite: the main thread killed inside a native write() (system call
+  # 1, the number of the 32-bit exit): before, taken for its own exit, so
+  # the same 2 s wait and 'at least' lost
   t=$work/cmd-exec.vsc
-  started=$(date +%s%N)
-  rec -o "$t" -- "$targets/probe_kill" 2 "$work/counter" 500 exec 2> "$work/err"
-  st=$? took=$((($(date +%s%N) - started) / 1000000))
-  by=$(header "$t" 'recording stopped by') lost=$(header "$t" 'lost events')
-  if [ "$lost" = 0 ] && [ "$by" = "another thread's exec (the process runs another program)" ]; then
-    verdict "-- CMD, a worker's exec, recorded in $took ms ($i)" "$t" $st 0
-  else
-    bad "-- CMD, a worker's exec: record exit $st after $took ms, lost '$lost', stopped by '$by' ($i)"
-  fi
+  for where in "" inwrite; do
+    started=$(date +%s%N)
+    rec -o "$t" -- "$targets/probe_kill" 2 "$work/counter" 500 exec $where 2> "$work/err"
+    st=$? took=$((($(date +%s%N) - started) / 1000000))
+    by=$(header "$t" 'recording stopped by') lost=$(header "$t" 'lost events')
+    if [ "$lost" = 0 ] && [ "$by" = "another thread's exec (the process runs another program)" ]; then
+      verdict "-- CMD, a worker's exec${where:+, the main thread in write()}, recorded in $took ms ($i)" "$t" $st 0
+    else
+      bad "-- CMD, a worker's exec${where:+, the main thread in write()}: record exit $st after $took ms, lost '$lost', stopped by '$by' ($i)"
+    fi
+  done
   # ... and with --watch (every thread traced): the exit stop waited for
   # the exec'ing thread, then stopped it (waitpid on a thread that waits
   # in exec for the main thread): the recorder hung (SIGTERM too)
@@ -355,6 +360,59 @@ for how in "--watch seen:8 -p" -p; do
       [ $st = 0 ] && [ $check = 3 ] && ok "$name: lost $(header "$t" 'lost events'), vsc check unknown" ||
         bad "$name: record exit $st, vsc check $check" ;;
     *) bad "$name: record exit $st, lost '$(header "$t" 'lost events')', vsc check $check, loss not exact: '$why'" ;;
+  esac
+done
+
+# An exec while the recording runs (not at its end): probe_kill reexec's
+# main thread runs the program again (-p: on SIGUSR2, sent once the
+# recording runs; -- CMD: after 800 ms); the new program's threads count
+# from 0 again in the same file. Its addresses mean nothing to the trace
+# (the probes of a process follow its main thread into the new program,
+# and so does a watchpoint of the main thread), so the recording ends at
+# the exec, whole: every thread of the old program handed its log over at
+# its end. Under setarch -R the new program's variables are where the old
+# one's were. Before, the recorder went on with the new program until
+# --duration: -p, the old program's increments and the new one's (from 0
+# again) in one trace, 'lost 0'.
+norandom=
+setarch "$(uname -m)" -R true 2> /dev/null && norandom="setarch $(uname -m) -R"
+for how in -p -- "--watch seen:8 -p" "--watch seen:8 --"; do
+  t=$work/reexec.vsc name="record $how, the main thread's exec while recording"
+  rm -f "$t"
+  if [ "${how%-p}" != "$how" ]; then
+    $norandom taskset -c "$cpu" "$targets/probe_kill" 3 "$work/counter" 0 reexec & pid=$!
+    sleep 0.3
+    rec -v $how $pid --duration 3 -o "$t" 2> "$work/err" & rpid=$!
+    waited=0
+    while ! grep -q '^vsc record: \(recording\|watching\)' "$work/err" && [ $waited -lt 100 ]; do
+      sleep 0.1
+      waited=$((waited + 1))
+    done
+    sleep 0.3
+    kill -USR2 $pid
+    wait $rpid
+    st=$?
+    kill -KILL $pid 2> /dev/null
+    wait $pid 2> /dev/null
+  else
+    $norandom taskset -c "$cpu" timeout -s KILL 120 "$vsc" record ${how%--} --duration 3 \
+      --stop-command KILL -o "$t" -- "$targets/probe_kill" 3 "$work/counter" 800 reexec 2> "$work/err"
+    st=$?
+  fi
+  by=$(header "$t" 'recording stopped by') lost=$(header "$t" 'lost events')
+  case $how in
+    --watch*) # one writer (the first worker) of ever larger values
+      what=$(awk '$2 == "w" && $3 == "seen" { n++; if (n > 1 && $4 <= last) back++; last = $4 }
+        END { printf "%d stores, %d back", n, back }' "$t") ;;
+    *) # one counter, each increment once
+      vars=$(awk '$2 == "u" { print $3 }' "$t" | sort -u | wc -l)
+      what="$vars counters, $(rmw_chain "$t" "$(awk '$2 == "u" { print $3; exit }' "$t")" 1)" ;;
+  esac
+  case "$st $by $lost / $what" in
+    "0 an exec (the process runs another program) 0 / "*" 0 back" | \
+      "0 an exec (the process runs another program) 0 / 1 counters, "[0-9]*)
+      ok "$name: stopped by the exec, $lost lost, $what" ;;
+    *) bad "$name: record exit $st, stopped by '$by', lost '$lost', $what: $(tail -1 "$work/err")" ;;
   esac
 done
 

@@ -27,6 +27,13 @@
  *     its own with CLONE_VFORK and waits in the kernel until that one ends
  *     20 s later: a wait a tracer's stop does not reach (PTRACE_INTERRUPT);
  *     then it increments as the others; the main thread waits for ever)
+ *   probe_kill THREADS FILE MS reexec   (on SIGUSR2, or after MS ms when
+ *     MS > 0, the main thread runs this program again, /proc/self/exe
+ *     THREADS FILE 0: a new program in the same process, whose threads
+ *     count from 0 again in FILE)
+ *   probe_kill THREADS FILE MS exec inwrite   (as exec, the main thread
+ *     blocked meanwhile in a native write(), system call 1, into a full
+ *     pipe: killed there by the exec)
  * The counter lives in FILE (8 bytes, mapped shared), so its last value
  * survives the kill: every increment performed is one `u counter K K+1`,
  * K = 0 .. last-1, and a trace that lacks some of them must count the loss
@@ -61,7 +68,10 @@ static int exit32;                     /* the main thread leaves by a 32-bit exi
 static double exec_at;                 /* > 0: when the first worker calls exec */
 static double exec_stop_at;            /* > 0: when the last looks at the first (execstop) */
 static int vfork_mode;                 /* vforkstop */
-static volatile sig_atomic_t vfork_go; /* SIGUSR2 came */
+static int in_write;                   /* the main thread waits in write() (exec inwrite) */
+static int reexec;                     /* reexec: the main thread's exec on SIGUSR2 */
+static double reexec_at;               /* ... or then (> 0) */
+static volatile sig_atomic_t vfork_go; /* SIGUSR2 came (vforkstop, reexec) */
 static int threads;
 static volatile double deadline; /* then: when one of them calls exit(0) */
 
@@ -110,6 +120,21 @@ static int vfork_child(void *arg)
 	syscall(SYS_nanosleep, &sleep, NULL);
 	syscall(SYS_exit, 0);
 	return 0;
+}
+
+/* A write() that never returns: into a pipe that is full, never read. */
+static void block_in_write(void)
+{
+	int p[2];
+	char buf[4096] = { 0 };
+	if (pipe(p))
+		return;
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	while (write(p[1], buf, sizeof(buf)) > 0)
+		;
+	fcntl(p[1], F_SETFL, 0);
+	if (write(p[1], buf, 1) < 0)
+		return;
 }
 
 static void on_vfork_signal(int sig)
@@ -172,9 +197,11 @@ int main(int argc, char **argv)
 	pthread_t t[64];
 	if (argc == 6 && strcmp(argv[5], "exit32") == 0)
 		exit32 = 1, argc = 5;
+	if (argc == 6 && strcmp(argv[5], "inwrite") == 0)
+		in_write = 1, argc = 5;
 	if (argc != 4 && argc != 5) {
 		fprintf(stderr,
-			"usage: probe_kill THREADS FILE MS [RUN_ON [exit32] | exec | execstop | vforkstop]\n");
+			"usage: probe_kill THREADS FILE MS [RUN_ON [exit32] | exec [inwrite] | execstop | vforkstop | reexec]\n");
 		return 2;
 	}
 	if (argc == 5 && strcmp(argv[4], "exec") == 0) {
@@ -183,6 +210,13 @@ int main(int argc, char **argv)
 	}
 	if (argc == 5 && strcmp(argv[4], "execstop") == 0) {
 		exec_stop_at = seconds_now() + (double)atol(argv[3]) / 1000;
+		argc = 4, argv[3] = "0";
+	}
+	if (argc == 5 && strcmp(argv[4], "reexec") == 0) {
+		reexec = 1;
+		if (atol(argv[3]) > 0)
+			reexec_at = seconds_now() + (double)atol(argv[3]) / 1000;
+		signal(SIGUSR2, on_vfork_signal);
 		argc = 4, argv[3] = "0";
 	}
 	if (argc == 5 && strcmp(argv[4], "vforkstop") == 0) {
@@ -212,6 +246,15 @@ int main(int argc, char **argv)
 		pthread_create(&t[i], NULL, worker, &seen[i]);
 	long wait_ms = ms < 0 ? -ms : ms;
 	struct timespec pause = { wait_ms / 1000, (wait_ms % 1000) * 1000000L };
+	if (in_write)
+		block_in_write();
+	if (reexec) {
+		while (!vfork_go && (reexec_at == 0 || seconds_now() < reexec_at))
+			pause.tv_nsec = 1000000, nanosleep(&pause, NULL);
+		char *again[] = { argv[0], argv[1], argv[2], "0", NULL };
+		execv("/proc/self/exe", again);
+		return 2;
+	}
 	if (ms == 0)
 		for (;;)
 			pause.tv_sec = 1, nanosleep(&pause, NULL);

@@ -765,6 +765,12 @@ static void notes(struct capture_source *base, struct trace_writer *w)
 		trace_writer_note(w, "loss not known exactly", why);
 }
 
+static bool execed(const struct capture_source *base)
+{
+	const struct vsc_probe_source *src = (const struct vsc_probe_source *)base;
+	return src->skel && src->skel->bss->target_execs;
+}
+
 static const struct capture_source_ops probe_ops = {
 	.attach = attach,
 	.poll = poll_source,
@@ -775,6 +781,7 @@ static const struct capture_source_ops probe_ops = {
 	.report = report,
 	.segment_name = segment_name,
 	.foreign = foreign_of,
+	.execed = execed,
 	.close = close_source,
 };
 

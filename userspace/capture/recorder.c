@@ -282,6 +282,20 @@ static int record_loop(struct recorder *rec)
 				     strerror(-changed));
 			return changed;
 		}
+		/* an exec: what runs now is another program (its addresses
+		 * mean nothing to the trace); the old one's threads all ended
+		 * before it, handing their logs over */
+		if (!t->exec_done && !t->at_exit && !t->ended && rec->src->ops->execed &&
+		    rec->src->ops->execed(rec->src))
+			vsc_target_execed(t);
+		if (t->exec_done) {
+			rec->stop_reason = "an exec (the process runs another program)";
+			recorder_say(rec,
+				     "process %ld ran another program (exec): the recording "
+				     "ends there, the new program is not recorded",
+				     (long)t->pid);
+			return 0;
+		}
 		if (t->ended || t->at_exit) {
 			rec->stop_reason = "the process ended";
 			return 0;
@@ -381,7 +395,8 @@ static void note_not_stopped(struct recorder *rec, unsigned threads)
 static int finish_recording(struct recorder *rec)
 {
 	struct vsc_target *t = &rec->target;
-	bool stopped = t->ended || t->at_exit;
+	/* after an exec, every thread of the old program is gone */
+	bool stopped = t->ended || t->at_exit || t->exec_done;
 	int running_on = 0;
 	unsigned not_stopped = 0;
 	if (t->at_exit && !t->ended && !t->threads_traced) {

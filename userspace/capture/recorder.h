@@ -72,6 +72,9 @@ struct capture_source_ops {
 	 * keeps it, or 0), asked once, when its first marker is written. */
 	int (*segment_name)(struct capture_source *src, int64_t id, uint64_t name_addr, char *buf,
 			    size_t len);
+	/* Optional: whether the target has run exec (its BPF program saw it),
+	 * which ends the recording: another program runs from then on. */
+	bool (*execed)(const struct capture_source *src);
 	void (*close)(struct capture_source *src);
 };
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -550,6 +551,16 @@ int vsc_target_poll(struct vsc_target *t)
 			t->at_exit = true;
 			return 1;
 		}
+		if ((status >> 16) == PTRACE_EVENT_EXEC && got == t->pid) {
+			/* an exec (of the main thread, or of another, which
+			 * killed every other and took the main thread's id):
+			 * another program, let go, not followed nor read */
+			ptrace(PTRACE_DETACH, got, 0, 0);
+			t->exec_done = true;
+			if (t->launched)
+				t->launched_detached = true;
+			return 1;
+		}
 		/* a group-stop, an interrupt, a new thread, another thread's
 		 * exit, exec of another program, or a signal to deliver */
 		pass_stop(t, got, status);
@@ -587,13 +598,42 @@ static long thread_syscall(pid_t pid, pid_t tid)
 	return nr;
 }
 
+/* Whether stopped thread tid is in a 32-bit system call (1), a native one
+ * (0), or not known (-1): the architecture ptrace gives with the system
+ * call's info (the kernel's own test: x86-64's TS_COMPAT), at any stop. */
+static int in_compat_call(pid_t tid)
+{
+#if defined(PTRACE_GET_SYSCALL_INFO) && (defined(__x86_64__) || defined(__aarch64__))
+	struct __ptrace_syscall_info info;
+#if defined(__x86_64__)
+	const uint32_t native = AUDIT_ARCH_X86_64;
+#else
+	const uint32_t native = AUDIT_ARCH_AARCH64;
+#endif
+	memset(&info, 0, sizeof(info));
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(info), &info) <= 0 || !info.arch)
+		return -1;
+	return info.arch != native;
+#else
+	(void)tid;
+	return -1;
+#endif
+}
+
 /* Whether the main thread, at its exit stop, is in its own exit() (its
  * pthread_exit: other threads may run on), not killed by another thread's
  * exit_group or exec or a fatal signal (they all leave then). Not known:
- * taken for its own. */
+ * taken for its own. The 32-bit exit's number is 1, a native write's on
+ * x86-64: the call's architecture tells them apart (not known: taken for
+ * an exit, the side that waits). */
 static bool exit_of_its_own(pid_t pid)
 {
 	long nr = thread_syscall(pid, pid);
+	int compat = nr == SYSCALL_EXIT || nr == SYSCALL_COMPAT_EXIT ? in_compat_call(pid) : -1;
+	if (compat == 1)
+		return nr == SYSCALL_COMPAT_EXIT;
+	if (compat == 0)
+		return nr == SYSCALL_EXIT;
 	return nr == SYSCALL_EXIT || nr == SYSCALL_COMPAT_EXIT || nr == -2;
 }
 
@@ -1048,6 +1088,20 @@ static void let_exec_go(struct vsc_target *t)
 		t->launched_detached = true;
 }
 
+void vsc_target_execed(struct vsc_target *t)
+{
+	if (t->exec_done || t->ended)
+		return;
+	/* the exec of a process that took its pid at its end is not its own
+	 * (an exec keeps the start time) */
+	if (!t->launched && t->start_time && start_time(t->pid) != t->start_time) {
+		t->ended = true;
+		return;
+	}
+	t->exec_done = true;
+	let_exec_go(t);
+}
+
 /* After the walk: is the main thread's id still the thread we hold? An
  * exec of another thread kills every other and takes the main thread's
  * id; the old main thread's end is not reported to us. */
@@ -1180,6 +1234,7 @@ int vsc_target_trace_threads(struct vsc_target *t)
 		opts |= PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
 		return ptrace(PTRACE_SETOPTIONS, t->pid, 0, opts) ? -errno : 0;
 	}
+	opts |= PTRACE_O_TRACEEXEC; /* an exec ends the recording (vsc_target_poll) */
 	for (size_t i = 0; i < t->stopped_count; i++)
 		if (t->stopped[i] > 0 && ptrace(PTRACE_SETOPTIONS, t->stopped[i], 0, opts) &&
 		    errno != ESRCH)

@@ -70,9 +70,19 @@ int vsc_target_start(struct vsc_target *t);
 
 /* Look at the target without blocking: for a launched command, handle its
  * ptrace stops (forward signals; at the exit stop set at_exit and leave it
- * stopped); for an attached process, notice that it is gone. Returns 1 when
- * something changed (ended or at_exit), 0 otherwise, -errno on failure. */
+ * stopped); for an attached process, notice that it is gone; an exec seen
+ * by ptrace (a launched command's main thread, or any thread when they are
+ * all traced) sets exec_done, the new program let go. Returns 1 when
+ * something changed (ended, at_exit or exec_done), 0 otherwise, -errno on
+ * failure. */
 int vsc_target_poll(struct vsc_target *t);
+/* The process ran exec (the kernel said so: sched_process_exec), seen
+ * otherwise than by vsc_target_poll: set t->exec_done and let the new
+ * program go (taken from its exec stop when it is traced by us). Its
+ * memory is not read as the old one's from then on. An attached process
+ * whose start time is no longer its own ended, and its pid runs another
+ * process: t->ended instead. */
+void vsc_target_execed(struct vsc_target *t);
 /* At the exit stop: wait until the other threads are gone (those of a
  * process that ends run their end there), at most timeout_ms. Returns how
  * many are left (threads that run on after the main thread's own exit).

@@ -571,6 +571,12 @@ static const struct foreign_watch *foreign_of(const struct capture_source *base)
 	return &((const struct watch_run *)base)->foreign;
 }
 
+static bool execed(const struct capture_source *base)
+{
+	const struct watch_run *run = (const struct watch_run *)base;
+	return run->skel && run->skel->bss->target_execs;
+}
+
 static const struct capture_source_ops watch_ops = {
 	.attach = attach,
 	.poll = poll_source,
@@ -582,6 +588,7 @@ static const struct capture_source_ops watch_ops = {
 	.init_value = initial_value,
 	.locate = locate,
 	.foreign = foreign_of,
+	.execed = execed,
 	.close = close_source,
 };
 
