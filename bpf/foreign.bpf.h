@@ -190,6 +190,14 @@ static long mprotect_vma(struct task_struct *task, struct vm_area_struct *vma, v
 	return 0;
 }
 
+/* An mprotect(PROT_WRITE) of caller whose mappings could not be looked
+ * at: counted, and the caller kept (the last one). */
+static __always_inline void mprotect_unseen(__u32 caller)
+{
+	__sync_fetch_and_add(&foreign.mprotects_unknown, 1);
+	foreign.mprotect_unseen = caller;
+}
+
 /* mprotect(start, len, PROT_WRITE...) by a process not of the recording:
  * each shared mapping of a file, shm object or System V segment it covers
  * counts as one made writable (shared_map()). A mapping made read-only
@@ -217,7 +225,7 @@ static __always_inline int mprotect_writable(const long *a)
 	if (!len || w.end < w.next)
 		return 0; /* nothing, or refused (EINVAL) */
 	if (!has_find_vma) {
-		__sync_fetch_and_add(&foreign.mprotects_unknown, 1);
+		mprotect_unseen(caller);
 		return 0;
 	}
 	task = bpf_get_current_task_btf();
@@ -226,12 +234,12 @@ static __always_inline int mprotect_writable(const long *a)
 		if (err == -2)    /* ENOENT */
 			return 0; /* a hole: the call fails (ENOMEM) */
 		if (err) {
-			__sync_fetch_and_add(&foreign.mprotects_unknown, 1);
+			mprotect_unseen(caller);
 			return 0;
 		}
 	}
 	if (w.next)
-		__sync_fetch_and_add(&foreign.mprotects_unknown, 1);
+		mprotect_unseen(caller);
 	return 0;
 }
 
@@ -376,8 +384,8 @@ static __always_inline bool compat_args(struct pt_regs *regs, long nr, long *a)
 	a[5] = (int)BPF_CORE_READ(regs, bp);
 	if (nr == NR32_OLD_MMAP) {
 		if (bpf_probe_read_user(m, sizeof(m), (void *)(unsigned long)(__u32)a[0])) {
-			/* not known: as a mapping whose object is not known */
-			__sync_fetch_and_add(&foreign.mprotects_unknown, 1);
+			/* not known: a mapping whose object is not known */
+			__sync_fetch_and_add(&foreign.mmaps_unknown, 1);
 			return false;
 		}
 		a[3] = m[3];

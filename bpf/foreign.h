@@ -26,8 +26,13 @@ struct vsc_foreign_counts {
 	 * process but the recorder, the target itself included */
 	__u64 mem_writes;
 	/* mprotect(PROT_WRITE) calls whose mappings could not be looked at
-	 * (every object is then suspect, as with mappers_full) */
+	 * (every object that a shared mapping may write is then suspect, as
+	 * with mappers_full), and the last caller's pid */
 	__u64 mprotects_unknown;
+	__u32 mprotect_unseen;
+	/* 32-bit mmap calls whose arguments could not be read: a mapping of
+	 * any object, not known (every object is then suspect) */
+	__u32 mmaps_unknown;
 };
 
 /* An object by device and inode (System V: device 0, inode the shmid). */

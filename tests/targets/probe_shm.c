@@ -67,6 +67,12 @@
  *   probe_shm target anon - N    the same on anonymous shared memory
  *                                (MAP_SHARED | MAP_ANONYMOUS) that nobody
  *                                else maps: no fork, no other process
+ *   probe_shm contender KIND NAME  (KIND, NAME: not used) make a private page
+ *                                of its own read-only and writable again
+ *                                (mprotect) without pause, while two threads
+ *                                map and unmap pages: the mappings are
+ *                                locked when a hook on mprotect would look
+ *                                at them; "ready" first, 60 s at most
  *   probe_shm orphan N           the same on anonymous shared memory, after
  *                                forking a child that forks a writer (as
  *                                above, "writer PID" on stdout) and ends: the
@@ -83,6 +89,7 @@
 #include <stdbool.h>
 #include <iconv.h>
 #include <locale.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,6 +469,36 @@ static int run_remapper(const char *name, long n)
 	return 0;
 }
 
+/* contender: a thread that keeps the mappings' lock busy. */
+static void *churn(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED)
+			munmap(p, 4096);
+	}
+	return NULL;
+}
+
+static int run_contender(void)
+{
+	pthread_t t[2];
+	char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (page == MAP_FAILED)
+		return 2;
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, churn, NULL))
+			return 2;
+	ready();
+	alarm(60);
+	for (;;) {
+		mprotect(page, 4096, PROT_READ);
+		mprotect(page, 4096, PROT_READ | PROT_WRITE);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "writer"))
@@ -484,6 +521,8 @@ int main(int argc, char **argv)
 		return run_reader(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "remapper"))
 		return run_remapper(argv[2], atol(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "contender"))
+		return run_contender();
 	if (argc == 3 && !strcmp(argv[1], "orphan"))
 		return run_orphan(atol(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "watched"))
@@ -491,7 +530,7 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
 	fprintf(stderr,
-		"usage: probe_shm writer|flasher|mflasher|toggler|pwriter|reader KIND NAME | vmwriter|memwriter|memwriter32 PID ADDR | remapper NAME N | target KIND NAME N | watched KIND NAME S | orphan N\n"
+		"usage: probe_shm writer|flasher|mflasher|toggler|pwriter|reader|contender KIND NAME | vmwriter|memwriter|memwriter32 PID ADDR | remapper NAME N | target KIND NAME N | watched KIND NAME S | orphan N\n"
 		"  KIND: posix, file, sysv or (target only) private, anon, rofile, exposed, selfmem\n");
 	return 2;
 }

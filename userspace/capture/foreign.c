@@ -84,7 +84,16 @@ int foreign_watch_mapper(const struct foreign_watch *fw, uint32_t major, uint32_
 		return -errno;
 	if (fw->counts->mappers_full)
 		return -ENOSPC;
+	if (fw->counts->mmaps_unknown)
+		return -EFAULT;
+	*pid = fw->counts->mprotect_unseen;
 	return fw->counts->mprotects_unknown ? -EAGAIN : 0;
+}
+
+uint64_t foreign_watch_mprotects_unseen(const struct foreign_watch *fw, uint32_t *pid)
+{
+	*pid = fw->counts ? fw->counts->mprotect_unseen : 0;
+	return fw->counts ? fw->counts->mprotects_unknown : 0;
 }
 
 void foreign_watch_attach_vmas(struct foreign_watch *fw, struct bpf_program *prog, int pid)

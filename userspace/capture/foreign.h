@@ -45,8 +45,13 @@ bool foreign_watch_exact(const struct foreign_watch *fw);
 /* The reason, appended at buf + n (after "; " when n > 0); the new n. */
 int foreign_watch_why(const struct foreign_watch *fw, char *buf, size_t len, int n);
 /* recorder.h's shared_mapper: 1 and *pid, 0 none seen, -ENOSPC not known
- * (too many objects), -EAGAIN not known (an mprotect whose mappings the
- * hook could not look at), other -errno. */
+ * (too many objects), -EFAULT not known (a 32-bit mmap whose arguments
+ * could not be read), -EAGAIN not known (an mprotect whose mappings the
+ * hook could not look at: *pid the last such caller; it made writable
+ * only a mapping that may write, which the kernel counts), other -errno. */
+/* mprotect(PROT_WRITE) calls whose mappings could not be looked at, and
+ * the last caller (*pid). */
+uint64_t foreign_watch_mprotects_unseen(const struct foreign_watch *fw, uint32_t *pid);
 int foreign_watch_mapper(const struct foreign_watch *fw, uint32_t major, uint32_t minor,
 			 uint64_t inode, bool sysv, uint32_t *pid);
 

@@ -500,16 +500,27 @@ static void say_shared(const struct recorder *rec)
 			     "written by processes not recorded, so vsc check gives this trace "
 			     "no plain verdict: %s",
 			     n, shared_watch_why(sw));
-	if (rec->opts->verbose)
-		recorder_say(
-			rec,
-			"shared memory: %" PRIu64 " looks at the target, %" PRIu64
-			" sweeps of /proc (%.1f ms in all); %zu objects mapped shared, %" PRIu64
-			" of them may be written from outside, %" PRIu64
-			" of those hold a recorded address; %" PRIu64
-			" written by system calls; %zu pages recorded",
-			sw->scans, sw->sweeps, (double)sw->sweep_ns / 1e6, sw->count, sw->suspects,
-			n, sw->syscall_written, sw->pages.count);
+	if (!rec->opts->verbose)
+		return;
+	recorder_say(rec,
+		     "shared memory: %" PRIu64 " looks at the target, %" PRIu64
+		     " sweeps of /proc (%.1f ms in all); %zu objects mapped shared, %" PRIu64
+		     " of them may be written from outside, %" PRIu64
+		     " of those hold a recorded address; %" PRIu64
+		     " written by system calls; %zu pages recorded",
+		     sw->scans, sw->sweeps, (double)sw->sweep_ns / 1e6, sw->count, sw->suspects, n,
+		     sw->syscall_written, sw->pages.count);
+	uint32_t pid = 0;
+	uint64_t unseen =
+		rec->src->ops->foreign
+			? foreign_watch_mprotects_unseen(rec->src->ops->foreign(rec->src), &pid)
+			: 0;
+	if (unseen)
+		recorder_say(rec,
+			     "shared memory: %" PRIu64 " mprotect calls of other processes "
+			     "(making memory writable) whose mappings could not be looked at, "
+			     "the last by pid %u",
+			     unseen, pid);
 }
 
 static int write_trace(struct recorder *rec)

@@ -712,6 +712,19 @@ static void take_write_events(struct shared_watch *sw)
 
 /* ---- mappings seen as they were made ------------------------------------------ */
 
+/* Objects a shared mapping may write at this look, by the kernel's count
+ * (none_may_write()), or not known (System V: no count; one the target no
+ * longer maps: the count is read through its mappings): kept, for an
+ * mprotect whose mappings could not be looked at (check_mappers()). */
+static void note_may_write(struct shared_watch *sw)
+{
+	for (size_t i = 0; i < sw->count; i++) {
+		struct shared_object *o = &sw->objects[i];
+		if (!o->suspect && !o->may_write && !none_may_write(sw, o))
+			o->may_write = true;
+	}
+}
+
 /* Objects the hook saw mapped writable and shared by another process
  * (the maps need not show it any more). One already suspect only because
  * some maps cannot be read gets the writer as its reason. */
@@ -728,6 +741,12 @@ static void check_mappers(struct shared_watch *sw)
 					       is_sysv(o), &pid);
 		if (found == 0 || (found == 1 && (int)pid == sw->pid) || (o->unnamed && found != 1))
 			continue;
+		/* an mprotect makes writable only a mapping that may write,
+		 * which the kernel counts at each look; one made between two
+		 * looks, by mmap, is seen there (found == 1). An object no
+		 * such mapping had at any look was not written through it. */
+		if (found == -EAGAIN && !o->may_write)
+			continue;
 		if (found == 1) {
 			process_name((int)pid, name, sizeof(name));
 			snprintf(why, sizeof(why),
@@ -743,15 +762,21 @@ static void check_mappers(struct shared_watch *sw)
 				o->unnamed = false;
 				continue;
 			}
+		} else if (found == -EAGAIN) {
+			process_name((int)pid, name, sizeof(name));
+			snprintf(why, sizeof(why),
+				 "who mapped %.160s writable and shared during the recording is "
+				 "not known (an mprotect's mappings could not be looked at: "
+				 "pid %u (%.63s), the last)",
+				 o->path, pid, name);
 		} else {
 			snprintf(why, sizeof(why),
 				 "who mapped %.160s writable and shared during the recording is "
 				 "not known (%.60s)",
 				 o->path,
-				 found == -ENOSPC ? "too many such mappings to remember"
-				 : found == -EAGAIN
-					 ? "an mprotect's mappings could not be looked at"
-					 : strerror(-found));
+				 found == -ENOSPC   ? "too many such mappings to remember"
+				 : found == -EFAULT ? "a 32-bit mmap's arguments could not be read"
+						    : strerror(-found));
 		}
 		flag(sw, o, why);
 	}
@@ -768,6 +793,7 @@ void shared_watch_scan(struct shared_watch *sw, bool now)
 	if (each_line(sw, sw->pid, true, target_line) != 0)
 		return;
 	compact_known(sw);
+	note_may_write(sw);
 	check_mappers(sw);
 	if (watched_count(sw) && (now || clock_now_ns() >= sw->sweep_after))
 		sweep(sw);

@@ -55,6 +55,8 @@ struct shared_object {
 	int wd;               /* its inotify watch (shared_notify.h), or -1 */
 	bool syscall_written; /* the kernel said a system call wrote it */
 	bool unnamed;         /* suspect only for maps that cannot be read */
+	bool may_write;       /* at some look, a shared mapping of it by anyone
+			       * could write it (the kernel's count), or not known */
 	struct shared_range *ranges; /* every range the target mapped it at */
 	size_t range_count, range_cap;
 	char path[160]; /* as /proc/PID/maps names it */
