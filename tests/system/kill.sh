@@ -84,6 +84,16 @@ verdict() {
     bad "$name: lost $lost, $unsure unsure, but vsc check status $st"
 }
 
+# wait_recording: until the recorder (-v) says it records ("recording",
+# or "watching" for --watch), at most 10 s
+wait_recording() {
+  waited=0
+  while ! grep -q '^vsc record: \(recording\|watching\)' "$work/err" && [ $waited -lt 100 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+}
+
 # no_unread NAME TRACE: every thread's end was handed over before the
 # logs were read (the recorder waited for it)
 no_unread() {
@@ -342,11 +352,7 @@ for how in "--watch seen:8 -p" -p; do
   taskset -c "$cpu" "$targets/probe_kill" 3 "$work/counter" 0 vforkstop & pid=$!
   sleep 0.3
   rec -v $how $pid --duration 2 -o "$t" 2> "$work/err" & rpid=$!
-  waited=0
-  while ! grep -q '^vsc record: \(recording\|watching\)' "$work/err" && [ $waited -lt 100 ]; do
-    sleep 0.1
-    waited=$((waited + 1))
-  done
+  wait_recording
   kill -USR2 $pid
   wait $rpid
   st=$?
@@ -383,11 +389,7 @@ for how in -p -- "--watch seen:8 -p" "--watch seen:8 --"; do
     $norandom taskset -c "$cpu" "$targets/probe_kill" 3 "$work/counter" 0 reexec & pid=$!
     sleep 0.3
     rec -v $how $pid --duration 3 -o "$t" 2> "$work/err" & rpid=$!
-    waited=0
-    while ! grep -q '^vsc record: \(recording\|watching\)' "$work/err" && [ $waited -lt 100 ]; do
-      sleep 0.1
-      waited=$((waited + 1))
-    done
+    wait_recording
     sleep 0.3
     kill -USR2 $pid
     wait $rpid

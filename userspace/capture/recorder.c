@@ -333,6 +333,20 @@ static int record_loop(struct recorder *rec)
 
 #define EXIT_WAIT_MS 2000
 
+/* Why the loss is not known exactly: on stderr and in the header. */
+__attribute__((format(printf, 2, 3))) static void note_loss_why(struct recorder *rec,
+								const char *fmt, ...)
+{
+	char why[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	recorder_say(rec, "%s", why);
+	trace_writer_note(rec->writer, "loss not known exactly", why);
+}
+
 /* Threads still there after the wait at the exit stop (the main thread
  * left by its own pthread_exit, the others run on): their logs were read
  * while they ran, so the trace is no consistent cut and what they did
@@ -340,14 +354,10 @@ static int record_loop(struct recorder *rec)
  * (--watch) were stopped for the read, and run on unwatched after it. */
 static void note_running_on(struct recorder *rec, int threads, bool stopped)
 {
-	char why[160];
-
-	snprintf(why, sizeof(why), "%d threads still ran %d ms after the main thread's exit; %s",
-		 threads, EXIT_WAIT_MS,
-		 stopped ? "what they do after is not recorded"
-			 : "their logs were read while they ran");
-	recorder_say(rec, "%s", why);
-	trace_writer_note(rec->writer, "loss not known exactly", why);
+	note_loss_why(rec, "%d threads still ran %d ms after the main thread's exit; %s", threads,
+		      EXIT_WAIT_MS,
+		      stopped ? "what they do after is not recorded"
+			      : "their logs were read while they ran");
 }
 
 /* -p, the main thread gone while others run on (recorder.h's
@@ -357,15 +367,11 @@ static void note_running_on(struct recorder *rec, int threads, bool stopped)
  * reason. (Before, `# lost events: 0` with all of it missing.) */
 static void note_leader_gone(struct recorder *rec, int threads)
 {
-	char why[256];
-
-	snprintf(why, sizeof(why),
-		 "the main thread exited while %d threads ran on: the kernel drops the "
-		 "probes of a process whose main thread is gone, so what they did after "
-		 "is not recorded",
-		 threads);
-	recorder_say(rec, "%s", why);
-	trace_writer_note(rec->writer, "loss not known exactly", why);
+	note_loss_why(rec,
+		      "the main thread exited while %d threads ran on: the kernel drops the "
+		      "probes of a process whose main thread is gone, so what they did after "
+		      "is not recorded",
+		      threads);
 }
 
 /* Threads that could not be stopped at the end (vsc_target_stop_all):
@@ -376,15 +382,11 @@ static void note_leader_gone(struct recorder *rec, int threads)
  * events: 0`.) */
 static void note_not_stopped(struct recorder *rec, unsigned threads)
 {
-	char why[256];
-
-	snprintf(why, sizeof(why),
-		 "%u threads did not stop within %d s at the end of the recording (a wait "
-		 "in the kernel a stop does not reach, as a vfork's): what they did as the "
-		 "recording ended is not recorded",
-		 threads, VSC_TARGET_STOP_WAIT_S);
-	recorder_say(rec, "%s", why);
-	trace_writer_note(rec->writer, "loss not known exactly", why);
+	note_loss_why(rec,
+		      "%u threads did not stop within %d s at the end of the recording (a wait "
+		      "in the kernel a stop does not reach, as a vfork's): what they did as the "
+		      "recording ended is not recorded",
+		      threads, VSC_TARGET_STOP_WAIT_S);
 }
 
 /* A consistent end: every thread stopped or gone before the source
