@@ -4,7 +4,8 @@
 # and generated ones, whole and damaged (lost events in the header, no
 # end-of-trace line, the last segment cut short, cut in the middle of a
 # line, a bad line), `vsc check` with and without --summary, --json,
-# --explain, --accept-incomplete, --witness, --min, --svg and --html prints
+# --explain, --accept-incomplete, --witness, --min, --svg, --html and
+# --core-out prints
 # the same bytes (but for the times JSON reports), draws the same pictures,
 # writes the same messages and exits the same, whether
 # it keeps every execution whole (VSC_KEEP_EXECUTIONS=1) or lets the
@@ -100,7 +101,8 @@ for f in "$tmp"/*.vsc; do
 		"--summary --explain" "--json --explain" "--accept-incomplete --summary" \
 		"--witness" "--min --witness" "--json --witness" "--json --min" \
 		"--svg p.svg" "--html p.html" "--html p.html --svg p.svg --witness" \
-		"--accept-incomplete --json --witness"; do
+		"--accept-incomplete --json --witness" "--core-out c.vsc" \
+		"--json --explain --core-out c.vsc"; do
 		# shellcheck disable=SC2086 # opts are words
 		run whole VSC_KEEP_EXECUTIONS=1 "$vsc" check $opts "$f"
 		for j in 1 3; do
@@ -206,13 +208,15 @@ fi
 # --svg and --html explain and keep only the executions they show: a lab
 # run of 60,000 segments (some 15,000 inconsistent) is decided under an
 # address-space cap of 45 MB (it needs about 30; every inconsistent one's
-# core kept took more than 60). Not under the sanitizers (their shadow
-# memory needs more address space than any cap).
+# core kept took more than 60); --core-out too (each core waits in the
+# temporary file as written: every core kept took more than 45 MB). Not
+# under the sanitizers (their shadow memory needs more address space than
+# any cap).
 if grep -q __asan_init "$vsc" 2> /dev/null; then
 	ok
 else
 	gen_lab 4 60000 > "$tmp/big.vsc"
-	for opts in "--svg big.svg" "--html big.html"; do
+	for opts in "--svg big.svg" "--html big.html" "--core-out big.core"; do
 		rm -rf "$tmp/big.pics"
 		mkdir "$tmp/big.pics"
 		# shellcheck disable=SC2086 # opts are words

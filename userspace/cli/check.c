@@ -83,7 +83,7 @@ static int parse_seconds(const char *s, double *out)
 static int write_reports(const struct file_report *files, size_t nfiles, const struct check_args *a,
 			 int status)
 {
-	if (a->core_out && core_out_write(a->core_out, files, nfiles)) {
+	if (a->core_out && core_out_write(a->core_out, files, nfiles, a)) {
 		diag(NULL, "%s: %s", a->core_out, strerror(errno));
 		status = status > EXIT_USAGE ? status : EXIT_USAGE;
 	}

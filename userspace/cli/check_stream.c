@@ -6,9 +6,9 @@
  * noted (check_note_facts), and a consistent one's program and result are
  * freed unless a picture may show it (its witness, when printed, waits in
  * a temporary file: witness_spill.c); an inconsistent one's too (its
- * explanation, with --explain, waits there as well), unless --core-out
- * writes its core or it is one of the few --svg and --html show (explained
- * as it is let out). A lab run of 10^6 segments thus
+ * explanation, with --explain, and its core as --core-out writes it, wait
+ * there as well), unless it is one of the few --svg and --html show
+ * (explained as it is let out). A lab run of 10^6 segments thus
  * takes the memory of a few segments plus its report (docs/lab.md,
  * "Memory"), not that of the whole file, whatever is asked. */
 #include <errno.h>
@@ -135,8 +135,8 @@ static void *worker(void *arg)
 /* ---- letting out, in input order (the reading thread) -------------------- */
 
 /* Does any report need the program and result of it, once its facts are
- * noted? The cores of inconsistent ones (--core-out; --explain's
- * explanations wait in the spill instead); the pictures and the page, of the first few inconsistent ones of each file
+ * noted? (--explain's explanations and --core-out's cores wait in the
+ * spill instead.) The pictures and the page, of the first few inconsistent ones of each file
  * and the first few of each file that are not (the others are never shown:
  * check_pictured_max). Counted in each file, not over all files: whether a
  * file's verdicts are withheld (its inconsistent ones then shown as
@@ -149,48 +149,68 @@ static bool needs_program(const struct check_args *a, struct file_report *f, con
 {
 	if (a->keep_executions)
 		return true;
-	if (it->status == EXIT_INCONSISTENT)
-		return a->core_out || f->inconsistent_let_out++ < check_pictured_max(a);
+	if (it->status == EXIT_INCONSISTENT) /* --core-out's core waits in the spill */
+		return f->inconsistent_let_out++ < check_pictured_max(a);
 	if (f->may_be_shown++ < check_pictured_max(a))
 		return true;
 	return it->status != EXIT_CONSISTENT;
 }
 
 /* Its explanation into the spill, with the comments of the lines it
- * cites; 0 or -1. */
-static int spill_explanation(struct stream *st, const struct file_report *f, struct item *it)
+ * cites (the text one only); 0 or -1. */
+static int spill_explanation(struct stream *st, const struct line_notes *notes, struct item *it)
 {
 	const struct check_args *a = st->a;
-	struct line_notes *notes;
-	int err;
+	int err = explain_spill_add(a->spill, a, a->json || a->summary ? NULL : notes, it,
+				    &it->facts.witness);
 
-	if (st->notes_file != f) { /* executions are let out file by file */
-		notes_reader_close(st->notes);
-		st->notes = a->json || a->summary ? NULL : notes_reader_open(f->path);
-		st->notes_file = f;
-	}
-	notes = st->notes ? notes_of_item(st->notes, it, a->html != NULL) : NULL;
-	err = explain_spill_add(a->spill, a, notes, it, &it->facts.witness);
-	notes_free(notes);
 	it->facts.explained = err == 0;
 	return err;
+}
+
+/* The comments of the lines its core names, for its explanation or its
+ * core under --core-out; NULL: none. */
+static struct line_notes *item_notes(struct stream *st, const struct file_report *f,
+				     const struct item *it)
+{
+	const struct check_args *a = st->a;
+
+	if (!it->core || !(a->core_out || (a->explain && !a->json && !a->summary)))
+		return NULL;
+	if (st->notes_file != f) { /* executions are let out file by file */
+		notes_reader_close(st->notes);
+		st->notes = notes_reader_open(f->path);
+		st->notes_file = f;
+	}
+	return st->notes ? notes_of_item(st->notes, it, a->html != NULL) : NULL;
 }
 
 /* Is what the report prints of it from its program, result or core
  * waiting in the spill (or nothing to print)? */
 static bool spilled(struct stream *st, struct file_report *f, struct item *it)
 {
-	const struct spilled_witness *w = &it->facts.witness;
+	const struct check_args *a = st->a;
+	struct spilled_witness *last = NULL;
+	struct line_notes *notes;
 	int err = 0;
 
-	if (witness_spill_wanted(st->a, it))
-		err = witness_spill_add(st->a->spill, st->a, it, &it->facts.witness);
-	else if (explain_spill_wanted(st->a, it))
-		err = spill_explanation(st, f, it);
-	else
-		return true;
-	if (!err)
-		f->spill_end = w->at + w->len;
+	if (witness_spill_wanted(a, it)) {
+		err = witness_spill_add(a->spill, a, it, &it->facts.witness);
+		last = &it->facts.witness;
+	} else if (explain_spill_wanted(a, it) || (a->core_out && it->core)) {
+		notes = item_notes(st, f, it);
+		if (explain_spill_wanted(a, it)) {
+			err = spill_explanation(st, notes, it);
+			last = &it->facts.witness;
+		}
+		if (!err && a->core_out && it->core) {
+			err = core_spill_add(a->spill, f->path, notes, it, &it->facts.core);
+			last = &it->facts.core;
+		}
+		notes_free(notes);
+	}
+	if (!err && last)
+		f->spill_end = last->at + last->len;
 	return !err;
 }
 

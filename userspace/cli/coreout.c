@@ -43,7 +43,17 @@ static void write_inits(FILE *out, const struct vsc_program *p, const struct vsc
 	free(used);
 }
 
-static void write_core(FILE *out, const struct file_report *f, const struct item *it, int segment)
+/* The segment line of a core, when there are several. */
+static void write_segment(FILE *out, const char *name)
+{
+	fputs("segment ", out);
+	write_token(out, name ? name : "whole");
+	fputc('\n', out);
+}
+
+/* Its first line, the segment line when segment is set, then the rest. */
+static void write_core(FILE *out, const char *path, const struct line_notes *notes,
+		       const struct item *it, int segment)
 {
 	const struct vsc_program *p = it->prog;
 	const struct vsc_event_ref *core;
@@ -51,20 +61,17 @@ static void write_core(FILE *out, const struct file_report *f, const struct item
 	const char *name = vsc_program_name(p);
 	static const char op[] = { 'r', 'w', 'u' };
 
-	fprintf(out, "# core of %s%s%s: %zu of %zu events, %s, %s\n", f->path,
-		name ? " segment " : "", name ? name : "", n, vsc_program_event_count(p),
+	fprintf(out, "# core of %s%s%s: %zu of %zu events, %s, %s\n", path, name ? " segment " : "",
+		name ? name : "", n, vsc_program_event_count(p),
 		vsc_core_is_minimal(it->core) ? "1-minimal" : "not minimal (a limit stopped it)",
 		story_proof(it->core));
-	if (segment) {
-		fputs("segment ", out);
-		write_token(out, name ? name : "whole");
-		fputc('\n', out);
-	}
+	if (segment)
+		write_segment(out, name);
 	write_inits(out, p, core, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct vsc_event *e = &vsc_program_events(p, core[i].thread)[core[i].index];
 		uint32_t line = vsc_program_event_line(p, core[i].thread, core[i].index);
-		const char *comment = notes_find(f->notes, line);
+		const char *comment = notes_find(notes, line);
 		fprintf(out, "%s %c %s %lld", vsc_program_thread_name(p, core[i].thread),
 			op[e->kind], vsc_program_var_name(p, e->var), (long long)e->value);
 		if (e->kind == VSC_RMW)
@@ -79,14 +86,33 @@ static void write_core(FILE *out, const struct file_report *f, const struct item
 	}
 }
 
-/* Only executions shown inconsistent: a verdict withheld (an incomplete
- * recorded trace) gives no reproducer. */
-static int has_core(const struct item *it)
+void core_out_render(FILE *out, const char *path, const struct line_notes *notes,
+		     const struct item *it)
 {
-	return it->core && it->status == EXIT_INCONSISTENT;
+	write_core(out, path, notes, it, 0);
 }
 
-int core_out_write(const char *path, const struct file_report *files, size_t nfiles)
+/* Only executions shown inconsistent: a verdict withheld (an incomplete
+ * recorded trace) gives no reproducer. Its core is kept, or waits in the
+ * spill. */
+static int has_core(const struct item *it)
+{
+	return (it->core || it->facts.core.len) && it->status == EXIT_INCONSISTENT;
+}
+
+static void put_core(FILE *out, const struct file_report *f, const struct item *it, int segment,
+		     const struct check_args *a)
+{
+	if (!it->facts.core.len) {
+		write_core(out, f->path, f->notes, it, segment);
+		return;
+	}
+	witness_spill_copy(a->spill, &it->facts.core, out, segment ? it->facts.name : NULL,
+			   segment ? write_segment : NULL);
+}
+
+int core_out_write(const char *path, const struct file_report *files, size_t nfiles,
+		   const struct check_args *a)
 {
 	size_t cores = 0;
 	FILE *out;
@@ -106,7 +132,7 @@ int core_out_write(const char *path, const struct file_report *files, size_t nfi
 	for (size_t i = 0; i < nfiles; i++)
 		for (size_t s = 0; files[i].trace && s < files[i].count; s++)
 			if (has_core(&files[i].items[s]))
-				write_core(out, &files[i], &files[i].items[s], cores > 1);
+				put_core(out, &files[i], &files[i].items[s], cores > 1, a);
 	err = ferror(out);
 	if (fclose(out) || err) {
 		errno = errno ? errno : EIO;

@@ -34,6 +34,7 @@ struct item_facts {
 	bool decided;                   /* there was a result */
 	bool explained;                 /* witness holds its explanation instead (--explain) */
 	struct spilled_witness witness; /* its witness, when let go before the report */
+	struct spilled_witness core;    /* --core-out: its core as written, when let go */
 };
 
 struct item {
@@ -194,8 +195,14 @@ const char *story_no_core(const struct item *it);
 void story_json(struct json *j, const struct item *it);
 
 /* --core-out: every core as a standalone trace (a segment each when there
- * are several); 0 or -1 with errno */
-int core_out_write(const char *path, const struct file_report *files, size_t nfiles);
+ * are several); 0 or -1 with errno. a->spill holds the cores of the
+ * executions let go (core_out_render). */
+int core_out_write(const char *path, const struct file_report *files, size_t nfiles,
+		   const struct check_args *a);
+/* Its core as core_out_write writes it, but for the segment line (which
+ * depends on how many there are): into out, its comments from notes. */
+void core_out_render(FILE *out, const char *path, const struct line_notes *notes,
+		     const struct item *it);
 
 /* --html: one self-contained page (html.c, html_page.c) */
 int html_write(const char *path, const struct file_report *files, size_t nfiles);

@@ -74,6 +74,7 @@ struct rendering {
 	const struct check_args *a;
 	const struct line_notes *notes;
 	const struct item *it;
+	const char *path; /* of its file */
 };
 
 static void render_witness(FILE *out, const struct rendering *r)
@@ -152,6 +153,19 @@ int explain_spill_add(struct witness_spill *s, const struct check_args *a,
 	return spill_add(s, render_story, &r, to);
 }
 
+static void render_core(FILE *out, const struct rendering *r)
+{
+	core_out_render(out, r->path, r->notes, r->it);
+}
+
+int core_spill_add(struct witness_spill *s, const char *path, const struct line_notes *notes,
+		   const struct item *it, struct spilled_witness *to)
+{
+	struct rendering r = { .notes = notes, .it = it, .path = path };
+
+	return spill_add(s, render_core, &r, to);
+}
+
 /* Calls put(chunk, n, ctx) over the bytes of w, in order; false when they
  * are lost (said once on stderr). */
 static bool read_back(struct witness_spill *s, const struct spilled_witness *w,
@@ -210,6 +224,34 @@ void witness_spill_print_text(struct witness_spill *s, const struct spilled_witn
 	struct indented in = { .indent = indent, .line_start = true };
 
 	(void)read_back(s, w, put_indented, &in); /* lost: said on stderr */
+}
+
+struct after_line {
+	FILE *out;
+	const char *ctx;
+	void (*after_first)(FILE *out, const char *ctx);
+};
+
+static void put_after_line(const char *chunk, size_t n, void *ctx)
+{
+	struct after_line *al = ctx;
+	const char *nl = al->after_first ? memchr(chunk, '\n', n) : NULL;
+	size_t len = nl ? (size_t)(nl - chunk) + 1 : n;
+
+	fwrite(chunk, 1, len, al->out);
+	if (nl) {
+		al->after_first(al->out, al->ctx);
+		al->after_first = NULL;
+		fwrite(chunk + len, 1, n - len, al->out);
+	}
+}
+
+void witness_spill_copy(struct witness_spill *s, const struct spilled_witness *w, FILE *out,
+			const char *ctx, void (*after_first)(FILE *out, const char *ctx))
+{
+	struct after_line al = { .out = out, .ctx = ctx, .after_first = after_first };
+
+	(void)read_back(s, w, put_after_line, &al); /* lost: said on stderr */
 }
 
 static void put_raw(const char *chunk, size_t n, void *ctx)

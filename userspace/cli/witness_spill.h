@@ -17,6 +17,7 @@
 
 struct item;
 struct check_args;
+struct line_notes;
 
 struct witness_spill {
 	FILE *file; /* opened at the first witness; NULL: none yet, or it failed */
@@ -44,7 +45,6 @@ int witness_spill_add(struct witness_spill *s, const struct check_args *a, const
 /* --explain: it's explanation, as the report prints it (with notes, the
  * comments of the lines it names), into the spill; 0, or -1 as above. */
 bool explain_spill_wanted(const struct check_args *a, const struct item *it);
-struct line_notes;
 int explain_spill_add(struct witness_spill *s, const struct check_args *a,
 		      const struct line_notes *notes, const struct item *it,
 		      struct spilled_witness *to);
@@ -55,6 +55,14 @@ void explain_spill_print_json(struct witness_spill *s, const struct spilled_witn
 /* The text witness (or explanation) at w to stdout, each line after indent. */
 void witness_spill_print_text(struct witness_spill *s, const struct spilled_witness *w,
 			      const char *indent);
+/* The bytes at w to out; with after_first set, after_first(out, ctx)
+ * once its first line is written (a core's segment line). */
+void witness_spill_copy(struct witness_spill *s, const struct spilled_witness *w, FILE *out,
+			const char *ctx, void (*after_first)(FILE *out, const char *ctx));
+/* --core-out: it's core, as written (core_out_render), into the spill;
+ * 0, or -1 as above. */
+int core_spill_add(struct witness_spill *s, const char *path, const struct line_notes *notes,
+		   const struct item *it, struct spilled_witness *to);
 /* The JSON witness at w, as the next value of j. */
 void witness_spill_print_json(struct witness_spill *s, const struct spilled_witness *w,
 			      struct json *j);
