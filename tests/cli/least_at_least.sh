@@ -84,6 +84,25 @@ else
 	no "memory cap: no 'least: at least N' line: $(cat "$tmp/oom")"
 fi
 
+# stopped during coherence saturation (one variable, every value written
+# once, 8 threads, 10^6 events: saturation takes 2-4 s): the bounds proven
+# before it (the hot variable's, 40) and by it stay; before, only `unknown`
+"$vsc" gen sc --threads 8 --vars 1 -p 50 --total 1000000 --seed 1 -o "$tmp/hot.vsc" ||
+	{ echo "least_at_least: gen failed"; exit 1; }
+"$vsc" check --min --timeout 1.5 "$tmp/hot.vsc" > "$tmp/coh" 2>&1
+rc=$?
+[ $rc = 3 ] && ok || no "coherence: exit $rc, wanted 3: $(cat "$tmp/coh")"
+n=$(sed -n -e 's/^least: at least \([0-9][0-9]*\) .*/\1/p' \
+	-e 's/^least: between \([0-9][0-9]*\) .*/\1/p' "$tmp/coh")
+if [ -n "$n" ] && [ "$n" -ge 1 ]; then
+	ok
+	"$vsc" check -p $((n - 1)) --timeout 60 "$tmp/hot.vsc" > "$tmp/p" 2>&1
+	rc=$?
+	[ $rc = 1 ] && ok || no "coherence: at least $n, but -p $((n - 1)) exits $rc"
+else
+	no "coherence stopped: no 'least: ... N' line: $(cat "$tmp/coh")"
+fi
+
 # without --min no such line or key
 "$vsc" check --json --timeout 0.01 "$tmp/stale.vsc" > "$tmp/plain" 2> /dev/null
 grep -q least_at_least "$tmp/plain" && no "least_at_least without --min" || ok

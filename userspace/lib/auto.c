@@ -749,10 +749,11 @@ static int has_bounds(const struct query *q, const struct best *best)
 }
 
 /* Values that identify writes, several writers: saturation first
- * (coherence.c). COHERENCE_OPEN leaves a proven lower bound and perhaps a
- * witness in *open. */
+ * (coherence.c), with the least preemptions proven at least `least` (the
+ * hot variable's bound). COHERENCE_OPEN leaves a proven lower bound and
+ * perhaps a witness in *open. */
 static int try_coherence(const struct vsc_program *p, const struct query *q, struct budget *b,
-			 struct vsc_result *res, struct coherence_open *open)
+			 struct vsc_result *res, struct coherence_open *open, long least)
 {
 	int r;
 
@@ -761,7 +762,8 @@ static int try_coherence(const struct vsc_program *p, const struct query *q, str
 
 	if (r == -ETIME) {
 		res->verdict = VSC_UNKNOWN;
-		res->lower = open->least; /* proven so far */
+		/* proven so far, by saturation or before it */
+		res->lower = open->least > least ? open->least : least;
 		return COHERENCE_DECIDED;
 	}
 	return r;
@@ -1211,7 +1213,7 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 		return r;
 	}
 	if (coherence != COHERENCE_SKIP) {
-		r = try_coherence(p, q, b, res, &open);
+		r = try_coherence(p, q, b, res, &open, hot_least);
 		if (r == COHERENCE_NOT_APPLY && coherence == COHERENCE_ONLY)
 			return -EINVAL;
 		if (r != COHERENCE_OPEN && r != COHERENCE_NOT_APPLY) {

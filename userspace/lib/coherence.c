@@ -1126,7 +1126,9 @@ int coherence_solve(const struct vsc_program *p, const struct query *q, struct b
 		r = decided(res, VSC_INCONSISTENT);
 	if (r != COHERENCE_OPEN) { /* the witness kept serves only the search */
 		free(open->witness);
-		*open = (struct coherence_open){ 0, NULL, -1 };
+		/* stopped by a limit: the bound proven so far stays */
+		*open = (struct coherence_open){ r == -ETIME || r == -ENOMEM ? open->least : 0,
+						 NULL, -1 };
 	}
 	res->steps += c.steps;
 	coh_free(&c);

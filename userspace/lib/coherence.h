@@ -22,7 +22,8 @@ struct coherence_open {
 
 /* Decide p by saturation when every read has exactly one write (or the
  * initial value) it can read. Returns an enum coherence_outcome or -errno
- * (-ETIME: the budget ran out); *open is filled on COHERENCE_OPEN. */
+ * (-ETIME: the budget ran out); *open is filled on COHERENCE_OPEN, and
+ * open->least alone (proven before it stopped) on -ETIME and -ENOMEM. */
 int coherence_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
 		    struct vsc_result *res, struct coherence_open *open);
 
