@@ -84,6 +84,18 @@ else
 	no "memory cap: no 'least: at least N' line: $(cat "$tmp/oom")"
 fi
 
+# the last searches by rounds, the one at the least beside the one without
+# a bound: a bound that fails raises the least (-p 18 fails in 1.6 s CPU;
+# before, the search without a bound alone: at least 18 for 60 s)
+"$vsc" check -j 1 --min --timeout 40 "$tmp/p20.vsc" > "$tmp/rounds" 2>&1
+n=$(sed -n 's/^least: at least \([0-9][0-9]*\) (no interleaving found)$/\1/p' "$tmp/rounds")
+[ -n "$n" ] && [ "$n" -ge 19 ] && ok || no "rounds: wanted at least 19: $(cat "$tmp/rounds")"
+if [ -n "$n" ]; then
+	"$vsc" check -p $((n - 1)) --timeout 60 "$tmp/p20.vsc" > "$tmp/p" 2>&1
+	rc=$?
+	[ $rc = 1 ] && ok || no "rounds: at least $n, but -p $((n - 1)) exits $rc"
+fi
+
 # stopped during coherence saturation (one variable, every value written
 # once, 8 threads, 10^6 events: saturation takes 2-4 s): the bounds proven
 # before it (the hot variable's, 40) and by it stay; before, only `unknown`
