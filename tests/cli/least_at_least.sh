@@ -17,6 +17,12 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 no() { echo "FAIL: $*"; fail=$((fail + 1)); }
+# below WHAT FILE N: the least of FILE said to be at least N: -p N-1 fails
+below() {
+	"$vsc" check -p $(($3 - 1)) --timeout 60 "$2" > "$tmp/p" 2>&1
+	rc=$?
+	[ $rc = 1 ] && ok || no "$1: at least $3, but -p $(($3 - 1)) exits $rc: $(head -1 "$tmp/p")"
+}
 
 "$vsc" gen sc --threads 8 --vars 64 -p 3 --seed 1 --writers 2 --values 4 --stale 1 \
 	--total 100000 -o "$tmp/stale.vsc" || { echo "least_at_least: gen failed"; exit 1; }
@@ -29,11 +35,7 @@ rc=$?
 n=$(sed -n 's/^least: at least \([0-9][0-9]*\) (no interleaving found)$/\1/p' "$tmp/out")
 [ -n "$n" ] && [ "$n" -ge 1 ] && ok || no "no 'least: at least N' line: $(cat "$tmp/out")"
 grep -q '^witness:' "$tmp/out" && no "a witness printed with no interleaving found" || ok
-if [ -n "$n" ]; then
-	"$vsc" check -p $((n - 1)) --timeout 60 "$tmp/stale.vsc" > "$tmp/p" 2>&1
-	rc=$?
-	[ $rc = 1 ] && ok || no "least at least $n, but -p $((n - 1)) exits $rc: $(head -1 "$tmp/p")"
-fi
+[ -n "$n" ] && below "--min --timeout 3" "$tmp/stale.vsc" "$n"
 
 # JSON: the contract's keys as they were, and the bound
 "$vsc" check --min --json --timeout 3 "$tmp/stale.vsc" > "$tmp/json" 2> "$tmp/err"
@@ -77,9 +79,7 @@ rc=$?
 n=$(sed -n 's/^least: at least \([0-9][0-9]*\) (no interleaving found)$/\1/p' "$tmp/oom")
 if [ -n "$n" ] && [ "$n" -ge 1 ]; then
 	ok
-	"$vsc" check -p $((n - 1)) --timeout 60 "$tmp/p20.vsc" > "$tmp/p" 2>&1
-	rc=$?
-	[ $rc = 1 ] && ok || no "memory cap: at least $n, but -p $((n - 1)) exits $rc"
+	below "memory cap" "$tmp/p20.vsc" "$n"
 else
 	no "memory cap: no 'least: at least N' line: $(cat "$tmp/oom")"
 fi
@@ -90,11 +90,7 @@ fi
 "$vsc" check -j 1 --min --timeout 40 "$tmp/p20.vsc" > "$tmp/rounds" 2>&1
 n=$(sed -n 's/^least: at least \([0-9][0-9]*\) (no interleaving found)$/\1/p' "$tmp/rounds")
 [ -n "$n" ] && [ "$n" -ge 19 ] && ok || no "rounds: wanted at least 19: $(cat "$tmp/rounds")"
-if [ -n "$n" ]; then
-	"$vsc" check -p $((n - 1)) --timeout 60 "$tmp/p20.vsc" > "$tmp/p" 2>&1
-	rc=$?
-	[ $rc = 1 ] && ok || no "rounds: at least $n, but -p $((n - 1)) exits $rc"
-fi
+[ -n "$n" ] && below rounds "$tmp/p20.vsc" "$n"
 
 # stopped during coherence saturation (one variable, every value written
 # once, 8 threads, 10^6 events: saturation takes 2-4 s): the bounds proven
@@ -108,9 +104,7 @@ n=$(sed -n -e 's/^least: at least \([0-9][0-9]*\) .*/\1/p' \
 	-e 's/^least: between \([0-9][0-9]*\) .*/\1/p' "$tmp/coh")
 if [ -n "$n" ] && [ "$n" -ge 1 ]; then
 	ok
-	"$vsc" check -p $((n - 1)) --timeout 60 "$tmp/hot.vsc" > "$tmp/p" 2>&1
-	rc=$?
-	[ $rc = 1 ] && ok || no "coherence: at least $n, but -p $((n - 1)) exits $rc"
+	below coherence "$tmp/hot.vsc" "$n"
 else
 	no "coherence stopped: no 'least: ... N' line: $(cat "$tmp/coh")"
 fi
