@@ -406,8 +406,8 @@ int hint_run(const struct vsc_program *p, const struct analysis *a, const struct
 
 	*witness = NULL;
 	*preemptions = 0;
-	if (!p->event_count || !hint_run_applies(p) || program_unpack(p))
-		return 0;
+	if (!p->event_count || !hint_run_applies(p) || program_unpack(p) || (b && budget_look(b)))
+		return 0; /* the clock looked at: a phase before may have stopped at the deadline */
 	if ((err = run_init(&r, p, a, forced)) == 0 && (err = run_all(&r, b)) == 0 &&
 	    vsc_witness_verify(p, r.trail, r.n, preemptions, NULL, 0) == 0) {
 		*witness = r.trail;

@@ -441,10 +441,13 @@ int source_orders_refute(const struct vsc_program *p, const struct analysis *a, 
 	unsigned long spent = b ? b->steps : 0;
 	int r;
 
-	if (!applies(p, a, b))
+	/* the clock looked at now (a phase before may have stopped at the
+	 * deadline, and budget_spend() looks only every 4,096 units), and
+	 * again after the start, linear but long at 10^7 events */
+	if (!applies(p, a, b) || (b && budget_look(b)))
 		return SOURCE_ORDERS_OPEN;
-	if (sources_init(&s, p, a)) {
-		sources_free(&s); /* out of memory: not tried, the search goes on */
+	if (sources_init(&s, p, a) || (b && budget_look(b))) {
+		sources_free(&s); /* out of memory or time: not tried, the search goes on */
 		return SOURCE_ORDERS_OPEN;
 	}
 	r = sources_fixpoint(&s, b);

@@ -84,7 +84,8 @@ int cut_tighten(struct cut *c, uint32_t *L, uint32_t *U);
 struct vsc_program *cut_slice(const struct vsc_program *p, const uint32_t *from, const uint32_t *to,
 			      const struct vsc_var_init *inits, uint32_t *threads);
 /* The needing reads whose thread's last access of the variable before
- * left another value, the narrowest first; *n of them (NULL: no memory). */
-struct anchor *cut_rank_reads(const struct cut *c, uint32_t *n);
+ * left another value, the narrowest first: the first `most`; *n of them
+ * (NULL: no memory). */
+struct anchor *cut_rank_reads(const struct cut *c, uint32_t most, uint32_t *n);
 
 #endif

@@ -234,15 +234,21 @@ int stale_cut_witness(const struct vsc_program *p, struct budget *b, unsigned lo
 	int r = 0;
 
 	*witness = NULL;
-	if (c.k < 2 || c.k > STALE_CUT_MAX_THREADS || !p->event_count)
+	/* the clock looked at now: a phase before may have stopped at the
+	 * deadline, and the next look of budget_expired() is 4,096 units on */
+	if (c.k < 2 || c.k > STALE_CUT_MAX_THREADS || !p->event_count || budget_look(b))
 		return STALE_CUT_OPEN;
 	c.end = b->steps + work;
 	c.solve = solve;
 	L = malloc(c.k * sizeof(*L));
 	U = malloc(c.k * sizeof(*U));
-	if (!L || !U || cut_init(&c) || !(anchors = cut_rank_reads(&c, &n)))
+	if (!L || !U || cut_init(&c))
 		r = -ENOMEM;
-	for (uint32_t s = 0; !r && s < n && s < CUT_ANCHORS; s++) {
+	else if (budget_look(b)) /* its start is linear, but long at 10^7 events */
+		r = STALE_CUT_OPEN;
+	else if (!(anchors = cut_rank_reads(&c, CUT_ANCHORS, &n)))
+		r = -ENOMEM;
+	for (uint32_t s = 0; !r && s < n; s++) {
 		if (b->steps >= c.end || budget_expired(b))
 			break;
 		r = try_read(&c, anchors[s].t, anchors[s].j, L, U);

@@ -267,18 +267,23 @@ int stale_refute(const struct vsc_program *p, struct budget *b, unsigned long wo
 	unsigned long end = b->steps + work;
 	int r = 0;
 
-	if (k < 2 || k > STALE_CUT_MAX_THREADS || !p->event_count)
+	/* the clock looked at now: a phase before may have stopped at the
+	 * deadline, and the next look of budget_expired() is 4,096 units on */
+	if (k < 2 || k > STALE_CUT_MAX_THREADS || !p->event_count || budget_look(b))
 		return STALE_REFUTE_OPEN;
 	L = malloc(k * sizeof(*L));
 	U = malloc(k * sizeof(*U));
 	f.upto = malloc(k * sizeof(*f.upto));
 	f.win_n = malloc((program_vars(p) ? program_vars(p) : 1) * sizeof(*f.win_n));
 	f.win = malloc((program_vars(p) ? program_vars(p) : 1) * WINDOW_VALUES * sizeof(*f.win));
-	if (!L || !U || !f.upto || !f.win_n || !f.win || cut_init(&f.c) ||
-	    !(anchors = cut_rank_reads(&f.c, &n)))
+	if (!L || !U || !f.upto || !f.win_n || !f.win || cut_init(&f.c))
 		r = -ENOMEM;
-	for (uint32_t s = 0; !r && s < n && s < REFUTE_ANCHORS; s++) {
-		uint32_t left = (n < REFUTE_ANCHORS ? n : REFUTE_ANCHORS) - s;
+	else if (budget_look(b)) /* its start is linear, but long at 10^7 events */
+		r = STALE_REFUTE_OPEN;
+	else if (!(anchors = cut_rank_reads(&f.c, REFUTE_ANCHORS, &n)))
+		r = -ENOMEM;
+	for (uint32_t s = 0; !r && s < n; s++) {
+		uint32_t left = n - s;
 		if (b->steps >= end || budget_expired(b))
 			break;
 		f.c.end = b->steps + (end - b->steps) / left; /* a fair share of what is left */

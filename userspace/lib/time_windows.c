@@ -381,7 +381,7 @@ int time_windows_run(const struct vsc_program *p, const struct analysis *a, stru
 	*witness = NULL;
 	*preemptions = 0;
 	if (!p->event_count || p->event_count >= UINT32_MAX || a->k > 64 || !hint_run_applies(p) ||
-	    program_unpack(p))
+	    program_unpack(p) || (b && budget_look(b)))
 		return 0;
 	if ((err = tw_init(&w, p, a)) == 0 && (err = run(&w, b)) == 0 &&
 	    vsc_witness_verify(p, w.trail, w.n, preemptions, NULL, 0) == 0) {
