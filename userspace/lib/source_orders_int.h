@@ -32,6 +32,10 @@ struct sources {
 					 * the row if one thread's write is seen */
 	uint32_t *forced;               /* per run of a variable: its last write before the read */
 	uint32_t *last_pos, *last_pair; /* per variable: the thread's last access */
+	/* rounds in the order of the recorded times (when every event has
+	 * one, NULL else): per thread, 2 x variables words (its last_pos,
+	 * last_pair), and per thread its next event */
+	uint32_t *by_time, *time_pos;
 };
 
 static inline uint32_t *row_of(const struct sources *s, uint32_t t, uint32_t i)
