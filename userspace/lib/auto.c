@@ -1107,6 +1107,8 @@ static int search_whole(const struct vsc_program *p, size_t writers, const struc
 	budget_phase(b, "SAT");
 	if (r == SEARCH_ON)
 		r = try_sat(p, writers, q, b, res, &least);
+	if (r == 0 && res->verdict == VSC_UNKNOWN)
+		keep_lower(res, least); /* SAT stopped: the bounds proven before it stay */
 	if (best->witness && program_threads(p) > POOL_SEARCH_THREADS &&
 	    memory_limit > POOL_SEARCH_BYTES)
 		b->memory_limit = POOL_SEARCH_BYTES;
