@@ -87,6 +87,15 @@ for opts in "-p 3" "--min"; do
 	returned_within "toggled flag $opts under --timeout 1" 1
 done
 
+# one variable written by 1,000 threads, 100,000 events, --min: SAT's
+# no-preemption step made its clauses (writers squared per read) and
+# handed them to the solver without looking at the clock: 48 s wall and
+# 2.8 GB under --timeout 1; now stopped while encoding
+"$vsc" gen sc --threads 1000 --vars 1 --values 3 --total 100000 -p 20 --seed 1 -o "$tmp/pool1.vsc"
+started=$(date +%s%N)
+run "1,000 writers of one variable --min" "0 3" "$vsc" check --min --timeout 1 "$tmp/pool1.vsc"
+returned_within "1,000 writers of one variable --min under --timeout 1" 1
+
 "$vsc" gen cnf --vars 40 --seed 3 -o "$tmp/f.cnf" && "$vsc" gen sat --writers 2 -o "$tmp/sat.vsc" "$tmp/f.cnf"
 run "2-Writer reduction -p 0" "0 1 3" "$vsc" check -p 0 --timeout 0.2 "$tmp/sat.vsc"
 run "2-Writer reduction --solver sat" "0 1 3" "$vsc" check --solver sat -p 0 --timeout 0.2 "$tmp/sat.vsc"

@@ -31,9 +31,13 @@ struct order_encoding {
  * pair of threads (which runs first), transitivity (left out when
  * with_transitivity is 0: the caller adds the clauses a model violates),
  * and for each thread's first read of a variable a choice of the thread it
- * reads from. */
+ * reads from. b (NULL: no limit) is charged a unit per literal as the
+ * clauses are made (they grow with the square of a variable's writers per
+ * read: one hot variable of a long trace takes seconds): -ETIME when it
+ * runs out. */
+struct budget;
 int encode_no_preemption(const struct vsc_program *p, struct cnf *f, struct order_encoding *o,
-			 int with_transitivity);
+			 int with_transitivity, struct budget *b);
 /* The order variable "a runs before b" (indices into o->threads). */
 int order_lit(const struct order_encoding *o, uint32_t a, uint32_t b);
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cnf.h"
+#include "solver.h"
 
 #define MAX_ORDER_THREADS 1500 /* the transitivity clauses grow as the cube */
 
@@ -193,7 +194,7 @@ static void encode_read(const struct vsc_program *p, struct cnf *f, const struct
 }
 
 int encode_no_preemption(const struct vsc_program *p, struct cnf *f, struct order_encoding *o,
-			 int with_transitivity)
+			 int with_transitivity, struct budget *b)
 {
 	struct access *reads = NULL, *writes = NULL;
 	size_t nreads, nwrites;
@@ -217,9 +218,13 @@ int encode_no_preemption(const struct vsc_program *p, struct cnf *f, struct orde
 	if (with_transitivity)
 		transitivity(f, o);
 	for (size_t i = 0; i < nreads; i++) {
-		size_t first, last;
+		size_t first, last, before = f->count;
 		writers_of(writes, nwrites, reads[i].var, &first, &last);
 		encode_read(p, f, o, &reads[i], writes, first, last);
+		if (b && budget_spend(b, f->count - before + 1)) {
+			err = -ETIME;
+			goto out;
+		}
 	}
 	for (size_t i = 0; i < nreads; i++)
 		for (size_t j = i + 1; j < nreads && reads[j].var == reads[i].var; j++)

@@ -62,14 +62,35 @@ static int solve_lazily(const struct vsc_program *p, const struct order_encoding
 	return answer < 0 ? answer : 0;
 }
 
+/* Hands f's clauses to the solver, looking at the clock between chunks:
+ * adding tens of millions of literals takes seconds (the encoding charged
+ * the budget for them already). 1 when the budget ran out first. */
+static int add_clauses(struct sat_backend *s, const struct cnf *f, struct budget *b)
+{
+	enum {
+		CHUNK = 1 << 16
+	};
+
+	for (size_t i = 0; i < f->count; i += CHUNK) {
+		size_t end = f->count - i < CHUNK ? f->count : i + CHUNK;
+		for (size_t j = i; j < end; j++)
+			sat_backend_add(s, f->lits[j]);
+		if (budget_look(b))
+			return 1;
+	}
+	return 0;
+}
+
 int sat_decide_no_preemption(const struct vsc_program *p, struct budget *b, struct vsc_result *res)
 {
 	struct cnf f;
 	struct order_encoding o = { NULL, 0 };
 	struct sat_backend *s = NULL;
-	int err = encode_no_preemption(p, &f, &o, 0);
-	size_t lits = f.count;
+	int err = encode_no_preemption(p, &f, &o, 0, b);
+	int stopped = err == -ETIME;
 
+	if (stopped)
+		res->verdict = VSC_UNKNOWN;
 	if (err)
 		goto out;
 	s = sat_backend_new(budget_stop, b);
@@ -78,10 +99,9 @@ int sat_decide_no_preemption(const struct vsc_program *p, struct budget *b, stru
 		goto out;
 	}
 	sat_backend_reserve(s, f.nvars);
-	for (size_t i = 0; i < f.count; i++)
-		sat_backend_add(s, f.lits[i]);
+	stopped = add_clauses(s, &f, b);
 	cnf_free(&f);
-	if (budget_spend(b, lits))
+	if (stopped)
 		res->verdict = VSC_UNKNOWN;
 	else
 		err = solve_lazily(p, &o, s, b, res);
@@ -92,7 +112,7 @@ out:
 		sat_backend_free(s);
 	cnf_free(&f);
 	free(o.threads);
-	return err;
+	return stopped ? 0 : err;
 }
 
 int sat_events_first(const struct vsc_program *p)
@@ -145,7 +165,7 @@ int vsc_encode_dimacs(const struct vsc_program *p, FILE *out)
 	err = program_unpack(p);
 	if (err)
 		return err;
-	err = encode_no_preemption(p, &f, &o, 1);
+	err = encode_no_preemption(p, &f, &o, 1, NULL);
 	if (!err) {
 		fprintf(out,
 			"c vsc: SC with no preemption; variable 1.. are the pairs of threads\n"
