@@ -253,6 +253,26 @@ else
 			no "60,000 lab segments, $opts under a 45 MB cap: exit $status, $told explanations of ${said:-?} inconsistent, $(head -c 200 "$tmp/big.err")"
 		fi
 	done
+	# Every answer keeps a record of a few bytes per execution let go
+	# (item_list.c), not a whole struct item: 200,000 segments under a
+	# 40 MB cap (they need about 25; 120 bytes a segment needed 60-80)
+	gen_lab 6 200000 > "$tmp/huge.vsc"
+	for opts in "" "--json" "--summary" "--explain" "--json --witness"; do
+		# shellcheck disable=SC2086 # opts are words
+		(ulimit -v 40000 && exec "$vsc" check $opts "$tmp/huge.vsc") > "$tmp/huge.out" 2> "$tmp/huge.err"
+		status=$?
+		case $opts in
+		--json*) said=$(grep -o '"segments_total":[0-9]*' "$tmp/huge.out" | cut -d: -f2) ;;
+		--summary*) said=$(sed -n 's/^executions: \([0-9]*\) in 1 file$/\1/p' "$tmp/huge.out") ;;
+		*) said=$(sed -n 's/^segments: \([0-9]*\), inconsistent: .*/\1/p' "$tmp/huge.out") ;;
+		esac
+		if [ "$status" = 1 ] && [ "${said:-0}" = 200000 ]; then
+			ok
+		else
+			no "200,000 lab segments, '$opts' under a 40 MB cap: exit $status, ${said:-no} segments reported, $(head -c 200 "$tmp/huge.err")"
+		fi
+	done
+	rm -f "$tmp/huge.vsc" "$tmp/huge.out"
 	# out of memory anywhere while reading and deciding is a clear exit
 	# (3), never a crash: caps of 22-30 MB in 100 KB steps (a thread or
 	# variable named before its room was made was freed unset: SIGSEGV at

@@ -227,8 +227,11 @@ static int report_all(struct file_report *files, size_t nfiles, const struct che
 	for (size_t i = 0; i < nfiles; i++) {
 		struct file_report *f = &files[i];
 
-		for (size_t s = 0; s < f->count; s++)
-			f->status = check_combine_status(f->status, f->items[s].status);
+		struct item_cursor c;
+		const struct item *it;
+
+		for (items_begin(&c, f); (it = items_next(&c));)
+			f->status = check_combine_status(f->status, it->status);
 		status = check_combine_status(status, f->status);
 		if (f->read_stopped && !a->summary) {
 			if (a->json)
@@ -257,7 +260,6 @@ static void free_files(struct file_report *files, size_t nfiles)
 {
 	for (size_t i = 0; i < nfiles; i++) {
 		check_free_items(&files[i]);
-		text_blocks_free(&files[i].names);
 		notes_free(files[i].notes);
 		vsc_trace_free(files[i].trace);
 	}

@@ -154,15 +154,12 @@ static const char *lasting_solver_name(const char *name)
 	return name;
 }
 
-int check_note_facts(struct item *it, const struct check_args *a, struct text_blocks *names)
+int check_note_facts(struct item *it, const struct check_args *a)
 {
 	struct item_facts *f = &it->facts;
-	const char *name = vsc_program_name(it->prog);
 	struct vsc_reductions red;
 
-	f->name = name ? text_blocks_add(names, name) : NULL;
-	if (name && !f->name)
-		return -ENOMEM;
+	f->name = vsc_program_name(it->prog); /* copied when the program goes (item_list.c) */
 	f->threads = (uint32_t)vsc_program_thread_count(it->prog);
 	f->events = vsc_program_event_count(it->prog);
 	/* a pass over the events: only JSON names it */
@@ -240,10 +237,13 @@ int check_combine_status(int so_far, int next)
 static void withhold(struct file_report *f, const struct check_args *a)
 {
 	bool unsure = a->accept_incomplete && f->comp.uncertain > 0;
+	struct item_cursor c;
+	struct item *it;
+
 	if (f->comp.state == VSC_TRACE_WHOLE || (a->accept_incomplete && !unsure))
 		return;
-	for (size_t i = 0; i < f->count; i++) {
-		struct item *it = &f->items[i];
+
+	for (items_begin(&c, f); (it = items_next(&c));) {
 		f->present_status = it->not_decided
 					    ? PRESENT_NOT_DECIDED
 					    : check_combine_status(f->present_status, it->status);
@@ -262,6 +262,8 @@ void check_finish_file(struct file_report *f, const struct check_args *a)
 		check_free_items(f); /* cut short: no verdict at all */
 		return;
 	}
-	f->segmented = f->count != 1 || f->items[0].facts.name != NULL;
+	struct item first;
+
+	f->segmented = f->count != 1 || items_first(f, &first)->facts.name != NULL;
 	withhold(f, a);
 }

@@ -134,9 +134,10 @@ static void json_segmented_keys(struct json *j, const struct file_report *f,
 	size_t inconsistent = 0, events = 0, threads = 0, writers = 0;
 	long max_pre = 0;
 	double total = 0;
+	struct item_cursor c;
+	const struct item *it;
 
-	for (size_t i = 0; i < f->count; i++) {
-		const struct item *it = &f->items[i];
+	for (items_begin(&c, f); (it = items_next(&c));) {
 		inconsistent += it->status == EXIT_INCONSISTENT;
 		events += it->facts.events;
 		if (it->facts.threads > threads)
@@ -160,15 +161,15 @@ static void json_segmented_keys(struct json *j, const struct file_report *f,
 	json_key_uint(j, "segments_inconsistent", inconsistent);
 	json_key(j, "segments");
 	json_array_begin(j);
-	for (size_t i = 0; i < f->count; i++) {
-		const char *name = f->items[i].facts.name;
+	for (items_begin(&c, f); (it = items_next(&c));) {
+		const char *name = it->facts.name;
 		json_object_begin(j);
 		json_key(j, "name");
 		if (name)
 			json_string(j, name);
 		else
 			json_null(j);
-		json_program_keys(j, &f->items[i], a);
+		json_program_keys(j, it, a);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -179,10 +180,12 @@ void check_json_file(struct json *j, const struct file_report *f, const struct c
 {
 	json_object_begin(j);
 	json_key_string(j, "file", f->path);
+	struct item first;
+
 	if (f->segmented)
 		json_segmented_keys(j, f, a);
 	else
-		json_program_keys(j, &f->items[0], a);
+		json_program_keys(j, items_first(f, &first), a);
 	json_completeness(j, f, a);
 	json_object_end(j);
 }

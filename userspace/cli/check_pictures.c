@@ -41,9 +41,13 @@ static struct picture_pick pick_start(const struct file_report *files, size_t nf
 {
 	struct picture_pick p = { .total = check_execution_count(files, nfiles) };
 
-	for (size_t i = 0; i < nfiles; i++)
-		for (size_t s = 0; files[i].trace && s < files[i].count; s++)
-			p.inconsistent += files[i].items[s].status == EXIT_INCONSISTENT;
+	for (size_t i = 0; i < nfiles; i++) {
+		struct item_cursor c;
+		const struct item *it;
+
+		for (items_begin(&c, &files[i]); files[i].trace && (it = items_next(&c));)
+			p.inconsistent += it->status == EXIT_INCONSISTENT;
+	}
 	return p;
 }
 
@@ -84,10 +88,13 @@ int check_pictures_writable(const struct file_report *files, size_t nfiles, cons
 	size_t k = 0;
 
 	for (size_t i = 0; i < nfiles; i++) {
-		for (size_t s = 0; files[i].trace && s < files[i].count; s++, k++) {
+		struct item_cursor c;
+		const struct item *it;
+
+		for (items_begin(&c, &files[i]); files[i].trace && (it = items_next(&c)); k++) {
 			char path[4096];
 			FILE *out;
-			if (!pick_next(&pick, &files[i].items[s]))
+			if (!pick_next(&pick, it))
 				continue;
 			picture_path(path, sizeof(path), svg, pick.total, k);
 			out = fopen(path, "a");
@@ -108,8 +115,10 @@ int check_draw_pictures(const struct file_report *files, size_t nfiles, const ch
 	int status = 0;
 
 	for (size_t i = 0; i < nfiles; i++) {
-		for (size_t s = 0; files[i].trace && s < files[i].count; s++, k++) {
-			const struct item *it = &files[i].items[s];
+		struct item_cursor c;
+		const struct item *it;
+
+		for (items_begin(&c, &files[i]); files[i].trace && (it = items_next(&c)); k++) {
 			char path[4096], title[512];
 			if (!pick_next(&pick, it))
 				continue;

@@ -18,7 +18,6 @@
 
 #include "commands.h"
 #include "report.h"
-#include "userspace/util/array.h"
 #include "userspace/util/clock.h"
 #include "userspace/util/diag.h"
 
@@ -75,11 +74,8 @@ static void free_item(struct item *it)
 
 void check_free_items(struct file_report *f)
 {
-	for (size_t s = 0; s < f->count; s++)
-		free_item(&f->items[s]);
-	free(f->items);
-	f->items = NULL;
-	f->count = f->cap = 0;
+	item_list_free(&f->items, free_item);
+	f->count = 0;
 }
 
 /* ---- deciding (with the lock held) --------------------------------------- */
@@ -217,12 +213,13 @@ static bool spilled(struct stream *st, struct file_report *f, struct item *it)
 /* A decided execution into its file's items, with its facts noted; its
  * program, result and core go unless a report needs them (or its witness
  * or explanation could not be spilled: the report then prints it from
- * them). */
+ * them), and then its facts are kept in a few bytes (item_list.c). */
 static void keep(struct stream *st, struct file_report *f, struct item *it)
 {
 	const struct check_args *a = st->a;
-	int err = check_note_facts(it, a, &f->names);
+	int err = check_note_facts(it, a); /* its name: the program's until kept */
 	bool whole = !err && needs_program(a, f, it);
+	struct vsc_program *prog = it->prog;
 
 	/* only a picture or the page shows its core: explained now, in input
 	 * order, rather than every inconsistent one as it is decided */
@@ -233,26 +230,28 @@ static void keep(struct stream *st, struct file_report *f, struct item *it)
 		vsc_result_free(it->res);
 		vsc_core_free(it->core);
 		prefix_free(it->prefix);
-		vsc_program_free(it->prog);
-		it->res = NULL;
-		it->core = NULL;
-		it->prefix = NULL;
-		it->prog = NULL;
+		*it = (struct item){ .status = it->status,
+				     .present_status = it->present_status,
+				     .withheld = it->withheld,
+				     .not_decided = it->not_decided,
+				     .facts = it->facts };
+		err = item_list_add(&f->items, it); /* its name copied from the program */
+		vsc_program_free(prog);
 	} else if (!err && !whole && witness_spill_lost(a->spill, f->spill_end)) {
 		/* the spill failed (a full disk): it is kept whole, but those
 		 * before it whose writing failed are lost */
 		f->spill_lost = true;
 		err = -a->spill->err;
+	} else if (!err) {
+		err = item_list_add(&f->items, it);
 	}
-	if (!err && ARRAY_RESERVE_FROM(f->items, f->cap, f->count + 1, 16))
-		err = -ENOMEM;
 	if (err) { /* the file's report would miss it: the file is not decided */
 		free_item(it);
 		f->keep_err = -err;
 		st->err = err;
 		return;
 	}
-	f->items[f->count++] = *it;
+	f->count++;
 }
 
 /* One step towards a free slot (lock held): let the oldest out when it is

@@ -102,23 +102,27 @@ void check_text_file(const struct file_report *f, const struct check_args *a)
 	else
 		printf("%s\n", verdict_name(f->status));
 	print_completeness(f, a);
+	struct item_cursor c;
+	const struct item *it;
+	size_t inconsistent = 0;
+
 	if (!f->segmented) {
-		print_item(f, &f->items[0], a, "");
+		items_begin(&c, f);
+		print_item(f, items_next(&c), a, "");
 		return;
 	}
-	size_t inconsistent = 0;
-	for (size_t i = 0; i < f->count; i++)
-		inconsistent += f->items[i].status == EXIT_INCONSISTENT;
+	for (items_begin(&c, f); (it = items_next(&c));)
+		inconsistent += it->status == EXIT_INCONSISTENT;
 	printf("segments: %zu, inconsistent: %zu\n", f->count, inconsistent);
-	for (size_t i = 0; i < f->count; i++) {
-		const char *name = f->items[i].facts.name;
+	for (items_begin(&c, f); (it = items_next(&c));) {
+		const char *name = it->facts.name;
 		printf("segment %s: %s", name ? name : "(before the first segment)",
-		       verdict_name(f->items[i].status));
-		if (f->items[i].withheld)
+		       verdict_name(it->status));
+		if (it->withheld)
 			printf(" (on the events present only: %s)",
-			       verdict_name(f->items[i].present_status));
+			       verdict_name(it->present_status));
 		putchar('\n');
-		print_item(f, &f->items[i], a, "  ");
+		print_item(f, it, a, "  ");
 	}
 }
 

@@ -118,9 +118,12 @@ int core_out_write(const char *path, const struct file_report *files, size_t nfi
 	FILE *out;
 	int err;
 
+	struct item_cursor c;
+	const struct item *it;
+
 	for (size_t i = 0; i < nfiles; i++)
-		for (size_t s = 0; files[i].trace && s < files[i].count; s++)
-			cores += has_core(&files[i].items[s]);
+		for (items_begin(&c, &files[i]); files[i].trace && (it = items_next(&c));)
+			cores += has_core(it);
 	if (!(out = fopen(path, "w")))
 		return -1;
 	fputs("vsc 1\n# minimal inconsistent cores written by vsc check --core-out: each is\n"
@@ -130,9 +133,9 @@ int core_out_write(const char *path, const struct file_report *files, size_t nfi
 	if (!cores)
 		fputs("# (no core: no execution was found inconsistent and explained)\n", out);
 	for (size_t i = 0; i < nfiles; i++)
-		for (size_t s = 0; files[i].trace && s < files[i].count; s++)
-			if (has_core(&files[i].items[s]))
-				put_core(out, &files[i], &files[i].items[s], cores > 1, a);
+		for (items_begin(&c, &files[i]); files[i].trace && (it = items_next(&c));)
+			if (has_core(it))
+				put_core(out, &files[i], it, cores > 1, a);
 	err = ferror(out);
 	if (fclose(out) || err) {
 		errno = errno ? errno : EIO;

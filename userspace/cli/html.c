@@ -328,8 +328,10 @@ static int put_executions(FILE *out, const struct file_report *files, size_t nfi
 
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < nfiles; i++) {
-			for (size_t s = 0; files[i].trace && s < files[i].count; s++) {
-				const struct item *it = &files[i].items[s];
+			struct item_cursor c;
+			const struct item *it;
+
+			for (items_begin(&c, &files[i]); files[i].trace && (it = items_next(&c));) {
 				if ((it->status == EXIT_INCONSISTENT) != (pass == 0))
 					continue;
 				total++;

@@ -56,9 +56,11 @@ static size_t item_lines(const struct item *it, bool html, uint32_t *out, size_t
 static size_t wanted_lines(const struct file_report *f, bool html, uint32_t *out)
 {
 	size_t n = 0;
+	struct item_cursor c;
+	const struct item *it;
 
-	for (size_t s = 0; s < f->count; s++)
-		n = item_lines(&f->items[s], html, out, n);
+	for (items_begin(&c, f); (it = items_next(&c));)
+		n = item_lines(it, html, out, n);
 	return n;
 }
 

@@ -52,13 +52,30 @@ struct item {
 
 struct line_notes; /* trailing comments of the lines explanations name */
 
+/* A file's executions in input order (item_list.c): those kept whole as
+ * they are, every other one as a record of a few bytes (what the reports
+ * print of it). Read with a cursor, in input order. */
+struct item_list {
+	struct record_block *first, *last;
+	struct item *whole; /* the executions kept whole, in input order */
+	size_t nwhole, whole_cap;
+};
+
+struct item_cursor {
+	const struct item_list *list;
+	const struct record_block *block;
+	size_t at;       /* in block */
+	uint8_t *record; /* of the item last given */
+	bool given_whole;
+	struct item scratch; /* an execution let go, as its record says */
+};
+
 struct file_report {
 	const char *path;
 	struct line_notes *notes; /* with --explain and friends, once decided */
 	struct vsc_trace *trace;  /* NULL when it could not be parsed */
-	struct item *items;
-	size_t count, cap;
-	struct text_blocks names; /* of its segments */
+	struct item_list items;
+	size_t count;
 	int status;
 	int segmented;                      /* has `segment` lines: report per segment */
 	double deadline;                    /* of --timeout, set when its first item is queued */
@@ -105,14 +122,32 @@ const char *present_name(int present_status);
 /* Decide one execution (by --deadline, 0: none); path names it in messages. */
 void check_decide_item(struct item *it, const struct check_args *a, double deadline,
 		       const char *path);
-/* Once decided: what the reports need of it into it->facts (the name into
- * names; with --summary the outcome into a->outcomes). 0 or -ENOMEM. */
-int check_note_facts(struct item *it, const struct check_args *a, struct text_blocks *names);
+/* Once decided: what the reports need of it into it->facts (its name the
+ * program's; with --summary the outcome into a->outcomes). 0 or -ENOMEM. */
+int check_note_facts(struct item *it, const struct check_args *a);
 /* The file's name in messages, as the parser's own messages give it. */
 const char *check_shown_path(const struct file_report *f);
 /* A file whose completeness is known: checked, and its verdicts withheld
  * when it is not whole (or, cut short, dropped with exit status 2). */
 void check_finish_file(struct file_report *f, const struct check_args *a);
+
+/* item_list.c. Its executions kept: a whole one (with its program, result,
+ * core or prefix) is taken over, another one's facts are copied (its name
+ * too). 0 or -ENOMEM. */
+int item_list_add(struct item_list *l, const struct item *it);
+void item_list_free(struct item_list *l, void (*free_item)(struct item *it));
+/* for (items_begin(&c, f); (it = items_next(&c));): each execution of f in
+ * input order, the whole one itself or a copy of the other that lasts
+ * until the next call (a change of its verdict (withheld) is kept). */
+void items_begin(struct item_cursor *c, const struct file_report *f);
+struct item *items_next(struct item_cursor *c);
+/* Where the item last given lies: item_at_record gives it again (the copy
+ * in scratch, or the whole one). */
+const void *items_record(const struct item_cursor *c);
+const struct item *item_at_record(const struct file_report *f, const void *record,
+				  struct item *scratch);
+/* Its first execution, NULL when none. */
+const struct item *items_first(const struct file_report *f, struct item *scratch);
 
 /* check_stream.c: read every file and decide its executions as they are
  * read, on a->jobs threads; only what the reports need is kept. */

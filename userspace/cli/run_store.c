@@ -1,51 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Names of executions in blocks (one allocation per 64 KiB, not one per
- * name) and outcome texts interned: what check keeps of an execution
+/* Outcome texts interned: what check keeps of an execution's outcome
  * after its program is gone (run_store.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "run_store.h"
 #include "userspace/util/array.h"
-
-#define TEXT_BLOCK_BYTES ((size_t)64 << 10)
-
-struct text_block {
-	struct text_block *before;
-	size_t used, cap;
-	char bytes[];
-};
-
-const char *text_blocks_add(struct text_blocks *b, const char *s)
-{
-	size_t len = strlen(s) + 1;
-	struct text_block *last = b->last;
-	char *copy;
-
-	if (!last || last->cap - last->used < len) {
-		size_t cap = len > TEXT_BLOCK_BYTES ? len : TEXT_BLOCK_BYTES;
-		struct text_block *next = malloc(sizeof(*next) + cap);
-		if (!next)
-			return NULL;
-		next->before = last;
-		next->used = 0;
-		next->cap = cap;
-		b->last = last = next;
-	}
-	copy = last->bytes + last->used;
-	memcpy(copy, s, len);
-	last->used += len;
-	return copy;
-}
-
-void text_blocks_free(struct text_blocks *b)
-{
-	while (b->last) {
-		struct text_block *before = b->last->before;
-		free(b->last);
-		b->last = before;
-	}
-}
 
 static bool same_text(const void *ctx, uint32_t index, const void *key)
 {

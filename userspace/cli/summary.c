@@ -21,8 +21,10 @@ struct tally {
 static void count_all(const struct file_report *files, size_t nfiles, struct tally *t)
 {
 	for (size_t i = 0; i < nfiles; i++) {
-		for (size_t s = 0; s < files[i].count; s++) {
-			const struct item *it = &files[i].items[s];
+		struct item_cursor c;
+		const struct item *it;
+
+		for (items_begin(&c, &files[i]); (it = items_next(&c));) {
 			long pre = it->facts.decided ? it->facts.preemptions : -1;
 			t->total++;
 			t->by_status[it->status]++;
@@ -44,22 +46,23 @@ static void list_json(struct json *j, const struct file_report *files, size_t nf
 {
 	json_array_begin(j);
 	for (size_t i = 0; i < nfiles; i++) {
-		for (size_t s = 0; s < files[i].count; s++) {
-			if (files[i].items[s].status != status)
+		struct item_cursor c;
+		const struct item *it;
+
+		for (items_begin(&c, &files[i]); (it = items_next(&c));) {
+			if (it->status != status)
 				continue;
 			json_object_begin(j);
 			json_key_string(j, "file", files[i].path);
 			json_key(j, "segment");
-			if (files[i].items[s].facts.name)
-				json_string(j, files[i].items[s].facts.name);
+			if (it->facts.name)
+				json_string(j, it->facts.name);
 			else
 				json_null(j);
-			if (explain && files[i].items[s].facts.explained) /* let go, spilled */
-				explain_spill_print_json(spill, &files[i].items[s].facts.witness,
-							 j);
-			else if (
-				explain) /* --explain: the core of each (issue: cores per segment) */
-				story_json(j, &files[i].items[s]);
+			if (explain && it->facts.explained) /* let go, spilled */
+				explain_spill_print_json(spill, &it->facts.witness, j);
+			else if (explain) /* --explain: the core of each */
+				story_json(j, it);
 			json_object_end(j);
 		}
 	}
@@ -129,17 +132,19 @@ static void list_text(const struct file_report *files, size_t nfiles, int status
 {
 	int any = 0;
 	for (size_t i = 0; i < nfiles; i++) {
-		for (size_t s = 0; s < files[i].count; s++) {
-			if (files[i].items[s].status != status)
+		struct item_cursor c;
+		const struct item *it;
+
+		for (items_begin(&c, &files[i]); (it = items_next(&c));) {
+			if (it->status != status)
 				continue;
 			if (!any++)
 				printf("%s:\n", title);
-			printf("  %s: %s\n", files[i].path, segment_name(&files[i].items[s]));
-			if (explain && files[i].items[s].facts.explained) /* let go, spilled */
-				witness_spill_print_text(spill, &files[i].items[s].facts.witness,
-							 "    ");
+			printf("  %s: %s\n", files[i].path, segment_name(it));
+			if (explain && it->facts.explained) /* let go, spilled */
+				witness_spill_print_text(spill, &it->facts.witness, "    ");
 			else if (explain)
-				story_brief(stdout, &files[i].items[s], "    ");
+				story_brief(stdout, it, "    ");
 		}
 	}
 }

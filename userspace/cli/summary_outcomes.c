@@ -18,8 +18,23 @@
 
 struct execution {
 	const struct file_report *file;
-	const struct item *item;
+	const void *record; /* of its item (item_at_record) */
 };
+
+/* What the table needs of an execution's item. */
+struct shown {
+	const char *name;
+	uint32_t outcome;
+	int status;
+};
+
+static struct shown shown_of(const struct execution *e)
+{
+	struct item scratch;
+	const struct item *it = item_at_record(e->file, e->record, &scratch);
+
+	return (struct shown){ it->facts.name, it->facts.outcome, it->status };
+}
 
 static int compare_names(const void *a, const void *b, void *ctx)
 {
@@ -100,12 +115,15 @@ static uint32_t *outcome_ranks(const struct outcome_names *names)
 static void place_executions(const struct file_report *files, size_t nfiles, const uint32_t *rank,
 			     size_t *next, struct outcome_table *tab)
 {
-	for (size_t i = 0; i < nfiles; i++)
-		for (size_t s = 0; s < files[i].count; s++) {
-			const struct item *it = &files[i].items[s];
+	for (size_t i = 0; i < nfiles; i++) {
+		struct item_cursor c;
+		const struct item *it;
+
+		for (items_begin(&c, &files[i]); (it = items_next(&c));) {
 			struct execution *e = &tab->executions[next[rank[it->facts.outcome]]++];
-			*e = (struct execution){ &files[i], it };
+			*e = (struct execution){ &files[i], items_record(&c) };
 		}
+	}
 }
 
 int outcomes_collect(const struct file_report *files, size_t nfiles,
@@ -116,14 +134,18 @@ int outcomes_collect(const struct file_report *files, size_t nfiles,
 
 	memset(tab, 0, sizeof(*tab));
 	tab->names = names;
-	for (size_t i = 0; i < nfiles && next && rank; i++)
-		for (size_t s = 0; s < files[i].count; s++) {
-			uint32_t o = files[i].items[s].facts.outcome;
+	for (size_t i = 0; i < nfiles && next && rank; i++) {
+		struct item_cursor c;
+		const struct item *it;
+
+		for (items_begin(&c, &files[i]); (it = items_next(&c));) {
+			uint32_t o = it->facts.outcome;
 			if (o == OUTCOME_NONE)
 				n = SIZE_MAX; /* not known (out of memory): no table */
 			else if (n != SIZE_MAX && ++n)
 				next[rank[o] + 1]++;
 		}
+	}
 	/* on failure the table is empty: outcomes_free() it all the same */
 	if (next && rank && n != SIZE_MAX)
 		tab->executions = calloc(n ? n : 1, sizeof(*tab->executions));
@@ -148,29 +170,30 @@ void outcomes_free(struct outcome_table *tab)
 
 static const char *outcome_of(const struct outcome_table *tab, size_t k)
 {
-	return tab->names->texts[tab->executions[k].item->facts.outcome];
+	return tab->names->texts[shown_of(&tab->executions[k]).outcome];
 }
 
 /* The run of executions [begin, end) with one outcome. */
 static size_t group_end(const struct outcome_table *tab, size_t begin)
 {
 	size_t end = begin + 1;
-	while (end < tab->count && tab->executions[end].item->facts.outcome ==
-					   tab->executions[begin].item->facts.outcome)
+	uint32_t outcome = shown_of(&tab->executions[begin]).outcome;
+
+	while (end < tab->count && shown_of(&tab->executions[end]).outcome == outcome)
 		end++;
 	return end;
 }
 
 static const char *execution_name(const struct execution *e)
 {
-	const char *name = e->item->facts.name;
+	const char *name = shown_of(e).name;
 	return name ? name : "(whole file)";
 }
 
 /* A segment named by a decimal number, or -1. */
 static long segment_number(const struct execution *x)
 {
-	const char *name = x->item->facts.name;
+	const char *name = shown_of(x).name;
 	char *end;
 	long n;
 
@@ -234,7 +257,7 @@ void outcomes_text(const struct outcome_table *tab, size_t nfiles)
 		size_t by_status[4] = { 0 };
 		e = group_end(tab, b);
 		for (size_t i = b; i < e; i++)
-			by_status[tab->executions[i].item->status]++;
+			by_status[shown_of(&tab->executions[i]).status]++;
 		printf("  %8zu %10zu %12zu %8zu  ", e - b, by_status[EXIT_CONSISTENT],
 		       by_status[EXIT_INCONSISTENT], by_status[EXIT_UNKNOWN]);
 		print_outcome(outcome_of(tab, b));
@@ -249,7 +272,7 @@ void outcomes_json(struct json *j, const struct outcome_table *tab)
 		size_t by_status[4] = { 0 };
 		e = group_end(tab, b);
 		for (size_t i = b; i < e; i++)
-			by_status[tab->executions[i].item->status]++;
+			by_status[shown_of(&tab->executions[i]).status]++;
 		json_object_begin(j);
 		json_key_string(j, "outcome", outcome_of(tab, b));
 		json_key_uint(j, "count", e - b);
@@ -263,8 +286,8 @@ void outcomes_json(struct json *j, const struct outcome_table *tab)
 			json_object_begin(j);
 			json_key_string(j, "file", x->file->path);
 			json_key(j, "segment");
-			if (x->item->facts.name)
-				json_string(j, x->item->facts.name);
+			if (shown_of(x).name)
+				json_string(j, shown_of(x).name);
 			else
 				json_null(j);
 			json_object_end(j);
