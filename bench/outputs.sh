@@ -1,14 +1,15 @@
 #!/bin/sh
 # Every output at length: `vsc check` with each option a user asks for
 # (plain, --witness, --json, --min, --min --json, --svg, --html, -j 2,
-# --summary) on traces of every family at 10^6 and 10^7 events, and on
+# --summary, --explain, --core-out) on traces of every family at 10^6 and 10^7 events, and on
 # recorded traces given on the command line (a spin lock, an SPSC ring, a
 # seqlock, Peterson's lock, a lab run of many segments). Per cell: exit
 # status, CPU (user + system), peak RSS, output bytes, and whether the
 # output is usable: a text witness is replayed by tests/cli/gen/replay.awk
 # (independent of the solvers; per segment for lab runs) to the
 # preemptions printed, JSON parses, pictures stay few and small (and are
-# well-formed XML), -j 2 prints what -j 1 prints. Writes
+# well-formed XML), -j 2 prints what -j 1 prints, every inconsistent
+# execution is explained, the cores --core-out writes are inconsistent. Writes
 # bench/results/outputs.md (BENCH_QUICK=1: 10^6 events only,
 # outputs-quick.md).
 #
@@ -25,7 +26,7 @@ limit=${BENCH_TIMEOUT:-120}
 mem_mb=${BENCH_MEM_MB:-12288} # vsc's own cap is half the memory; this one guards the machine
 replay=$top/tests/cli/gen/replay.awk
 out=$top/bench/results/outputs$([ "$quick" = 1 ] && echo -quick).md
-options="plain witness json min min-json svg html j2 summary"
+options="plain witness json min min-json svg html j2 summary explain core-out"
 
 # The generated families (vsc gen sc, 8 threads, 64 variables, -p 3;
 # many threads: a pool of 10^5 short threads on 16 variables, 10 events
@@ -57,6 +58,8 @@ usable() {
 	html) [ -s "$3/page.html" ] && echo "$(($(wc -c < "$3/page.html") / 1024)) KiB page" ||
 		echo "NO PAGE" ;;
 	j2) cmp -s "$3/out" "$tmp/plain.out" && echo "same as -j 1" || echo "DIFFERS from -j 1" ;;
+	explain) explained "$3" ;;
+	core-out) cores "$3" ;;
 	*) echo "-" ;;
 	esac
 }
@@ -94,6 +97,26 @@ witness_replays() {
 	rm -f "$tmp/w.vsc"
 }
 
+# explained DIR: an explanation for every inconsistent execution
+explained() {
+	said=$(sed -n 's/^segments: [0-9]*, inconsistent: //p' "$1/out")
+	[ -z "$said" ] && { head -1 "$1/out" | grep -qx inconsistent && said=1 || said=0; }
+	told=$(grep -c '^ *core: ' "$1/out")
+	[ "$said" = "$told" ] && echo "$told explained" || echo "EXPLAINED $told OF $said"
+}
+
+# cores DIR: the cores written are a trace vsc decides inconsistent
+cores() {
+	n=$(grep -c '^# core of ' "$1/core.vsc" 2> /dev/null)
+	if [ "${n:-0}" = 0 ]; then
+		echo "no core"
+	elif "$vsc" check "$1/core.vsc" > /dev/null 2>&1; [ $? = 1 ]; then
+		echo "$n cores, inconsistent"
+	else
+		echo "$n CORES, NOT INCONSISTENT"
+	fi
+}
+
 # pictures DIR: how many, the biggest, well-formed
 pictures() {
 	n=$(find "$1" -name '*.svg' | wc -l)
@@ -118,6 +141,8 @@ cell() {
 	html) set -- "$1" "$2" "$3" --html "$d/page.html" ;;
 	j2) set -- "$1" "$2" "$3" -j 2 ;;
 	summary) set -- "$1" "$2" "$3" --summary ;;
+	explain) set -- "$1" "$2" "$3" --explain ;;
+	core-out) set -- "$1" "$2" "$3" --core-out "$d/core.vsc" ;;
 	esac
 	name=$1 trace=$2 key=$3
 	shift 3
