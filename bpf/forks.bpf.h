@@ -18,6 +18,10 @@ __u64 children_execed = 0;
  * the recording. The recorder ends the recording there; what the new
  * program does is not the program recorded (record.bpf.c drops it). */
 __u64 target_execs = 0;
+/* The target's pid taken by a new process after the target's end: that
+ * process's exec is not the target's (the recorder may look only after
+ * both, and find the target gone). */
+__u32 target_pid_taken = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -36,6 +40,10 @@ int vsc_fork(struct bpf_raw_tracepoint_args *ctx)
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
 	__u8 one = 1;
 
+	if (ctgid == target_pid && ctgid != ptgid) {
+		target_pid_taken = 1;
+		return 0;
+	}
 	if (ctgid == ptgid || (ptgid != target_pid && !bpf_map_lookup_elem(&children, &ptgid)))
 		return 0;
 	__sync_fetch_and_add(&children_forked, 1);
@@ -52,7 +60,8 @@ int vsc_exec(struct bpf_raw_tracepoint_args *ctx)
 
 	(void)ctx;
 	if (tgid == target_pid) {
-		__sync_fetch_and_add(&target_execs, 1);
+		if (!target_pid_taken)
+			__sync_fetch_and_add(&target_execs, 1);
 		return 0;
 	}
 	if (bpf_map_delete_elem(&children, &tgid) == 0)

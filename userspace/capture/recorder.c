@@ -258,10 +258,27 @@ static int refuse(struct recorder *rec, int status)
 
 /* ---- the loop ---------------------------------------------------------------- */
 
+/* Whether the target has run exec, by the source's count (optional). */
+static bool execed(const struct recorder *rec)
+{
+	return rec->src->ops->execed && rec->src->ops->execed(rec->src);
+}
+
+/* The recording ends at the target's exec (t->exec_done): say so. */
+static void ended_by_exec(struct recorder *rec)
+{
+	rec->stop_reason = "an exec (the process runs another program)";
+	recorder_say(rec,
+		     "process %ld ran another program (exec): the recording ends there, the "
+		     "new program is not recorded",
+		     (long)rec->target.pid);
+}
+
 static int record_loop(struct recorder *rec)
 {
 	struct vsc_target *t = &rec->target;
 	const struct recorder_opts *o = rec->opts;
+	unsigned leader_looks = 0;
 	uint64_t start = clock_now_ns(), last_scan = start, last_shared = start, stop_at = 0;
 	uint64_t deadline =
 		o->duration_s > 0 ? start + (uint64_t)(o->duration_s * 1e9) : UINT64_MAX;
@@ -284,23 +301,21 @@ static int record_loop(struct recorder *rec)
 		}
 		/* an exec: what runs now is another program (its addresses
 		 * mean nothing to the trace); the old one's threads all ended
-		 * before it, handing their logs over */
-		if (!t->exec_done && !t->at_exit && !t->ended && rec->src->ops->execed &&
-		    rec->src->ops->execed(rec->src))
+		 * before it, handing their logs over. A process gone by now
+		 * may have run exec first: its new program ended too. */
+		if (!t->exec_done && !t->at_exit && execed(rec))
 			vsc_target_execed(t);
 		if (t->exec_done) {
-			rec->stop_reason = "an exec (the process runs another program)";
-			recorder_say(rec,
-				     "process %ld ran another program (exec): the recording "
-				     "ends there, the new program is not recorded",
-				     (long)t->pid);
+			ended_by_exec(rec);
 			return 0;
 		}
 		if (t->ended || t->at_exit) {
 			rec->stop_reason = "the process ended";
 			return 0;
 		}
-		if (t->leader_gone && o->ends_with_main_thread) {
+		/* a worker's exec kills the main thread first and waits for
+		 * its end: the next look tells it from a pthread_exit */
+		if (t->leader_gone && o->ends_with_main_thread && leader_looks++) {
 			rec->stop_reason = "the main thread exited, other threads ran on";
 			return 0;
 		}
@@ -432,6 +447,13 @@ static int finish_recording(struct recorder *rec)
 		if (t->exec_done)
 			rec->stop_reason =
 				"another thread's exec (the process runs another program)";
+		/* an exec done after the last look, before the stop: what was
+		 * stopped is the new program, whose memory is not the trace's
+		 * (its logs, where the old ones were, read as the old ones') */
+		if (!t->exec_done && !t->ended && execed(rec)) {
+			vsc_target_execed(t);
+			ended_by_exec(rec);
+		}
 	}
 	if (!t->ended && !t->exec_done) {
 		vsc_symbols_refresh(rec->symbols);

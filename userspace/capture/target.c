@@ -1090,8 +1090,15 @@ static void let_exec_go(struct vsc_target *t)
 
 void vsc_target_execed(struct vsc_target *t)
 {
-	if (t->exec_done || t->ended)
+	if (t->exec_done)
 		return;
+	/* the new program ended too before this look: nothing to let go.
+	 * Its exec killed the main thread, which left no run on. */
+	if (t->ended) {
+		t->exec_done = true;
+		t->leader_gone = 0;
+		return;
+	}
 	/* the exec of a process that took its pid at its end is not its own
 	 * (an exec keeps the start time) */
 	if (!t->launched && t->start_time && start_time(t->pid) != t->start_time) {
@@ -1099,6 +1106,7 @@ void vsc_target_execed(struct vsc_target *t)
 		return;
 	}
 	t->exec_done = true;
+	t->leader_gone = 0; /* killed by the exec, not gone by its own exit */
 	let_exec_go(t);
 }
 

@@ -81,7 +81,9 @@ int vsc_target_poll(struct vsc_target *t);
  * program go (taken from its exec stop when it is traced by us). Its
  * memory is not read as the old one's from then on. An attached process
  * whose start time is no longer its own ended, and its pid runs another
- * process: t->ended instead. */
+ * process: t->ended instead. One that ended already (the new program's
+ * end came before this look) gets exec_done too. Either way the main
+ * thread was killed by the exec: leader_gone is cleared. */
 void vsc_target_execed(struct vsc_target *t);
 /* At the exit stop: wait until the other threads are gone (those of a
  * process that ends run their end there), at most timeout_ms. Returns how
