@@ -406,9 +406,15 @@ for how in -p -- "--watch seen:8 -p" "--watch seen:8 --"; do
     --watch*) # one writer (the first worker) of ever larger values
       what=$(awk '$2 == "w" && $3 == "seen" { n++; if (n > 1 && $4 <= last) back++; last = $4 }
         END { printf "%d stores, %d back", n, back }' "$t") ;;
-    *) # one counter, each increment once
+    *) # one counter, each increment once (or accesses that straddled
+      # the start of -p, marked unsure: their place is not known, and
+      # the increments made before the start are not in the trace;
+      # vsc check answers unknown)
       vars=$(awk '$2 == "u" { print $3 }' "$t" | sort -u | wc -l)
-      what="$vars counters, $(rmw_chain "$t" "$(awk '$2 == "u" { print $3; exit }' "$t")" 1)" ;;
+      chain=$(rmw_chain "$t" "$(awk '$2 == "u" { print $3; exit }' "$t")" 1)
+      unsure=$(header "$t" 'uncertain values')
+      [ "$unsure" != 0 ] && chain="$unsure unsure"
+      what="$vars counters, $chain" ;;
   esac
   case "$st $by $lost / $what" in
     "0 an exec (the process runs another program) 0 / "*" 0 back" | \
