@@ -11,6 +11,7 @@ targets=${2:?usage: watch.sh PATH-TO-VSC TARGET-DIR}
 watch_test=watch
 . "$(dirname "$0")/watch_common.sh"
 watch_require_kernel
+watch_require_firing
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -32,6 +32,7 @@ shm=$targets/probe_shm
 watch_test=watch_shared
 . "$(dirname "$0")/watch_common.sh"
 watch_require_kernel
+watch_require_firing
 
 work=$(mktemp -d /tmp/vsc-watch-shared.XXXXXX)
 key=$((0x76740000 + $$ % 65536)) # the System V segment's key

@@ -27,6 +27,7 @@ secs=${WATCH_TRAPS_SECONDS:-2}
 watch_test=watch_traps
 . "$(dirname "$0")/watch_common.sh"
 watch_require_kernel
+watch_require_firing
 
 tmp=$(mktemp -d)
 load=""

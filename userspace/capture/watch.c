@@ -30,6 +30,7 @@
 #include "recorder.h"
 #include "watch.skel.h"
 #include "watch_events.h"
+#include "watch_fires.h"
 #include "userspace/util/diag.h"
 #include "userspace/util/array.h"
 
@@ -484,6 +485,14 @@ static int attach(struct capture_source *base, struct recorder *rec)
 		diag("record", "cannot set up the decoder: %s",
 		     watch_capstone_error() ? watch_capstone_error() : strerror(-err));
 		return err;
+	}
+	if (watch_breakpoints_fire() == 0) {
+		diag("record",
+		     "hardware watchpoints do not fire on this machine: a write to a "
+		     "variable of its own that the recorder watched was not seen (a virtual "
+		     "machine that does not pass the debug registers through?), so --watch "
+		     "would record no access and the trace would look whole");
+		return -ENOTSUP;
 	}
 	err = load_bpf(run);
 	if (err)
