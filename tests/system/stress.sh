@@ -381,6 +381,17 @@ done
 # come on, so the start is exact: most runs must get a plain verdict (before,
 # nearly every run of these busy programs had unsure values: unknown), and
 # none a wrong one (every store of these programs is a locked RMW or seq_cst).
+# The step stops at the look by a debug register (a data breakpoint):
+# where those never fire (a virtual machine that does not pass them
+# through, which vsc record --watch refuses, saying so) no thread is
+# stepped, the marking stays the sound one, and only 'none wrong' holds.
+exact_needed=1
+rec --watch counter -o "$work/fires.vsc" -- "$targets/stress_spinlock" 1 1000 > /dev/null 2> "$work/err"
+if grep -q 'hardware watchpoints do not fire' "$work/err"; then
+  exact_needed=0
+  echo "note: -p starts: debug registers do not fire here, most runs exact not required"
+fi
+rm -f "$work/fires.vsc"
 for prog in "stress_fault 4 0 wait" "stress_spinlock 4 1000000000" "stress_spsc 1000000000 seqcst"; do
   k=0 plain=0
   while [ $k -lt $pstart ]; do
@@ -397,7 +408,7 @@ for prog in "stress_fault 4 0 wait" "stress_spinlock 4 1000000000" "stress_spsc 
       [ "$(header "$t" 'uncertain values')" = 0 ] && plain=$((plain + 1))
     rm -f "$t"
   done
-  [ $((plain * 2)) -gt $pstart ] &&
+  [ $((plain * 2)) -gt $pstart ] || [ $exact_needed = 0 ] &&
     ok "-p, the start of the recording, ${prog%% *}: $plain of $pstart runs exact (a plain verdict)" ||
     bad "-p, the start of the recording, ${prog%% *}: only $plain of $pstart runs exact"
 done
