@@ -3,10 +3,12 @@
  * recorders put `func+off file:line`), and with --html of every event its
  * page shows, read in one pass over the file for all its executions at
  * once: explaining many segments stays linear. */
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "report.h"
@@ -135,20 +137,39 @@ struct notes_reader {
 	size_t len, cap;
 };
 
+/* The file at path open for reading when it is a regular file, else NULL.
+ * Opened first and looked at after (fstat), never looked at and then
+ * opened: a FIFO put at path in between would be opened, and the open waits
+ * for a writer. O_NONBLOCK makes the open of a FIFO return at once; it is
+ * cleared once the file is known to be regular. */
+static FILE *open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *in;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(in = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return in;
+}
+
 struct notes_reader *notes_reader_open(const char *path)
 {
 	struct notes_reader *r;
-	struct stat st;
 
 	/* Only a regular file: standard input, a pipe or a FIFO is being read
 	 * by the parser (a second reader would take its bytes), and once read
 	 * has nothing left for notes_load either: no comments. */
-	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    !(r = calloc(1, sizeof(*r))))
+	if (strcmp(path, "-") == 0 || !(r = calloc(1, sizeof(*r))))
 		return NULL;
-	r->in = fopen(path, "r");
+	r->in = open_regular(path);
 	r->block = malloc(SCAN_BLOCK);
-	if (!r->in || !r->block || fstat(fileno(r->in), &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (!r->in || !r->block) {
 		notes_reader_close(r);
 		return NULL;
 	}
