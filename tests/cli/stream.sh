@@ -14,6 +14,7 @@
 # 60,000 segments stay within an address-space cap (only what they show is
 # explained and kept), and so does --explain (explanations wait in a
 # temporary file). That file full is an error, never a report missing some.
+# The cores of a file named with a newline are a trace vsc reads.
 set -u
 vsc=${1:?usage: stream.sh PATH-TO-VSC}
 case $vsc in /*) ;; *) vsc=$PWD/$vsc ;; esac
@@ -160,6 +161,25 @@ if [ "$status" = 1 ] && cmp -s "$tmp/fifo.out" "$tmp/stdin.out"; then
 else
 	no "gen1.vsc through a FIFO, --explain: exit $status, or not what standard input gives"
 fi
+
+# --core-out of a FILE whose name has a newline: each core's first
+# comment names FILE with '?' for it, so the cores written are a trace
+# vsc decides inconsistent, and streamed they are the same bytes (the
+# newline ended the comment, the rest of the name was a bad line, and
+# streamed, the segment line came inside the name)
+nl_name="$tmp/new
+line.vsc"
+cp "$tmp/gen2.vsc" "$nl_name"
+VSC_KEEP_EXECUTIONS=1 "$vsc" check --core-out "$tmp/nl-whole.core" "$nl_name" > /dev/null 2>&1
+VSC_KEEP_EXECUTIONS= "$vsc" check --core-out "$tmp/nl-stream.core" "$nl_name" > /dev/null 2>&1
+"$vsc" check "$tmp/nl-stream.core" > /dev/null 2>&1
+status=$?
+if [ "$status" = 1 ] && cmp -s "$tmp/nl-whole.core" "$tmp/nl-stream.core"; then
+	ok
+else
+	no "--core-out of a file named with a newline: its cores exit $status, or differ streamed"
+fi
+rm -f "$nl_name"
 
 # Witnesses and explanations wait in a temporary file in $TMPDIR: one that
 # cannot be written to the end (a full disk; here a file size limit, 256

@@ -21,6 +21,15 @@ static void write_token(FILE *out, const char *s)
 		      out);
 }
 
+/* A file name in a comment: a control character (a newline in the name
+ * would end the comment, and the rest of the name be read as an item) as
+ * '?'. */
+static void write_comment_text(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+}
+
 static void write_inits(FILE *out, const struct vsc_program *p, const struct vsc_event_ref *core,
 			size_t n)
 {
@@ -61,8 +70,10 @@ static void write_core(FILE *out, const char *path, const struct line_notes *not
 	const char *name = vsc_program_name(p);
 	static const char op[] = { 'r', 'w', 'u' };
 
-	fprintf(out, "# core of %s%s%s: %zu of %zu events, %s, %s\n", path, name ? " segment " : "",
-		name ? name : "", n, vsc_program_event_count(p),
+	fputs("# core of ", out);
+	write_comment_text(out, path);
+	fprintf(out, "%s%s: %zu of %zu events, %s, %s\n", name ? " segment " : "", name ? name : "",
+		n, vsc_program_event_count(p),
 		vsc_core_is_minimal(it->core) ? "1-minimal" : "not minimal (a limit stopped it)",
 		story_proof(it->core));
 	if (segment)
