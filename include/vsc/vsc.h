@@ -170,6 +170,13 @@ struct vsc_trace_completeness {
 	/* objects the target maps shared that processes outside the
 	 * recording may write (`# uncertain memory: N`, docs/format.md) */
 	uint64_t uncertain_memory;
+	/* every uncertain value is on a line marked `value unsure` that one
+	 * execution holds (an event line, an init line of a segment): an
+	 * execution whose vsc_program_unsure_values() is 0 has none. false
+	 * when a count is more than the marks or cannot be read, or a mark is
+	 * on a line every execution shares (an init line before the first
+	 * segment). */
+	bool uncertain_placed;
 };
 
 /* Fill *out (set out->sz first, e.g. with VSC_OPTS; fields beyond it are
@@ -197,6 +204,9 @@ const char *vsc_program_var_name(const struct vsc_program *prog, size_t var);
 int vsc_program_var_init(const struct vsc_program *prog, size_t var, int64_t *value);
 /* The largest number of threads that write one variable. */
 size_t vsc_program_writers(const struct vsc_program *prog);
+/* Its lines (events, its own init lines) marked `value unsure` in the trace
+ * it was read from (docs/format.md); 0 for a program built by hand. */
+size_t vsc_program_unsure_values(const struct vsc_program *prog);
 /* Timestamp hint (@ts) of an event, or 0 when the trace has none. */
 uint64_t vsc_program_event_ts(const struct vsc_program *prog, size_t thread, size_t index);
 /* Line of the trace file the event came from (0 if built by the API). */

@@ -137,6 +137,41 @@ static void test_uncertain(void **state)
 	assert_int_equal(c.state, VSC_TRACE_WHOLE);
 }
 
+/* Where the marks are: each in the segment that holds it (its events, its
+ * own init lines), so that a verdict on another segment does not rest on
+ * it; placed only when the marks account for every uncertain value. */
+static void test_unsure_placed(void **state)
+{
+	(void)state;
+	static const char segments[] = "init x 0\n"
+				       "segment a\nT1 w x 1\nT2 r x 1 # f+3 a.c:4 (value unsure)\n"
+				       "segment b\ninit y 0 # value unsure\nT1 r y 0\n"
+				       "segment c\nT1 w x 1\nT2 r x 1 # f+3 a.c:4\n";
+	struct messages m;
+	struct vsc_trace *trace = parse_text(segments, &m);
+	size_t unsure[3];
+
+	assert_non_null(trace);
+	assert_int_equal(vsc_trace_program_count(trace), 3);
+	for (size_t i = 0; i < 3; i++)
+		unsure[i] = vsc_program_unsure_values(vsc_trace_program(trace, i));
+	vsc_trace_free(trace);
+	assert_int_equal(unsure[0], 1);
+	assert_int_equal(unsure[1], 1);
+	assert_int_equal(unsure[2], 0);
+	assert_true(of(segments).uncertain_placed);
+	assert_true(of(BODY).uncertain_placed); /* none to place */
+	/* a mark on an init line every segment shares */
+	assert_false(of("init x 0 # value unsure\nsegment a\nT1 r x 0\n").uncertain_placed);
+	/* a count above the marks, one that cannot be read */
+	assert_false(of("# uncertain values: 3\n" BODY "T1 r x 1 # value unsure\n"
+			"# end of trace: events=3 lost=0 uncertain=3\n")
+			     .uncertain_placed);
+	assert_false(of("# uncertain values: at least 1\n" BODY).uncertain_placed);
+	assert_false(
+		of("# events: 2\n# uncertain values: see end of trace\n" BODY).uncertain_placed);
+}
+
 /* `# uncertain threads: N` (an LTTng trace without thread markers): thread
  * ids that may each be several threads withhold the verdict too. */
 static void test_uncertain_threads(void **state)
@@ -263,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_cut_short),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_uncertain),
+		cmocka_unit_test(test_unsure_placed),
 		cmocka_unit_test(test_uncertain_threads),
 		cmocka_unit_test(test_uncertain_memory),
 		cmocka_unit_test(test_bad_counts),

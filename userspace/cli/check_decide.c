@@ -166,6 +166,7 @@ int check_note_facts(struct item *it, const struct check_args *a)
 	f->writers = a->json ? (uint32_t)vsc_program_writers(it->prog) : 0;
 	f->preemptions = -1;
 	f->outcome = OUTCOME_NONE;
+	f->unsure = vsc_program_unsure_values(it->prog) > 0;
 	if (it->res) {
 		f->decided = true;
 		f->solver = lasting_solver_name(vsc_result_solver(it->res));
@@ -227,16 +228,30 @@ int check_combine_status(int so_far, int next)
 	return (int)vsc_verdict_combine((enum vsc_verdict)so_far, (enum vsc_verdict)next);
 }
 
+/* Does its verdict, with --accept-incomplete, rest on values read as
+ * written that may be unsure? Those of its own lines when every uncertain
+ * value of the file is marked where one execution holds it (segments are
+ * independent executions: a value read wrong in one changes no other);
+ * else any (a count with no marks, or a mark on a line every execution
+ * shares). */
+static bool may_rest_on_unsure(const struct file_report *f, const struct item *it)
+{
+	if (f->comp.uncertain == 0 && f->comp.uncertain_placed)
+		return false;
+	return !f->comp.uncertain_placed || it->facts.unsure;
+}
+
 /* An incomplete trace's executions were decided on the events present;
  * unless that was asked for, their verdict becomes unknown. Asked for
  * (--accept-incomplete), the events are decided as written; but a value
  * marked unsure is no observation (a watchpoint read it after the
- * access): an inconsistent verdict may rest on a value read wrong, and is
+ * access): an inconsistent verdict that may rest on a value read wrong is
  * withheld too (f->unsure_withheld); a consistent one stands, about the
- * events present. */
+ * events present, and so does an inconsistent one of a segment with no
+ * unsure value. */
 static void withhold(struct file_report *f, const struct check_args *a)
 {
-	bool unsure = a->accept_incomplete && f->comp.uncertain > 0;
+	bool unsure = a->accept_incomplete && (f->comp.uncertain > 0 || !f->comp.uncertain_placed);
 	struct item_cursor c;
 	struct item *it;
 
@@ -247,7 +262,8 @@ static void withhold(struct file_report *f, const struct check_args *a)
 		f->present_status = it->not_decided
 					    ? PRESENT_NOT_DECIDED
 					    : check_combine_status(f->present_status, it->status);
-		if (it->status == EXIT_USAGE || (unsure && it->status != EXIT_INCONSISTENT))
+		if (it->status == EXIT_USAGE ||
+		    (unsure && (it->status != EXIT_INCONSISTENT || !may_rest_on_unsure(f, it))))
 			continue;
 		f->unsure_withheld = unsure;
 		it->present_status = it->not_decided ? PRESENT_NOT_DECIDED : it->status;

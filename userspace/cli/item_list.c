@@ -42,6 +42,7 @@ enum {
 	R_WITNESS = 0x08,
 	R_CORE = 0x10,
 	R_SOLVER = 0x20,
+	R_UNSURE = 0x40,
 };
 
 /* The solvers' names (lasting strings, a few): a record keeps a number. */
@@ -130,7 +131,7 @@ static uint8_t *encode(uint8_t *p, const struct item *it, size_t whole, bool is_
 	*first |= (f->decided ? R_DECIDED : 0) | (f->explained ? R_EXPLAINED : 0) |
 		  (f->name ? R_NAME : 0);
 	first[1] |= (f->witness.len ? R_WITNESS : 0) | (f->core.len ? R_CORE : 0) |
-		    (f->solver ? R_SOLVER : 0);
+		    (f->solver ? R_SOLVER : 0) | (f->unsure ? R_UNSURE : 0);
 	if (f->solver) {
 		*p++ = (uint8_t)(solver < 0 ? SOLVERS_MAX : solver);
 		if (solver < 0) {
@@ -188,6 +189,7 @@ static const uint8_t *decode(const struct item_list *l, const uint8_t *p, struct
 			     .not_decided = b0 & R_NOT_DECIDED };
 	f->decided = b0 & R_DECIDED;
 	f->explained = b0 & R_EXPLAINED;
+	f->unsure = b1 & R_UNSURE;
 	if (b1 & R_SOLVER) {
 		uint8_t k = *p++;
 		if (k < SOLVERS_MAX) {

@@ -33,6 +33,7 @@ struct item_facts {
 	uint32_t spins, dropped, parts; /* what the reductions took (vsc_reductions) */
 	bool decided;                   /* there was a result */
 	bool explained;                 /* witness holds its explanation instead (--explain) */
+	bool unsure;                    /* has a value marked unsure (vsc_program_unsure_values) */
 	struct spilled_witness witness; /* its witness, when let go before the report */
 	struct spilled_witness core;    /* --core-out: its core as written, when let go */
 };

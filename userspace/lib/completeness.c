@@ -238,7 +238,7 @@ bool completeness_note_comment(struct vsc_trace *trace, const char *s, const cha
 	return ok;
 }
 
-void completeness_note_event_comment(struct vsc_trace *trace, const char *s, const char *end)
+bool completeness_note_event_comment(struct vsc_trace *trace, const char *s, const char *end)
 {
 	static const char mark[] = "value unsure";
 	size_t n = sizeof(mark) - 1;
@@ -246,9 +246,10 @@ void completeness_note_event_comment(struct vsc_trace *trace, const char *s, con
 	for (; s + n <= end; s++) {
 		if (*s == 'v' && memcmp(s, mark, n) == 0) {
 			trace->comp.unsure_lines++;
-			return;
+			return true;
 		}
 	}
+	return false;
 }
 
 /* Why a recorded trace is cut short, or NULL when it is not. */
@@ -398,6 +399,9 @@ int vsc_trace_completeness(const struct vsc_trace *trace, struct vsc_trace_compl
 	full.lost = trace->lost_events;
 	full.lost_exact = !c->lost_inexact;
 	full.uncertain = c->uncertain;
+	/* every count no more than the marks, each mark in one execution */
+	full.uncertain_placed = !c->uncertain_unreadable && c->uncertain == c->unsure_lines &&
+				c->unsure_shared == 0;
 	full.loss_mode = c->loss_mode[0] ? c->loss_mode : NULL;
 	full.uncertain_threads = c->uncertain_threads;
 	full.uncertain_memory = c->uncertain_memory;

@@ -434,7 +434,8 @@ static int tokenize(struct parser *ps, const char *s, const char *end, struct to
 			if (n == 0)
 				note_comment(ps, s, p, end);
 			else
-				completeness_note_event_comment(ps->trace, p + 1, end);
+				ps->line_unsure =
+					completeness_note_event_comment(ps->trace, p + 1, end);
 			break;
 		}
 		if (c == '\r' && p + 1 == end)
@@ -511,17 +512,34 @@ static void init_classes(struct parser *ps)
 			ps->cls[c] |= CC_NAME;
 }
 
+/* A line marked `value unsure` in the execution that holds it: an event
+ * line, or an init line of a segment (one before the first segment is
+ * every segment's, and a segment line or a bad one no execution's). A
+ * verdict on an execution without one does not rest on a value read
+ * wrong (docs/format.md, "Opt-in"). */
+static void note_unsure(struct parser *ps, const struct token *tok, int ntok, bool event)
+{
+	if (!ps->line_unsure)
+		return;
+	if (event || (ps->seen_segment && ntok == 3 && token_is(&tok[0], "init")))
+		ps->cur->unsure_values++;
+	else
+		ps->trace->comp.unsure_shared++;
+}
+
 static int parse_line(struct parser *ps, const char *s, const char *end)
 {
 	struct token tok[MAX_TOKENS];
 	int ntok = quick_tokenize(ps, s, end, tok);
 	int op;
 
+	ps->line_unsure = false;
 	if (ntok < 0)
 		ntok = tokenize(ps, s, end, tok);
 	if (ntok <= 0)
 		return 0;
 	op = ntok >= 2 ? op_of(&tok[1]) : -1;
+	note_unsure(ps, tok, ntok, op >= 0 && ntok >= 4);
 	if (op >= 0 && ntok >= 4) {
 		ps->seen_item = 1;
 		ps->trace->comp.last_item_line = ps->line;

@@ -62,6 +62,7 @@ struct parser {
 	uint32_t line;
 	int seen_item;    /* a non-comment line was seen */
 	int seen_segment; /* a segment line was seen */
+	bool line_unsure; /* the line being parsed is marked `value unsure` */
 	struct vsc_trace *trace;
 	struct vsc_program *cur;
 	struct global_init *globals;

@@ -409,6 +409,11 @@ size_t vsc_program_event_count(const struct vsc_program *p)
 	return p->event_count;
 }
 
+size_t vsc_program_unsure_values(const struct vsc_program *prog)
+{
+	return prog ? prog->unsure_values : 0;
+}
+
 size_t vsc_program_var_count(const struct vsc_program *p)
 {
 	return program_vars(p);

@@ -57,6 +57,7 @@ struct vsc_program {
 	struct vsc_var_init *inits; /* var_names.count of them */
 	uint32_t inits_cap;
 	size_t event_count;
+	size_t unsure_values; /* its lines marked `value unsure` (the parser's) */
 	/* enum packing: not PACKING_NONE while the events are in the
 	 * threads' packed arrays only (events NULL); PACKING_NONE: in events
 	 * (packed, if any, is a stale copy kept for a reader that started

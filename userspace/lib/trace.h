@@ -17,6 +17,9 @@ struct trace_completeness {
 	bool uncertain_deferred;
 	uint64_t uncertain;    /* the largest `# uncertain values: N` */
 	uint64_t unsure_lines; /* event lines whose comment says `value unsure` */
+	/* of those, the lines no one execution holds (an init line before the
+	 * first segment applies to every one): any execution may rest on them */
+	uint64_t unsure_shared;
 	/* the largest `# uncertain threads: N`: threads that may be several */
 	uint64_t uncertain_threads;
 	bool uncertain_threads_unreadable;
@@ -62,8 +65,9 @@ struct bad_count {
  * input, as a verdict's reasons must not rest on a guess at it. */
 bool completeness_note_comment(struct vsc_trace *trace, const char *s, const char *end,
 			       uint32_t line, bool leading, struct bad_count *bad);
-/* The comment that ends an event line, from after its '#'. */
-void completeness_note_event_comment(struct vsc_trace *trace, const char *s, const char *end);
+/* The comment that ends an event line, from after its '#': does it mark the
+ * line's value unsure? */
+bool completeness_note_event_comment(struct vsc_trace *trace, const char *s, const char *end);
 /* Once every line is read: compare the counts, set state and why. */
 void completeness_finish(struct vsc_trace *trace);
 
