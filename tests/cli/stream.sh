@@ -299,6 +299,23 @@ else
 			no "200,000 lab segments, '$opts' under a 40 MB cap: exit $status, ${said:-no} segments reported, $(head -c 200 "$tmp/huge.err")"
 		fi
 	done
+	# --summary's outcome lists (summary_outcomes.c) take a couple of
+	# bytes per execution: its peak RSS is the verdict's, within 1.8 MB
+	# (a list of 16 bytes per execution took 2.7-3.8 MB more here)
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f %M -o "$tmp/rss.plain" "$vsc" check "$tmp/huge.vsc" > /dev/null 2>&1
+		for opts in "--summary" "--summary --json"; do
+			# shellcheck disable=SC2086 # opts are words
+			/usr/bin/time -f %M -o "$tmp/rss.summary" "$vsc" check $opts "$tmp/huge.vsc" \
+				> /dev/null 2>&1
+			plain=$(tail -1 "$tmp/rss.plain") summary=$(tail -1 "$tmp/rss.summary")
+			if [ "$summary" -le $((plain + 1800)) ]; then
+				ok
+			else
+				no "200,000 lab segments, '$opts': peak RSS $summary KB, the verdict's $plain KB"
+			fi
+		done
+	fi
 	rm -f "$tmp/huge.vsc" "$tmp/huge.out"
 	# out of memory anywhere while reading and deciding is a clear exit
 	# (3), never a crash: caps of 22-30 MB in 100 KB steps (a thread or

@@ -8,13 +8,15 @@
 #include "json.h"
 #include "report.h"
 
-struct execution;
+struct outcome_list;
 
-/* Every execution of every file with its outcome, grouped by outcome. */
+/* Every execution of every file, grouped by outcome: a list of each
+ * outcome's executions, in the order of the outcomes' texts. */
 struct outcome_table {
-	struct execution *executions;
-	size_t count;
+	struct outcome_list *lists;
+	size_t count;                      /* of lists */
 	const struct outcome_names *names; /* their texts */
+	const struct file_report *files;   /* the lists' executions are of these */
 };
 
 /* What an execution saw: "T1:0 T2:1,0", per thread (by name) the values

@@ -16,9 +16,32 @@
 	200 /* bytes of an outcome in text (a long execution's read
 			      * 5 M values: 30 MB on one line); JSON gives all */
 
+/* An execution: its file and its record (item_at_record). */
 struct execution {
 	const struct file_report *file;
-	const void *record; /* of its item (item_at_record) */
+	const void *record;
+};
+
+/* The executions of one outcome, in input order, as the steps from one
+ * record to the next (their addresses' difference, zigzag, 7 bits a
+ * byte: a couple of bytes each, where a list of their places took 16);
+ * a step of 0 (no two executions share a record) says the next ones are
+ * in a later file, how many files later follows. */
+struct outcome_list {
+	uint8_t *bytes;
+	size_t len, cap;
+	size_t count, by_status[4];
+	size_t file;      /* of the last one added (from 0) */
+	uintptr_t record; /* its record's address (from 0) */
+	uint32_t outcome; /* its number in the run's outcomes */
+};
+
+/* Reading a list back: the last execution given. */
+struct list_reader {
+	const struct outcome_list *list;
+	const struct file_report *files;
+	size_t at, file;
+	uintptr_t record;
 };
 
 /* What the table needs of an execution's item. */
@@ -34,6 +57,82 @@ static struct shown shown_of(const struct execution *e)
 	const struct item *it = item_at_record(e->file, e->record, &scratch);
 
 	return (struct shown){ it->facts.name, it->facts.outcome, it->status };
+}
+
+static bool put_byte(struct outcome_list *l, uint8_t b)
+{
+	if (l->len == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		uint8_t *grown = realloc(l->bytes, cap);
+		if (!grown)
+			return false;
+		l->bytes = grown;
+		l->cap = cap;
+	}
+	l->bytes[l->len++] = b;
+	return true;
+}
+
+static bool put_step(struct outcome_list *l, uint64_t v)
+{
+	while (v >= 0x80) {
+		if (!put_byte(l, (uint8_t)(v | 0x80)))
+			return false;
+		v >>= 7;
+	}
+	return put_byte(l, (uint8_t)v);
+}
+
+static uint64_t get_step(const struct outcome_list *l, size_t *at)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	do {
+		b = l->bytes[(*at)++];
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	return v;
+}
+
+/* The execution of files[file] whose record is at record, and its status,
+ * after the others of the list; false when out of memory. */
+static bool list_add(struct outcome_list *l, size_t file, const void *record, int status)
+{
+	uintptr_t at = (uintptr_t)record;
+	int64_t step = (int64_t)(at - l->record); /* the signed difference */
+
+	if (file != l->file && (!put_step(l, 0) || !put_step(l, file - l->file)))
+		return false;
+	if (!put_step(l, ((uint64_t)step << 1) ^ (uint64_t)(step >> 63)))
+		return false;
+	l->file = file;
+	l->record = at;
+	l->count++;
+	l->by_status[status]++;
+	return true;
+}
+
+static void reader_begin(struct list_reader *r, const struct outcome_list *l,
+			 const struct file_report *files)
+{
+	*r = (struct list_reader){ .list = l, .files = files };
+}
+
+/* The next execution of the list into *e; false after the last. */
+static bool reader_next(struct list_reader *r, struct execution *e)
+{
+	uint64_t v;
+
+	if (r->at == r->list->len)
+		return false;
+	while ((v = get_step(r->list, &r->at)) == 0)
+		r->file += get_step(r->list, &r->at);
+	r->record += (uintptr_t)((v >> 1) ^ (0 - (v & 1)));
+	*e = (struct execution){ &r->files[r->file], (const void *)r->record };
+	return true;
 }
 
 static int compare_names(const void *a, const void *b, void *ctx)
@@ -109,79 +208,45 @@ static uint32_t *outcome_ranks(const struct outcome_names *names)
 	return rank;
 }
 
-/* Each execution at its place: by outcome text, then in input order (file,
- * then segment). A counting sort on the outcomes' ranks, stable, so the
- * input order within an outcome costs nothing. */
-static void place_executions(const struct file_report *files, size_t nfiles, const uint32_t *rank,
-			     size_t *next, struct outcome_table *tab)
-{
-	for (size_t i = 0; i < nfiles; i++) {
-		struct item_cursor c;
-		const struct item *it;
-
-		for (items_begin(&c, &files[i]); (it = items_next(&c));) {
-			struct execution *e = &tab->executions[next[rank[it->facts.outcome]]++];
-			*e = (struct execution){ &files[i], items_record(&c) };
-		}
-	}
-}
-
 int outcomes_collect(const struct file_report *files, size_t nfiles,
 		     const struct outcome_names *names, struct outcome_table *tab)
 {
-	size_t n = 0, *next = calloc(names->count + 1, sizeof(*next));
 	uint32_t *rank = outcome_ranks(names);
+	bool ok = rank != NULL;
 
 	memset(tab, 0, sizeof(*tab));
 	tab->names = names;
-	for (size_t i = 0; i < nfiles && next && rank; i++) {
+	tab->files = files;
+	tab->lists = rank ? calloc(names->count + 1, sizeof(*tab->lists)) : NULL;
+	tab->count = tab->lists ? names->count : 0;
+	for (size_t i = 0; i < nfiles && tab->lists; i++) {
 		struct item_cursor c;
 		const struct item *it;
 
-		for (items_begin(&c, &files[i]); (it = items_next(&c));) {
+		for (items_begin(&c, &files[i]); ok && (it = items_next(&c));) {
 			uint32_t o = it->facts.outcome;
-			if (o == OUTCOME_NONE)
-				n = SIZE_MAX; /* not known (out of memory): no table */
-			else if (n != SIZE_MAX && ++n)
-				next[rank[o] + 1]++;
+			/* not known (out of memory): no table */
+			ok = o != OUTCOME_NONE &&
+			     list_add(&tab->lists[rank[o]], i, items_record(&c), it->status);
 		}
 	}
-	/* on failure the table is empty: outcomes_free() it all the same */
-	if (next && rank && n != SIZE_MAX)
-		tab->executions = calloc(n ? n : 1, sizeof(*tab->executions));
-	if (!tab->executions) {
-		free(next);
-		free(rank);
+	for (uint32_t o = 0; tab->lists && o < names->count; o++)
+		tab->lists[rank[o]].outcome = o;
+	free(rank);
+	if (!tab->lists || !ok) {
+		outcomes_free(tab); /* the table is empty */
 		return -1;
 	}
-	for (uint32_t r = 1; r <= names->count; r++)
-		next[r] += next[r - 1];
-	place_executions(files, nfiles, rank, next, tab);
-	tab->count = n;
-	free(next);
-	free(rank);
 	return 0;
 }
 
 void outcomes_free(struct outcome_table *tab)
 {
-	free(tab->executions);
-}
-
-static const char *outcome_of(const struct outcome_table *tab, size_t k)
-{
-	return tab->names->texts[shown_of(&tab->executions[k]).outcome];
-}
-
-/* The run of executions [begin, end) with one outcome. */
-static size_t group_end(const struct outcome_table *tab, size_t begin)
-{
-	size_t end = begin + 1;
-	uint32_t outcome = shown_of(&tab->executions[begin]).outcome;
-
-	while (end < tab->count && shown_of(&tab->executions[end]).outcome == outcome)
-		end++;
-	return end;
+	for (size_t r = 0; tab->lists && r < tab->count; r++)
+		free(tab->lists[r].bytes);
+	free(tab->lists);
+	tab->lists = NULL;
+	tab->count = 0;
 }
 
 static const char *execution_name(const struct execution *e)
@@ -203,31 +268,37 @@ static long segment_number(const struct execution *x)
 	return *end ? -1 : n;
 }
 
-/* The executions [b, e) of one outcome; runs of numbered segments of one
- * file as ranges ("0-4 7 9-12"), at most TEXT_LIST_MAX items. */
-static void print_executions(const struct outcome_table *tab, size_t b, size_t e, size_t nfiles)
+/* The executions of one outcome; runs of numbered segments of one file as
+ * ranges ("0-4 7 9-12"), at most TEXT_LIST_MAX items. */
+static void print_executions(const struct outcome_table *tab, const struct outcome_list *l,
+			     size_t nfiles)
 {
-	size_t items = 0, i = b;
+	struct list_reader r;
+	struct execution x, next = { 0 };
+	size_t items = 0, listed = 0;
+	bool more;
 
 	printf("           in:");
-	while (i < e && items < TEXT_LIST_MAX) {
-		const struct execution *x = &tab->executions[i];
-		long first = segment_number(x);
-		size_t j = i + 1;
-		while (first >= 0 && j < e && tab->executions[j].file == x->file &&
-		       segment_number(&tab->executions[j]) == first + (long)(j - i))
-			j++;
+	reader_begin(&r, l, tab->files);
+	more = reader_next(&r, &x);
+	while (more && items < TEXT_LIST_MAX) {
+		long first = segment_number(&x);
+		size_t run = 1;
+		while ((more = reader_next(&r, &next)) && first >= 0 && next.file == x.file &&
+		       segment_number(&next) == first + (long)run)
+			run++;
 		printf(" ");
 		if (nfiles > 1)
-			printf("%s:", x->file->path);
-		printf("%s", execution_name(x));
-		if (j - i > 1)
-			printf("-%ld", first + (long)(j - i - 1));
+			printf("%s:", x.file->path);
+		printf("%s", execution_name(&x));
+		if (run > 1)
+			printf("-%ld", first + (long)(run - 1));
 		items++;
-		i = j;
+		listed += run;
+		x = next;
 	}
-	if (i < e)
-		printf(" ... and %zu more (--json lists all)", e - i);
+	if (listed < l->count)
+		printf(" ... and %zu more (--json lists all)", l->count - listed);
 	printf("\n");
 }
 
@@ -253,41 +324,41 @@ void outcomes_text(const struct outcome_table *tab, size_t nfiles)
 	printf("outcomes (values read, per thread):\n");
 	printf("  %8s %10s %12s %8s  %s\n", "count", "consistent", "inconsistent", "unknown",
 	       "outcome");
-	for (size_t b = 0, e; b < tab->count; b = e) {
-		size_t by_status[4] = { 0 };
-		e = group_end(tab, b);
-		for (size_t i = b; i < e; i++)
-			by_status[shown_of(&tab->executions[i]).status]++;
-		printf("  %8zu %10zu %12zu %8zu  ", e - b, by_status[EXIT_CONSISTENT],
-		       by_status[EXIT_INCONSISTENT], by_status[EXIT_UNKNOWN]);
-		print_outcome(outcome_of(tab, b));
-		print_executions(tab, b, e, nfiles);
+	for (size_t k = 0; k < tab->count; k++) {
+		const struct outcome_list *l = &tab->lists[k];
+		if (!l->count)
+			continue; /* seen only in a file given up */
+		printf("  %8zu %10zu %12zu %8zu  ", l->count, l->by_status[EXIT_CONSISTENT],
+		       l->by_status[EXIT_INCONSISTENT], l->by_status[EXIT_UNKNOWN]);
+		print_outcome(tab->names->texts[l->outcome]);
+		print_executions(tab, l, nfiles);
 	}
 }
 
 void outcomes_json(struct json *j, const struct outcome_table *tab)
 {
 	json_array_begin(j);
-	for (size_t b = 0, e; b < tab->count; b = e) {
-		size_t by_status[4] = { 0 };
-		e = group_end(tab, b);
-		for (size_t i = b; i < e; i++)
-			by_status[shown_of(&tab->executions[i]).status]++;
+	for (size_t k = 0; k < tab->count; k++) {
+		const struct outcome_list *l = &tab->lists[k];
+		struct list_reader r;
+		struct execution x;
+		if (!l->count)
+			continue;
 		json_object_begin(j);
-		json_key_string(j, "outcome", outcome_of(tab, b));
-		json_key_uint(j, "count", e - b);
-		json_key_uint(j, "consistent", by_status[EXIT_CONSISTENT]);
-		json_key_uint(j, "inconsistent", by_status[EXIT_INCONSISTENT]);
-		json_key_uint(j, "unknown", by_status[EXIT_UNKNOWN]);
+		json_key_string(j, "outcome", tab->names->texts[l->outcome]);
+		json_key_uint(j, "count", l->count);
+		json_key_uint(j, "consistent", l->by_status[EXIT_CONSISTENT]);
+		json_key_uint(j, "inconsistent", l->by_status[EXIT_INCONSISTENT]);
+		json_key_uint(j, "unknown", l->by_status[EXIT_UNKNOWN]);
 		json_key(j, "executions");
 		json_array_begin(j);
-		for (size_t i = b; i < e; i++) {
-			const struct execution *x = &tab->executions[i];
+		for (reader_begin(&r, l, tab->files); reader_next(&r, &x);) {
+			const char *name = shown_of(&x).name;
 			json_object_begin(j);
-			json_key_string(j, "file", x->file->path);
+			json_key_string(j, "file", x.file->path);
 			json_key(j, "segment");
-			if (shown_of(x).name)
-				json_string(j, shown_of(x).name);
+			if (name)
+				json_string(j, name);
 			else
 				json_null(j);
 			json_object_end(j);
