@@ -211,6 +211,31 @@ for opts in "--explain" "--json --explain" "--witness" "--json --witness" "--sum
 		no "gen5.vsc $opts, its temporary file cut at 256 KB: exit $status, $verdicts bytes or cores printed, $(head -c 200 "$tmp/full.err")"
 	fi
 done
+# An explanation placed in that file, then the core after it cannot be
+# written (--json --explain --core-out, cores of lines with long comments,
+# a size limit below the first write): the execution is kept whole and
+# its report drawn from it (before: its explanation was lost from a
+# report printed with its verdict, 5 of 6, exit 2)
+long=$(awk 'BEGIN { while (n++ < 1500) printf "a" }')
+{
+	echo "vsc 1"
+	for i in 0 1 2 3 4 5; do
+		printf 'segment %s\ninit x 0\ninit y 0\n' "$i"
+		printf '1 w x 1 # %s\n1 r y 0 # %s\n2 w y 1 # %s\n2 r x 0 # %s\n' \
+			"$long" "$long" "$long" "$long"
+	done
+} > "$tmp/longc.vsc"
+VSC_KEEP_EXECUTIONS=1 "$vsc" check --json --explain --core-out /dev/null "$tmp/longc.vsc" 2>&1 |
+	sed 's/"time_s":[^,}]*//g' > "$tmp/longc.want"
+(trap '' XFSZ && ulimit -f 1 && "$vsc" check --json --explain --core-out /dev/null \
+	"$tmp/longc.vsc" 2>&1; echo "exit $?") | sed 's/"time_s":[^,}]*//g' > "$tmp/longc.got"
+echo "exit 1" >> "$tmp/longc.want"
+if cmp -s "$tmp/longc.want" "$tmp/longc.got" && [ "$(grep -o '"core":' "$tmp/longc.got" | wc -l)" = 6 ]; then
+	ok
+else
+	no "an explanation placed before a core that cannot be written: not the report kept whole, $(tail -1 "$tmp/longc.got")"
+fi
+
 for opts in "--explain" "--witness" "--json --explain --witness"; do
 	# shellcheck disable=SC2086 # opts are words
 	"$vsc" check $opts "$tmp/gen1.vsc" 2>&1 | sed 's/"time_s":[^,}]*//g' > "$tmp/tmpdir.want"

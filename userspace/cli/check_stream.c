@@ -207,6 +207,12 @@ static bool spilled(struct stream *st, struct file_report *f, struct item *it)
 	}
 	if (!err && last)
 		f->spill_end = last->at + last->len;
+	if (err) { /* what it placed before (its explanation) may be lost with
+		    * the write that failed: the report draws it from the item,
+		    * kept whole */
+		it->facts.explained = false;
+		it->facts.witness = it->facts.core = (struct spilled_witness){ 0 };
+	}
 	return !err;
 }
 
