@@ -23,10 +23,11 @@ struct execution {
 };
 
 /* The executions of one outcome, in input order, as the steps from one
- * record to the next (their addresses' difference, zigzag, 7 bits a
- * byte: a couple of bytes each, where a list of their places took 16);
- * a step of 0 (no two executions share a record) says the next ones are
- * in a later file, how many files later follows. */
+ * record to the next, forward in a block of records (their addresses'
+ * difference, 7 bits a byte: a byte or two each, where a list of their
+ * places took 16). A step of 0 (no two executions share a record) is a
+ * jump: how many files later the next one is, then its address's
+ * difference zigzagged (a later block of records may lie lower). */
 struct outcome_list {
 	uint8_t *bytes;
 	size_t len, cap;
@@ -103,10 +104,14 @@ static bool list_add(struct outcome_list *l, size_t file, const void *record, in
 {
 	uintptr_t at = (uintptr_t)record;
 	int64_t step = (int64_t)(at - l->record); /* the signed difference */
+	bool ok;
 
-	if (file != l->file && (!put_step(l, 0) || !put_step(l, file - l->file)))
-		return false;
-	if (!put_step(l, ((uint64_t)step << 1) ^ (uint64_t)(step >> 63)))
+	if (file == l->file && at > l->record)
+		ok = put_step(l, at - l->record);
+	else
+		ok = put_step(l, 0) && put_step(l, file - l->file) &&
+		     put_step(l, ((uint64_t)step << 1) ^ (uint64_t)(step >> 63));
+	if (!ok)
 		return false;
 	l->file = file;
 	l->record = at;
@@ -128,9 +133,12 @@ static bool reader_next(struct list_reader *r, struct execution *e)
 
 	if (r->at == r->list->len)
 		return false;
-	while ((v = get_step(r->list, &r->at)) == 0)
+	if ((v = get_step(r->list, &r->at)) == 0) { /* a jump */
 		r->file += get_step(r->list, &r->at);
-	r->record += (uintptr_t)((v >> 1) ^ (0 - (v & 1)));
+		v = get_step(r->list, &r->at);
+		v = (v >> 1) ^ (0 - (v & 1));
+	}
+	r->record += (uintptr_t)v;
 	*e = (struct execution){ &r->files[r->file], (const void *)r->record };
 	return true;
 }
