@@ -132,5 +132,9 @@ check-exports: $(BUILD)/libvsc.so
 
 all-extra: $(ALL_EXTRA)
 .PHONY: all-extra
-check: all $(CHECK_EXTRA)
+# The hardware-watchpoint suite last: on a machine whose debug registers
+# never fire it fails under VSC_REQUIRE_ALL=1, and every other suite has
+# run and told its result by then.
+LAST_CHECKS := check-watch
+check: all $(filter-out $(LAST_CHECKS),$(CHECK_EXTRA)) $(filter $(LAST_CHECKS),$(CHECK_EXTRA))
 install: $(INSTALL_EXTRA)
