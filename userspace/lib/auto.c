@@ -1238,6 +1238,50 @@ static int try_hot_var(const struct vsc_program *p, size_t writers, const struct
 	return SEARCH_ON;
 }
 
+/* --min stopped by a limit or in a step that cannot go on (SAT's question
+ * without preemptions, saturation, the analysis) while best held a witness
+ * (the hot variable's, saturation's, the lock stops'): its count is an
+ * upper bound on the least, kept beside the lower bound proven (it was
+ * dropped: `at least 5` where `between 5 and 160` was known). Verified
+ * here, as every witness said. A lower bound that meets it makes it the
+ * least. Returns 1 when res took it. */
+static int keep_upper(const struct vsc_program *p, const struct query *q, struct vsc_result *res,
+		      struct best *best)
+{
+	long c;
+
+	if (!q->minimize || res->verdict != VSC_UNKNOWN || res->witness || !best->witness ||
+	    (q->bound >= 0 && best->preemptions > q->bound) ||
+	    vsc_witness_verify(p, best->witness, p->event_count, &c, NULL, 0))
+		return 0;
+	res->witness = best->witness;
+	best->witness = NULL;
+	res->witness_length = p->event_count;
+	res->preemptions = c;
+	if (res->lower < best->lower)
+		res->lower = best->lower;
+	if (res->lower < 0)
+		res->lower = 0;
+	if (res->lower >= c) {
+		res->verdict = VSC_CONSISTENT;
+		res->lower = c;
+	}
+	return 1;
+}
+
+/* Out of memory under --min with a witness in best: unknown between the
+ * bounds (0) rather than the error, which keeps the lower bound alone. */
+static int upper_through_memory(const struct vsc_program *p, const struct query *q,
+				struct vsc_result *res, struct best *best, int r)
+{
+	if (r != -ENOMEM || !q->minimize || !best->witness)
+		return r;
+	free(res->witness);
+	res->witness = NULL;
+	res->verdict = VSC_UNKNOWN;
+	return keep_upper(p, q, res, best) ? 0 : r;
+}
+
 /* writers: vsc_program_writers(p), which the caller knows (a pass over the
  * events each time it is asked), as it may know spans (search_whole()). */
 static int solve_whole(const struct vsc_program *p, size_t writers, const struct value_span *spans,
@@ -1262,9 +1306,12 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 		if (r == COHERENCE_NOT_APPLY && coherence == COHERENCE_ONLY)
 			return -EINVAL;
 		if (r != COHERENCE_OPEN && r != COHERENCE_NOT_APPLY) {
-			free(best.witness); /* the one try_hot_var() gave */
 			if (r == -ENOMEM)
 				keep_lower(res, open.least > hot_least ? open.least : hot_least);
+			r = upper_through_memory(p, q, res, &best, r);
+			if (r == COHERENCE_DECIDED) /* stopped: unknown */
+				keep_upper(p, q, res, &best);
+			free(best.witness); /* the one try_hot_var() gave, unless kept */
 			return r;
 		}
 		if (open.witness && (!best.witness || open.preemptions < best.preemptions)) {
@@ -1279,6 +1326,9 @@ static int solve_whole(const struct vsc_program *p, size_t writers, const struct
 			 open.least > hot_least ? open.least : hot_least);
 	if (r == -ENOMEM)
 		keep_lower(res, best.lower); /* raised by the search, or what it started from */
+	r = upper_through_memory(p, q, res, &best, r);
+	if (r == 0)
+		keep_upper(p, q, res, &best);
 	free(best.witness);
 	if (best.has_fixpoint) /* a limit stopped the search before it took it */
 		forced_free(&best.fixpoint);

@@ -67,6 +67,8 @@ static void fold_in(struct fold *f, const struct query *q, const struct part_ans
 	f->steps += a->steps;
 	f->next++;
 	if (a->r < 0 || a->r == VSC_INCONSISTENT) {
+		if (a->r == -ENOMEM && a->low > 0)
+			f->lower += a->low; /* proven before its memory ran out */
 		f->r = a->r;
 		return;
 	}
@@ -129,8 +131,10 @@ static int solve_group(struct parts_run *run, uint32_t g, struct budget *b, stru
 			kept[i] = map[part.witness[i]];
 		a->pre = part.preemptions;
 	}
-	if (!err && (part.witness || part.verdict == VSC_UNKNOWN))
-		a->low = part.lower; /* proven with or without a witness */
+	if ((!err && (part.witness || part.verdict == VSC_UNKNOWN)) ||
+	    (err == -ENOMEM && run->gq.minimize))
+		a->low = part.lower; /* proven with or without a witness, or before
+				      * the memory ran out (solve keeps only that) */
 	free(part.witness);
 	free(map);
 	vsc_program_free(gp);
