@@ -219,6 +219,35 @@ static int plan_order(struct parts_run *run, uint32_t jobs)
 	return 0;
 }
 
+/* -p N (no --min) over several groups, some stopped by a limit with a
+ * witness each (unknown between the bounds): the witnesses together fit
+ * the bound, whatever the least of each. */
+static int within_bound(const struct query *q, const struct fold *f)
+{
+	return !q->minimize && q->bound >= 0 && f->used <= q->bound;
+}
+
+/* The joined witness of within_bound() groups: -p N's answer when it is
+ * an SC interleaving of the whole program within the bound (verified
+ * here: the groups' answers were not); else unknown as before, without
+ * it. */
+static int bounded_answer(const struct vsc_program *p, const struct query *q,
+			  struct vsc_result *res)
+{
+	long c;
+
+	if (!vsc_witness_verify(p, res->witness, p->event_count, &c, NULL, 0) && c <= q->bound) {
+		res->verdict = VSC_CONSISTENT;
+		res->preemptions = c;
+		return 0;
+	}
+	free(res->witness);
+	res->witness = NULL;
+	res->witness_length = 0;
+	res->preemptions = -1;
+	return 0;
+}
+
 /* The folded answer into res; the groups' witnesses, expanded, with it. */
 static int take_answer(const struct vsc_program *p, struct parts_run *run, const struct query *q,
 		       struct vsc_result *res)
@@ -236,12 +265,15 @@ static int take_answer(const struct vsc_program *p, struct parts_run *run, const
 		return f->r;
 	}
 	res->verdict = (enum vsc_verdict)f->r;
-	if (f->r == VSC_CONSISTENT || (f->r == VSC_UNKNOWN && f->bounded && q->minimize)) {
+	if (f->r == VSC_CONSISTENT ||
+	    (f->r == VSC_UNKNOWN && f->bounded && (q->minimize || within_bound(q, f)))) {
 		res->witness = malloc((p->event_count + 1) * sizeof(uint32_t));
 		r = res->witness ? reduce_expand(run->rd, p, run->kept, res->witness) : -ENOMEM;
 		res->witness_length = p->event_count;
 		if (!r)
 			res->preemptions = count_preemptions(p, res->witness, p->event_count);
+		if (!r && !q->minimize && f->r == VSC_UNKNOWN)
+			return bounded_answer(p, q, res);
 		res->lower = f->r == VSC_CONSISTENT ? res->preemptions : f->lower;
 	} else if (f->r == VSC_UNKNOWN && q->minimize) {
 		res->lower = f->lower; /* no witness: the groups' proven least still add up */
