@@ -884,7 +884,11 @@ static int try_sat(const struct vsc_program *p, size_t writers, const struct que
 			return r;
 		res->verdict = VSC_INCONSISTENT; /* too many threads to encode: search */
 	}
-	if (!q->minimize)
+	/* --min: the question without preemptions can only prove the least
+	 * at least 1; when that is proven already (the hot variable's bound,
+	 * no order of whole threads) it is skipped: on one variable written
+	 * by 1,000 threads it took 25 s CPU and 2.8 GB for it */
+	if (!q->minimize || *least >= 1)
 		return SEARCH_ON;
 	r = sat_decide_no_preemption(p, b, res);
 	if (r == -ENOMEM || (!r && res->verdict != VSC_INCONSISTENT))
