@@ -34,7 +34,8 @@ struct order_encoding {
  * reads from. b (NULL: no limit) is charged a unit per literal as the
  * clauses are made (they grow with the square of a variable's writers per
  * read: one hot variable of a long trace takes seconds): -ETIME when it
- * runs out. */
+ * runs out; -E2BIG when the clauses and the solver's memory for them
+ * (SAT_BYTES_PER_LIT a literal) would pass b's memory limit. */
 struct budget;
 int encode_no_preemption(const struct vsc_program *p, struct cnf *f, struct order_encoding *o,
 			 int with_transitivity, struct budget *b);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cnf.h"
+#include "encode_events.h"
 #include "solver.h"
 
 #define MAX_ORDER_THREADS 1500 /* the transitivity clauses grow as the cube */
@@ -223,6 +224,14 @@ int encode_no_preemption(const struct vsc_program *p, struct cnf *f, struct orde
 		encode_read(p, f, o, &reads[i], writes, first, last);
 		if (b && budget_spend(b, f->count - before + 1)) {
 			err = -ETIME;
+			goto out;
+		}
+		/* the clauses and the solver they go to past the memory limit,
+		 * as encode_events.c counts them: too big, the caller searches
+		 * (one variable written by 1,500 threads of 10^6 events makes
+		 * billions of literals) */
+		if (b && f->count > b->memory_limit / (SAT_BYTES_PER_LIT + sizeof(int))) {
+			err = -E2BIG;
 			goto out;
 		}
 	}
