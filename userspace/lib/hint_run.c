@@ -69,10 +69,16 @@ struct run {
 	uint32_t *next_same; /* per flat event: its thread's next access of its variable */
 	uint32_t *cursor;    /* per thread x variable: its next access of it, or NONE */
 	uint32_t *trail, *trail_at, *trail_old; /* per step: thread, its event, old value */
+	/* per step: the step before it on its variable, and per variable its
+	 * last step (NONE: none): a repair looks back along one variable */
+	uint32_t *prev_on_var, *last_on_var;
 	size_t depth;
 	uint32_t *hold_head; /* per flat event: its repairs (struct hold), or NONE */
 	struct hold *holds;
 	uint32_t nholds, holds_cap;
+	/* the repairs' looks back along the trail and undos: not steps of the
+	 * run (its limit is in steps), but work the deadline must see */
+	unsigned long looked;
 };
 
 static const struct vsc_event *event_at(const struct run *r, uint32_t t, uint32_t i)
@@ -160,6 +166,8 @@ static void step(struct run *r, uint32_t t)
 
 	r->trail[r->depth] = t;
 	r->trail_at[r->depth] = i;
+	r->prev_on_var[r->depth] = r->last_on_var[x];
+	r->last_on_var[x] = (uint32_t)r->depth;
 	r->trail_old[r->depth++] = r->mem[x];
 	wait_step(r, t, i, x, 1);
 	if (ep->write != PAIR_NONE)
@@ -175,6 +183,7 @@ static void undo(struct run *r)
 	uint32_t t = r->trail[--r->depth], i = --r->pos[t], x = event_at(r, t, i)->var;
 
 	r->mem[x] = r->trail_old[r->depth];
+	r->last_on_var[x] = r->prev_on_var[r->depth];
 	wait_step(r, t, i, x, -1);
 	r->cursor[(size_t)t * r->nv + x] = i;
 }
@@ -193,19 +202,21 @@ static uint32_t first_ready(const struct run *r, int timed)
 	return best;
 }
 
-/* The latest step of the run, no further back than SCAN_BACK, that wrote
- * x over the value pair: its depth + 1, or 0. */
-static size_t replaced_at(const struct run *r, uint32_t x, uint32_t pair, size_t floor)
+/* The latest step of the run, no further back than SCAN_BACK steps nor
+ * below floor, that wrote x over the value pair: its depth + 1, or 0.
+ * Only x's steps are looked at (a waiting thread's flag may not have been
+ * written for a long time). */
+static size_t replaced_at(struct run *r, uint32_t x, uint32_t pair, size_t floor)
 {
 	size_t stop = r->depth > SCAN_BACK ? r->depth - SCAN_BACK : 0;
 
 	if (stop < floor)
 		stop = floor;
-	for (size_t d = r->depth; d-- > stop;) {
-		uint32_t t = r->trail[d], i = r->trail_at[d];
-		if (event_at(r, t, i)->var == x && r->trail_old[d] == pair &&
-		    r->a->pairs[t][i].write != PAIR_NONE)
-			return d + 1;
+	for (uint32_t d = r->last_on_var[x]; d != NONE && d >= stop; d = r->prev_on_var[d]) {
+		r->looked++;
+		if (r->trail_old[d] == pair &&
+		    r->a->pairs[r->trail[d]][r->trail_at[d]].write != PAIR_NONE)
+			return (size_t)d + 1;
 	}
 	return 0;
 }
@@ -227,14 +238,14 @@ static int add_hold(struct run *r, uint32_t flat, uint32_t u, uint32_t at)
 
 /* The step before depth `below` that wrote pair into x: its depth + 1,
  * or 0. */
-static size_t wrote_at(const struct run *r, uint32_t x, uint32_t pair, size_t below)
+static size_t wrote_at(struct run *r, uint32_t x, uint32_t pair, size_t below)
 {
 	size_t stop = below > SCAN_BACK ? below - SCAN_BACK : 0;
 
-	for (size_t d = below; d-- > stop;) {
-		uint32_t t = r->trail[d], i = r->trail_at[d];
-		if (event_at(r, t, i)->var == x && r->a->pairs[t][i].write == pair)
-			return d + 1;
+	for (uint32_t d = r->last_on_var[x]; d != NONE && d >= stop; d = r->prev_on_var[d]) {
+		r->looked++;
+		if (d < below && r->a->pairs[r->trail[d]][r->trail_at[d]].write == pair)
+			return (size_t)d + 1;
 	}
 	return 0;
 }
@@ -283,8 +294,10 @@ static int repair(struct run *r)
 		if (add_hold(r, flat, reader, r->pos[reader]))
 			return -ENOMEM;
 	}
-	while (r->depth >= latest)
+	while (r->depth >= latest) {
 		undo(r);
+		r->looked++;
+	}
 	return 0;
 }
 
@@ -299,6 +312,8 @@ static void run_free(struct run *r)
 	free(r->trail);
 	free(r->trail_at);
 	free(r->trail_old);
+	free(r->prev_on_var);
+	free(r->last_on_var);
 	free(r->hold_head);
 	free(r->holds);
 }
@@ -335,12 +350,17 @@ static int run_init(struct run *r, const struct vsc_program *p, const struct ana
 	r->trail = malloc((r->n + 1) * sizeof(uint32_t));
 	r->trail_at = malloc((r->n + 1) * sizeof(uint32_t));
 	r->trail_old = malloc((r->n + 1) * sizeof(uint32_t));
+	r->prev_on_var = malloc((r->n + 1) * sizeof(uint32_t));
+	r->last_on_var = malloc(r->nv * sizeof(uint32_t));
 	r->hold_head = malloc((r->n + 1) * sizeof(uint32_t));
 	if (forced && forced->after && (r->wait = malloc((r->n + 1) * sizeof(uint32_t))))
 		memcpy(r->wait, forced->must_wait, r->n * sizeof(uint32_t));
 	if (!r->base || !r->pos || !r->mem || !r->next_same || !r->cursor || !r->trail ||
-	    !r->trail_at || !r->trail_old || !r->hold_head || (forced && forced->after && !r->wait))
+	    !r->trail_at || !r->trail_old || !r->prev_on_var || !r->last_on_var || !r->hold_head ||
+	    (forced && forced->after && !r->wait))
 		return -ENOMEM;
+	for (uint32_t x = 0; x < r->nv; x++)
+		r->last_on_var[x] = NONE;
 	for (uint32_t x = 0; x < a->nvars; x++)
 		r->mem[x] = a->init[x];
 	for (size_t c = 0; c < cells; c++)
@@ -364,7 +384,7 @@ static int run_init(struct run *r, const struct vsc_program *p, const struct ana
  * -ENOMEM. */
 static int run_all(struct run *r, struct budget *b)
 {
-	unsigned long repairs = REPAIRS_BASE + r->n / REPAIR_EVENTS, work = 0;
+	unsigned long repairs = REPAIRS_BASE + r->n / REPAIR_EVENTS, work = 0, polled = 0;
 	unsigned long most = 4 * (unsigned long)r->n + (1ul << 20);
 	uint32_t cur = first_ready(r, 1);
 
@@ -375,8 +395,14 @@ static int run_all(struct run *r, struct budget *b)
 		int err;
 		if (++work > most)
 			return 1;
-		if (work % POLL_STEPS == 0 && b && budget_spend(b, POLL_STEPS))
-			return -ETIME;
+		/* the budget is charged the repairs' looks too: with many
+		 * threads waiting, each repair looks up to SCAN_BACK steps
+		 * back for every one of them */
+		if (work + r->looked - polled >= POLL_STEPS) {
+			if (b && budget_spend(b, work + r->looked - polled))
+				return -ETIME;
+			polled = work + r->looked;
+		}
 		if (may_run(r, cur, 1)) {
 			step(r, cur);
 			continue;
