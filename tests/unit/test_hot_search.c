@@ -201,6 +201,36 @@ static void stale_hammers_agree(void **state)
 		      inconsistent, programs, refuted, by_orders);
 }
 
+/* hot_var_search() on p, its witness verified with the count it
+ * claims. Returns its answer. */
+static int search_verified(const struct vsc_program *p)
+{
+	struct vsc_check_opts opts = { 0 };
+	struct budget b;
+	uint32_t *witness;
+	long pre, verified = -1;
+	int r;
+
+	budget_init(&b, &opts);
+	r = hot_var_search(p, &b, &witness, &pre);
+	if (r == HOT_VAR_FOUND) {
+		assert_int_equal(vsc_witness_verify(p, witness, p->event_count, &verified, NULL, 0),
+				 0);
+		assert_int_equal(verified, pre);
+		free(witness);
+	}
+	return r;
+}
+
+/* The same: a witness (1) or none (0); p is freed. */
+static int search_finds(struct vsc_program *p)
+{
+	int found = search_verified(p) == HOT_VAR_FOUND;
+
+	vsc_program_free(p);
+	return found;
+}
+
 /* 16,000-event 4-thread hammers without hints: decided (the witness from
  * places in the threads closes cycles on such traces). */
 static void hammers_without_hints_decided(void **state)
@@ -212,23 +242,10 @@ static void hammers_without_hints_decided(void **state)
 	for (int i = 0; i < 8; i++) {
 		int made;
 		struct vsc_program *p = stale_hammer(&seed, 4, 2000, 8, 200, i % 2, &made);
-		struct vsc_check_opts opts = { 0 };
-		struct budget b;
-		uint32_t *witness;
-		long pre, verified = -1;
-		int r;
+		int r = search_verified(p);
 
-		budget_init(&b, &opts);
-		r = hot_var_search(p, &b, &witness, &pre);
 		if (!made)
 			assert_int_equal(r, HOT_VAR_FOUND);
-		if (r == HOT_VAR_FOUND) {
-			assert_int_equal(
-				vsc_witness_verify(p, witness, p->event_count, &verified, NULL, 0),
-				0);
-			assert_int_equal(verified, pre);
-			free(witness);
-		}
 		found += r == HOT_VAR_FOUND;
 		refuted += r == HOT_VAR_REFUTED;
 		vsc_program_free(p);
@@ -241,17 +258,7 @@ static void hammers_without_hints_decided(void **state)
  * preemptions it claims; p is freed. */
 static void assert_found_and_verified(struct vsc_program *p)
 {
-	struct vsc_check_opts opts = { 0 };
-	struct budget b;
-	uint32_t *witness;
-	long pre, verified = -1;
-
-	budget_init(&b, &opts);
-	assert_int_equal(hot_var_search(p, &b, &witness, &pre), HOT_VAR_FOUND);
-	assert_int_equal(vsc_witness_verify(p, witness, p->event_count, &verified, NULL, 0), 0);
-	assert_int_equal(verified, pre);
-	free(witness);
-	vsc_program_free(p);
+	assert_true(search_finds(p));
 }
 
 /* 40,000-event 4-thread hammers, two threads at a time event by event,
@@ -271,15 +278,26 @@ static void dense_hammers_decided(void **state)
 	}
 }
 
-/* A generated SC run of one variable without hints, the shape of `vsc gen
- * sc --vars 1`: 4 threads run in `slices` slices (the next a different
- * thread), each event a load of what memory holds or a store of one of
- * `values` values. A value is stored by many threads far apart, and only
- * the first load of a slice sees another thread's store. */
-static struct vsc_program *sliced_run(uint64_t *s, unsigned events, unsigned values,
-				      unsigned slices)
+/* One event in STALLED dated up to STALL steps off: a probe taken off its
+ * CPU between the access and its log (a store logged that much before, a
+ * load after). */
+#define STALLED 1000
+#define STALL 20000
+#define FAR_HINTED 12
+
+/* A generated SC run of one variable, the shape of `vsc gen sc --vars
+ * 1`: 4 threads run in `slices` slices (the next a different thread),
+ * each event a load of what memory holds or a store of one of `values`
+ * values. A value is stored by many threads far apart, and only the first
+ * load of a slice sees another thread's store. Jitter (0: none): each
+ * event is dated up to jitter / 2 steps off its place, and some much
+ * further (STALL), times increasing along each thread; timed: the dates
+ * are its hints (else the same program without). */
+static struct vsc_program *sliced_run_dated(uint64_t *s, unsigned events, unsigned values,
+					    unsigned slices, unsigned jitter, int timed)
 {
 	struct vsc_program *p = named_program(4, 1);
+	uint64_t last[4] = { 0 };
 	unsigned t = 0;
 	int64_t mem = 0;
 
@@ -287,15 +305,29 @@ static struct vsc_program *sliced_run(uint64_t *s, unsigned events, unsigned val
 	vsc_program_set_init(p, 0, VSC_INIT_KNOWN, 0);
 	for (unsigned i = 0; i < events; i++) {
 		struct vsc_event ev = { .kind = VSC_READ, .var = 0, .value = mem };
+		uint64_t at = 8 * ((uint64_t)i + jitter);
 		if (random_below(s, slices ? events / slices : events) == 0)
 			t = (t + 1 + random_below(s, 3)) % 4;
 		if (random_below(s, 2)) {
 			ev.kind = VSC_WRITE;
 			ev.value = mem = random_below(s, values);
 		}
-		assert_int_equal(vsc_program_append(p, t, &ev, 0), 0);
+		if (jitter && random_below(s, STALLED) == 0)
+			at = ev.kind == VSC_WRITE
+				     ? at - 8 * random_below(s, at / 8 < STALL ? at / 8 : STALL)
+				     : at + 8 * random_below(s, STALL);
+		else if (jitter)
+			at += 8 * random_below(s, jitter) - 4 * (uint64_t)jitter;
+		last[t] = at > last[t] ? at : last[t] + 1;
+		assert_int_equal(vsc_program_append(p, t, &ev, timed ? last[t] : 0), 0);
 	}
 	return p;
+}
+
+static struct vsc_program *sliced_run(uint64_t *s, unsigned events, unsigned values,
+				      unsigned slices)
+{
+	return sliced_run_dated(s, events, values, slices, 0, 0);
 }
 
 /* Generated sliced runs (50,000 events, 1,000 values, 200 slices) without
@@ -330,12 +362,38 @@ static void often_written_values_decided(void **state)
 	}
 }
 
+/* Hints far off (up to 512 steps either way, one in 1,000 up to 20,000
+ * steps, as probes date a recording's events) never lose a witness the
+ * same program without hints gets: on 12 sliced runs (50,000 events,
+ * 1,000 values) the search by the hints found none, the search by the
+ * places in the threads 7; so the search by the places follows the search
+ * by the hints when that one gives up. */
+static void far_hints_lose_nothing(void **state)
+{
+	uint64_t seed = 0x511ce5ULL;
+	int by_hints = 0, by_places = 0, lost = 0;
+
+	(void)state;
+	for (int i = 0; i < FAR_HINTED; i++) {
+		uint64_t again = seed;
+		int places = search_finds(sliced_run_dated(&seed, 20000, 400, 80, 1024, 0));
+		int hints = search_finds(sliced_run_dated(&again, 20000, 400, 80, 1024, 1));
+		by_places += places;
+		by_hints += hints;
+		lost += places && !hints;
+	}
+	print_message("far hints: %d witnesses with the hints, %d without, of %d (%d lost)\n",
+		      by_hints, by_places, FAR_HINTED, lost);
+	assert_int_equal(lost, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(search_agrees_with_exact),
 		cmocka_unit_test(auto_agrees_with_exact),
 		cmocka_unit_test(stale_hammers_agree),
+		cmocka_unit_test(far_hints_lose_nothing),
 		cmocka_unit_test(hammers_without_hints_decided),
 		cmocka_unit_test(dense_hammers_decided),
 		cmocka_unit_test(sliced_runs_decided),

@@ -753,21 +753,38 @@ static int has_rmw(const struct vsc_program *p)
 	return 0;
 }
 
-int hot_var_search(const struct vsc_program *p, struct budget *b, uint32_t **witness,
-		   long *preemptions)
+/* hot_var_search() with the keys of the hints (hinted) or of the places
+ * in the threads: 0 (a witness), HOT_VAR_REFUTED, HOT_VAR_OPEN or
+ * -errno. */
+static int search_keyed(const struct vsc_program *p, struct budget *b, int hinted,
+			uint32_t **witness, long *preemptions)
 {
-	struct hot h = { .p = p, .n = p->event_count, .k = program_threads(p) };
-	int r;
+	struct hot h = { .p = p, .n = p->event_count, .k = program_threads(p), .hinted = hinted };
+	int r = hot_index(&h);
 
-	*witness = NULL;
-	if (!applies(p) || has_rmw(p))
-		return HOT_VAR_OPEN;
-	h.hinted = all_hinted(p);
-	r = hot_index(&h);
 	if (!r)
 		r = hot_search_choose(&h, b);
 	if (!r)
 		r = best_run(&h, b, witness, preemptions);
 	hot_free(&h);
-	return r < 0 ? r : r == HOT_VAR_REFUTED ? r : r ? HOT_VAR_OPEN : HOT_VAR_FOUND;
+	return r < 0 || r == HOT_VAR_REFUTED ? r : r ? HOT_VAR_OPEN : 0;
+}
+
+int hot_var_search(const struct vsc_program *p, struct budget *b, uint32_t **witness,
+		   long *preemptions)
+{
+	int r;
+
+	*witness = NULL;
+	if (!applies(p) || has_rmw(p))
+		return HOT_VAR_OPEN;
+	r = search_keyed(p, b, all_hinted(p), witness, preemptions);
+	/* The hints only order the tries, the nearest in time first; a
+	 * recording's times can be hundreds of events off (a thread taken
+	 * off its CPU between the access and its log), and where they lead
+	 * the search astray the places in the threads may not: the search
+	 * again without them (the passes over the nearest writes first). */
+	if (r == HOT_VAR_OPEN && all_hinted(p))
+		r = search_keyed(p, b, 0, witness, preemptions);
+	return r ? r : HOT_VAR_FOUND;
 }
