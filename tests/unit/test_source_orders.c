@@ -2,6 +2,9 @@
 /* The refutation of source_orders.c (the rows and the splits of
  * source_splits.c) against the exact search: on small random programs with
  * several writers per variable, few values, RMWs and both kinds of init,
+ * half of them with times (the rounds then go in the order of the times:
+ * before, no program here had them, and rounds by the times that shared
+ * one thread's last accesses among all refuted SC programs unseen),
  * every program it refutes has no SC interleaving at all (the exact solver,
  * no bound), and it refutes nine in ten of those that have none (the rows
  * alone: 515 of 578, below that). VSC_SOURCE_ORDERS_SEED and
@@ -66,6 +69,7 @@ static void refutes_only_what_exact_refutes(void **state)
 			.rmw_pct = i % 3 == 0 ? 40 : 0,
 			.wrong_pct = (unsigned)(random_next(&seed) % 12),
 			.init_pct = i % 2 ? 60 : 0,
+			.timestamps = i % 4 < 2, /* the rounds in the order of the times */
 		};
 		struct vsc_program *p = random_program(&seed, &shape);
 		assert_non_null(p);
