@@ -23,6 +23,9 @@
  *                                again: every look finds it `r--s`
  *   probe_shm memwriter32 PID ADDR  the same by 32-bit system calls (int
  *                                0x80 pwrite64: x86-64 only)
+ *   probe_shm compat             exit 0 where the kernel runs 32-bit
+ *                                system calls (int 0x80 getpid in a child),
+ *                                1 where it does not (x86-64 only)
  *   probe_shm memwriter PID ADDR store 1, 2, 3... into ADDR (hex) of
  *                                process PID through /proc/PID/mem until
  *                                it fails or 60 s passed; "ready" first
@@ -274,6 +277,25 @@ static bool mem_write32(const char *pid, uint64_t addr, int64_t value)
 		close(fd);
 	return done;
 }
+
+/* Some kernels run no 32-bit system call (ia32 emulation off: int 0x80
+ * kills the caller with SIGSEGV), so no 32-bit writer can exist there and
+ * the test of one has nothing to record. Asked in a child, which may die. */
+static int run_compat(void)
+{
+	pid_t child = fork();
+	int status;
+
+	if (child == 0) {
+		long ret;
+
+		__asm__ volatile("int $0x80" : "=a"(ret) : "a"(20L) : "memory"); /* getpid */
+		_exit(ret == (long)getpid() ? 0 : 1);
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child)
+		return 1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
 #endif
 
 static int run_memwriter(const char *pid, uint64_t addr, bool compat)
@@ -515,6 +537,10 @@ int main(int argc, char **argv)
 		return run_memwriter(argv[2], strtoull(argv[3], NULL, 16), false);
 	if (argc == 4 && !strcmp(argv[1], "memwriter32"))
 		return run_memwriter(argv[2], strtoull(argv[3], NULL, 16), true);
+#if defined(__x86_64__)
+	if (argc == 2 && !strcmp(argv[1], "compat"))
+		return run_compat();
+#endif
 	if (argc == 4 && !strcmp(argv[1], "pwriter"))
 		return run_pwriter(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "reader"))
@@ -530,7 +556,7 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "target"))
 		return run_target(argv[2], argv[3], atol(argv[4]));
 	fprintf(stderr,
-		"usage: probe_shm writer|flasher|mflasher|toggler|pwriter|reader|contender KIND NAME | vmwriter|memwriter|memwriter32 PID ADDR | remapper NAME N | target KIND NAME N | watched KIND NAME S | orphan N\n"
+		"usage: probe_shm writer|flasher|mflasher|toggler|pwriter|reader|contender KIND NAME | vmwriter|memwriter|memwriter32 PID ADDR | compat | remapper NAME N | target KIND NAME N | watched KIND NAME S | orphan N\n"
 		"  KIND: posix, file, sysv or (target only) private, anon, rofile, exposed, selfmem\n");
 	return 2;
 }
