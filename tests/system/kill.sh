@@ -31,7 +31,7 @@ chmod 755 "$work"
 pass=0 fail=0
 hog=
 cleanup() {
-  [ -n "$hog" ] && kill "$hog" 2> /dev/null
+  [ -n "$hog" ] && kill -KILL "$hog" 2> /dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -47,7 +47,12 @@ bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 header() { sed -n "s/^# $2: //p" "$1"; }
 cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')
 hog_on() { taskset -c "$cpu" sh -c 'while :; do :; done' & hog=$!; }
-hog_off() { kill "$hog"; wait "$hog" 2> /dev/null; hog=; }
+# SIGKILL, not TERM: a TERM that reaches the hog's shell between its fork
+# and its exec is taken by the trap it inherits from this script ('exit 1'
+# TERM) and lost, and the hog spins on: under load it starved the next
+# case's target (0 increments recorded) and a wait hung on it for 40 min
+# (2 runs in 3 here; 300 TERMs right after the fork: a hang; 300 KILLs: none)
+hog_off() { kill -KILL "$hog" 2> /dev/null; wait "$hog" 2> /dev/null; hog=; }
 
 # The --watch cases only where hardware watchpoints fire: elsewhere the
 # recorder refuses --watch, saying so (watch_common.sh), and they skip.
