@@ -3,7 +3,9 @@
 # (plain, --witness, --json, --min, --min --json, --svg, --html, -j 2,
 # --summary, --explain, --core-out) on traces of every family at 10^6 and 10^7 events, and on
 # recorded traces given on the command line (a spin lock, an SPSC ring, a
-# seqlock, Peterson's lock, a lab run of many segments). Per cell: exit
+# seqlock, Peterson's lock, a lab run of many segments) and on generated
+# relaxed SPSC rings of that shape (tests/cli/gen/spsc_ring.py: spins of
+# identical reads, 4 store bufferings of head and tail). Per cell: exit
 # status, CPU (user + system), peak RSS, output bytes, and whether the
 # output is usable: a text witness is replayed by tests/cli/gen/replay.awk
 # (independent of the solvers; per segment for lab runs) to the
@@ -16,6 +18,8 @@
 #   bench/outputs.sh [BUILD] [NAME=TRACE ...]   BENCH_TIMEOUT=S (default 120)
 #                                               BENCH_MEM_MB=M (default 12288)
 #                                               BENCH_SIZES="N ..." (events)
+#                                               BENCH_FAMILIES="F ..." (below)
+#                                               BENCH_OPTIONS="KEY ..." (below)
 set -u
 # shellcheck source=bench/time_cmd.sh
 . "$(dirname "$0")/time_cmd.sh"
@@ -26,13 +30,15 @@ limit=${BENCH_TIMEOUT:-120}
 mem_mb=${BENCH_MEM_MB:-12288} # vsc's own cap is half the memory; this one guards the machine
 replay=$top/tests/cli/gen/replay.awk
 out=$top/bench/results/outputs$([ "$quick" = 1 ] && echo -quick).md
-options="plain witness json min min-json svg html j2 summary explain core-out"
+options=${BENCH_OPTIONS:-plain witness json min min-json svg html j2 summary explain core-out}
 
 # The generated families (vsc gen sc, 8 threads, 64 variables, -p 3;
 # many threads: a pool of 10^5 short threads on 16 variables, 10 events
 # each when the trace is smaller).
 gen_family() { # NAME EVENTS FILE
 	case $1 in
+	spsc-ring) python3 "$top/tests/cli/gen/spsc_ring.py" "$2" 1000 4 1 > "$3"
+		return ;;
 	1-writer) set -- "$@" --writers 1 ;;
 	2-writer) set -- "$@" --writers 2 ;;
 	rmw) set -- "$@" --writers 0 --rmw 0.3 ;;
@@ -167,7 +173,7 @@ cell() {
 sizes=${BENCH_SIZES:-1000000 10000000}
 [ "$quick" = 1 ] && sizes=${BENCH_SIZES:-1000000}
 for n in $sizes; do
-	for family in 1-writer 2-writer rmw few-values threads; do
+	for family in ${BENCH_FAMILIES:-1-writer 2-writer rmw few-values threads spsc-ring}; do
 		gen_family $family "$n" "$tmp/t.vsc" > /dev/null || continue
 		for key in $options; do
 			cell "$family $n" "$tmp/t.vsc" "$key"

@@ -483,7 +483,7 @@ static void test_localize_sound(void **state)
 		size_t n;
 		int r;
 		assert_int_equal(analysis_build(&a, p), 0);
-		r = localize_refutation(p, &a, &set, &n);
+		r = localize_refutation(p, &a, NULL, &set, &n);
 		assert_true(r == 0 || r == 1);
 		if (r == 0) {
 			struct vsc_program *sub = vsc_program_subset(p, set, n);

@@ -29,9 +29,11 @@ struct vsc_core {
 /* A small set of events around a cycle of forced orders of the whole
  * program (each order's reason inside the set), sorted by thread and index.
  * Returns 0 and the set, 1 when no such cycle is seen (the reason is subtler,
- * or the bound), or -errno. Linear in the program. */
+ * or the bound), or -errno (-ETIME past deadline, when it is not NULL and
+ * set). Linear in the program. */
 int localize_refutation(const struct vsc_program *p, const struct analysis *a,
-			struct vsc_event_ref **events, size_t *count);
+			const struct timespec *deadline, struct vsc_event_ref **events,
+			size_t *count);
 
 /* The verdict on the events refs[0..n) of p alone, under opts (no witness,
  * no --min, no progress): VSC_* or -errno. */

@@ -41,6 +41,13 @@ struct shrink {
 	bool not_localized;
 	/* when set, a set is kept only if its C' is inconsistent too (a proof) */
 	struct proof_closure *closure;
+	/* the localized set (localize_refutation: its result, and its events
+	 * when 0), made once by explain() before the source rule, so that its
+	 * graph and the rule's table of every event are not held at once, and
+	 * shared with the shrinking for a proof; explain() owns it */
+	const struct vsc_event_ref *localized;
+	size_t nlocalized;
+	int localized_err;
 };
 
 /* Where events fall in time (shrink_key.c): recorded times (@ts) when
