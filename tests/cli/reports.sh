@@ -51,6 +51,20 @@ grep -q "values read in all" "$tmp/one.txt" || bad "--summary text does not say 
 import json, sys
 o = json.load(sys.stdin)["outcomes"][0]["outcome"]
 assert o.count(",") + o.count(":") > 5000, len(o)' || bad "--summary --json outcome not whole"
+# the values of a cut outcome counted where thread names hold ':' (a
+# recorded `tid:4242`): each ':' was counted a value (122 of 120)
+awk 'BEGIN { print "init x 0"; for (i = 0; i < 120; i++) print "tid:" i % 2 + 1 " r x 0" }' \
+  > "$tmp/colon.vsc"
+"$vsc" check --summary "$tmp/colon.vsc" | grep -q "(120 values read in all;" ||
+  bad "--summary: the values of tid:1 and tid:2 counted $("$vsc" check --summary "$tmp/colon.vsc" |
+    sed -n 's/.*(\([0-9]*\) values read.*/\1/p')"
+# segments named past LONG_MAX are no numbered range (strtol saturated
+# them, and the range's next number overflowed: the sanitizer build stops)
+{ echo "init x 0"; for s in 9223372036854775806 9223372036854775807 9223372036854775808 \
+  9223372036854775809; do printf 'segment %s\nT1 r x 0\n' $s; done; } > "$tmp/bigseg.vsc"
+"$vsc" check --summary "$tmp/bigseg.vsc" > "$tmp/bigseg.txt" 2>&1
+grep -qx "           in: 9223372036854775806-9223372036854775807 9223372036854775808 9223372036854775809" \
+  "$tmp/bigseg.txt" || bad "--summary: segments past LONG_MAX: $(grep ' in: \|runtime' "$tmp/bigseg.txt")"
 
 # --jobs: the same output as a serial run, time values aside.
 for opts in "--json --min --witness" "--explain" "--summary"; do

@@ -3,6 +3,7 @@
  * they saw (the values every thread read, threads in name order), each
  * outcome with its verdict counts and the exact executions that had it,
  * like litmus7's histogram next to vsc's verdicts. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,7 +264,8 @@ static const char *execution_name(const struct execution *e)
 	return name ? name : "(whole file)";
 }
 
-/* A segment named by a decimal number, or -1. */
+/* A segment named by a decimal number, or -1 (a number past LONG_MAX
+ * too: strtol gives LONG_MAX for each, and a range of them overflowed). */
 static long segment_number(const struct execution *x)
 {
 	const char *name = shown_of(x).name;
@@ -272,8 +274,9 @@ static long segment_number(const struct execution *x)
 
 	if (!name || !*name || *name == '-')
 		return -1;
+	errno = 0;
 	n = strtol(name, &end, 10);
-	return *end ? -1 : n;
+	return *end || errno == ERANGE ? -1 : n;
 }
 
 /* The executions of one outcome; runs of numbered segments of one file as
@@ -293,7 +296,7 @@ static void print_executions(const struct outcome_table *tab, const struct outco
 		long first = segment_number(&x);
 		size_t run = 1;
 		while ((more = reader_next(&r, &next)) && first >= 0 && next.file == x.file &&
-		       segment_number(&next) == first + (long)run)
+		       segment_number(&next) - first == (long)run) /* both >= 0: no overflow */
 			run++;
 		printf(" ");
 		if (nfiles > 1)
@@ -322,8 +325,11 @@ static void print_outcome(const char *text)
 	}
 	while (cut > 0 && text[cut] != ',' && text[cut] != ' ')
 		cut--;
+	/* a value after each ',' and each thread's first: a thread name may
+	 * hold ':' (`tid:4242`), never ' ' */
+	values = 1;
 	for (const char *c = text; *c; c++)
-		values += *c == ':' || *c == ',';
+		values += *c == ',' || *c == ' ';
 	printf("%.*s ... (%zu values read in all; --json gives them)\n", (int)cut, text, values);
 }
 
