@@ -111,13 +111,20 @@ explained() {
 	[ "$said" = "$told" ] && echo "$told explained" || echo "EXPLAINED $told OF $said"
 }
 
-# cores DIR: the cores written are a trace vsc decides inconsistent
+# cores DIR: the cores written are a trace vsc decides inconsistent, and
+# one core of at most 24 events is by tests/cli/sc_brute.py too (every
+# interleaving walked, apart from the solvers)
 cores() {
 	n=$(grep -c '^# core of ' "$1/core.vsc" 2> /dev/null)
 	if [ "${n:-0}" = 0 ]; then
 		echo "no core"
 	elif "$vsc" check "$1/core.vsc" > /dev/null 2>&1; [ $? = 1 ]; then
-		echo "$n cores, inconsistent"
+		brute=$(python3 "$top/tests/cli/sc_brute.py" "$1/core.vsc" 2> /dev/null)
+		case $n,$brute in
+		1,inconsistent) echo "1 core, inconsistent (and by sc_brute.py)" ;;
+		1,consistent) echo "1 CORE, CONSISTENT BY sc_brute.py" ;;
+		*) echo "$n cores, inconsistent" ;;
+		esac
 	else
 		echo "$n CORES, NOT INCONSISTENT"
 	fi

@@ -63,7 +63,10 @@ struct net {
 	uint32_t *rmw_readers;            /* per pair: the first two RMWs reading it, or NONE */
 	uint32_t *init_pair;              /* per var: the pair the initial value is, or VALUE_* */
 	uint32_t *init_reader;            /* per var with init ?: the read that fixes it, or NONE */
-	uint32_t *next_write;             /* per event: next write of its var by its thread */
+	uint32_t *only_next;              /* per pair: the next write of its var by its one
+					   * write's thread, or NONE (per pair, not event:
+					   * 4 bytes an event the spins do not need) */
+	uint32_t *last_pair;              /* per var: scratch, the pair of `last` */
 	uint32_t *first_off, *first_list; /* per var: first write of each thread */
 	uint32_t *stamp, *last;           /* per var: scratch for the thread passes */
 	/* the orders, made by two passes over the reads, the first counting
@@ -213,8 +216,8 @@ static void note_rmw_reader(struct net *g, uint32_t pr, uint32_t f)
 		slot[1] = f;
 }
 
-/* next_write, only_write, the RMWs reading each pair and the first write of
- * each variable per thread. */
+/* only_write, only_next, the RMWs reading each pair and the first write
+ * of each variable per thread. */
 static int index_writes(struct net *g)
 {
 	const struct analysis *a = g->a;
@@ -230,13 +233,15 @@ static int index_writes(struct net *g)
 			if (a->writes_of[pw] == 1)
 				g->only_write[pw] = f;
 			if (g->stamp[v] == t + 1) {
-				g->next_write[g->last[v]] = f;
+				if (a->writes_of[g->last_pair[v]] == 1)
+					g->only_next[g->last_pair[v]] = f;
 			} else {
 				g->stamp[v] = t + 1;
 				count[v + 1]++;
 				nfirst++;
 			}
 			g->last[v] = f;
+			g->last_pair[v] = pw;
 		}
 	}
 	for (uint32_t v = 0; v < a->nvars; v++)
@@ -284,7 +289,7 @@ static void read_edges(struct net *g, uint32_t t, uint32_t i, uint32_t lw)
 	if (w == f)
 		return;
 	add_edge(g, w, f, f); /* reads-from */
-	w2 = g->next_write[w];
+	w2 = g->only_next[pr];
 	if (w2 != NONE && w2 != f)
 		add_edge(g, f, w2, f); /* from-read */
 	if (lw != NONE && lw != w)
@@ -817,9 +822,9 @@ static int components(struct net *g)
 	if (!err)
 		err = g->gr.m ? build_edges(g) : 1;
 	/* what made the edges is not needed by the search: let it go */
-	free(g->next_write);
+	free(g->only_next);
 	free(g->first_list);
-	g->next_write = g->first_list = NULL;
+	g->only_next = g->first_list = NULL;
 	return err;
 }
 
@@ -860,7 +865,8 @@ static void net_free(struct net *g)
 	free(g->rmw_readers);
 	free(g->init_pair);
 	free(g->init_reader);
-	free(g->next_write);
+	free(g->only_next);
+	free(g->last_pair);
 	free(g->first_off);
 	free(g->first_list);
 	free(g->stamp);
@@ -887,19 +893,20 @@ int localize_refutation(const struct vsc_program *p, const struct analysis *a,
 	g.rmw_readers = malloc(2 * np * sizeof(uint32_t));
 	g.init_pair = malloc(nv * sizeof(uint32_t));
 	g.init_reader = malloc(nv * sizeof(uint32_t));
-	g.next_write = malloc(g.n * sizeof(uint32_t));
+	g.only_next = malloc(np * sizeof(uint32_t));
+	g.last_pair = malloc(nv * sizeof(uint32_t));
 	g.first_off = calloc(nv + 1, sizeof(uint32_t));
 	g.stamp = calloc(nv, sizeof(uint32_t));
 	g.last = malloc(nv * sizeof(uint32_t));
 	if (!g.base || !g.only_write || !g.rmw_readers || !g.init_pair || !g.init_reader ||
-	    !g.next_write || !g.first_off || !g.stamp || !g.last)
+	    !g.only_next || !g.last_pair || !g.first_off || !g.stamp || !g.last)
 		goto out;
 	g.base[0] = 0;
 	for (uint32_t t = 0; t < g.k; t++)
 		g.base[t + 1] = g.base[t] + p->threads[t].length;
 	memset(g.only_write, 0xff, np * sizeof(uint32_t));
 	memset(g.rmw_readers, 0xff, 2 * np * sizeof(uint32_t));
-	memset(g.next_write, 0xff, g.n * sizeof(uint32_t));
+	memset(g.only_next, 0xff, np * sizeof(uint32_t));
 	fix_initial_values(&g);
 	if (g.nrefuting) {
 		size_t cap = 0;
