@@ -75,7 +75,11 @@ struct net {
 	 * of the components of more than one, for the cycle */
 	struct graph gr;
 	bool runs;
-	uint64_t *in_cycles;  /* bit per event: in a component of more than one */
+	/* the events that are nodes of gr, a bit each: the first of each run,
+	 * then those in a component of more than one; with rank, the count
+	 * of bits before each word, a node's number is found at once */
+	uint64_t *nodes;
+	uint32_t *rank;
 	uint64_t orders;      /* !runs: every order of the whole graph, counted */
 	uint32_t refuting[2]; /* a static refutation: the reads that show it */
 	size_t nrefuting;
@@ -114,6 +118,27 @@ static const struct event_pairs *pairs_of(const struct net *g, uint32_t t, uint3
 	return &g->a->pairs[t][i];
 }
 
+/* How many events before f are nodes: f's node, when it is one; else the
+ * node of the run that holds it, plus 1. */
+static uint32_t node_of(const struct net *g, uint32_t f)
+{
+	uint64_t below = g->nodes[f / 64] & (((uint64_t)1 << (f % 64)) - 1);
+
+	return g->rank[f / 64] + (uint32_t)__builtin_popcountll(below);
+}
+
+/* g->nodes filled: its ranks, and the node count. */
+static uint32_t rank_nodes(struct net *g)
+{
+	uint32_t count = 0;
+
+	for (uint32_t w = 0; w <= g->n / 64; w++) {
+		g->rank[w] = count;
+		count += (uint32_t)__builtin_popcountll(g->nodes[w]);
+	}
+	return count;
+}
+
 /* The order from -> to (flat numbers) that read why forces. */
 static void add_edge(struct net *g, uint32_t from, uint32_t to, uint32_t why)
 {
@@ -121,8 +146,8 @@ static void add_edge(struct net *g, uint32_t from, uint32_t to, uint32_t why)
 	uint32_t x, y, at;
 
 	if (g->runs) { /* between the runs that hold them */
-		x = last_at_most(h->first, 0, h->m, from);
-		y = last_at_most(h->first, 0, h->m, to);
+		x = node_of(g, from) - !bit_is(g->nodes, from);
+		y = node_of(g, to) - !bit_is(g->nodes, to);
 		if (h->to)
 			h->to[h->off[x + 1]++] = y;
 		else
@@ -132,10 +157,10 @@ static void add_edge(struct net *g, uint32_t from, uint32_t to, uint32_t why)
 	g->orders += !h->to;
 	/* a cycle lies inside one component: the orders between two of them
 	 * are not looked at */
-	if (!bit_is(g->in_cycles, from) || !bit_is(g->in_cycles, to))
+	if (!bit_is(g->nodes, from) || !bit_is(g->nodes, to))
 		return;
-	x = first_at_least(h->first, 0, h->m, from);
-	y = first_at_least(h->first, 0, h->m, to);
+	x = node_of(g, from);
+	y = node_of(g, to);
 	if (h->comp[x] != h->comp[y])
 		return;
 	if (!h->to) {
@@ -408,10 +433,15 @@ static int make_runs(struct net *g)
 	h->ends = calloc(m / 64 + 1, sizeof(uint64_t));
 	if (!h->first || !h->ends)
 		return -ENOMEM;
-	for (uint32_t t = 0; t < g->k; t++)
-		for (uint32_t i = 0; i < g->p->threads[t].length; i++)
-			if (!repeats(g, t, i))
+	for (uint32_t t = 0; t < g->k; t++) {
+		for (uint32_t i = 0; i < g->p->threads[t].length; i++) {
+			if (!repeats(g, t, i)) {
+				bit_set(g->nodes, g->base[t] + i);
 				h->first[x++] = g->base[t] + i;
+			}
+		}
+	}
+	rank_nodes(g);
 	h->first[m] = g->n;
 	for (uint32_t t = 0; t < g->k; t++)
 		if (g->p->threads[t].length)
@@ -769,9 +799,7 @@ static int events_in_cycles(struct net *g, const struct scc *s)
 	struct graph h = { 0 };
 	uint32_t y = 0;
 
-	g->in_cycles = calloc(g->n / 64 + 1, sizeof(uint64_t));
-	if (!g->in_cycles)
-		return -ENOMEM;
+	memset(g->nodes, 0, (g->n / 64 + 1) * sizeof(uint64_t));
 	for (uint32_t x = 0; x < runs->m; x++)
 		if (bit_is(s->big, x))
 			h.m += runs->first[x + 1] - runs->first[x];
@@ -785,12 +813,13 @@ static int events_in_cycles(struct net *g, const struct scc *s)
 	for (uint32_t x = 0; x < runs->m; x++) {
 		for (uint32_t f = runs->first[x]; bit_is(s->big, x) && f < runs->first[x + 1];
 		     f++) {
-			bit_set(g->in_cycles, f);
+			bit_set(g->nodes, f);
 			h.first[y] = f;
 			h.comp[y++] = s->rindex[x];
 		}
 	}
 	h.first[h.m] = g->n;
+	rank_nodes(g);
 	/* program order from y to y + 1: the next event of the same thread */
 	for (y = 0; y < h.m; y++) {
 		uint32_t f = h.first[y], t = last_at_most(g->base, 0, g->k, f);
@@ -871,7 +900,8 @@ static void net_free(struct net *g)
 	free(g->first_list);
 	free(g->stamp);
 	free(g->last);
-	free(g->in_cycles);
+	free(g->nodes);
+	free(g->rank);
 	graph_free(&g->gr);
 }
 
@@ -895,11 +925,14 @@ int localize_refutation(const struct vsc_program *p, const struct analysis *a,
 	g.init_reader = malloc(nv * sizeof(uint32_t));
 	g.only_next = malloc(np * sizeof(uint32_t));
 	g.last_pair = malloc(nv * sizeof(uint32_t));
+	g.nodes = calloc(g.n / 64 + 1, sizeof(uint64_t));
+	g.rank = malloc((g.n / 64 + 1) * sizeof(uint32_t));
 	g.first_off = calloc(nv + 1, sizeof(uint32_t));
 	g.stamp = calloc(nv, sizeof(uint32_t));
 	g.last = malloc(nv * sizeof(uint32_t));
 	if (!g.base || !g.only_write || !g.rmw_readers || !g.init_pair || !g.init_reader ||
-	    !g.only_next || !g.last_pair || !g.first_off || !g.stamp || !g.last)
+	    !g.only_next || !g.last_pair || !g.nodes || !g.rank || !g.first_off || !g.stamp ||
+	    !g.last)
 		goto out;
 	g.base[0] = 0;
 	for (uint32_t t = 0; t < g.k; t++)
