@@ -1,7 +1,8 @@
 #!/bin/sh
 # Lab runs (docs/lab.md, docs/litmus.md): how close <vsc/lab.h> stays to the
 # plain test and what recording costs.
-# - instructions between SB's store and load, plain vs lab.h (objdump);
+# - instructions between SB's store and load (objdump; plain and lab.h run
+#   one loop, tests/targets/lab_driver.h);
 # - lab_sb / lab_mp (plain and lab.h alternated per iteration in one run):
 #   iterations/s, the weak rate of both builds, and the wall time of the run
 #   recorded with eBPF (vsc record) and LTTng (scripts/vsc-lttng) against
@@ -47,8 +48,7 @@ echo "## Instructions between SB's store and its load (objdump, $(cc --version |
 echo
 echo "| build | instructions |"
 echo "|---|---|"
-echo "| plain (run_plain_block) | $(between "$build/targets/lab_sb" run_plain_block) |"
-echo "| lab.h (run_lab_block) | $(between "$build/targets/lab_sb" run_lab_block) |"
+echo "| plain and lab.h (one loop: run_block) | $(between "$build/targets/lab_sb" run_block) |"
 echo
 echo "## lab_sb and lab_mp: $n iterations of each build, alternated"
 echo

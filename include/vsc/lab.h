@@ -58,6 +58,11 @@
  * own way (volatile accesses, relaxed atomics or inline assembly, whatever
  * the plain test does), so the instructions between two test accesses are
  * the plain test's plus at most one store per logged value.
+ *
+ * To compare a lab.h test with its plain version, run both through one copy
+ * of the loop's code (the variables and the rows as arguments, as
+ * tests/targets/lab_driver.h does): with a spin barrier, SB's weak rate
+ * swings by up to 8x with where a loop's code lies alone (docs/lab.md).
  */
 #ifndef VSC_LAB_H
 #define VSC_LAB_H

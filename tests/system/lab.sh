@@ -6,7 +6,10 @@
 # -DVSC_PROBE_LTTNG, with scripts/vsc-lttng. Checks:
 # - SB: the lab.h build shows at least half as many r0 = r1 = 0 as the
 #   plain build in the same run, so lab.h does not hide it (compared only
-#   when the plain build shows enough of it; more is reported, not failed);
+#   when the plain build shows enough of it; more is reported, not failed).
+#   Both run one loop, the same machine code (lab_driver.h run_block), so
+#   the log is all that differs: two loops of the same instructions at
+#   different addresses differed up to 8x here (docs/lab.md);
 # - every lab.h iteration is a segment; vsc calls it inconsistent exactly
 #   when the target saw the non-SC outcome (its own record), each with a
 #   minimal core of the four events, and --summary adds up, its outcome
@@ -89,9 +92,10 @@ weak_ok() { [ $(($2 * 2)) -ge "$1" ]; }
 
 # rates TEST STDERR LABEL TARGET: the weak counts of both builds, compared
 # for SB. A run whose two counts disagree is run again (not recorded: the
-# measured loops are the same) up to twice: the rate swings with the load
+# measured loop is the same) up to twice: the rate swings with the load
 # and the barrier's phase, while a lab.h that hides the outcome (the former
-# one showed 3-30x fewer) fails every run.
+# one showed 3-30x fewer; a fence in the lab.h iterations: none) fails
+# every run.
 rates() {
   line=$(grep "^lab_$1: plain" "$2") || { bad "$1 $3: no counts from the target"; return; }
   set -- "$1" "$3" "$4" $(echo "$line" | awk '{ print $3, $5, $8, $10 }')

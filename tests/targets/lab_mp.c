@@ -11,13 +11,8 @@
  * "i r0 r1" per lab.h iteration. */
 #define TEST_NAME "lab_mp"
 #define TEST_SLOTS 2 /* T0: its two stores; T1: its two loads */
-#define MAX_VARS 1000000
 
 #include "lab_driver.h"
-
-static volatile int32_t x[MAX_VARS], y[MAX_VARS];   /* the lab.h test's */
-static volatile int32_t px[MAX_VARS], py[MAX_VARS]; /* the plain test's */
-static int32_t plain_seen[2][MAX_VARS];
 
 static inline void test_describe(int me, struct vsc_lab *lab)
 {
@@ -31,24 +26,7 @@ static inline void test_describe(int me, struct vsc_lab *lab)
 	}
 }
 
-static inline void test_touch(void)
-{
-	for (long i = 0; i < iterations; i++)
-		x[i] = y[i] = px[i] = py[i] = 0;
-}
-
-static inline void test_plain(int me, long i)
-{
-	if (!me) {
-		px[i] = 1;
-		py[i] = 1;
-	} else {
-		plain_seen[0][i] = py[i];
-		plain_seen[1][i] = px[i];
-	}
-}
-
-static inline void test_lab(int me, long i, int64_t *row)
+static inline void test_run(int me, long i, int64_t *row, volatile int32_t *x, volatile int32_t *y)
 {
 	if (!me) {
 		x[i] = 1;
@@ -59,12 +37,7 @@ static inline void test_lab(int me, long i, int64_t *row)
 	}
 }
 
-static int test_plain_weak(long i)
-{
-	return plain_seen[0][i] == 1 && plain_seen[1][i] == 0;
-}
-
-static int test_lab_weak(const struct vsc_lab *logs, long i)
+static int test_weak(const struct vsc_lab *logs, long i)
 {
 	const int64_t *row = vsc_lab_row(&logs[1], i);
 	return row[0] == 1 && row[1] == 0;

@@ -25,7 +25,9 @@
  *                                0x80 pwrite64: x86-64 only)
  *   probe_shm compat             exit 0 where the kernel runs 32-bit
  *                                system calls (int 0x80 getpid in a child),
- *                                1 where it does not (x86-64 only)
+ *                                2 where it proves it runs none (the gate's
+ *                                fault, or ENOSYS; said on stdout), 1 when
+ *                                it cannot tell (x86-64 only)
  *   probe_shm memwriter PID ADDR store 1, 2, 3... into ADDR (hex) of
  *                                process PID through /proc/PID/mem until
  *                                it fails or 60 s passed; "ready" first
@@ -88,11 +90,13 @@
  * not SC. With only a reader, the target reads its own -1 back.
  * Exit status 0, or 2 when the object cannot be had.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <iconv.h>
 #include <locale.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +106,7 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "vsc/probe.h"
@@ -279,22 +284,53 @@ static bool mem_write32(const char *pid, uint64_t addr, int64_t value)
 }
 
 /* Some kernels run no 32-bit system call (ia32 emulation off: int 0x80
- * kills the caller with SIGSEGV), so no 32-bit writer can exist there and
- * the test of one has nothing to record. Asked in a child, which may die. */
+ * raises a general protection fault at its own gate, and the caller gets
+ * SIGSEGV), so no 32-bit writer can exist there and the test of one has
+ * nothing to record. Asked in a child: int 0x80 getpid. Exit 0: it ran
+ * (returned the pid); 2: refused, proven (the fault of vector 0x80 itself,
+ * or -ENOSYS), said on stdout; 1: anything else (a probe that proves
+ * nothing). */
+static void compat_fault(int sig, siginfo_t *info, void *context)
+{
+	const greg_t *r = ((const ucontext_t *)context)->uc_mcontext.gregs;
+
+	(void)sig;
+	(void)info;
+	/* #GP (13) with the error code of IDT entry 0x80 (vector << 3 | IDT bit) */
+	_exit(r[REG_TRAPNO] == 13 && r[REG_ERR] == (0x80 << 3 | 2) ? 3 : 4);
+}
+
 static int run_compat(void)
 {
 	pid_t child = fork();
 	int status;
 
 	if (child == 0) {
+		struct sigaction sa = { .sa_sigaction = compat_fault, .sa_flags = SA_SIGINFO };
 		long ret;
 
+		sigaction(SIGSEGV, &sa, NULL);
 		__asm__ volatile("int $0x80" : "=a"(ret) : "a"(20L) : "memory"); /* getpid */
-		_exit(ret == (long)getpid() ? 0 : 1);
+		_exit(ret == (long)getpid() ? 0 : ret == -ENOSYS ? 5 : 1);
 	}
-	if (child < 0 || waitpid(child, &status, 0) != child)
+	if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status))
 		return 1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+	switch (WEXITSTATUS(status)) {
+	case 0:
+		return 0;
+	case 3:
+		printf("int 0x80 raised a general protection fault at its gate (vector 0x80): "
+		       "the kernel has no 32-bit system call entry\n");
+		return 2;
+	case 5:
+		printf("int 0x80 getpid returned -ENOSYS: the kernel runs no 32-bit system call\n");
+		return 2;
+	default:
+		printf("int 0x80 getpid: the child exited %d (4: SIGSEGV other than the gate's "
+		       "fault)\n",
+		       WEXITSTATUS(status));
+		return 1;
+	}
 }
 #endif
 
