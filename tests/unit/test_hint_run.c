@@ -413,6 +413,68 @@ static void source_orders_by_the_times(void **state)
 	assert_int_equal(within, refuted);
 }
 
+/* A repair's look for the write P that W replaced starts below W: the
+ * steps of W's variable after it (here N reads of the value W wrote)
+ * cannot be P, and were walked again at every repair (wrote_at()). M
+ * blocks: T0 writes x_j = 1, reads it N times, reads y_j = 1 and writes
+ * z_j = 1; T1 reads z_(j-1) = 1, x_j = 0 and writes y_j = 1, its times
+ * after T0's reads of x_j. So the run writes x_j first and is stuck at
+ * the end of each block: one repair a block, that walks back over the N
+ * reads once (finding W), undoes them and runs them again: with the
+ * two runs of the block, about 4N units a block (3.94N); the walk again
+ * past the reads made it 5N (4.94N). */
+static void repairs_look_below_the_write(void **state)
+{
+	enum {
+		M = 16,
+		N = 40000
+	};
+	struct vsc_program *p = named_program(2, 3 * M);
+	uint64_t ts = 1;
+	struct analysis a;
+	struct budget b;
+	uint32_t *w;
+	long claimed, counted;
+
+	(void)state;
+	assert_non_null(p);
+	for (unsigned x = 0; x < 3 * M; x++)
+		vsc_program_set_init(p, x, VSC_INIT_KNOWN, 0);
+	for (unsigned j = 0; j < M; j++) {
+		struct vsc_event wx = { .kind = VSC_WRITE, .var = j, .value = 1 };
+		struct vsc_event rx = { .kind = VSC_READ, .var = j, .value = 1 };
+		struct vsc_event ry = { .kind = VSC_READ, .var = M + j, .value = 1 };
+		struct vsc_event wz = { .kind = VSC_WRITE, .var = 2 * M + j, .value = 1 };
+		struct vsc_event rz = { .kind = VSC_READ, .var = 2 * M + j - 1, .value = 1 };
+		struct vsc_event r0 = { .kind = VSC_READ, .var = j, .value = 0 };
+		struct vsc_event wy = { .kind = VSC_WRITE, .var = M + j, .value = 1 };
+
+		assert_int_equal(vsc_program_append(p, 0, &wx, ts++), 0);
+		for (unsigned i = 0; i < N; i++)
+			assert_int_equal(vsc_program_append(p, 0, &rx, ts++), 0);
+		assert_int_equal(vsc_program_append(p, 0, &ry, ts++), 0);
+		if (j)
+			assert_int_equal(vsc_program_append(p, 1, &rz, ts++), 0);
+		assert_int_equal(vsc_program_append(p, 1, &r0, ts++), 0);
+		assert_int_equal(vsc_program_append(p, 1, &wy, ts++), 0);
+		assert_int_equal(vsc_program_append(p, 0, &wz, ts++), 0);
+	}
+	assert_int_equal(analysis_build(&a, p), 0);
+	memset(&b, 0, sizeof(b));
+	b.memory_limit = (size_t)1 << 30;
+	assert_int_equal(hint_run(p, &a, NULL, &b, &w, &claimed), 0);
+	assert_non_null(w);
+	assert_int_equal(vsc_witness_verify(p, w, vsc_program_event_count(p), &counted, NULL, 0),
+			 0);
+	assert_int_equal(counted, claimed);
+	printf("repairs below the write: %lu units for %u blocks of %u reads\n", b.steps,
+	       (unsigned)M, (unsigned)N);
+	assert_true(b.steps <= (unsigned long)M * N * 9 / 2);
+	free(w);
+	analysis_free(&a);
+	vsc_program_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +482,7 @@ int main(void)
 		cmocka_unit_test(min_descends_from_far_witness),
 		cmocka_unit_test(seq_cst_locks_at_length),
 		cmocka_unit_test(source_orders_by_the_times),
+		cmocka_unit_test(repairs_look_below_the_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1254,10 +1254,15 @@ static int keep_upper(const struct vsc_program *p, const struct query *q, struct
 {
 	long c;
 
-	if (!q->minimize || res->verdict != VSC_UNKNOWN || res->witness || !best->witness ||
+	/* res may hold a step's own witness already (SAT over the events
+	 * under --min, stopped between its bounds, which did not start from
+	 * best's): the one with fewer preemptions is kept */
+	if (!q->minimize || res->verdict != VSC_UNKNOWN || !best->witness ||
+	    (res->witness && res->preemptions >= 0 && res->preemptions <= best->preemptions) ||
 	    (q->bound >= 0 && best->preemptions > q->bound) ||
 	    vsc_witness_verify(p, best->witness, p->event_count, &c, NULL, 0))
 		return 0;
+	free(res->witness);
 	res->witness = best->witness;
 	best->witness = NULL;
 	res->witness_length = p->event_count;

@@ -236,15 +236,17 @@ static int add_hold(struct run *r, uint32_t flat, uint32_t u, uint32_t at)
 	return 0;
 }
 
-/* The step before depth `below` that wrote pair into x: its depth + 1,
- * or 0. */
-static size_t wrote_at(struct run *r, uint32_t x, uint32_t pair, size_t below)
+/* The step before depth `below` (a step on a variable x) that wrote pair
+ * into x: its depth + 1, or 0. The walk starts at the step on x before `below`:
+ * the steps on x above it cannot be the one (a spin's reads after the
+ * write W at `below` were thousands, walked at every repair). */
+static size_t wrote_at(struct run *r, uint32_t pair, size_t below)
 {
 	size_t stop = below > SCAN_BACK ? below - SCAN_BACK : 0;
 
-	for (uint32_t d = r->last_on_var[x]; d != NONE && d >= stop; d = r->prev_on_var[d]) {
+	for (uint32_t d = r->prev_on_var[below]; d != NONE && d >= stop; d = r->prev_on_var[d]) {
 		r->looked++;
-		if (d < below && r->a->pairs[r->trail[d]][r->trail_at[d]].write == pair)
+		if (r->a->pairs[r->trail[d]][r->trail_at[d]].write == pair)
 			return (size_t)d + 1;
 	}
 	return 0;
@@ -265,7 +267,7 @@ static uint32_t flat_of(const struct run *r, size_t d)
 static int repair(struct run *r)
 {
 	size_t latest = 0, put;
-	uint32_t reader = NONE, x = 0, pair = 0, flat;
+	uint32_t reader = NONE, pair = 0, flat;
 
 	for (uint32_t t = 0; t < r->k; t++) {
 		uint32_t i = r->pos[t];
@@ -276,13 +278,12 @@ static int repair(struct run *r)
 		if (d > latest) {
 			latest = d;
 			reader = t;
-			x = event_at(r, t, i)->var;
 			pair = r->a->pairs[t][i].read;
 		}
 	}
 	if (reader == NONE)
 		return 1;
-	put = wrote_at(r, x, pair, latest - 1);
+	put = wrote_at(r, pair, latest - 1);
 	if (put && r->p->threads[r->trail[latest - 1]].ts[r->trail_at[latest - 1]] <
 			   r->p->threads[r->trail[put - 1]].ts[r->trail_at[put - 1]]) {
 		flat = flat_of(r, put - 1); /* P waits for W */

@@ -270,10 +270,10 @@ static int take_answer(const struct vsc_program *p, struct parts_run *run, const
 		res->witness = malloc((p->event_count + 1) * sizeof(uint32_t));
 		r = res->witness ? reduce_expand(run->rd, p, run->kept, res->witness) : -ENOMEM;
 		res->witness_length = p->event_count;
+		if (!r && !q->minimize && f->r == VSC_UNKNOWN)
+			return bounded_answer(p, q, res); /* it counts them, verifying */
 		if (!r)
 			res->preemptions = count_preemptions(p, res->witness, p->event_count);
-		if (!r && !q->minimize && f->r == VSC_UNKNOWN)
-			return bounded_answer(p, q, res);
 		res->lower = f->r == VSC_CONSISTENT ? res->preemptions : f->lower;
 	} else if (f->r == VSC_UNKNOWN && q->minimize) {
 		res->lower = f->lower; /* no witness: the groups' proven least still add up */
