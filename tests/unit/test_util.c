@@ -227,6 +227,43 @@ static void test_hash_index(void **state)
 	hash_index_free(&n.index);
 }
 
+/* An index past HASH_BIG_BYTES is a mapping of its own (hash_slots_new()):
+ * a map grown through it, its entries found, some removed, the mapped
+ * index given back as it grows again and when freed. */
+static void test_hash_map_big(void **state)
+{
+	(void)state;
+	enum {
+		KEYS = 600000
+	};
+	struct hash_map m = HASH_MAP_INIT(uint64_t, uint32_t);
+
+	for (uint32_t i = 0; i < KEYS; i++) {
+		uint64_t key = (uint64_t)i * 0x9e3779b9ULL;
+		uint32_t *v = hash_map_put(&m, &key, NULL);
+
+		assert_non_null(v);
+		*v = i + 1;
+	}
+	assert_true(hash_index_bytes(&m.index) >= 4 * HASH_BIG_BYTES);
+	for (uint32_t i = 0; i < KEYS; i += 3) {
+		uint64_t key = (uint64_t)i * 0x9e3779b9ULL;
+
+		hash_map_remove(&m, &key);
+	}
+	for (uint32_t i = 0; i < KEYS; i++) {
+		uint64_t key = (uint64_t)i * 0x9e3779b9ULL;
+		uint32_t *v = hash_map_get(&m, &key);
+
+		if (i % 3 == 0)
+			assert_null(v);
+		else
+			assert_true(v && *v == i + 1);
+	}
+	hash_map_free(&m);
+	assert_int_equal(hash_index_bytes(&m.index), 0);
+}
+
 static void test_hash_values(void **state)
 {
 	(void)state;
@@ -431,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_hash_map_put_get),
 		cmocka_unit_test(test_hash_map_remove),
 		cmocka_unit_test(test_hash_index),
+		cmocka_unit_test(test_hash_map_big),
 		cmocka_unit_test(test_hash_values),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* A full 64-bit avalanche (the murmur3 finalizer): every input bit moves
  * about half of the output bits, so the low bits make a good slot. */
@@ -120,9 +121,52 @@ static inline size_t hash_index_bytes(const struct hash_index *h)
 	return hash_index_slots(h) * sizeof(struct hash_slot);
 }
 
+/* From this many bytes on, an index's slots are a mapping of their own
+ * (hash_slots_new()). */
+#define HASH_BIG_BYTES ((size_t)2 << 20)
+
+/* n empty slots. A large index is probed at random, a cache miss a
+ * look-up: in 4 KiB pages a TLB miss too, and calloc()'s pages, read
+ * before they were written (a look-up finds the empty slot, then the add
+ * writes it), were faulted twice, the second time copied from the zero
+ * page with a TLB shootdown (the search's state tables: 15% of its CPU in
+ * the kernel on this VM). So from HASH_BIG_BYTES on, an anonymous mapping
+ * asked for huge pages and populated writable at once (zeroed by hand
+ * where the kernel cannot populate). NULL: out of memory. */
+static inline struct hash_slot *hash_slots_new(size_t n)
+{
+	size_t bytes = n * sizeof(struct hash_slot);
+	void *m;
+
+	if (bytes < HASH_BIG_BYTES)
+		return calloc(n, sizeof(struct hash_slot));
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	(void)madvise(m, bytes, MADV_HUGEPAGE); /* advice: fine if refused */
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(m, bytes, MADV_POPULATE_WRITE) == 0)
+		return m;
+	if (errno != EINVAL) { /* no memory for it (a cgroup's limit) */
+		munmap(m, bytes);
+		return NULL;
+	}
+#endif
+	memset(m, 0, bytes); /* a kernel before 5.14 */
+	return m;
+}
+
+static inline void hash_slots_free(struct hash_slot *slots, size_t n)
+{
+	if (slots && n * sizeof(struct hash_slot) >= HASH_BIG_BYTES)
+		munmap(slots, n * sizeof(struct hash_slot));
+	else
+		free(slots);
+}
+
 static inline void hash_index_free(struct hash_index *h)
 {
-	free(h->slots);
+	hash_slots_free(h->slots, hash_index_slots(h));
 	memset(h, 0, sizeof(*h));
 }
 
@@ -149,13 +193,13 @@ static inline int hash_index_reserve(struct hash_index *h, size_t count)
 		return 0;
 	while (n < 2 * count)
 		n *= 2;
-	slots = calloc(n, sizeof(*slots));
+	slots = hash_slots_new(n);
 	if (!slots)
 		return -ENOMEM;
 	for (size_t i = 0; i < old; i++)
 		if (h->slots[i].ref)
 			hash_index_place(slots, n - 1, h->slots[i]);
-	free(h->slots);
+	hash_slots_free(h->slots, old);
 	h->slots = slots;
 	h->mask = n - 1;
 	return 0;
