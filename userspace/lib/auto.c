@@ -279,6 +279,21 @@ static int try_at_least(struct engine *g, const struct query *q, struct best *be
 static int solve_part(const struct vsc_program *gp, const struct query *q, struct budget *b,
 		      struct vsc_result *res);
 
+/* solve_part() for a step's own programs (the cut's halves, the stale
+ * refutation's prefix programs, writer groups): the progress lines keep
+ * naming the step (they named the inner solve's last phase, "SAT" or
+ * "search", for seconds after it ended, through the step's own passes). */
+static int solve_inner(const struct vsc_program *gp, const struct query *q, struct budget *b,
+		       struct vsc_result *res)
+{
+	int r;
+
+	b->inner++;
+	r = solve_part(gp, q, b, res);
+	b->inner--;
+	return r;
+}
+
 /* Work (budget units per event of the program) its writer groups may take
  * in all (writer_groups.c). */
 #define WRITER_GROUPS_WORK 4096UL
@@ -384,7 +399,7 @@ static int with_stale_cut(struct engine *g, const struct query *q, struct best *
 	    (q->bound >= 0 && !q->minimize))
 		return 0;
 	budget_phase(g->budget, "cut at a stale read");
-	r = stale_cut_witness(g->p, g->budget, STALE_CUT_WORK * (g->n + 1), solve_part, &witness,
+	r = stale_cut_witness(g->p, g->budget, STALE_CUT_WORK * (g->n + 1), solve_inner, &witness,
 			      &preemptions);
 	budget_phase(g->budget, "search");
 	if (r == STALE_CUT_FOUND) {
@@ -416,7 +431,7 @@ static int refuted_by_stale_read(struct engine *g, const struct query *q, struct
 	    !first_try_for_every_bound(q, best, &best->stale_refute_tried))
 		return 0;
 	budget_phase(g->budget, "refutation at a stale read");
-	r = stale_refute(g->p, g->budget, STALE_REFUTE_WORK * (g->n + 1), solve_part);
+	r = stale_refute(g->p, g->budget, STALE_REFUTE_WORK * (g->n + 1), solve_inner);
 	budget_phase(g->budget, "search");
 	return r == STALE_REFUTE_REFUTED ? 1 : r < 0 ? r : 0;
 }
@@ -432,7 +447,7 @@ static int refuted_by_groups(struct engine *g, const struct query *q, struct bes
 	if (q->witness_only || !first_try_for_every_bound(q, best, &best->groups_tried))
 		return 0;
 	budget_phase(g->budget, "writer groups");
-	r = writer_groups_refute(g->p, g->budget, WRITER_GROUPS_WORK * (g->n + 1), solve_part);
+	r = writer_groups_refute(g->p, g->budget, WRITER_GROUPS_WORK * (g->n + 1), solve_inner);
 	budget_phase(g->budget, "search");
 	return r == WRITER_GROUPS_REFUTED;
 }

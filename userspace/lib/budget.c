@@ -143,7 +143,8 @@ void budget_least(struct budget *b, long lower)
 
 void budget_phase(struct budget *b, const char *phase)
 {
-	b->phase = phase;
+	if (!b->inner)
+		b->phase = phase;
 }
 
 void budget_progress(struct budget *b, const char *what, unsigned long long done,

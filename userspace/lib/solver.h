@@ -51,7 +51,11 @@ struct budget {
 	vsc_progress_fn on_progress;
 	void *progress_ctx;
 	struct timespec started, last_progress;
-	const char *phase;          /* what runs now, named in progress lines (NULL: none) */
+	const char *phase; /* what runs now, named in progress lines (NULL: none) */
+	/* nonzero: inside a step's own solves of smaller programs (a cut's
+	 * halves, prefix programs, writer groups): their phases are not
+	 * named, the step's name stays in the progress lines */
+	unsigned inner;
 	struct budget_share *share; /* NULL: the only one */
 	uint32_t part;              /* with share: the part this budget decides */
 	size_t memory_held;         /* with share: bytes counted in share->memory */
