@@ -240,19 +240,21 @@ static uint32_t running(const struct engine *g)
 	return g->last != ENGINE_NOBODY && !finished(g, g->last) ? g->last : ENGINE_NOBODY;
 }
 
-/* Preemptions still needed from here: the running thread is blocked, and
- * every thread the forced orders make stop again (forced_stops), or, when
- * more, the stops the threads' own accesses and the forced orders force
- * (own_stops.c, saturate_stops.c: intervals wholly ahead, which the
- * running thread's stop now is in none of). */
-static uint32_t lower_bound(const struct engine *g)
+/* Are more preemptions needed from here than left? Needed: the running
+ * thread is blocked, and every thread the forced orders make stop again
+ * (forced_stops), or, when more, the stops the threads' own accesses and
+ * the forced orders force (own_stops.c, saturate_stops.c: intervals wholly
+ * ahead, which the running thread's stop now is in none of). The cheaper
+ * count first (a binary search a thread); the forced orders' (threads
+ * squared) only when it does not decide. */
+static int bound_exceeds(const struct engine *g, uint32_t left)
 {
 	uint32_t r = running(g);
 	uint32_t now = r != ENGINE_NOBODY && classify(g, r) == STEP_DISABLED;
-	uint32_t forced = g->bound ? forced_stops(g->bound, g->p, g->pos) : 0;
-	uint32_t own = own_stops_needed(&g->stops, g->pos);
 
-	return now + (forced > own ? forced : own);
+	if (now + own_stops_needed(&g->stops, g->pos) > left)
+		return 1;
+	return g->bound && now + forced_stops(g->bound, g->p, g->pos) > left;
 }
 
 /* The current state into g->key, packed: each field in the bits its
@@ -403,7 +405,7 @@ static int enter_marking(struct engine *g, size_t *top, uint32_t cost, uint32_t 
 	if (t->records[id].cost > left)
 		return 0;
 	t->records[id].cost = left + 1;
-	if (!unbounded && (g->bound || g->stops.total) && lower_bound(g) > left)
+	if (!unbounded && (g->bound || g->stops.total) && bound_exceeds(g, left))
 		return 0; /* and the record says so for later */
 	g->nodes++;
 	if (push_frame(g, top, cost) || ARRAY_RESERVE_FROM(g->path_state, g->path_cap, *top, 256))
@@ -437,7 +439,7 @@ static int enter(struct engine *g, size_t *top, uint32_t cost, long bound, int u
 	 * 4.2 M states, 0.7 M searched), crowding them out of a table at its
 	 * limit. The bound goes first: it works on what is in cache, where
 	 * the look-up misses it at random */
-	if (!unbounded && (g->bound || g->stops.total) && lower_bound(g) > left)
+	if (!unbounded && (g->bound || g->stops.total) && bound_exceeds(g, left))
 		return 0;
 	if (known_failing(g, unbounded) > left)
 		return 0;
