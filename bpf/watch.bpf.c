@@ -61,12 +61,99 @@ static __always_inline bool of_target(__u32 tid)
 
 #include "foreign.bpf.h"
 
+/* --watch by pages (userspace/capture/watch_pages.h), set by userspace:
+ * the pages protected, whether they are now, and the thread that runs a
+ * system call of ours (an mprotect) now. */
+__u64 page_lo[WATCH_MAX_SLOTS] = {};
+__u64 page_size = 0;
+__u32 page_count = 0;
+__u32 pages_armed = 0;
+__u32 injecting_tid = 0;
+/* system calls of the target that failed with EFAULT while the pages were
+ * protected (the kernel's own access to them refused: unrecorded, and the
+ * program saw an error), the last one's number; and calls of the target
+ * that change or drop the protected pages (mprotect, munmap, mremap,
+ * madvise, mmap over them) */
+__u64 efault_calls = 0;
+__u64 efault_last_nr = 0;
+__u64 page_calls = 0;
+__u64 page_last_nr = 0;
+
+#if defined(__TARGET_ARCH_x86)
+static __always_inline bool on_pages(__u64 start, __u64 len)
+{
+	for (__u32 i = 0; i < WATCH_MAX_SLOTS && i < page_count; i++)
+		if (start < page_lo[i] + page_size && page_lo[i] < start + len)
+			return true;
+	return false;
+}
+
+static __always_inline void page_call(struct bpf_raw_tracepoint_args *ctx, long nr)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	__u64 start, len;
+
+	/* mmap 9, mprotect 10, munmap 11, mremap 25, madvise 28, pkey_mprotect 329 */
+	if (nr != 9 && nr != 10 && nr != 11 && nr != 25 && nr != 28 && nr != 329)
+		return;
+	start = BPF_CORE_READ(regs, di);
+	len = BPF_CORE_READ(regs, si);
+	if (nr == 9 && !(BPF_CORE_READ(regs, r10) & 0x10)) /* not MAP_FIXED */
+		return;
+	if (len && on_pages(start, len)) {
+		__sync_fetch_and_add(&page_calls, 1);
+		page_last_nr = nr;
+	}
+}
+#endif
+
 /* Stores into the target from outside, and mappings of memory it may
- * share (foreign.bpf.h). */
+ * share (foreign.bpf.h); with pages, the target's calls on them. */
 SEC("raw_tracepoint/sys_enter")
 int vsc_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	foreign_sys_enter(ctx, (long)ctx->args[1]);
+#if defined(__TARGET_ARCH_x86)
+	__u64 id = bpf_get_current_pid_tgid();
+	if (pages_armed && (id >> 32) == target_pid && (__u32)id != injecting_tid)
+		page_call(ctx, (long)ctx->args[1]);
+#endif
+	return 0;
+}
+
+/* With pages: a system call of the target that failed with EFAULT, on
+ * a protected page maybe. The thread is sent a SIGSEGV (taken by the
+ * recorder, which traces it: watch_pages.c runs the call again with the
+ * page unprotected and the other threads stopped), its call's number in
+ * efault_threads; where that cannot be done, it is counted. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} efault_threads SEC(".maps");
+
+SEC("raw_tracepoint/sys_exit")
+int vsc_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	__u64 nr = 0;
+
+	if (!pages_armed || (id >> 32) != target_pid || tid == injecting_tid)
+		return 0;
+	if ((long)ctx->args[1] != -14) /* -EFAULT */
+		return 0;
+#if defined(__TARGET_ARCH_x86)
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	nr = BPF_CORE_READ(regs, orig_ax);
+#endif
+	if (bpf_map_update_elem(&efault_threads, &tid, &nr, BPF_ANY) == 0 &&
+	    bpf_send_signal_thread(11) == 0) /* SIGSEGV */
+		return 0;
+	bpf_map_delete_elem(&efault_threads, &tid);
+	__sync_fetch_and_add(&efault_calls, 1);
+	efault_last_nr = nr;
 	return 0;
 }
 

@@ -386,7 +386,7 @@ done
 # through, which vsc record --watch refuses, saying so) no thread is
 # stepped, the marking stays the sound one, and only 'none wrong' holds.
 exact_needed=1
-rec --watch counter -o "$work/fires.vsc" -- "$targets/stress_spinlock" 1 1000 > /dev/null 2> "$work/err"
+rec --watch counter --watch-by breakpoints -o "$work/fires.vsc" -- "$targets/stress_spinlock" 1 1000 > /dev/null 2> "$work/err"
 if grep -q 'hardware watchpoints do not fire' "$work/err"; then
   exact_needed=0
   echo "note: -p starts: debug registers do not fire here, most runs exact not required"

@@ -148,8 +148,21 @@ stripped() {
 }
 run_case stripped stripped "$@"
 
+# Where the breakpoints fire, the page source too (--watch-by pages): a
+# target by command and one by PID, exact as above.
+if [ "$watch_by" = breakpoints ]; then
+  for t in plain atomic; do
+    set -- --watch-by pages
+    for v in $(vars_of $t); do set -- "$@" --watch "$v"; done
+    run_case "$t by pages, by command" by_command "$targets/watch_$t" "$@"
+    run_case "$t by pages, by pid" by_pid "$targets/watch_$t" "$@"
+  done
+fi
+
 # Losses are counted, never hidden: a one-page ring buffer under load.
 # What was recorded plus what was lost is exactly what the target did.
+# By pages there is no ring buffer (every access waits for the recorder):
+# the same run must then record every access, 0 lost.
 loss() {
   "$vsc" record --watch hot --ring-size 4096 -o "$tmp/out.vsc" -- \
     "$targets/watch_hammer" 2 20000 > "$tmp/res" 2> "$tmp/err"
@@ -157,11 +170,17 @@ loss() {
   did=$(sed -n 's/^accesses //p' "$tmp/res")
   got=$(grep -c '^[0-9]' "$tmp/out.vsc" 2>/dev/null)
   lost=$(sed -n 's/^# lost events: //p' "$tmp/out.vsc" 2>/dev/null)
-  if [ "$st" != 0 ] || [ -z "$lost" ] || [ "$lost" = 0 ] || [ $((got + lost)) != "$did" ] ||
+  if [ "$watch_by" = pages ]; then
+    if [ "$st" != 0 ] || [ "$lost" != 0 ] || [ "$got" != "$did" ]; then
+      why="by pages: status $st, did ${did:-?}, recorded $got, lost ${lost:-?}"
+    fi
+  elif [ "$st" != 0 ] || [ -z "$lost" ] || [ "$lost" = 0 ] || [ $((got + lost)) != "$did" ] ||
     ! grep -q WARNING "$tmp/err"; then
     why="status $st, did ${did:-?}, recorded $got, lost ${lost:-?}"
   fi
 }
+[ "$watch_by" = pages ] &&
+  echo "watch loss: by pages there is no ring buffer to fill: every access recorded, 0 lost"
 run_case loss loss
 
 # SIGINT mid-run: the recorder stops, writes a valid trace, leaves the

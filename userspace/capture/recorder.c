@@ -82,6 +82,11 @@ const struct recorder_opts *recorder_opts(const struct recorder *rec)
 	return rec->opts;
 }
 
+struct trace_writer *recorder_writer(struct recorder *rec)
+{
+	return rec->writer;
+}
+
 int recorder_read_ring(struct ring_buffer *ring, int timeout_ms)
 {
 	int n = timeout_ms ? ring_buffer__poll(ring, timeout_ms) : 0;

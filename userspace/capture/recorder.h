@@ -119,6 +119,8 @@ int recorder_run(const struct recorder_opts *opts, struct capture_source *src);
 struct vsc_target *recorder_target(struct recorder *rec);
 struct vsc_symbols *recorder_symbols(struct recorder *rec);
 const struct recorder_opts *recorder_opts(const struct recorder *rec);
+/* The trace writer (open before the source attaches). */
+struct trace_writer *recorder_writer(struct recorder *rec);
 /* For sources that read a BPF ring buffer (both do): wait up to timeout_ms
  * (0: not at all) for records, then take in those submitted without a
  * wake-up too. Records taken (by the ring's callback), or -errno (-EINTR

@@ -31,6 +31,29 @@ __attribute__((format(printf, 2, 3))) static void set_message(struct vsc_target_
 	va_end(ap);
 }
 
+/* waitpid, the reports deferred by a source first (vsc_target_defer). */
+static pid_t wait_report(struct vsc_target *t, pid_t which, int *status, int flags)
+{
+	for (size_t i = 0; i < t->deferred_count; i++) {
+		pid_t tid = t->deferred[i].tid;
+		if (which != -1 && tid != which)
+			continue;
+		if (status)
+			*status = t->deferred[i].status;
+		t->deferred[i] = t->deferred[--t->deferred_count];
+		return tid;
+	}
+	return waitpid(which, status, flags);
+}
+
+int vsc_target_defer(struct vsc_target *t, pid_t tid, int status)
+{
+	if (ARRAY_RESERVE(t->deferred, t->deferred_cap, t->deferred_count + 1))
+		return -ENOMEM;
+	t->deferred[t->deferred_count++] = (struct vsc_target_report){ tid, status };
+	return 0;
+}
+
 static int other_threads(pid_t pid);
 /* From thread tid's /proc/PID/task/TID/status: the signals pending for it
  * alone (SigPnd, not the process's shared ones), those it blocks (SigBlk)
@@ -396,6 +419,8 @@ static int signal_to_pass(struct vsc_target *t, pid_t tid, int status)
 	int sig = WSTOPSIG(status);
 	if ((status >> 16) != 0)
 		return 0;
+	if (t->on_signal)
+		return t->on_signal(t->on_signal_arg, tid, sig);
 	if (sig == SIGTRAP && t->trace_threads && stray_trap(tid)) {
 		t->stray_traps++;
 		return 0;
@@ -415,7 +440,7 @@ static void pass_stop(struct vsc_target *t, pid_t tid, int status)
 		ptrace(PTRACE_CONT, tid, 0, signal_to_pass(t, tid, status));
 }
 
-static void reap_traced_zombies(const struct vsc_target *t);
+static void reap_traced_zombies(struct vsc_target *t);
 
 /* visit(pid, tid, arg) for each thread of process pid in /proc/PID/task
  * (the main thread too when with_main), until one returns non-zero: that
@@ -530,9 +555,12 @@ int vsc_target_poll(struct vsc_target *t)
 		return untraced_ended(t);
 	/* the launched main thread, or every thread we trace */
 	pid_t which = t->threads_traced ? -1 : t->pid;
-	for (;;) {
+	/* at most so many reports a call: a thread that stops at every
+	 * access (--watch by pages) must not keep the recorder's loop from
+	 * its other work (a ^C, --duration) */
+	for (unsigned reports = 0; reports < 256; reports++) {
 		int status;
-		pid_t got = waitpid(which, &status, WNOHANG | __WALL);
+		pid_t got = wait_report(t, which, &status, WNOHANG | __WALL);
 		if (got == 0 || (got < 0 && errno == ECHILD))
 			break;
 		if (got < 0)
@@ -723,7 +751,7 @@ int vsc_target_stop_traced_at_exit(struct vsc_target *t, int timeout_ms)
 	for (int waited = 0;; waited++) {
 		int status;
 		pid_t got;
-		while ((got = waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
+		while ((got = wait_report(t, -1, &status, WNOHANG | __WALL)) > 0) {
 			if (WIFEXITED(status) || WIFSIGNALED(status)) {
 				if (got == t->pid) { /* killed at its exit stop */
 					t->ended = true;
@@ -792,7 +820,7 @@ int vsc_target_finish(struct vsc_target *t)
 	pid_t which = t->threads_traced ? -1 : t->pid;
 	for (;;) {
 		int status;
-		pid_t got = waitpid(which, &status, __WALL);
+		pid_t got = wait_report(t, which, &status, __WALL);
 		if (got < 0)
 			return errno == EINTR ? 0 : -errno;
 		if (got == t->pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
@@ -822,7 +850,7 @@ int vsc_target_stop_command(struct vsc_target *t, int sig, int timeout_ms)
 		return -errno;
 	for (int waited = 0;; waited += 10) {
 		int status;
-		pid_t got = waitpid(t->pid, &status, WNOHANG | __WALL);
+		pid_t got = wait_report(t, t->pid, &status, WNOHANG | __WALL);
 		if (got < 0 && errno != EINTR)
 			return -errno;
 		if (got > 0 && (WIFEXITED(status) || WIFSIGNALED(status))) {
@@ -916,7 +944,7 @@ static void take_reports(struct vsc_target *t)
 {
 	int status;
 	pid_t got;
-	while ((got = waitpid(-1, &status, WNOHANG | __WALL)) > 0)
+	while ((got = wait_report(t, -1, &status, WNOHANG | __WALL)) > 0)
 		take_report(t, got, status);
 }
 
@@ -981,13 +1009,13 @@ static int stop_thread(struct vsc_target *t, pid_t tid)
 	uint64_t start = now_ms();
 	for (unsigned polls = 0;; polls++) {
 		int status;
-		pid_t got = waitpid(-1, &status, WNOHANG | __WALL);
+		pid_t got = wait_report(t, -1, &status, WNOHANG | __WALL);
 		if (got > 0 && got != tid) {
 			take_report(t, got, status);
 			continue;
 		}
 		if (got <= 0)
-			got = waitpid(tid, &status, WNOHANG | __WALL);
+			got = wait_report(t, tid, &status, WNOHANG | __WALL);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
@@ -1076,7 +1104,7 @@ static void let_exec_go(struct vsc_target *t)
 		ptrace(PTRACE_DETACH, t->pid, 0, 0);
 	} else if (traced_by_us(t->pid, t->pid)) {
 		for (uint64_t start = now_ms(); now_ms() - start < 1000; usleep(1000)) {
-			pid_t got = waitpid(t->pid, &status, WNOHANG | __WALL);
+			pid_t got = wait_report(t, t->pid, &status, WNOHANG | __WALL);
 			if (got == t->pid && WIFSTOPPED(status))
 				ptrace(PTRACE_DETACH, t->pid, 0, 0);
 			if (got != 0)
@@ -1198,7 +1226,7 @@ static int detach_thread(struct vsc_target *t, pid_t tid)
 	int status;
 	if (t->trace_threads && trap_pending(t->pid, tid) && !ptrace(PTRACE_CONT, tid, 0, 0)) {
 		for (int stops = 0; stops < 16; stops++) {
-			if (waitpid(tid, &status, __WALL) < 0 || !WIFSTOPPED(status))
+			if (wait_report(t, tid, &status, __WALL) < 0 || !WIFSTOPPED(status))
 				return -ESRCH; /* gone */
 			if ((status >> 16) == 0)
 				return ptrace(PTRACE_DETACH, tid, 0, signal_to_pass(t, tid, status))
@@ -1206,7 +1234,7 @@ static int detach_thread(struct vsc_target *t, pid_t tid)
 					       : 0;
 			ptrace(PTRACE_CONT, tid, 0, 0); /* an interrupt that was still due */
 		}
-		if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) || waitpid(tid, &status, __WALL) < 0)
+		if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) || wait_report(t, tid, &status, __WALL) < 0)
 			return -ESRCH;
 	}
 	return ptrace(PTRACE_DETACH, tid, 0, 0) ? -errno : 0;
@@ -1223,7 +1251,7 @@ void vsc_target_resume_all(struct vsc_target *t)
 		/* a thread killed while stopped (another thread's exit or
 		 * exec) is a zombie we must reap, or an exec waits forever */
 		if (detach_thread(t, tid) == -ESRCH && tid != t->pid)
-			waitpid(tid, NULL, WNOHANG | __WALL);
+			wait_report(t, tid, NULL, WNOHANG | __WALL);
 		if (t->launched && tid == t->pid)
 			t->launched_detached = true;
 	}
@@ -1250,6 +1278,18 @@ int vsc_target_trace_threads(struct vsc_target *t)
 	return 0;
 }
 
+int vsc_target_trace_vfork(struct vsc_target *t)
+{
+	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEVFORK;
+	if (t->launched)
+		return ptrace(PTRACE_SETOPTIONS, t->pid, 0, opts | PTRACE_O_TRACEEXIT) ? -errno : 0;
+	for (size_t i = 0; i < t->stopped_count; i++)
+		if (t->stopped[i] > 0 && ptrace(PTRACE_SETOPTIONS, t->stopped[i], 0, opts) &&
+		    errno != ESRCH)
+			return -errno;
+	return 0;
+}
+
 void vsc_target_continue_all(struct vsc_target *t)
 {
 	for (size_t i = 0; i < t->stopped_count; i++)
@@ -1262,11 +1302,11 @@ void vsc_target_continue_all(struct vsc_target *t)
 /* Threads of an attached process that died while we traced them stay
  * zombies until we reap them (an exec waits for that): reap them now. The
  * recorder has no children of its own when it attached with -p. */
-static void reap_traced_zombies(const struct vsc_target *t)
+static void reap_traced_zombies(struct vsc_target *t)
 {
 	if (t->launched)
 		return;
-	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
+	while (wait_report(t, -1, NULL, WNOHANG | __WALL) > 0)
 		;
 }
 
@@ -1278,7 +1318,7 @@ int vsc_target_step(struct vsc_target *t, pid_t tid)
 		return -errno;
 	for (;;) {
 		int status;
-		if (waitpid(tid, &status, __WALL) < 0)
+		if (wait_report(t, tid, &status, __WALL) < 0)
 			return errno == EINTR ? 0 : -errno;
 		if (WIFEXITED(status) || WIFSIGNALED(status))
 			return -ESRCH;
@@ -1436,4 +1476,28 @@ void vsc_target_release(struct vsc_target *t)
 	free(t->stopped);
 	t->stopped = NULL;
 	t->stopped_count = t->stopped_cap = 0;
+	free(t->deferred);
+	t->deferred = NULL;
+	t->deferred_count = t->deferred_cap = 0;
+}
+
+int vsc_target_deferred_status(struct vsc_target *t, pid_t tid, int *status, int replace)
+{
+	for (size_t i = 0; i < t->deferred_count; i++) {
+		if (t->deferred[i].tid != tid)
+			continue;
+		*status = t->deferred[i].status;
+		if (replace)
+			t->deferred[i].status = replace;
+		return 1;
+	}
+	return 0;
+}
+
+bool vsc_target_is_stopped(const struct vsc_target *t, pid_t tid)
+{
+	for (size_t i = 0; i < t->deferred_count; i++)
+		if (t->deferred[i].tid == tid)
+			return true;
+	return stopped_has(t, tid);
 }

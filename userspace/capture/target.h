@@ -40,6 +40,19 @@ struct vsc_target {
 	unsigned not_stopped; /* vsc_target_stop_all: threads that did not stop in time */
 	unsigned long long start_time; /* an attached process's (/proc/PID/stat), 0:
 					* not known; another: its pid was taken again */
+	/* A capture source's say over the signal stops of the threads we
+	 * trace (--watch by pages takes its own page faults there,
+	 * watch_pages.h): returns the signal the thread goes on with. NULL:
+	 * none (then a trap of our breakpoints is kept: stray_traps). */
+	int (*on_signal)(void *arg, pid_t tid, int sig);
+	void *on_signal_arg;
+	/* Reports (waitpid) a source took while it stopped the other
+	 * threads (vsc_target_defer): handed out again before any new one. */
+	struct vsc_target_report {
+		pid_t tid;
+		int status;
+	} * deferred;
+	size_t deferred_count, deferred_cap;
 };
 
 /* Why a target cannot be recorded, as a message for the user. */
@@ -139,6 +152,11 @@ void vsc_target_resume_all(struct vsc_target *t);
  * no trap of ours stays pending in a thread we let go. 0 or -errno. */
 int vsc_target_trace_threads(struct vsc_target *t);
 void vsc_target_continue_all(struct vsc_target *t);
+/* After vsc_target_trace_threads, with the target held the same way: a
+ * thread started with CLONE_VFORK (and a vfork'd child, which shares the
+ * memory) is traced too (PTRACE_O_TRACEVFORK): --watch by pages, where an
+ * untraced thread's fault on a protected page would kill the program. */
+int vsc_target_trace_vfork(struct vsc_target *t);
 
 /* Let one thread stopped by vsc_target_stop_all run one instruction (and
  * stop again). 0 or -errno. */
@@ -152,6 +170,18 @@ int vsc_target_step(struct vsc_target *t, pid_t tid);
  * read seen; -ENOTSUP on other architectures, or -errno. */
 int vsc_target_step_to_read(struct vsc_target *t, pid_t tid, uint64_t addr, unsigned size,
 			    unsigned max_steps);
+
+/* A report of a traced thread (waitpid's status) that a source's
+ * on_signal took: the thread stays stopped, and the loops here take the
+ * report as if waitpid gave it now. 0 or -ENOMEM. */
+int vsc_target_defer(struct vsc_target *t, pid_t tid, int status);
+/* The deferred report of tid in *status (1), or 0 when there is none;
+ * with replace non-zero, the report becomes that status (the thread was
+ * made to stop otherwise since). */
+int vsc_target_deferred_status(struct vsc_target *t, pid_t tid, int *status, int replace);
+/* Whether tid is stopped with a deferred report, or held by
+ * vsc_target_stop_all: stopped, its report taken. */
+bool vsc_target_is_stopped(const struct vsc_target *t, pid_t tid);
 
 /* Read target memory. Returns bytes read or -errno. */
 ssize_t vsc_target_read(const struct vsc_target *t, uint64_t addr, void *buf, size_t len);

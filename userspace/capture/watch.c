@@ -17,10 +17,14 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "decode.h"
@@ -31,6 +35,7 @@
 #include "watch.skel.h"
 #include "watch_events.h"
 #include "watch_fires.h"
+#include "watch_pages.h"
 #include "userspace/util/diag.h"
 #include "userspace/util/array.h"
 
@@ -58,6 +63,10 @@ struct watch_run {
 	struct fork_watch forks;
 	struct foreign_watch foreign; /* stores and mappings from outside */
 	struct bpf_link *sys_enter;   /* its hook (foreign.h) */
+	struct bpf_link *sys_exit;    /* by pages: EFAULTs (watch.bpf.c) */
+	struct watch_pages *pages;    /* by pages (watch_pages.h), else NULL */
+	bool by_pages;
+	bool execs_seen; /* the exec hook's count stands (fork hooks for shared memory) */
 };
 
 int watch_slot_limit(void)
@@ -356,16 +365,29 @@ static int load_bpf(struct watch_run *run)
 		return err;
 	}
 	run->sys_enter = bpf_program__attach(run->skel->progs.vsc_sys_enter);
+	if (run->by_pages) {
+		run->sys_exit = bpf_program__attach(run->skel->progs.vsc_sys_exit);
+		if (!run->sys_enter || !run->sys_exit) {
+			/* its count of system calls that met a protected page */
+			err = -errno;
+			diag("record", "--watch by pages: cannot attach the system call hooks: %s",
+			     strerror(-err));
+			return err;
+		}
+	}
 	foreign_watch_init(&run->foreign, &run->skel->bss->foreign, run->skel->maps.shared_mappers,
 			   run->sys_enter != NULL);
 	foreign_watch_attach_vmas(&run->foreign, run->skel->progs.vsc_shared_vmas,
 				  (int)run->target->pid);
-	if (watches_shared_memory(run)) {
+	bool shared = watches_shared_memory(run);
+	/* by pages, a child forked without exec has the pages protected in
+	 * its copy of memory, untraced: counted too (docs/watch.md) */
+	if (shared || run->by_pages)
 		fork_watch_attach(&run->forks, run->skel->progs.vsc_fork,
 				  run->skel->progs.vsc_exec);
-		if (!run->target->launched) /* -p: children it had before we came */
-			fork_watch_count_existing(&run->forks, (int)run->target->pid);
-	}
+	run->execs_seen = shared;
+	if (shared && !run->target->launched) /* -p: children it had before we came */
+		fork_watch_count_existing(&run->forks, (int)run->target->pid);
 	watch_events_set_exact_map(run->events, bpf_map__fd(run->skel->maps.exact_ips));
 	run->rb = ring_buffer__new(bpf_map__fd(run->skel->maps.events), watch_events_on_record,
 				   run->events, NULL);
@@ -387,11 +409,59 @@ static uint64_t children_unrecorded(const struct watch_run *run)
 	return run->skel ? run->skel->bss->children_forked - run->skel->bss->children_execed : 0;
 }
 
+/* By pages: system calls of the target that failed with EFAULT while
+ * the pages were protected (watch.bpf.c). */
+static uint64_t pages_efaults(const struct watch_run *run)
+{
+	return run->by_pages && run->skel ? run->skel->bss->efault_calls : 0;
+}
+
+/* By pages: what may have touched the watched bytes unseen (a system
+ * call the kernel refused on a protected page, the program's own change
+ * of the pages, a thread that did not stop for a step, a step that could
+ * not be made). Appended to buf after n bytes; returns the new length. */
+static int pages_why(const struct watch_run *run, char *buf, size_t len, int n)
+{
+	if (!run->pages || !run->skel)
+		return n;
+	const struct watch_pages_stats *ps = watch_pages_stats(run->pages);
+	uint64_t calls = run->skel->bss->page_calls;
+	char part[512];
+	int m = 0;
+	if (pages_efaults(run))
+		m += snprintf(part + m, sizeof(part) - (size_t)m,
+			      "%s%" PRIu64 " system calls of the program failed with EFAULT while "
+			      "the watched pages were protected (the last: number %" PRIu64
+			      "): an access of the kernel's to them is not recorded, and the "
+			      "program saw an error",
+			      m ? "; " : "", pages_efaults(run),
+			      (uint64_t)run->skel->bss->efault_last_nr);
+	if (calls)
+		m += snprintf(part + m, sizeof(part) - (size_t)m,
+			      "%s%" PRIu64
+			      " calls of the program changed or dropped a watched page "
+			      "(the last: number %" PRIu64 ")",
+			      m ? "; " : "", calls, (uint64_t)run->skel->bss->page_last_nr);
+	if (ps->not_stopped)
+		m += snprintf(part + m, sizeof(part) - (size_t)m,
+			      "%s%" PRIu64 " times a thread did not stop for a step (it could "
+			      "touch the page unprotected)",
+			      m ? "; " : "", ps->not_stopped);
+	if (ps->failed)
+		m += snprintf(part + m, sizeof(part) - (size_t)m,
+			      "%s%" PRIu64 " steps over a watched page could not be made",
+			      m ? "; " : "", ps->failed);
+	if (!m || (size_t)n >= len)
+		return n;
+	return n + snprintf(buf + n, len - (size_t)n, "%s%s", n ? "; " : "", part);
+}
+
 /* Why the number of lost events is not known, when it is not. */
 static bool loss_why(const struct watch_run *run, char *buf, size_t len)
 {
 	int n = foreign_watch_why(&run->foreign, buf, len, 0);
-	return fork_watch_why(&run->forks, children_unrecorded(run), buf, len, n) > 0;
+	n = fork_watch_why(&run->forks, children_unrecorded(run), buf, len, n);
+	return pages_why(run, buf, len, n) > 0;
 }
 
 static void add_notes(struct capture_source *base, struct trace_writer *w)
@@ -411,6 +481,16 @@ static void add_notes(struct capture_source *base, struct trace_writer *w)
 	note_u64(w, "memory changed before the BPF read", st->raced);
 	note_u64(w, "accesses not decoded", st->unknown);
 	note_u64(w, "debug traps kept from the program", run->target->stray_traps);
+	trace_writer_note(w, "watch by",
+			  run->by_pages ? "pages (page protection and single steps: hardware "
+					  "watchpoints do not fire here, or --watch-by pages)"
+					: "breakpoints (hardware watchpoints)");
+	if (run->pages) {
+		const struct watch_pages_stats *ps = watch_pages_stats(run->pages);
+		note_u64(w, "page accesses stepped over", ps->faults);
+		note_u64(w, "page accesses outside the watched bytes", ps->outside);
+		note_u64(w, "system calls that failed on a watched page", pages_efaults(run));
+	}
 	char why[512] = "";
 	if (loss_why(run, why, sizeof(why)))
 		trace_writer_note(w, "loss not known exactly", why);
@@ -418,6 +498,13 @@ static void add_notes(struct capture_source *base, struct trace_writer *w)
 
 static void detach_all(struct watch_run *run)
 {
+	if (run->pages) {
+		watch_pages_disarm(run->pages);
+		if (run->skel)
+			run->skel->bss->pages_armed = 0;
+	}
+	bpf_link__destroy(run->sys_exit);
+	run->sys_exit = NULL;
 	for (size_t i = 0; i < run->link_count; i++)
 		bpf_link__destroy(run->links[i]);
 	run->link_count = 0;
@@ -430,6 +517,7 @@ static void close_source(struct capture_source *base)
 {
 	struct watch_run *run = (struct watch_run *)base;
 	detach_all(run);
+	watch_pages_free(run->pages);
 	foreign_watch_detach(&run->foreign);
 	free(run->links);
 	ring_buffer__free(run->rb);
@@ -456,6 +544,102 @@ static int check_slots(const struct watch_run *run)
 		return -E2BIG;
 	}
 	return 0;
+}
+
+/* Breakpoints where they fire, pages where they do not (x86-64), or as
+ * --watch-by says. */
+static int choose_source(struct watch_run *run)
+{
+	int by = run->opts->watch_by;
+	int fires = by == WATCH_BY_PAGES ? 1 : watch_breakpoints_fire();
+#if defined(__x86_64__)
+	if (by == WATCH_BY_PAGES || (by == WATCH_BY_AUTO && fires == 0)) {
+		run->by_pages = true;
+		return 0;
+	}
+#else
+	if (by == WATCH_BY_PAGES) {
+		diag("record", "--watch-by pages: only on x86-64 (docs/watch.md)");
+		return -ENOTSUP;
+	}
+#endif
+	if (fires == 0) {
+		diag("record",
+		     "hardware watchpoints do not fire on this machine: a write to a "
+		     "variable of its own that the recorder watched was not seen (a virtual "
+		     "machine that does not pass the debug registers through?), so --watch "
+		     "would record no access and the trace would look whole%s",
+		     by == WATCH_BY_BREAKPOINTS ? " (--watch-by pages works without them)" : "");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* The thread that runs our mprotect calls tells the BPF hooks so. */
+static void on_inject(void *arg, pid_t tid)
+{
+	struct watch_run *run = arg;
+	run->skel->bss->injecting_tid = (uint32_t)tid;
+}
+
+/* The BPF hook's word that tid's system call failed with EFAULT. */
+static bool syscall_failed(void *arg, pid_t tid, long *nr)
+{
+	struct watch_run *run = arg;
+	uint32_t key = (uint32_t)tid;
+	uint64_t value = 0;
+	int fd = bpf_map__fd(run->skel->maps.efault_threads);
+	if (bpf_map_lookup_elem(fd, &key, &value))
+		return false;
+	bpf_map_delete_elem(fd, &key);
+	*nr = (long)value;
+	return true;
+}
+
+/* By pages: protect the watched variables' pages, through the launched
+ * command's only thread or a held one. */
+static int arm_pages(struct watch_run *run)
+{
+	struct watch_slot slots[WATCH_MAX_REQUESTS];
+	for (size_t i = 0; i < run->target_count; i++)
+		slots[i] = (struct watch_slot){ run->targets[i].addr, run->targets[i].len };
+	watch_events_set_writer(run->events, recorder_writer(run->rec));
+	run->pages = watch_pages_new(run->target, slots, run->target_count, watch_events_on_record,
+				     watch_events_mem_size, run->events);
+	if (!run->pages) {
+		int err = -errno;
+		diag("record", "--watch by pages: %s", strerror(-err));
+		return err;
+	}
+	struct watch_pages_hooks hooks = { on_inject, syscall_failed, run };
+	watch_pages_set_hooks(run->pages, &hooks);
+	uint64_t lo[WATCH_MAX_SLOTS];
+	size_t n = watch_pages_ranges(run->pages, lo, WATCH_MAX_SLOTS);
+	for (size_t i = 0; i < n; i++)
+		run->skel->bss->page_lo[i] = lo[i];
+	run->skel->bss->page_count = (uint32_t)n;
+	run->skel->bss->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	pid_t tid = 0;
+	if (run->target->launched)
+		tid = run->target->pid;
+	for (size_t i = 0; !tid && i < run->target->stopped_count; i++)
+		if (run->target->stopped[i] > 0)
+			tid = run->target->stopped[i];
+	if (!tid) {
+		diag("record", "--watch by pages: no thread of %d to protect its pages with",
+		     (int)run->target->pid);
+		return -ESRCH;
+	}
+	int err = vsc_target_trace_vfork(run->target);
+	if (err) {
+		diag("record", "--watch by pages: cannot trace the threads of %d: %s",
+		     (int)run->target->pid, strerror(-err));
+		return err;
+	}
+	err = watch_pages_arm(run->pages, tid);
+	if (!err)
+		run->skel->bss->pages_armed = 1;
+	return err;
 }
 
 /* Everything between a stopped target and one that runs watched. */
@@ -486,19 +670,13 @@ static int attach(struct capture_source *base, struct recorder *rec)
 		     watch_capstone_error() ? watch_capstone_error() : strerror(-err));
 		return err;
 	}
-	if (watch_breakpoints_fire() == 0) {
-		diag("record",
-		     "hardware watchpoints do not fire on this machine: a write to a "
-		     "variable of its own that the recorder watched was not seen (a virtual "
-		     "machine that does not pass the debug registers through?), so --watch "
-		     "would record no access and the trace would look whole");
-		return -ENOTSUP;
-	}
 	err = load_bpf(run);
 	if (err)
 		return err;
 	read_initial_values(run);
-	if (run->target->launched) {
+	if (run->by_pages) {
+		err = arm_pages(run);
+	} else if (run->target->launched) {
 		err = attach_thread(run, run->target->pid); /* its only thread */
 	} else {
 		for (size_t i = 0; i < run->target->stopped_count && !err; i++)
@@ -511,10 +689,37 @@ static int attach(struct capture_source *base, struct recorder *rec)
 	return err;
 }
 
+/* By pages there is no ring buffer: every access is a stop of a thread
+ * (its fault), taken by the target's loop (vsc_target_poll, and the
+ * hook, watch_pages.h). Wait until a thread reports one (SIGCHLD), at
+ * most timeout_ms; a stop signal (SIGINT) ends the wait too. */
+static int wait_for_stops(int timeout_ms)
+{
+	sigset_t chld, old;
+	siginfo_t si;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	memset(&si, 0, sizeof(si));
+	/* a report there already (WNOWAIT: left for the target's loop) */
+	if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) == 0 &&
+	    si.si_pid == 0) {
+		struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+		sigtimedwait(&chld, NULL, &ts);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return 0;
+}
+
 static int poll_source(struct capture_source *base, struct trace_writer *w, int timeout_ms)
 {
 	struct watch_run *run = (struct watch_run *)base;
 	watch_events_set_writer(run->events, w);
+	if (run->by_pages) {
+		if (timeout_ms)
+			wait_for_stops(timeout_ms);
+		return watch_events_error(run->events);
+	}
 	/* The BPF side wakes us only when the ring is filling up; the timeout
 	 * is the usual wake-up, then we read whatever is there. */
 	int n = recorder_read_ring(run->rb, timeout_ms);
@@ -540,8 +745,10 @@ static int drain(struct capture_source *base, struct trace_writer *w, bool threa
 static uint64_t lost(const struct capture_source *base, bool *exact)
 {
 	const struct watch_run *run = (const struct watch_run *)base;
+	char why[8];
 	*exact = foreign_watch_exact(&run->foreign) &&
-		 fork_watch_exact(&run->forks, children_unrecorded(run));
+		 fork_watch_exact(&run->forks, children_unrecorded(run)) &&
+		 pages_why(run, why, sizeof(why), 0) == 0;
 	/* a stray trap is a hit whose record the kernel never made: lost */
 	return (run->skel ? run->skel->bss->lost_events + run->skel->bss->lost_threads : 0) +
 	       run->target->stray_traps + watch_events_stale(run->events);
@@ -583,7 +790,9 @@ static const struct foreign_watch *foreign_of(const struct capture_source *base)
 static bool execed(const struct capture_source *base)
 {
 	const struct watch_run *run = (const struct watch_run *)base;
-	return run->skel && run->skel->bss->target_execs;
+	/* by pages on private memory the fork hooks count children only: an
+	 * exec is seen by ptrace, as without them */
+	return run->skel && run->skel->bss->target_execs && run->execs_seen;
 }
 
 static const struct capture_source_ops watch_ops = {
@@ -624,9 +833,14 @@ int watch_record(const struct watch_opts *opts)
 	}
 	run->base.ops = &watch_ops;
 	run->opts = opts;
+	if (choose_source(run)) {
+		free(run);
+		return 2;
+	}
 	snprintf(how, sizeof(how),
 		 "vsc record --watch: hardware watchpoints (perf_event_open breakpoints, "
-		 "BPF ring buffer of %zu bytes), access kinds decoded with Capstone",
+		 "BPF ring buffer of %zu bytes) or, where they do not fire, page "
+		 "protection and single steps (# watch by), access kinds decoded with Capstone",
 		 ring_bytes(opts->ring_size));
 	struct recorder_opts ro = {
 		.who = "record",
@@ -636,6 +850,9 @@ int watch_record(const struct watch_opts *opts)
 		.duration_s = opts->duration_s,
 		.how = how,
 		.hold_attached = true,
+		/* by pages, a command's pages are protected at its entry: an
+		 * mprotect cannot be run from its exec stop (inside execve) */
+		.run_to_entry = run->by_pages,
 		.trace_threads = true, /* stray traps of our breakpoints: target.h */
 		.need_symbols = true,
 		.no_locations = opts->no_locations,

@@ -202,7 +202,7 @@ int watch_events_on_record(void *ctx, void *data, size_t size)
 	struct thread_seq *ts;
 	int n;
 
-	if (size < sizeof(*rec) || we->error)
+	if (size < sizeof(*rec) || we->error || !we->writer)
 		return 0;
 	we->hits++;
 	if (decode_ip(we, rec->ev.ip, &insn) == -ENOMEM) {
@@ -246,6 +246,13 @@ int watch_events_on_record(void *ctx, void *data, size_t size)
 		}
 	}
 	return 0;
+}
+
+void watch_events_mem_size(void *ctx, uint64_t ip, unsigned *size)
+{
+	struct watch_events *we = ctx;
+	struct watch_insn insn;
+	*size = decode_ip(we, ip, &insn) == 0 ? insn.mem_size : 0;
 }
 
 int watch_events_locate(void *ctx, uint32_t pid, uint64_t ip, char *buf, size_t len)

@@ -35,6 +35,11 @@ void watch_events_target_gone(struct watch_events *we);
 /* ring_buffer__new callback (ctx: the struct watch_events). */
 int watch_events_on_record(void *ctx, void *data, size_t size);
 
+/* How many bytes the instruction reported at ip (a hit's: x86-64, the
+ * next one's address) reads or writes; 0 when not decoded (ctx: the
+ * struct watch_events; watch_pages.h's size_of). */
+void watch_events_mem_size(void *ctx, uint64_t ip, unsigned *size);
+
 /* trace writer location function (ctx: the struct watch_events). */
 int watch_events_locate(void *ctx, uint32_t pid, uint64_t ip, char *buf, size_t len);
 

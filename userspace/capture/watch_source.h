@@ -24,6 +24,15 @@
 #define WATCH_MAX_REQUESTS 16
 #define WATCH_DEFAULT_RING (16u << 20) /* bytes of BPF ring buffer */
 
+/* How accesses are seen (--watch-by): hardware breakpoints where they
+ * fire, else pages (x86-64: page protection and single steps); or one of
+ * them, whatever the machine does. */
+enum watch_by {
+	WATCH_BY_AUTO = 0,
+	WATCH_BY_BREAKPOINTS,
+	WATCH_BY_PAGES,
+};
+
 struct watch_opts {
 	size_t sz;
 	const char *const *watch; /* "SYMBOL[:SIZE]" or "ADDR[:SIZE]" */
@@ -37,6 +46,7 @@ struct watch_opts {
 	bool no_timestamps;
 	bool no_locations; /* leave out the trailing location comments */
 	bool verbose;      /* libbpf messages */
+	int watch_by;      /* enum watch_by */
 };
 
 /* Record; returns the exit status for `vsc record` (0 recorded, 2 refused

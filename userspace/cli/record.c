@@ -40,6 +40,7 @@ struct record_opts {
 	int stop_signal;                       /* --stop-command: for -- CMD at the stop */
 	const char *watch[WATCH_MAX_REQUESTS]; /* --watch: hardware watchpoints */
 	size_t watch_count;
+	int watch_by; /* --watch-by: enum watch_by */
 };
 
 #define RECORD_OPTIONS(X)                                                                      \
@@ -68,6 +69,11 @@ struct record_opts {
 	  "(or a hex ADDR) with a hardware watchpoint; SIZE 1, 2, 4\n"                         \
 	  "or 8 (default: the symbol's size); at most 4 on x86-64.\n"                          \
 	  "See docs/watch.md")                                                                 \
+	X(WATCH_BY, 0, "watch-by", "HOW",                                                      \
+	  "\nhow --watch sees accesses: breakpoints (hardware\n"                               \
+	  "watchpoints) or pages (page protection and single\n"                                \
+	  "steps, x86-64); default: breakpoints where they fire,\n"                            \
+	  "else pages")                                                                        \
 	X(HELP, 'h', "help", NULL, "show this help")
 
 enum {
@@ -81,7 +87,8 @@ static void usage(FILE *out)
 		"usage: vsc record [-o FILE|-] [--duration SEC] [--stop-command SIGNAL]\n"
 		"                  [--ring-size BYTES] [--lossy] [--no-elf-init] [--no-locations]\n"
 		"                  [-v] (-p PID | -- CMD ARGS...)\n"
-		"       vsc record --watch VAR[:SIZE] ... [-o FILE|-] [--duration SEC]\n"
+		"       vsc record --watch VAR[:SIZE] ... [--watch-by breakpoints|pages]\n"
+		"                  [-o FILE|-] [--duration SEC]\n"
 		"                  [--stop-command SIGNAL] [--ring-size BYTES] [--no-locations]\n"
 		"                  (-p PID | -- CMD ARGS...)\n"
 		"\n"
@@ -191,6 +198,16 @@ static int take_option(void *ctx, int opt, const char *value)
 	case OPT_LOSSY:
 		o->lossy = 1;
 		return 0;
+	case OPT_WATCH_BY:
+		if (!strcmp(value, "breakpoints")) {
+			o->watch_by = WATCH_BY_BREAKPOINTS;
+		} else if (!strcmp(value, "pages")) {
+			o->watch_by = WATCH_BY_PAGES;
+		} else {
+			diag("record", "bad --watch-by '%s' (breakpoints or pages)", value);
+			return -1;
+		}
+		return 0;
 	case OPT_WATCH: /* more than the hardware has: watch_record() says so */
 		if (o->watch_count < WATCH_MAX_REQUESTS)
 			o->watch[o->watch_count] = value;
@@ -256,6 +273,7 @@ static int record_watch(const struct record_opts *o)
 		.stop_signal = o->stop_signal,
 		.no_locations = o->no_locations,
 		.verbose = o->verbose,
+		.watch_by = o->watch_by,
 	};
 	return watch_record(&w);
 }
