@@ -34,6 +34,10 @@ struct watch_exact_key {
 };
 
 #define WATCH_REC_MEM_READ 1u /* ev.value holds the variable as read by BPF */
+/* --watch by pages (userspace/capture/watch_pages.h): ev.value is the
+ * variable right after the access and ev.new_value right before it, both
+ * read while no other thread ran: exact */
+#define WATCH_REC_MEM_STILL 2u
 
 struct watch_record {
 	/* kind is VSC_CAP_LOAD and flags has VSC_CAP_F_VALUE_UNSURE until the

@@ -363,6 +363,47 @@ static int rmw_values(const struct access_ctx *a, struct vsc_capture_event out[2
 	return rmw_events(a, &v, out);
 }
 
+/* By pages (WATCH_REC_MEM_STILL): memory before and after the access,
+ * nothing else running, gives every value exactly; only the kind comes of
+ * the instruction (a cmpxchg that failed only read: ZF). */
+static int still_values(const struct access_ctx *a, struct vsc_capture_event out[2])
+{
+	int64_t before = watch_value_normalize((uint64_t)a->rec->ev.new_value, a->size);
+	out[0].new_value = 0;
+	switch (a->insn->access) {
+	case WATCH_ACCESS_LOAD:
+	case WATCH_ACCESS_LOAD_EXCL:
+		out[0].kind = VSC_CAP_LOAD;
+		out[0].value = a->mem;
+		return 1;
+	case WATCH_ACCESS_STORE:
+	case WATCH_ACCESS_STORE_EXCL:
+		out[0].kind = VSC_CAP_STORE;
+		out[0].value = a->mem;
+		return 1;
+	case WATCH_ACCESS_RMW:
+		if (a->insn->op == WATCH_OP_CMPXCHG && !flag(a->arch, a->rec, X86_ZF)) {
+			out[0].kind = VSC_CAP_LOAD;
+			out[0].value = before;
+			return 1;
+		}
+		out[0].kind = VSC_CAP_RMW;
+		out[0].value = before;
+		out[0].new_value = a->mem;
+		return 1;
+	case WATCH_ACCESS_LOAD_STORE:
+		out[0].kind = VSC_CAP_LOAD;
+		out[0].value = before;
+		out[1] = out[0];
+		out[1].kind = VSC_CAP_STORE;
+		out[1].value = a->mem;
+		return 2;
+	default:
+		out[0].value = a->mem;
+		return unknown_access(a, &out[0]);
+	}
+}
+
 int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 			const struct watch_record *rec, struct vsc_capture_event out[2],
 			struct watch_value_stats *stats)
@@ -389,6 +430,8 @@ int watch_access_values(enum watch_arch arch, const struct watch_insn *insn,
 	 * never guess */
 	if (!a.have_mem && !watch_insn_values_exact(arch, insn, size))
 		return unknown_access(&a, &out[0]);
+	if (rec->rec_flags & WATCH_REC_MEM_STILL)
+		return still_values(&a, out);
 	switch (insn->access) {
 	case WATCH_ACCESS_LOAD:
 	case WATCH_ACCESS_LOAD_EXCL:

@@ -31,16 +31,35 @@ __attribute__((format(printf, 2, 3))) static void set_message(struct vsc_target_
 	va_end(ap);
 }
 
+/* Whether a deferred report of a stop is still tid's stop: a SIGKILL (an
+ * exec of another thread, a group exit) takes a thread out of any stop
+ * to its exit stop, whose own report then waits in the kernel. */
+static bool report_current(pid_t tid, int status)
+{
+	siginfo_t si;
+	if (!WIFSTOPPED(status))
+		return true;
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si))
+		return false; /* not stopped any more */
+	bool exit_now = si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8));
+	return exit_now == ((status >> 16) == PTRACE_EVENT_EXIT);
+}
+
 /* waitpid, the reports deferred by a source first (vsc_target_defer). */
 static pid_t wait_report(struct vsc_target *t, pid_t which, int *status, int flags)
 {
-	for (size_t i = 0; i < t->deferred_count; i++) {
+	for (size_t i = 0; i < t->deferred_count;) {
 		pid_t tid = t->deferred[i].tid;
-		if (which != -1 && tid != which)
+		int st = t->deferred[i].status;
+		if (which != -1 && tid != which) {
+			i++;
 			continue;
-		if (status)
-			*status = t->deferred[i].status;
+		}
 		t->deferred[i] = t->deferred[--t->deferred_count];
+		if (!report_current(tid, st))
+			continue; /* stale: the kernel has its next report */
+		if (status)
+			*status = st;
 		return tid;
 	}
 	return waitpid(which, status, flags);
@@ -413,7 +432,10 @@ static bool stray_trap(pid_t tid)
 }
 
 /* The signal a stop of tid goes on with: none for an event stop, none for
- * a trap of our watchpoints (counted in t->stray_traps), else its own. */
+ * a trap of our watchpoints (counted in t->stray_traps), else its own; -1
+ * when the source's on_signal found it at another stop since (killed
+ * meanwhile: its exit stop), whose report it deferred: not to be let go
+ * from here. */
 static int signal_to_pass(struct vsc_target *t, pid_t tid, int status)
 {
 	int sig = WSTOPSIG(status);
@@ -434,10 +456,11 @@ static int signal_to_pass(struct vsc_target *t, pid_t tid, int status)
  * its signal (signal_to_pass). */
 static void pass_stop(struct vsc_target *t, pid_t tid, int status)
 {
+	int sig;
 	if ((status >> 16) == PTRACE_EVENT_STOP && is_stop_signal(WSTOPSIG(status)))
 		ptrace(PTRACE_LISTEN, tid, 0, 0);
-	else
-		ptrace(PTRACE_CONT, tid, 0, signal_to_pass(t, tid, status));
+	else if ((sig = signal_to_pass(t, tid, status)) >= 0)
+		ptrace(PTRACE_CONT, tid, 0, sig);
 }
 
 static void reap_traced_zombies(struct vsc_target *t);
@@ -837,8 +860,11 @@ int vsc_target_finish(struct vsc_target *t)
 			t->launched_detached = true;
 			return 0;
 		}
-		if (WIFSTOPPED(status))
-			ptrace(PTRACE_DETACH, got, 0, signal_to_pass(t, got, status));
+		if (WIFSTOPPED(status)) {
+			int sig = signal_to_pass(t, got, status);
+			if (sig >= 0)
+				ptrace(PTRACE_DETACH, got, 0, sig);
+		}
 	}
 }
 
@@ -1054,7 +1080,10 @@ static int stop_thread(struct vsc_target *t, pid_t tid)
 		if (event == PTRACE_EVENT_STOP || event == PTRACE_EVENT_EXEC)
 			return 0;
 		/* a signal arrived first (delivered now), or another event */
-		ptrace(PTRACE_CONT, tid, 0, signal_to_pass(t, tid, status));
+		int sig = signal_to_pass(t, tid, status);
+		if (sig < 0)
+			continue; /* at another stop now, its report deferred */
+		ptrace(PTRACE_CONT, tid, 0, sig);
 		ptrace(PTRACE_INTERRUPT, tid, 0, 0);
 	}
 }
@@ -1229,7 +1258,8 @@ static int detach_thread(struct vsc_target *t, pid_t tid)
 			if (wait_report(t, tid, &status, __WALL) < 0 || !WIFSTOPPED(status))
 				return -ESRCH; /* gone */
 			if ((status >> 16) == 0)
-				return ptrace(PTRACE_DETACH, tid, 0, signal_to_pass(t, tid, status))
+				return ptrace(PTRACE_DETACH, tid, 0,
+					      signal_to_pass(t, tid, status) & 0xff)
 					       ? -errno
 					       : 0;
 			ptrace(PTRACE_CONT, tid, 0, 0); /* an interrupt that was still due */

@@ -451,6 +451,17 @@ static int pages_why(const struct watch_run *run, char *buf, size_t len, int n)
 		m += snprintf(part + m, sizeof(part) - (size_t)m,
 			      "%s%" PRIu64 " steps over a watched page could not be made",
 			      m ? "; " : "", ps->failed);
+	if (ps->calls_failed)
+		m += snprintf(part + m, sizeof(part) - (size_t)m,
+			      "%s%" PRIu64 " system calls that failed with EFAULT were not run "
+			      "again (no argument near a watched page, or it could not be done)",
+			      m ? "; " : "", ps->calls_failed);
+	if (ps->calls_blocked)
+		m += snprintf(part + m, sizeof(part) - (size_t)m,
+			      "%s%" PRIu64 " system calls run again blocked elsewhere than in a "
+			      "futex wait (the kernel may touch a watched page after it was "
+			      "protected again)",
+			      m ? "; " : "", ps->calls_blocked);
 	if (!m || (size_t)n >= len)
 		return n;
 	return n + snprintf(buf + n, len - (size_t)n, "%s%s", n ? "; " : "", part);
@@ -489,7 +500,7 @@ static void add_notes(struct capture_source *base, struct trace_writer *w)
 		const struct watch_pages_stats *ps = watch_pages_stats(run->pages);
 		note_u64(w, "page accesses stepped over", ps->faults);
 		note_u64(w, "page accesses outside the watched bytes", ps->outside);
-		note_u64(w, "system calls that failed on a watched page", pages_efaults(run));
+		note_u64(w, "system calls run again on unprotected pages", ps->calls_again);
 	}
 	char why[512] = "";
 	if (loss_why(run, why, sizeof(why)))

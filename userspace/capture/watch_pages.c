@@ -180,6 +180,19 @@ static bool step_done(pid_t tid, int status)
 	return si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT;
 }
 
+/* Whether stopped thread tid is at its exit stop (killed: an exec of
+ * another thread, a group exit; SIGKILL takes a thread out of any other
+ * stop) or at an exec's: never to be let run by us from there, which
+ * would let it end (the target's loops take those stops). */
+static bool leaving(pid_t tid)
+{
+	siginfo_t si;
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si))
+		return true; /* not stopped any more */
+	return si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)) ||
+	       si.si_code == (SIGTRAP | (PTRACE_EVENT_EXEC << 8));
+}
+
 /* Run system call nr(a0, a1, a2) in stopped thread tid, its registers
  * saved and put back. A signal that came first is sent to it again
  * (tgkill: pending, delivered when it runs). 0 with *ret, or -errno. */
@@ -190,8 +203,8 @@ static int inject(struct watch_pages *wp, pid_t tid, long nr, uint64_t a0, uint6
 	int status, err = 0, again = 0, deferred = 0;
 	siginfo_t deferred_si;
 	bool deferred_signal = false;
-	if (ptrace(PTRACE_GETREGS, tid, 0, &saved))
-		return -errno;
+	if (leaving(tid) || ptrace(PTRACE_GETREGS, tid, 0, &saved))
+		return -ESRCH;
 	if (vsc_target_deferred_status(wp->t, tid, &deferred, 0) && (deferred >> 16) == 0)
 		deferred_signal = ptrace(PTRACE_GETSIGINFO, tid, 0, &deferred_si) == 0;
 	r = saved;
@@ -270,6 +283,17 @@ static int held_add(struct watch_pages *wp, pid_t tid)
 	return 0;
 }
 
+static char *task_file(pid_t pid, pid_t tid, const char *name, char *buf, size_t len);
+
+/* Whether thread tid is in execve or execveat (/proc/.../syscall). */
+static bool in_exec(pid_t pid, pid_t tid)
+{
+	char buf[64];
+	long nr = -1;
+	return task_file(pid, tid, "syscall", buf, sizeof(buf)) && sscanf(buf, "%ld", &nr) == 1 &&
+	       (nr == SYS_execve || nr == SYS_execveat);
+}
+
 /* Stop every thread but tid for a step: each one running is interrupted
  * and its report deferred for the target's loops (vsc_target_defer), so it
  * stays stopped until they let it go, as they would have after taking
@@ -314,6 +338,10 @@ static void stop_others(struct watch_pages *wp, pid_t tid)
 			}
 			if (got < 0)
 				break; /* gone */
+			/* one in an exec (killing the others, waiting for their
+			 * end) runs no code of this memory again */
+			if (polls == 200 && in_exec(wp->t->pid, wp->held[i]))
+				break;
 			if (now_ns() - start > wait_ns) {
 				wp->stats.not_stopped++;
 				if (wait_ns == STOP_WAIT_NS)
@@ -331,18 +359,27 @@ static void stop_others(struct watch_pages *wp, pid_t tid)
 
 /* ---- the threads' sequences --------------------------------------------- */
 
-static unsigned long long thread_start(pid_t pid, pid_t tid)
+/* /proc/PID/task/TID/NAME into buf (a string), or NULL. */
+static char *task_file(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
 {
-	char path[96], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", (long)pid, (long)tid);
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/%s", (long)pid, (long)tid, name);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	ssize_t n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return NULL;
 	buf[n] = '\0';
+	return buf;
+}
+
+static unsigned long long thread_start(pid_t pid, pid_t tid)
+{
+	char buf[1024];
+	if (!task_file(pid, tid, "stat", buf, sizeof(buf)))
+		return 0;
 	char *p = strrchr(buf, ')'); /* the name may hold anything */
 	if (!p)
 		return 0;
@@ -386,7 +423,7 @@ static uint64_t read_value(struct watch_pages *wp, uint64_t addr, unsigned len)
 /* The records of one access (as watch.bpf.c makes them, after the access):
  * one per watched variable that the bytes [addr, addr + size) touch. */
 static int emit_records(struct watch_pages *wp, pid_t tid, uint64_t addr,
-			const struct user_regs_struct *regs)
+			const struct user_regs_struct *regs, const uint64_t *before)
 {
 	unsigned size = 0;
 	wp->size_of(wp->ctx, regs->rip, &size);
@@ -404,7 +441,8 @@ static int emit_records(struct watch_pages *wp, pid_t tid, uint64_t addr,
 		rec.ev.seq = pt->next_seq++;
 		rec.ev.addr = s->addr;
 		rec.ev.value = read_value(wp, s->addr, (unsigned)s->len);
-		rec.rec_flags = WATCH_REC_MEM_READ;
+		rec.ev.new_value = before[i];
+		rec.rec_flags = WATCH_REC_MEM_READ | WATCH_REC_MEM_STILL;
 		rec.instance = pt->instance;
 		rec.ev.ts_ns = now_ns();
 		rec.ev.ip = regs->rip;
@@ -428,23 +466,73 @@ static int emit_records(struct watch_pages *wp, pid_t tid, uint64_t addr,
 /* The step over one access to a protected page. Returns the signal tid
  * goes on with: 0, or one that came instead of the step's trap (the
  * instruction did not run: it runs again, and faults again, after it). */
-static int step_over(struct watch_pages *wp, pid_t tid, uint64_t addr, const struct page *p)
+static int protect_all(struct watch_pages *wp, pid_t via);
+
+/* Every page unprotected (an instruction may touch two: one across their
+ * boundary, a movs between them), through tid. 0, or -errno with the
+ * pages protected again. */
+static int unprotect_all(struct watch_pages *wp, pid_t tid)
 {
-	int sig = 0, status, err;
-	stop_others(wp, tid);
-	if ((err = set_protection(wp, tid, p, p->prot))) {
+	for (size_t i = 0; i < wp->page_count; i++) {
+		int err = set_protection(wp, tid, &wp->pages[i], wp->pages[i].prot);
+		if (err) {
+			protect_all(wp, tid);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Protect every page again through tid, or, when it cannot run our call
+ * any more (killed: an exec, a group exit), through another thread held
+ * for the step. */
+static void protect_again(struct watch_pages *wp, pid_t tid)
+{
+	int err = protect_all(wp, tid);
+	bool killed = err == -ESRCH;
+	for (size_t i = 0; err && i < wp->held_count; i++) {
+		int st;
+		if (vsc_target_deferred_status(wp->t, wp->held[i], &st, 0) &&
+		    ((st >> 16) == PTRACE_EVENT_STOP || (st >> 16) == 0)) {
+			err = protect_all(wp, wp->held[i]);
+			killed = killed && (!err || err == -ESRCH);
+		}
+	}
+	/* every thread killed (an exec, a group exit): none runs this
+	 * memory's code again */
+	if (err && !killed)
 		wp->stats.failed++;
-		return err == -ESRCH ? 0 : 0;
+}
+
+static int step_over(struct watch_pages *wp, pid_t tid, uint64_t addr)
+{
+	int sig = 0, status, err = 0;
+	stop_others(wp, tid);
+	if ((err = unprotect_all(wp, tid))) {
+		/* killed meanwhile: the instruction never runs */
+		if (err != -ESRCH)
+			wp->stats.failed++;
+		return 0;
 	}
 	wp->stats.faults++;
-	if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) || wait_own(wp, tid, &status)) {
+	/* every variable as it is before the access (nothing else runs) */
+	uint64_t before[WATCH_MAX_SLOTS] = { 0 };
+	for (size_t i = 0; i < wp->slot_count; i++)
+		before[i] = read_value(wp, wp->slots[i].addr, (unsigned)wp->slots[i].len);
+	if (leaving(tid) || ptrace(PTRACE_SINGLESTEP, tid, 0, 0)) {
+		protect_again(wp, tid); /* killed: the instruction never runs */
+		return 0;
+	}
+	if (wait_own(wp, tid, &status)) {
+		/* killed as it ran: whether the access was made is not known */
 		wp->stats.failed++;
-		return 0; /* gone */
+		protect_again(wp, tid);
+		return 0;
 	}
 	if (step_done(tid, status)) {
 		struct user_regs_struct regs;
 		if (ptrace(PTRACE_GETREGS, tid, 0, &regs) == 0)
-			err = emit_records(wp, tid, addr, &regs);
+			err = emit_records(wp, tid, addr, &regs, before);
 		else
 			wp->stats.failed++;
 		if (err < 0)
@@ -454,8 +542,7 @@ static int step_over(struct watch_pages *wp, pid_t tid, uint64_t addr, const str
 		/* another signal first, or the instruction faulted otherwise */
 		sig = (status >> 16) == 0 ? WSTOPSIG(status) : 0;
 	}
-	if (set_protection(wp, tid, p, PROT_NONE))
-		wp->stats.failed++;
+	protect_again(wp, tid);
 	return sig;
 }
 
@@ -478,29 +565,13 @@ static bool near_pages(const struct watch_pages *wp, const struct user_regs_stru
  * whether it waits in a futex (/proc/.../wchan). */
 static char sleeping_in(pid_t pid, pid_t tid, bool *futex)
 {
-	char path[96], buf[512];
+	char buf[512];
 	*futex = false;
-	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", (long)pid, (long)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!task_file(pid, tid, "stat", buf, sizeof(buf)))
 		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	char *p = strrchr(buf, ')');
 	char state = p && p[1] ? p[2] : 0;
-	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/wchan", (long)pid, (long)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = '\0';
-			*futex = strstr(buf, "futex") != NULL;
-		}
-	}
+	*futex = task_file(pid, tid, "wchan", buf, sizeof(buf)) && strstr(buf, "futex");
 	return state;
 }
 
@@ -519,9 +590,11 @@ static bool sleeper_take(struct watch_pages *wp, pid_t tid)
 static int protect_all(struct watch_pages *wp, pid_t via)
 {
 	int err = 0;
-	for (size_t p = 0; p < wp->page_count; p++)
-		if (set_protection(wp, via, &wp->pages[p], PROT_NONE))
-			err = -EIO;
+	for (size_t p = 0; p < wp->page_count; p++) {
+		int e = set_protection(wp, via, &wp->pages[p], PROT_NONE);
+		if (e && !err)
+			err = e;
+	}
 	return err;
 }
 
@@ -544,12 +617,9 @@ static int call_again(struct watch_pages *wp, pid_t tid, long nr)
 		return 0; /* its EFAULT stands */
 	}
 	stop_others(wp, tid);
-	for (size_t p = 0; p < wp->page_count; p++) {
-		if (set_protection(wp, tid, &wp->pages[p], wp->pages[p].prot)) {
-			wp->stats.calls_failed++;
-			protect_all(wp, tid);
-			return 0;
-		}
+	if (unprotect_all(wp, tid)) {
+		wp->stats.calls_failed++;
+		return 0;
 	}
 	r.rax = r.orig_rax;
 	r.rip -= 2; /* syscall: 0f 05 */
@@ -557,8 +627,8 @@ static int call_again(struct watch_pages *wp, pid_t tid, long nr)
 	if (wp->hooks.inject)
 		wp->hooks.inject(wp->hooks.arg, tid);
 	/* to its entry stop, then into it */
-	ok = ok && !ptrace(PTRACE_SYSCALL, tid, 0, 0) && !wait_own(wp, tid, &status) &&
-	     WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP &&
+	ok = ok && !leaving(tid) && !ptrace(PTRACE_SYSCALL, tid, 0, 0) &&
+	     !wait_own(wp, tid, &status) && WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP &&
 	     !ptrace(PTRACE_SYSCALL, tid, 0, 0);
 	bool asleep = false, done = false;
 	uint64_t start = now_ns();
@@ -620,9 +690,26 @@ static int call_again(struct watch_pages *wp, pid_t tid, long nr)
 	return 0;
 }
 
+static int take_signal(struct watch_pages *wp, pid_t tid, int sig);
+
+/* target.h's on_signal. A thread killed while we stepped it (an exec of
+ * another thread, a group exit) is at its exit stop now: that stop's
+ * report is deferred, and the thread not let go from here (-1), or its
+ * end would go unseen (the exit stop is where the recorder learns of an
+ * exec or an exit). */
 static int on_signal(void *arg, pid_t tid, int sig)
 {
 	struct watch_pages *wp = arg;
+	int r = take_signal(wp, tid, sig);
+	siginfo_t si;
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 &&
+	    si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)))
+		return -1; /* its report is there to be taken (or deferred) */
+	return r;
+}
+
+static int take_signal(struct watch_pages *wp, pid_t tid, int sig)
+{
 	siginfo_t si;
 	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si))
 		return sig;
@@ -649,7 +736,7 @@ static int on_signal(void *arg, pid_t tid, int sig)
 		return sig; /* not ours: the program's own */
 	if (!wp->armed)
 		return 0; /* protected when it ran, not now: it runs again */
-	return step_over(wp, tid, addr, p);
+	return step_over(wp, tid, addr);
 }
 
 /* ---- set up ---------------------------------------------------------------- */
