@@ -143,6 +143,59 @@ static int values(enum watch_arch arch, const struct watch_insn *i, const struct
 	return watch_access_values(arch, i, rec, out, st);
 }
 
+/* By pages (WATCH_REC_MEM_STILL): memory before (ev.new_value) and after
+ * (ev.value), nothing else running: every value exact, whatever the
+ * instruction. */
+static void test_pages_values(void **state)
+{
+	(void)state;
+	struct vsc_capture_event ev[2];
+	struct watch_value_stats st;
+	struct watch_insn i;
+	struct watch_record rec;
+
+	/* lock or (breakpoints: the write only, marked) */
+	i = find_x86(0x28, 0);
+	rec = record(0x103, 2);
+	rec.ev.new_value = 0x101;
+	rec.rec_flags |= WATCH_REC_MEM_STILL;
+	assert_int_equal(values(WATCH_ARCH_X86_64, &i, &rec, ev, &st), 1);
+	assert_int_equal(ev[0].kind, VSC_CAP_RMW);
+	assert_int_equal(ev[0].value, 0x101);
+	assert_int_equal(ev[0].new_value, 0x103);
+	assert_int_equal(ev[0].flags & VSC_CAP_F_VALUE_UNSURE, 0);
+	assert_int_equal(st.unsure, 0);
+
+	/* lock cmpxchg that failed (ZF clear): a read of what was there */
+	i = find_x86(0x1b, 0);
+	rec = record(5, 8);
+	rec.ev.new_value = 5;
+	rec.rec_flags |= WATCH_REC_MEM_STILL;
+	assert_int_equal(values(WATCH_ARCH_X86_64, &i, &rec, ev, &st), 1);
+	assert_int_equal(ev[0].kind, VSC_CAP_LOAD);
+	assert_int_equal(ev[0].value, 5);
+	assert_int_equal(ev[0].flags & VSC_CAP_F_VALUE_UNSURE, 0);
+	/* ... that succeeded (ZF set): old and new */
+	rec.ev.value = 6;
+	rec.regs[EFLAGS] = 1u << 6;
+	values(WATCH_ARCH_X86_64, &i, &rec, ev, &st);
+	assert_int_equal(ev[0].kind, VSC_CAP_RMW);
+	assert_int_equal(ev[0].value, 5);
+	assert_int_equal(ev[0].new_value, 6);
+
+	/* addl $1 (not atomic): a read then a write, both exact */
+	i = find_x86(0x1e, 0);
+	rec = record(8, 4);
+	rec.ev.new_value = 7;
+	rec.rec_flags |= WATCH_REC_MEM_STILL;
+	assert_int_equal(values(WATCH_ARCH_X86_64, &i, &rec, ev, &st), 2);
+	assert_int_equal(ev[0].kind, VSC_CAP_LOAD);
+	assert_int_equal(ev[0].value, 7);
+	assert_int_equal(ev[1].kind, VSC_CAP_STORE);
+	assert_int_equal(ev[1].value, 8);
+	assert_int_equal(st.unsure, 0);
+}
+
 static void test_x86_values(void **state)
 {
 	(void)state;
@@ -454,9 +507,10 @@ static void test_normalize(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_x86_kinds), cmocka_unit_test(test_x86_values),
-		cmocka_unit_test(test_arm64),     cmocka_unit_test(test_exact),
-		cmocka_unit_test(test_normalize), cmocka_unit_test(test_llsc_guard),
+		cmocka_unit_test(test_x86_kinds),    cmocka_unit_test(test_x86_values),
+		cmocka_unit_test(test_pages_values), cmocka_unit_test(test_arm64),
+		cmocka_unit_test(test_exact),        cmocka_unit_test(test_normalize),
+		cmocka_unit_test(test_llsc_guard),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
