@@ -54,6 +54,17 @@ static int x86_reg_index(x86_reg r, uint8_t *shift)
 
 /* ---- x86-64 ------------------------------------------------------------ */
 
+/* How many memory operands the instruction names: movs and cmps name two
+ * (source and destination), and one record cannot say which of them the
+ * watched variable was, nor what happened to the other. */
+static int x86_mem_operand_count(const cs_x86 *x)
+{
+	int n = 0;
+	for (int i = 0; i < x->op_count; i++)
+		n += x->operands[i].type == X86_OP_MEM;
+	return n;
+}
+
 static const cs_x86_op *x86_mem_operand(const cs_x86 *x)
 {
 	for (int i = 0; i < x->op_count; i++)
@@ -197,6 +208,15 @@ static void x86_classify(const cs_insn *ci, struct watch_insn *out)
 	out->reg = -1;
 	out->reg2 = -1;
 	if (!mem || id == X86_INS_LEA || id == X86_INS_NOP) {
+		out->access = WATCH_ACCESS_UNKNOWN;
+		return;
+	}
+	/* Two memory operands (movs, cmps): taking the first for the access
+	 * made `movsq` from a watched variable a store to it, and a one-thread
+	 * trace inconsistent. Not understood: a read marked unsure, so the
+	 * trace gets no plain verdict. */
+	if (x86_mem_operand_count(x) > 1) {
+		out->mem_size = mem->size;
 		out->access = WATCH_ACCESS_UNKNOWN;
 		return;
 	}

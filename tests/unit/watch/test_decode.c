@@ -146,6 +146,35 @@ static int values(enum watch_arch arch, const struct watch_insn *i, const struct
 /* By pages (WATCH_REC_MEM_STILL): memory before (ev.new_value) and after
  * (ev.value), nothing else running: every value exact, whatever the
  * instruction. */
+/* String instructions: movsq (48 a5) and cmpsb (a6) name two memory
+ * operands, stosq (48 ab) one; then ret. */
+static const uint8_t x86_strings[] = { 0x48, 0xa5, 0xa6, 0x48, 0xab, 0xc3 };
+
+static int find_string_insn(uint64_t end, struct watch_insn *insn)
+{
+	struct watch_decoder *dec = watch_decoder_new(WATCH_ARCH_X86_64);
+	assert_non_null(dec);
+	int err = watch_decoder_find(dec, x86_strings, sizeof(x86_strings), BASE, BASE + end,
+				     sizeof(x86_strings), true, insn);
+	watch_decoder_free(dec);
+	return err;
+}
+
+/* An access by movs or cmps is not taken for an access of its first
+ * operand: not understood (its value marked unsure), never a store. */
+static void test_x86_two_memory_operands(void **state)
+{
+	(void)state;
+	struct watch_insn i;
+
+	assert_int_equal(find_string_insn(2, &i), -ENOENT); /* movsq */
+	assert_int_equal(i.access, WATCH_ACCESS_UNKNOWN);
+	assert_int_equal(find_string_insn(3, &i), -ENOENT); /* cmpsb */
+	assert_int_equal(i.access, WATCH_ACCESS_UNKNOWN);
+	assert_int_equal(find_string_insn(5, &i), 0); /* stosq: one operand */
+	assert_int_equal(i.access, WATCH_ACCESS_STORE);
+}
+
 static void test_pages_values(void **state)
 {
 	(void)state;
@@ -510,7 +539,7 @@ int main(void)
 		cmocka_unit_test(test_x86_kinds),    cmocka_unit_test(test_x86_values),
 		cmocka_unit_test(test_pages_values), cmocka_unit_test(test_arm64),
 		cmocka_unit_test(test_exact),        cmocka_unit_test(test_normalize),
-		cmocka_unit_test(test_llsc_guard),
+		cmocka_unit_test(test_llsc_guard),   cmocka_unit_test(test_x86_two_memory_operands),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
