@@ -54,8 +54,8 @@ hog_on() { taskset -c "$cpu" sh -c 'while :; do :; done' & hog=$!; }
 # (2 runs in 3 here; 300 TERMs right after the fork: a hang; 300 KILLs: none)
 hog_off() { kill -KILL "$hog" 2> /dev/null; wait "$hog" 2> /dev/null; hog=; }
 
-# The --watch cases only where hardware watchpoints fire: elsewhere the
-# recorder refuses --watch, saying so (watch_common.sh), and they skip.
+# The --watch cases run by pages where hardware watchpoints do not fire
+# (x86-64); they skip only where the recorder refuses --watch, saying so.
 watch_fires=1
 "$vsc" record --watch seen:8 -o "$work/fires.vsc" -- "$targets/probe_kill" 1 "$work/counter" 100 \
   > /dev/null 2> "$work/err"
