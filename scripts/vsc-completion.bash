@@ -54,6 +54,10 @@ _vsc()
 		COMPREPLY=($(compgen -W "TERM INT KILL HUP QUIT USR1 USR2" -- "$cur"))
 		return
 		;;
+	--watch-by)
+		COMPREPLY=($(compgen -W "breakpoints pages" -- "$cur"))
+		return
+		;;
 	--solver)
 		local solvers
 		solvers=$("$vsc" check --help 2>/dev/null | sed -n 's/.*--solver NAME.*one of: *//p')
