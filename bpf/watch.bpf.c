@@ -62,22 +62,31 @@ static __always_inline bool of_target(__u32 tid)
 #include "foreign.bpf.h"
 
 /* --watch by pages (userspace/capture/watch_pages.h), set by userspace:
- * the pages protected, whether they are now, and the thread that runs a
- * system call of ours (an mprotect) now. */
+ * the pages protected, the start of the mapping each was in when it was
+ * protected, whether they are now, and the thread that runs a system call
+ * of ours (an mprotect) now. */
 __u64 page_lo[WATCH_MAX_SLOTS] = {};
+__u64 page_map_lo[WATCH_MAX_SLOTS] = {};
 __u64 page_size = 0;
 __u32 page_count = 0;
 __u32 pages_armed = 0;
 __u32 injecting_tid = 0;
 /* system calls of the target that failed with EFAULT while the pages were
  * protected (the kernel's own access to them refused: unrecorded, and the
- * program saw an error), the last one's number; and calls of the target
- * that change or drop the protected pages (mprotect, munmap, mremap,
- * madvise, mmap over them) */
+ * program saw an error), the last one's number; calls of the target that
+ * change, replace or drop the protected pages (mprotect, munmap, mremap
+ * from or onto them, madvise, mmap MAP_FIXED, brk, shmat SHM_REMAP,
+ * shmdt, remap_file_pages); and calls that give the kernel an address on
+ * them to write later, outside any system call (clone's thread ids,
+ * set_tid_address, set_robust_list, rseq; a thread's exit with its
+ * clear_child_tid or robust list there): such writes fail on a protected
+ * page, silently, and the program may hang (a pthread_join) */
 __u64 efault_calls = 0;
 __u64 efault_last_nr = 0;
 __u64 page_calls = 0;
 __u64 page_last_nr = 0;
+__u64 kernel_write_calls = 0;
+__u64 kernel_write_last_nr = 0;
 
 #if defined(__TARGET_ARCH_x86)
 static __always_inline bool on_pages(__u64 start, __u64 len)
@@ -88,21 +97,127 @@ static __always_inline bool on_pages(__u64 start, __u64 len)
 	return false;
 }
 
+/* shmdt(addr) drops the segment attached at addr: every page of it from
+ * there (a protected one split from its mapping by our mprotect). */
+static __always_inline bool shm_detaches_pages(__u64 addr)
+{
+	for (__u32 i = 0; i < WATCH_MAX_SLOTS && i < page_count; i++)
+		if (page_map_lo[i] <= addr && addr <= page_lo[i])
+			return true;
+	return false;
+}
+
+#define CLONE_PARENT_SETTID_ 0x00100000ull
+#define CLONE_CHILD_CLEARTID_ 0x00200000ull
+#define CLONE_CHILD_SETTID_ 0x01000000ull
+
+/* clone's (and clone3's) thread ids written by the kernel outside the
+ * call: the child's (CLONE_CHILD_SETTID as it starts, CLONE_CHILD_CLEARTID
+ * at its exit) and the parent's (CLONE_PARENT_SETTID: the call ignores
+ * its failure) */
+static __always_inline bool clone_ids_on_pages(__u64 flags, __u64 parent_tid, __u64 child_tid)
+{
+	return ((flags & (CLONE_CHILD_CLEARTID_ | CLONE_CHILD_SETTID_)) &&
+		on_pages(child_tid, 4)) ||
+	       ((flags & CLONE_PARENT_SETTID_) && on_pages(parent_tid, 4));
+}
+
+/* A thread's robust futex list at its exit: the kernel reads it and
+ * marks each futex still held (the head, the pending one and the first
+ * entries looked at; an entry on a protected page cannot be read past). */
+static __always_inline bool robust_list_on_pages(__u64 head)
+{
+	__u64 h[3] = {}; /* list.next, futex_offset, list_op_pending */
+	if (!head)
+		return false;
+	if (on_pages(head, sizeof(h)))
+		return true;
+	if (bpf_probe_read_user(h, sizeof(h), (void *)head))
+		return false;
+	if (h[2] && (on_pages(h[2], 8) || on_pages(h[2] + h[1], 4)))
+		return true;
+	__u64 next = h[0];
+	for (int i = 0; i < 8 && next && next != head; i++) {
+		if (on_pages(next, 8) || on_pages(next + h[1], 4))
+			return true;
+		if (bpf_probe_read_user(&next, sizeof(next), (void *)next))
+			break;
+	}
+	return false;
+}
+
 static __always_inline void page_call(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
-	__u64 start, len;
+	__u64 start = BPF_CORE_READ(regs, di);
+	__u64 len = BPF_CORE_READ(regs, si);
+	bool hit = false, kernel_write = false;
 
-	/* mmap 9, mprotect 10, munmap 11, mremap 25, madvise 28, pkey_mprotect 329 */
-	if (nr != 9 && nr != 10 && nr != 11 && nr != 25 && nr != 28 && nr != 329)
-		return;
-	start = BPF_CORE_READ(regs, di);
-	len = BPF_CORE_READ(regs, si);
-	if (nr == 9 && !(BPF_CORE_READ(regs, r10) & 0x10)) /* not MAP_FIXED */
-		return;
-	if (len && on_pages(start, len)) {
+	switch (nr) {
+	case 9: /* mmap: over them with MAP_FIXED only */
+		hit = (BPF_CORE_READ(regs, r10) & 0x10) && len && on_pages(start, len);
+		break;
+	case 10:  /* mprotect */
+	case 11:  /* munmap */
+	case 28:  /* madvise (MADV_DONTNEED and others empty or replace a page) */
+	case 216: /* remap_file_pages */
+	case 329: /* pkey_mprotect */
+		hit = len && on_pages(start, len);
+		break;
+	case 25: /* mremap: from them, or onto them (MREMAP_FIXED: r8, new size rdx) */
+		hit = (len && on_pages(start, len)) ||
+		      ((BPF_CORE_READ(regs, r10) & 2) &&
+		       on_pages(BPF_CORE_READ(regs, r8), BPF_CORE_READ(regs, dx)));
+		break;
+	case 12: { /* brk: shrinking drops [PAGE_ALIGN(new), PAGE_ALIGN(old)) */
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+		__u64 cur = BPF_CORE_READ(task, mm, brk);
+		__u64 lo = (start + page_size - 1) & ~(page_size - 1);
+		__u64 hi = (cur + page_size - 1) & ~(page_size - 1);
+		hit = start && lo < hi && on_pages(lo, hi - lo);
+		break;
+	}
+	case 30: /* shmat(id, addr, flags) with SHM_REMAP: the segment's size is
+		  * not known here: any page at or above addr */
+		hit = (BPF_CORE_READ(regs, dx) & 040000) && len && on_pages(len, ~0ull - len);
+		break;
+	case 67: /* shmdt(addr) */
+		hit = shm_detaches_pages(start);
+		break;
+	case 56: /* clone(flags, stack, parent_tid, child_tid, tls) */
+		kernel_write = clone_ids_on_pages(start, BPF_CORE_READ(regs, dx),
+						  BPF_CORE_READ(regs, r10));
+		break;
+	case 435: { /* clone3(args, size): flags, pidfd, child_tid, parent_tid */
+		__u64 args[4] = {};
+		if (len >= sizeof(args) && !bpf_probe_read_user(args, sizeof(args), (void *)start))
+			kernel_write = clone_ids_on_pages(args[0], args[3], args[2]);
+		break;
+	}
+	case 218: /* set_tid_address(tidptr): written 0 at the thread's exit */
+		kernel_write = on_pages(start, 4);
+		break;
+	case 273: /* set_robust_list(head, len): read and written at its exit */
+		kernel_write = on_pages(start, len ? len : 1);
+		break;
+	case 334: /* rseq(area, len, flags, sig): written at each return to
+		   * the program, unless RSEQ_FLAG_UNREGISTER */
+		kernel_write = !(BPF_CORE_READ(regs, dx) & 1) && on_pages(start, len ? len : 1);
+		break;
+	case 60: { /* exit: its clear_child_tid and robust list, set before */
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+		kernel_write = on_pages((__u64)BPF_CORE_READ(task, clear_child_tid), 4) ||
+			       robust_list_on_pages((__u64)BPF_CORE_READ(task, robust_list));
+		break;
+	}
+	}
+	if (hit) {
 		__sync_fetch_and_add(&page_calls, 1);
 		page_last_nr = nr;
+	}
+	if (kernel_write) {
+		__sync_fetch_and_add(&kernel_write_calls, 1);
+		kernel_write_last_nr = nr;
 	}
 }
 #endif

@@ -34,14 +34,19 @@ $(BUILD)/targets/watch_atomic.llsc: tests/targets/watch_atomic.c tests/targets/w
 	$(CC) $(WATCH_TARGET_CFLAGS) -march=armv8-a -mno-outline-atomics -fPIE -pie -o $@ $<
 endif
 
+# The pages' own cases (x86-64: --watch-by pages, tests/system/watch_pages.sh).
+WATCH_PAGES_TARGETS := pagecalls
+WATCH_PAGES_TARGET_BINS := $(foreach t,$(WATCH_PAGES_TARGETS),$(BUILD)/targets/watch_$(t))
+
 .PHONY: check-watch
 CHECK_EXTRA += check-watch
-check-watch: $(BUILD)/vsc $(WATCH_TARGET_BINS) $(BUILD)/targets/stress_pool \
-		$(BUILD)/targets/probe_shm
+check-watch: $(BUILD)/vsc $(WATCH_TARGET_BINS) $(WATCH_PAGES_TARGET_BINS) \
+		$(BUILD)/targets/stress_pool $(BUILD)/targets/probe_shm
 	@tests/system/watch_limits.sh $(BUILD)/vsc $(BUILD)/targets
 	@$(WATCH_SYSTEM_TEST) $(BUILD)/vsc $(BUILD)/targets
 	@tests/system/watch_traps.sh $(BUILD)/vsc $(BUILD)/targets
 	@tests/system/watch_shared.sh $(BUILD)/vsc $(BUILD)/targets
+	@tests/system/watch_pages.sh $(BUILD)/vsc $(BUILD)/targets
 
 # The decoder on known machine code (no kernel needed).
 .PHONY: check-watch-decode

@@ -416,17 +416,49 @@ static uint64_t pages_efaults(const struct watch_run *run)
 	return run->by_pages && run->skel ? run->skel->bss->efault_calls : 0;
 }
 
+/* The name of an x86-64 system call the page hooks look at (watch.bpf.c). */
+static const char *call_name(uint64_t nr)
+{
+	static const struct {
+		uint64_t nr;
+		const char *name;
+	} names[] = {
+		{ 9, "mmap MAP_FIXED" },
+		{ 10, "mprotect" },
+		{ 11, "munmap" },
+		{ 12, "brk" },
+		{ 25, "mremap" },
+		{ 28, "madvise" },
+		{ 30, "shmat SHM_REMAP" },
+		{ 56, "clone" },
+		{ 60, "exit" },
+		{ 67, "shmdt" },
+		{ 216, "remap_file_pages" },
+		{ 218, "set_tid_address" },
+		{ 273, "set_robust_list" },
+		{ 329, "pkey_mprotect" },
+		{ 334, "rseq" },
+		{ 435, "clone3" },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].nr == nr)
+			return names[i].name;
+	return "system call";
+}
+
 /* By pages: what may have touched the watched bytes unseen (a system
  * call the kernel refused on a protected page, the program's own change
- * of the pages, a thread that did not stop for a step, a step that could
- * not be made). Appended to buf after n bytes; returns the new length. */
+ * of the pages, a write the kernel would make to them outside system
+ * calls, a thread that did not stop for a step, a step that could not be
+ * made). Appended to buf after n bytes; returns the new length. */
 static int pages_why(const struct watch_run *run, char *buf, size_t len, int n)
 {
 	if (!run->pages || !run->skel)
 		return n;
 	const struct watch_pages_stats *ps = watch_pages_stats(run->pages);
 	uint64_t calls = run->skel->bss->page_calls;
-	char part[512];
+	uint64_t kernel_writes = run->skel->bss->kernel_write_calls;
+	char part[1024];
 	int m = 0;
 	if (pages_efaults(run))
 		m += snprintf(part + m, sizeof(part) - (size_t)m,
@@ -439,9 +471,21 @@ static int pages_why(const struct watch_run *run, char *buf, size_t len, int n)
 	if (calls)
 		m += snprintf(part + m, sizeof(part) - (size_t)m,
 			      "%s%" PRIu64
-			      " calls of the program changed or dropped a watched page "
-			      "(the last: number %" PRIu64 ")",
-			      m ? "; " : "", calls, (uint64_t)run->skel->bss->page_last_nr);
+			      " calls of the program changed, replaced or dropped a watched page "
+			      "(the last: %s, number %" PRIu64 "): what it holds or is there since "
+			      "may have changed unrecorded",
+			      m ? "; " : "", calls, call_name(run->skel->bss->page_last_nr),
+			      (uint64_t)run->skel->bss->page_last_nr);
+	if (kernel_writes)
+		m += snprintf(part + m, sizeof(part) - (size_t)m,
+			      "%s%" PRIu64
+			      " calls of the program gave the kernel an address on a watched "
+			      "page to write outside system calls (the last: %s, number %" PRIu64
+			      "; thread ids of clone, set_tid_address, robust futex lists, rseq): "
+			      "such a write fails there unseen, and the program may hang",
+			      m ? "; " : "", kernel_writes,
+			      call_name(run->skel->bss->kernel_write_last_nr),
+			      (uint64_t)run->skel->bss->kernel_write_last_nr);
 	if (ps->not_stopped)
 		m += snprintf(part + m, sizeof(part) - (size_t)m,
 			      "%s%" PRIu64 " times a thread did not stop for a step (it could "
@@ -502,7 +546,7 @@ static void add_notes(struct capture_source *base, struct trace_writer *w)
 		note_u64(w, "page accesses outside the watched bytes", ps->outside);
 		note_u64(w, "system calls run again on unprotected pages", ps->calls_again);
 	}
-	char why[512] = "";
+	char why[1536] = "";
 	if (loss_why(run, why, sizeof(why)))
 		trace_writer_note(w, "loss not known exactly", why);
 }
@@ -624,8 +668,8 @@ static int arm_pages(struct watch_run *run)
 	}
 	struct watch_pages_hooks hooks = { on_inject, syscall_failed, run };
 	watch_pages_set_hooks(run->pages, &hooks);
-	uint64_t lo[WATCH_MAX_SLOTS];
-	size_t n = watch_pages_ranges(run->pages, lo, WATCH_MAX_SLOTS);
+	uint64_t lo[WATCH_MAX_SLOTS], map_lo[WATCH_MAX_SLOTS];
+	size_t n = watch_pages_ranges(run->pages, lo, NULL, WATCH_MAX_SLOTS);
 	for (size_t i = 0; i < n; i++)
 		run->skel->bss->page_lo[i] = lo[i];
 	run->skel->bss->page_count = (uint32_t)n;
@@ -648,9 +692,13 @@ static int arm_pages(struct watch_run *run)
 		return err;
 	}
 	err = watch_pages_arm(run->pages, tid);
-	if (!err)
-		run->skel->bss->pages_armed = 1;
-	return err;
+	if (err)
+		return err;
+	n = watch_pages_ranges(run->pages, lo, map_lo, WATCH_MAX_SLOTS);
+	for (size_t i = 0; i < n; i++)
+		run->skel->bss->page_map_lo[i] = map_lo[i];
+	run->skel->bss->pages_armed = 1;
+	return 0;
 }
 
 /* Everything between a stopped target and one that runs watched. */
@@ -787,7 +835,7 @@ static void report(struct capture_source *base)
 		     "%" PRIu64 " accesses whose instruction was not "
 		     "decoded (recorded as reads, marked)",
 		     st->unknown);
-	char why[512];
+	char why[1536];
 	if (loss_why(run, why, sizeof(why)))
 		diag("record", "lost events not counted exactly: %s", why);
 }

@@ -31,7 +31,8 @@
 
 struct page {
 	uint64_t lo;
-	int prot; /* its own protection (from /proc/PID/maps) */
+	uint64_t map_lo; /* the start of its mapping when it was protected */
+	int prot;        /* its own protection (from /proc/PID/maps) */
 };
 
 /* tid -> its sequence, of the instance-th thread with this id */
@@ -74,9 +75,10 @@ static uint64_t now_ns(void)
 
 /* ---- the target's memory map ------------------------------------------ */
 
-/* The protection of the mapping that holds addr, or -ENOENT; with vdso,
- * the bounds of the [vdso] mapping instead. */
-static int maps_lookup(pid_t pid, uint64_t addr, uint64_t *vdso_lo, uint64_t *vdso_hi)
+/* The protection of the mapping that holds addr, or -ENOENT, its start in
+ * *start (not NULL); with vdso_hi, the bounds of the [vdso] mapping
+ * instead (*start, *vdso_hi). */
+static int maps_lookup(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *vdso_hi)
 {
 	char path[64], line[512];
 	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
@@ -89,9 +91,9 @@ static int maps_lookup(pid_t pid, uint64_t addr, uint64_t *vdso_lo, uint64_t *vd
 		char perms[8];
 		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3)
 			continue;
-		if (vdso_lo) {
+		if (vdso_hi) {
 			if (strstr(line, "[vdso]")) {
-				*vdso_lo = lo;
+				*start = lo;
 				*vdso_hi = hi;
 				r = 0;
 				break;
@@ -99,6 +101,8 @@ static int maps_lookup(pid_t pid, uint64_t addr, uint64_t *vdso_lo, uint64_t *vd
 		} else if (addr >= lo && addr < hi) {
 			r = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
 			    (perms[2] == 'x' ? PROT_EXEC : 0);
+			if (start)
+				*start = lo;
 			break;
 		}
 	}
@@ -797,7 +801,7 @@ int watch_pages_arm(struct watch_pages *wp, pid_t tid)
 		return err;
 	}
 	for (size_t i = 0; i < wp->page_count; i++) {
-		int prot = maps_lookup(wp->t->pid, wp->pages[i].lo, NULL, NULL);
+		int prot = maps_lookup(wp->t->pid, wp->pages[i].lo, &wp->pages[i].map_lo, NULL);
 		if (prot < 0) {
 			diag("record", "--watch by pages: no mapping at 0x%" PRIx64 " in %d",
 			     wp->pages[i].lo, (int)wp->t->pid);
@@ -846,11 +850,14 @@ bool watch_pages_armed(const struct watch_pages *wp)
 	return wp && wp->armed;
 }
 
-size_t watch_pages_ranges(const struct watch_pages *wp, uint64_t *lo, size_t max)
+size_t watch_pages_ranges(const struct watch_pages *wp, uint64_t *lo, uint64_t *map_lo, size_t max)
 {
 	size_t n = 0;
-	for (; n < wp->page_count && n < max; n++)
+	for (; n < wp->page_count && n < max; n++) {
 		lo[n] = wp->pages[n].lo;
+		if (map_lo)
+			map_lo[n] = wp->pages[n].map_lo;
+	}
 	return n;
 }
 
@@ -892,9 +899,9 @@ bool watch_pages_armed(const struct watch_pages *wp)
 	(void)wp;
 	return false;
 }
-size_t watch_pages_ranges(const struct watch_pages *wp, uint64_t *lo, size_t max)
+size_t watch_pages_ranges(const struct watch_pages *wp, uint64_t *lo, uint64_t *map_lo, size_t max)
 {
-	(void)wp, (void)lo, (void)max;
+	(void)wp, (void)lo, (void)map_lo, (void)max;
 	return 0;
 }
 void watch_pages_set_hooks(struct watch_pages *wp, const struct watch_pages_hooks *hooks)

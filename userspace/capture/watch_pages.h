@@ -62,8 +62,9 @@ void watch_pages_disarm(struct watch_pages *wp);
 bool watch_pages_armed(const struct watch_pages *wp);
 
 /* The protected pages, for the BPF hooks that see system calls touch or
- * change them: [lo[i], lo[i] + page size). Returns how many. */
-size_t watch_pages_ranges(const struct watch_pages *wp, uint64_t *lo, size_t max);
+ * change them: [lo[i], lo[i] + page size), and (map_lo: NULL, or after
+ * watch_pages_arm) the start of the mapping each was in. Returns how many. */
+size_t watch_pages_ranges(const struct watch_pages *wp, uint64_t *lo, uint64_t *map_lo, size_t max);
 /* The BPF side (watch.bpf.c): inject(arg, tid) before a system call of
  * ours, or one of the program's run again by us, in thread tid (0 after
  * it): the hooks pass it over; syscall_failed(arg, tid, &nr): whether the
