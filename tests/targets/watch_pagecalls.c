@@ -20,12 +20,20 @@
  * was cleared), settid (CLONE_PARENT_SETTID and CLONE_CHILD_SETTID at
  * wv), tidaddr (a thread's set_tid_address(&wv)), robust (a thread's
  * robust futex list head at wv), rseq (a thread's rseq area at wv).
+ * And signals (2,000 stores, while a timer sends SIGRTMIN every 200 us
+ * with a value, and another thread sends the main one SIGUSR1 by tgkill
+ * and the process SIGUSR2 by kill every 300 us): each handler checks its
+ * siginfo (si_code, si_value, si_pid); the program says how many came and
+ * how many were wrong ("signals N wrong M"), exit status 1 when any was.
  * With WATCH_GO set, the program prints "ready" (and its address) and
  * waits until that file exists before it starts.
  */
 #include <errno.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +144,63 @@ static void run_thread(int (*fn)(void *), int extra, volatile int *ptid, volatil
 	printf("cleared: %s\n", *ctid == 0 ? "yes" : "no");
 }
 
+static volatile int sig_total, sig_wrong, sig_stop;
+static pid_t main_tid;
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	bool ok;
+	if (sig == SIGUSR1)
+		ok = si->si_code == SI_TKILL && si->si_pid == getpid();
+	else if (sig == SIGUSR2)
+		ok = si->si_code == SI_USER && si->si_pid == getpid();
+	else
+		ok = si->si_code == SI_TIMER && si->si_value.sival_int == 1234;
+	__atomic_add_fetch(&sig_total, 1, __ATOMIC_RELAXED);
+	if (!ok)
+		__atomic_add_fetch(&sig_wrong, 1, __ATOMIC_RELAXED);
+}
+
+static void *sender(void *arg)
+{
+	(void)arg;
+	while (!sig_stop) {
+		syscall(SYS_tgkill, getpid(), main_tid, SIGUSR1);
+		kill(getpid(), SIGUSR2);
+		usleep(300);
+	}
+	return NULL;
+}
+
+static int signals(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
+	sigaction(SIGRTMIN, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	main_tid = (pid_t)syscall(SYS_gettid);
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL,
+			       .sigev_signo = SIGRTMIN,
+			       .sigev_value.sival_int = 1234 };
+	timer_t tm;
+	struct itimerspec its = { { 0, 200000 }, { 0, 200000 } };
+	pthread_t t;
+	if (timer_create(CLOCK_MONOTONIC, &ev, &tm) || timer_settime(tm, 0, &its, NULL) ||
+	    pthread_create(&t, NULL, sender, NULL)) {
+		perror("signals");
+		return 2;
+	}
+	for (int i = 0; i < 2000; i++)
+		wv.v = i;
+	memset(&its, 0, sizeof(its));
+	timer_settime(tm, 0, &its, NULL);
+	sig_stop = 1;
+	pthread_join(t, NULL);
+	printf("signals %d wrong %d\n", sig_total, sig_wrong);
+	return sig_wrong != 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc == 2 ? argv[1] : "";
@@ -166,6 +231,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	wait_go(NULL);
+	if (strcmp(mode, "signals") == 0)
+		return signals();
 	stores(&wv.v, 1, 5);
 	if (strcmp(mode, "mremap") == 0) {
 		char *m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
@@ -210,7 +277,7 @@ int main(int argc, char **argv)
 		printf("rseq: %ld\n", rseq_ret);
 	} else {
 		fprintf(stderr, "usage: watch_pagecalls mremap|mmap|madvise|shmat|brk|cleartid|"
-				"settid|tidaddr|robust|rseq\n");
+				"settid|tidaddr|robust|rseq|signals\n");
 		return 2;
 	}
 	stores(&wv.v, 10, 5);

@@ -35,6 +35,16 @@ struct page {
 	int prot;        /* its own protection (from /proc/PID/maps) */
 };
 
+/* A signal of the program's that stopped a thread in a call of ours, sent
+ * to it again with tgkill (whose siginfo says SI_TKILL from us): its own
+ * siginfo, put back at the stop of the one sent again. */
+struct resent {
+	pid_t tid;
+	int sig;
+	siginfo_t si;
+};
+#define RESENT_MAX 64
+
 /* tid -> its sequence, of the instance-th thread with this id */
 struct page_thread {
 	uint64_t next_seq;
@@ -64,6 +74,8 @@ struct watch_pages {
 	size_t held_count, held_cap;
 	pid_t stuck[16]; /* threads that did not stop in time once (a vfork's wait) */
 	size_t stuck_count;
+	struct resent resent[RESENT_MAX]; /* oldest first */
+	size_t resent_count;
 };
 
 static uint64_t now_ns(void)
@@ -197,14 +209,77 @@ static bool leaving(pid_t tid)
 	       si.si_code == (SIGTRAP | (PTRACE_EVENT_EXEC << 8));
 }
 
+/* ---- signals sent again -------------------------------------------------- */
+
+static bool resent_take(struct watch_pages *wp, pid_t tid, int sig, siginfo_t *si)
+{
+	for (size_t i = 0; i < wp->resent_count; i++) {
+		if (wp->resent[i].tid == tid && wp->resent[i].sig == sig) {
+			*si = wp->resent[i].si;
+			memmove(&wp->resent[i], &wp->resent[i + 1],
+				(wp->resent_count - i - 1) * sizeof(wp->resent[0]));
+			wp->resent_count--;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether siginfo si (of signal sig, stopping tid) is one we sent again
+ * with tgkill: then *si becomes the signal's own (taken). */
+static bool resent_own(struct watch_pages *wp, pid_t tid, int sig, siginfo_t *si)
+{
+	return si->si_code == SI_TKILL && si->si_pid == getpid() && resent_take(wp, tid, sig, si);
+}
+
+/* Send signal sig, with its siginfo si (NULL: not known), to thread tid
+ * again: pending, delivered as it would have been when it runs. With
+ * rt_tgsigqueueinfo where the kernel lets another process give the
+ * siginfo (a timer's, sigqueue's: si_code < 0 but SI_TKILL), else with
+ * tgkill, the siginfo kept for that signal's stop (restore_siginfo). */
+static void resend(struct watch_pages *wp, pid_t tid, int sig, const siginfo_t *si)
+{
+	siginfo_t own;
+	if (si) {
+		own = *si;
+		resent_own(wp, tid, sig, &own); /* sent again before */
+		if (own.si_code < 0 && own.si_code != SI_TKILL &&
+		    syscall(SYS_rt_tgsigqueueinfo, wp->t->pid, tid, sig, &own) == 0)
+			return;
+	}
+	if (syscall(SYS_tgkill, wp->t->pid, tid, sig) || !si)
+		return;
+	if (wp->resent_count == RESENT_MAX) { /* the oldest is forgotten */
+		memmove(&wp->resent[0], &wp->resent[1], (RESENT_MAX - 1) * sizeof(wp->resent[0]));
+		wp->resent_count--;
+	}
+	wp->resent[wp->resent_count++] = (struct resent){ tid, sig, own };
+}
+
+/* At a signal's stop of tid: when it is one we sent again, its own
+ * siginfo is put back (the program gets it, not ours). */
+static void restore_siginfo(struct watch_pages *wp, pid_t tid, int sig, siginfo_t *si)
+{
+	if (resent_own(wp, tid, sig, si))
+		ptrace(PTRACE_SETSIGINFO, tid, 0, si);
+}
+
 /* Run system call nr(a0, a1, a2) in stopped thread tid, its registers
- * saved and put back. A signal that came first is sent to it again
- * (tgkill: pending, delivered when it runs). 0 with *ret, or -errno. */
+ * saved and put back. Signals that came first are sent to it again
+ * (resend: pending, delivered when it runs, with their own siginfo). 0
+ * with *ret, or -errno. */
+#define AGAIN_MAX 8
 static int inject(struct watch_pages *wp, pid_t tid, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
 		  long *ret)
 {
 	struct user_regs_struct saved, r;
-	int status, err = 0, again = 0, deferred = 0;
+	int status, err = 0, deferred = 0;
+	struct {
+		int sig;
+		bool known;
+		siginfo_t si;
+	} again[AGAIN_MAX];
+	size_t again_count = 0;
 	siginfo_t deferred_si;
 	bool deferred_signal = false;
 	if (leaving(tid) || ptrace(PTRACE_GETREGS, tid, 0, &saved))
@@ -235,10 +310,16 @@ static int inject(struct watch_pages *wp, pid_t tid, long nr, uint64_t a0, uint6
 		 * fault of its own on our page that was pending runs again
 		 * (and faults again) */
 		siginfo_t si;
+		bool known = (status >> 16) == 0 && ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0;
 		if ((status >> 16) == 0 &&
-		    !(WSTOPSIG(status) == SIGSEGV && ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 &&
-		      si.si_code == SEGV_ACCERR && page_of(wp, (uint64_t)(uintptr_t)si.si_addr)))
-			again = WSTOPSIG(status);
+		    !(WSTOPSIG(status) == SIGSEGV && known && si.si_code == SEGV_ACCERR &&
+		      page_of(wp, (uint64_t)(uintptr_t)si.si_addr))) {
+			size_t k = again_count < AGAIN_MAX ? again_count++ : AGAIN_MAX - 1;
+			again[k].sig = WSTOPSIG(status);
+			again[k].known = known;
+			if (known)
+				again[k].si = si;
+		}
 	}
 	if (wp->hooks.inject)
 		wp->hooks.inject(wp->hooks.arg, 0);
@@ -257,8 +338,8 @@ static int inject(struct watch_pages *wp, pid_t tid, long nr, uint64_t a0, uint6
 		ptrace(PTRACE_SETSIGINFO, tid, 0, &deferred_si);
 	else if (deferred)
 		vsc_target_deferred_status(wp->t, tid, &deferred, INTERRUPT_STOP);
-	if (again)
-		syscall(SYS_tgkill, wp->t->pid, tid, again);
+	for (size_t k = 0; k < again_count; k++)
+		resend(wp, tid, again[k].sig, again[k].known ? &again[k].si : NULL);
 	return 0;
 }
 
@@ -546,7 +627,16 @@ static int step_over(struct watch_pages *wp, pid_t tid, uint64_t addr)
 		/* another signal first, or the instruction faulted otherwise */
 		sig = (status >> 16) == 0 ? WSTOPSIG(status) : 0;
 	}
+	/* its siginfo, which the calls of protect_again replace: put back
+	 * (the thread goes on with sig from the last one's stop, whose
+	 * siginfo it takes when it is sig's) */
+	siginfo_t si;
+	bool known = sig && ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0;
+	if (known)
+		resent_own(wp, tid, sig, &si);
 	protect_again(wp, tid);
+	if (known)
+		ptrace(PTRACE_SETSIGINFO, tid, 0, &si);
 	return sig;
 }
 
@@ -717,6 +807,7 @@ static int take_signal(struct watch_pages *wp, pid_t tid, int sig)
 	siginfo_t si;
 	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si))
 		return sig;
+	restore_siginfo(wp, tid, sig, &si);
 	/* the end of a call run again that slept (call_again) */
 	if (sig == SIGTRAP && si.si_code == SIGTRAP && sleeper_take(wp, tid))
 		return 0;
