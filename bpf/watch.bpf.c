@@ -237,10 +237,11 @@ int vsc_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /* With pages: a system call of the target that failed with EFAULT, on
- * a protected page maybe. The thread is sent a SIGSEGV (taken by the
- * recorder, which traces it: watch_pages.c runs the call again with the
- * page unprotected and the other threads stopped), its call's number in
- * efault_threads; where that cannot be done, it is counted. */
+ * a protected page maybe. The thread is sent a SIGSEGV, or a SIGSTOP
+ * when it blocks SIGSEGV (taken by the recorder, which traces it:
+ * watch_pages.c runs the call again with the page unprotected and the
+ * other threads stopped), its call's number in efault_threads; where that
+ * cannot be done, it is counted. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -259,18 +260,64 @@ int vsc_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	if ((long)ctx->args[1] != -14) /* -EFAULT */
 		return 0;
+	int sig = 11; /* SIGSEGV */
 #if defined(__TARGET_ARCH_x86)
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	nr = BPF_CORE_READ(regs, orig_ax);
+	/* a thread that blocks SIGSEGV (in a SIGSEGV handler, say) would
+	 * keep it pending, see the EFAULT, and die of it when it unblocks:
+	 * SIGSTOP instead, which cannot be blocked (taken by the recorder,
+	 * never a stop of the program's) */
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	sigset_t blocked = BPF_CORE_READ(task, blocked);
+	if (blocked.sig[0] & (1ull << (11 - 1)))
+		sig = 19; /* SIGSTOP */
 #endif
 	if (bpf_map_update_elem(&efault_threads, &tid, &nr, BPF_ANY) == 0 &&
-	    bpf_send_signal_thread(11) == 0) /* SIGSEGV */
+	    bpf_send_signal_thread(sig) == 0)
 		return 0;
 	bpf_map_delete_elem(&efault_threads, &tid);
 	__sync_fetch_and_add(&efault_calls, 1);
 	efault_last_nr = nr;
 	return 0;
 }
+
+/* With pages: an access to a protected page raises SIGSEGV, forced: when
+ * the thread blocks SIGSEGV or ignores it, the kernel unblocks it and
+ * sets its action to the default, before the recorder sees the fault.
+ * Each such fault of the target's, by thread: 1 when it blocked SIGSEGV
+ * (the recorder blocks it again), 2 when its action was not the default
+ * (a handler or SIG_IGN: lost, counted in segv_actions_reset). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} fault_segv SEC(".maps");
+__u64 segv_actions_reset = 0;
+
+#if defined(__TARGET_ARCH_x86)
+SEC("raw_tracepoint/page_fault_user")
+int vsc_page_fault(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+
+	if (!pages_armed || (id >> 32) != target_pid || !on_pages(ctx->args[0], 1))
+		return 0;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	sigset_t blocked = BPF_CORE_READ(task, blocked);
+	__u64 handler = (__u64)BPF_CORE_READ(task, sighand, action[10].sa.sa_handler);
+	__u32 how = (blocked.sig[0] & (1ull << (11 - 1))) ? 1 : 0;
+	/* SIG_DFL 0, SIG_IGN 1: the action is reset when blocked or ignored */
+	if (handler != 0 && (how || handler == 1)) {
+		how |= 2;
+		__sync_fetch_and_add(&segv_actions_reset, 1);
+	}
+	bpf_map_update_elem(&fault_segv, &tid, &how, BPF_ANY);
+	return 0;
+}
+#endif
 
 __u64 lost_events = 0;  /* ring buffer full */
 __u64 lost_threads = 0; /* thread table full: events without a sequence */

@@ -8,7 +8,9 @@
 # SHM_REMAP, brk shrinking over it), or that gives the kernel an address
 # on it to write later, outside any system call (clone's
 # CLONE_CHILD_CLEARTID / CLONE_CHILD_SETTID / CLONE_PARENT_SETTID words,
-# set_tid_address, set_robust_list, rseq), must not leave a trace that
+# set_tid_address, set_robust_list, rseq), or a fault on it while the
+# thread blocks or ignores SIGSEGV with an action of its own (the kernel
+# resets the action), must not leave a trace that
 # looks whole: each recording of watch_pagecalls MODE must say why its
 # loss is not known exactly (naming the call) and `vsc check` must give
 # no plain verdict (unknown, exit 3). Before, the new address of an
@@ -68,12 +70,13 @@ verdict() {
 
 changed='changed, replaced or dropped a watched page (the last:'
 kernel='gave the kernel an address on a watched page to write outside system calls'
+segv='by a thread that blocked or ignored SIGSEGV with an action of its own'
 
 # by command: mode, what the loss must say
 for c in "mremap:$changed mremap," "mmap:$changed mmap MAP_FIXED," \
   "madvise:$changed madvise," "shmat:$changed shmat SHM_REMAP," \
   "cleartid:$kernel" "settid:$kernel (the last: clone," "tidaddr:$kernel" \
-  "robust:$kernel" "rseq:$kernel"; do
+  "robust:$kernel" "rseq:$kernel" "segvaction:$segv"; do
   mode=${c%%:*}
   rm -f "$tmp/out.vsc"
   "$vsc" record --watch-by pages --watch wv:8 -o "$tmp/out.vsc" -- "$bin" "$mode" \
@@ -107,6 +110,31 @@ else
   verdict brk "$changed brk,"
 fi
 tpid="" rpid=""
+
+# A thread that blocks SIGSEGV: its store to the page (whose fault makes
+# the kernel unblock SIGSEGV) leaves it blocked (blocked again), its read
+# into the page is run again as any other (the hook stops it with
+# SIGSTOP, which cannot be blocked) and reads its byte, and the program
+# lives on when it unblocks SIGSEGV, every store recorded, 0 lost,
+# consistent. Before, the store unblocked SIGSEGV for good, the read
+# failed with EFAULT, and the hook's SIGSEGV killed the program. With an
+# action of its own (segvaction, above), the kernel resets it: counted.
+rm -f "$tmp/out.vsc"
+"$vsc" record --watch-by pages --watch wv:8 -o "$tmp/out.vsc" -- "$bin" blocked \
+  > "$tmp/res" 2> "$tmp/err"
+st=$?
+if [ "$st" = 0 ] && grep -qx 'read 1, SIGSEGV blocked still: yes' "$tmp/res" &&
+  grep -qx '# command ended: exit status 0' "$tmp/out.vsc" &&
+  grep -qx '# lost events: 0' "$tmp/out.vsc" &&
+  [ "$(grep -c '^[0-9]* w wv ' "$tmp/out.vsc")" = 11 ] &&
+  [ "$("$vsc" check "$tmp/out.vsc" 2>&1 | head -1)" = consistent ]; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL: watch pages blocked: status $st, the program: $(head -1 "$tmp/res"),\
+ $(grep -c '^[0-9]* w wv ' "$tmp/out.vsc") stores recorded, $(grep '^# lost events' "$tmp/out.vsc"),\
+ $(grep '^# command ended' "$tmp/out.vsc"), vsc check: $("$vsc" check "$tmp/out.vsc" 2>&1 | head -1)"
+fi
 
 # signals sent again keep their siginfo
 rm -f "$tmp/out.vsc"

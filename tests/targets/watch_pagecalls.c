@@ -20,7 +20,11 @@
  * was cleared), settid (CLONE_PARENT_SETTID and CLONE_CHILD_SETTID at
  * wv), tidaddr (a thread's set_tid_address(&wv)), robust (a thread's
  * robust futex list head at wv), rseq (a thread's rseq area at wv).
- * And signals (2,000 stores, while a timer sends SIGRTMIN every 200 us
+ * blocked (SIGSEGV blocked, a store to wv, a read from a pipe into wv's
+ * page: SIGSEGV must stay blocked, the call read its byte, and the program
+ * live on after SIGSEGV is unblocked; it says "read N, SIGSEGV blocked
+ * still: yes|no"), segvaction (a handler of SIGSEGV, SIGSEGV blocked, a
+ * store to wv: the kernel resets the action). And signals (2,000 stores, while a timer sends SIGRTMIN every 200 us
  * with a value, and another thread sends the main one SIGUSR1 by tgkill
  * and the process SIGUSR2 by kill every 300 us): each handler checks its
  * siginfo (si_code, si_value, si_pid); the program says how many came and
@@ -272,12 +276,40 @@ int main(int argc, char **argv)
 		run_thread(thread_tidaddr, 0, NULL, NULL);
 	} else if (strcmp(mode, "robust") == 0) {
 		run_thread(thread_robust, 0, NULL, NULL);
+	} else if (strcmp(mode, "blocked") == 0) {
+		sigset_t segv;
+		int fds[2];
+		sigemptyset(&segv);
+		sigaddset(&segv, SIGSEGV);
+		if (pipe(fds) || write(fds[1], "x", 1) != 1) {
+			perror("pipe");
+			return 2;
+		}
+		sigprocmask(SIG_BLOCK, &segv, NULL);
+		wv.v = 100;
+		sigset_t now;
+		sigprocmask(SIG_BLOCK, NULL, &now);
+		ssize_t n = read(fds[0], &wv.page[256], 1);
+		int err = errno;
+		sigprocmask(SIG_UNBLOCK, &segv, NULL);
+		printf("read %zd%s%s, SIGSEGV blocked still: %s\n", n, n < 0 ? ": " : "",
+		       n < 0 ? strerror(err) : "", sigismember(&now, SIGSEGV) ? "yes" : "no");
+		if (n != 1 || wv.page[256] != 'x' || !sigismember(&now, SIGSEGV))
+			return 1;
+	} else if (strcmp(mode, "segvaction") == 0) {
+		struct sigaction sa = { .sa_handler = SIG_IGN };
+		sigset_t segv;
+		sigaction(SIGSEGV, &sa, NULL);
+		sigemptyset(&segv);
+		sigaddset(&segv, SIGSEGV);
+		sigprocmask(SIG_BLOCK, &segv, NULL);
+		wv.v = 100;
 	} else if (strcmp(mode, "rseq") == 0) {
 		run_thread(thread_rseq, 0, NULL, NULL);
 		printf("rseq: %ld\n", rseq_ret);
 	} else {
 		fprintf(stderr, "usage: watch_pagecalls mremap|mmap|madvise|shmat|brk|cleartid|"
-				"settid|tidaddr|robust|rseq|signals\n");
+				"settid|tidaddr|robust|rseq|blocked|segvaction|signals\n");
 		return 2;
 	}
 	stores(&wv.v, 10, 5);

@@ -64,6 +64,7 @@ struct watch_run {
 	struct foreign_watch foreign; /* stores and mappings from outside */
 	struct bpf_link *sys_enter;   /* its hook (foreign.h) */
 	struct bpf_link *sys_exit;    /* by pages: EFAULTs (watch.bpf.c) */
+	struct bpf_link *page_fault;  /* by pages: faults with SIGSEGV blocked */
 	struct watch_pages *pages;    /* by pages (watch_pages.h), else NULL */
 	bool by_pages;
 	bool execs_seen; /* the exec hook's count stands (fork hooks for shared memory) */
@@ -74,7 +75,7 @@ int watch_slot_limit(void)
 #if defined(__x86_64__)
 	return 4; /* DR0..DR3 */
 #else
-	return WATCH_MAX_SLOTS; /* refined per target by arm64_slot_limit() */
+	return WATCH_MAX_SLOTS;     /* refined per target by arm64_slot_limit() */
 #endif
 }
 
@@ -367,10 +368,17 @@ static int load_bpf(struct watch_run *run)
 	run->sys_enter = bpf_program__attach(run->skel->progs.vsc_sys_enter);
 	if (run->by_pages) {
 		run->sys_exit = bpf_program__attach(run->skel->progs.vsc_sys_exit);
-		if (!run->sys_enter || !run->sys_exit) {
+#if defined(__x86_64__)
+		run->page_fault = bpf_program__attach(run->skel->progs.vsc_page_fault);
+		bool faults = run->page_fault != NULL;
+#else
+		bool faults = true; /* no pages there (watch_pages.h) */
+#endif
+		if (!run->sys_enter || !run->sys_exit || !faults) {
 			/* its count of system calls that met a protected page */
 			err = -errno;
-			diag("record", "--watch by pages: cannot attach the system call hooks: %s",
+			diag("record",
+			     "--watch by pages: cannot attach the system call and page fault hooks: %s",
 			     strerror(-err));
 			return err;
 		}
@@ -476,6 +484,13 @@ static int pages_why(const struct watch_run *run, char *buf, size_t len, int n)
 			      "may have changed unrecorded",
 			      m ? "; " : "", calls, call_name(run->skel->bss->page_last_nr),
 			      (uint64_t)run->skel->bss->page_last_nr);
+	if (run->skel->bss->segv_actions_reset)
+		m += snprintf(
+			part + m, sizeof(part) - (size_t)m,
+			"%s%" PRIu64 " accesses to a watched page by a thread that blocked or "
+			"ignored SIGSEGV with an action of its own: the kernel set SIGSEGV to "
+			"its default action (a later SIGSEGV kills the program)",
+			m ? "; " : "", (uint64_t)run->skel->bss->segv_actions_reset);
 	if (kernel_writes)
 		m += snprintf(part + m, sizeof(part) - (size_t)m,
 			      "%s%" PRIu64
@@ -560,6 +575,8 @@ static void detach_all(struct watch_run *run)
 	}
 	bpf_link__destroy(run->sys_exit);
 	run->sys_exit = NULL;
+	bpf_link__destroy(run->page_fault);
+	run->page_fault = NULL;
 	for (size_t i = 0; i < run->link_count; i++)
 		bpf_link__destroy(run->links[i]);
 	run->link_count = 0;
@@ -651,6 +668,18 @@ static bool syscall_failed(void *arg, pid_t tid, long *nr)
 	return true;
 }
 
+/* The BPF hook's word that tid blocked SIGSEGV at its fault on a page. */
+static bool fault_blocked(void *arg, pid_t tid)
+{
+	struct watch_run *run = arg;
+	uint32_t key = (uint32_t)tid, value = 0;
+	int fd = bpf_map__fd(run->skel->maps.fault_segv);
+	if (bpf_map_lookup_elem(fd, &key, &value))
+		return false;
+	bpf_map_delete_elem(fd, &key);
+	return value & 1;
+}
+
 /* By pages: protect the watched variables' pages, through the launched
  * command's only thread or a held one. */
 static int arm_pages(struct watch_run *run)
@@ -666,7 +695,7 @@ static int arm_pages(struct watch_run *run)
 		diag("record", "--watch by pages: %s", strerror(-err));
 		return err;
 	}
-	struct watch_pages_hooks hooks = { on_inject, syscall_failed, run };
+	struct watch_pages_hooks hooks = { on_inject, syscall_failed, fault_blocked, run };
 	watch_pages_set_hooks(run->pages, &hooks);
 	uint64_t lo[WATCH_MAX_SLOTS], map_lo[WATCH_MAX_SLOTS];
 	size_t n = watch_pages_ranges(run->pages, lo, NULL, WATCH_MAX_SLOTS);

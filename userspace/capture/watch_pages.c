@@ -813,14 +813,19 @@ static int take_signal(struct watch_pages *wp, pid_t tid, int sig)
 		return 0;
 	/* the BPF hook's SIGSEGV after a system call that failed with
 	 * EFAULT (SI_TKILL: sent again by inject(), which came upon it
-	 * first): the thread stops on the way out of that call */
+	 * first), or its SIGSTOP when the thread blocks SIGSEGV (only with
+	 * the hook's word: never a stop of the program's own): the thread
+	 * stops on the way out of that call */
 	struct user_regs_struct r;
-	if (sig == SIGSEGV && (si.si_code == SI_KERNEL || si.si_code == SI_TKILL) &&
+	if ((sig == SIGSEGV || sig == SIGSTOP) &&
+	    (si.si_code == SI_KERNEL || (sig == SIGSEGV && si.si_code == SI_TKILL)) &&
 	    ptrace(PTRACE_GETREGS, tid, 0, &r) == 0 && (long)r.orig_rax >= 0 &&
 	    (long)r.rax == -EFAULT) {
 		long nr;
-		if (wp->hooks.syscall_failed)
-			wp->hooks.syscall_failed(wp->hooks.arg, tid, &nr); /* taken */
+		bool said = wp->hooks.syscall_failed &&
+			    wp->hooks.syscall_failed(wp->hooks.arg, tid, &nr); /* taken */
+		if (sig == SIGSTOP && !said)
+			return sig;
 		return wp->armed ? call_again(wp, tid, (long)r.orig_rax) : 0;
 	}
 	if (sig != SIGSEGV || si.si_code != SEGV_ACCERR)
@@ -829,9 +834,16 @@ static int take_signal(struct watch_pages *wp, pid_t tid, int sig)
 	const struct page *p = page_of(wp, addr);
 	if (!p)
 		return sig; /* not ours: the program's own */
-	if (!wp->armed)
-		return 0; /* protected when it ran, not now: it runs again */
-	return step_over(wp, tid, addr);
+	/* a fault unblocks SIGSEGV (force_sig_fault): blocked again */
+	bool blocked = wp->hooks.fault_blocked && wp->hooks.fault_blocked(wp->hooks.arg, tid);
+	/* not armed: protected when it ran, not now: it runs again */
+	int go_on = wp->armed ? step_over(wp, tid, addr) : 0;
+	uint64_t mask;
+	if (blocked && ptrace(PTRACE_GETSIGMASK, tid, sizeof(mask), &mask) == 0) {
+		mask |= 1ull << (SIGSEGV - 1);
+		ptrace(PTRACE_SETSIGMASK, tid, sizeof(mask), &mask);
+	}
+	return go_on;
 }
 
 /* ---- set up ---------------------------------------------------------------- */

@@ -69,10 +69,13 @@ size_t watch_pages_ranges(const struct watch_pages *wp, uint64_t *lo, uint64_t *
  * ours, or one of the program's run again by us, in thread tid (0 after
  * it): the hooks pass it over; syscall_failed(arg, tid, &nr): whether the
  * SIGSEGV tid stops with is the hook's word that its system call nr failed
- * with EFAULT (taken: asked once). */
+ * with EFAULT (taken: asked once); fault_blocked(arg, tid): whether tid
+ * blocked SIGSEGV when it faulted on a protected page (the kernel then
+ * unblocked it; taken). */
 struct watch_pages_hooks {
 	void (*inject)(void *arg, pid_t tid);
 	bool (*syscall_failed)(void *arg, pid_t tid, long *nr);
+	bool (*fault_blocked)(void *arg, pid_t tid);
 	void *arg;
 };
 void watch_pages_set_hooks(struct watch_pages *wp, const struct watch_pages_hooks *hooks);
