@@ -78,9 +78,9 @@ __u32 injecting_tid = 0;
  * from or onto them, madvise, mmap MAP_FIXED, brk, shmat SHM_REMAP,
  * shmdt, remap_file_pages); and calls that give the kernel an address on
  * them to write later, outside any system call (clone's thread ids,
- * set_tid_address, set_robust_list, rseq; a thread's exit with its
- * clear_child_tid or robust list there): such writes fail on a protected
- * page, silently, and the program may hang (a pthread_join) */
+ * set_tid_address, set_robust_list, rseq, sigaltstack; a thread's exit
+ * with its clear_child_tid or robust list there): such writes fail on a
+ * protected page, silently, and the program may hang (a pthread_join) */
 __u64 efault_calls = 0;
 __u64 efault_last_nr = 0;
 __u64 page_calls = 0;
@@ -204,6 +204,12 @@ static __always_inline void page_call(struct bpf_raw_tracepoint_args *ctx, long 
 		   * the program, unless RSEQ_FLAG_UNREGISTER */
 		kernel_write = !(BPF_CORE_READ(regs, dx) & 1) && on_pages(start, len ? len : 1);
 		break;
+	case 131: {               /* sigaltstack(ss, old): signal frames written there */
+		__u64 ss[3] = {}; /* ss_sp, ss_flags, ss_size */
+		if (start && !bpf_probe_read_user(ss, sizeof(ss), (void *)start))
+			kernel_write = !(ss[1] & 2) && on_pages(ss[0], ss[2]); /* not SS_DISABLE */
+		break;
+	}
 	case 60: { /* exit: its clear_child_tid and robust list, set before */
 		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 		kernel_write = on_pages((__u64)BPF_CORE_READ(task, clear_child_tid), 4) ||
@@ -315,6 +321,40 @@ int vsc_page_fault(struct bpf_raw_tracepoint_args *ctx)
 		__sync_fetch_and_add(&segv_actions_reset, 1);
 	}
 	bpf_map_update_elem(&fault_segv, &tid, &how, BPF_ANY);
+	return 0;
+}
+#endif
+
+/* With pages: a signal delivered to a handler of the target's whose frame
+ * the kernel writes on a protected page (the thread's stack there, or its
+ * sigaltstack): the write fails and the kernel kills the thread with
+ * SIGSEGV (so would rt_sigreturn reading it back). Counted with the
+ * kernel's other writes (kernel_write_calls, number 512: no call). */
+#if defined(__TARGET_ARCH_x86)
+#define SIGNAL_FRAME_MAX 32768 /* the frame and its xsave area, generously */
+SEC("raw_tracepoint/signal_deliver")
+int vsc_signal_deliver(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (!pages_armed || (id >> 32) != target_pid || (__u32)id == injecting_tid)
+		return 0;
+	struct k_sigaction *ka = (struct k_sigaction *)ctx->args[2];
+	__u64 handler = (__u64)BPF_CORE_READ(ka, sa.sa_handler);
+	if (handler == 0 || handler == 1) /* SIG_DFL, SIG_IGN: no frame */
+		return 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u64 sp = BPF_CORE_READ(regs, sp);
+	__u64 alt = BPF_CORE_READ(task, sas_ss_sp), alt_size = BPF_CORE_READ(task, sas_ss_size);
+	bool hit = sp > SIGNAL_FRAME_MAX && on_pages(sp - SIGNAL_FRAME_MAX, SIGNAL_FRAME_MAX);
+	/* SA_ONSTACK: on the alternate stack, when one is set */
+	if ((BPF_CORE_READ(ka, sa.sa_flags) & 0x08000000) && alt && alt_size)
+		hit = hit || on_pages(alt, alt_size);
+	if (hit) {
+		__sync_fetch_and_add(&kernel_write_calls, 1);
+		kernel_write_last_nr = 512;
+	}
 	return 0;
 }
 #endif

@@ -19,7 +19,9 @@
  * wait; the program waits at most 1 s for it, and says whether the word
  * was cleared), settid (CLONE_PARENT_SETTID and CLONE_CHILD_SETTID at
  * wv), tidaddr (a thread's set_tid_address(&wv)), robust (a thread's
- * robust futex list head at wv), rseq (a thread's rseq area at wv).
+ * robust futex list head at wv), rseq (a thread's rseq area at wv),
+ * altstack (its signal stack on wv's page: no signal comes), altsignal
+ * (and a signal to a handler on it: the kernel cannot write its frame).
  * blocked (SIGSEGV blocked, a store to wv, a read from a pipe into wv's
  * page: SIGSEGV must stay blocked, the call read its byte, and the program
  * live on after SIGSEGV is unblocked; it says "read N, SIGSEGV blocked
@@ -276,6 +278,18 @@ int main(int argc, char **argv)
 		run_thread(thread_tidaddr, 0, NULL, NULL);
 	} else if (strcmp(mode, "robust") == 0) {
 		run_thread(thread_robust, 0, NULL, NULL);
+	} else if (strcmp(mode, "altstack") == 0 || strcmp(mode, "altsignal") == 0) {
+		stack_t ss = { .ss_sp = &wv.page[1024], .ss_size = PAGE - 1024 };
+		if (sigaltstack(&ss, NULL)) {
+			perror("sigaltstack");
+			return 2;
+		}
+		if (strcmp(mode, "altsignal") == 0) {
+			struct sigaction sa = { .sa_sigaction = on_signal,
+						.sa_flags = SA_SIGINFO | SA_ONSTACK };
+			sigaction(SIGUSR1, &sa, NULL);
+			raise(SIGUSR1);
+		}
 	} else if (strcmp(mode, "blocked") == 0) {
 		sigset_t segv;
 		int fds[2];
@@ -309,7 +323,8 @@ int main(int argc, char **argv)
 		printf("rseq: %ld\n", rseq_ret);
 	} else {
 		fprintf(stderr, "usage: watch_pagecalls mremap|mmap|madvise|shmat|brk|cleartid|"
-				"settid|tidaddr|robust|rseq|blocked|segvaction|signals\n");
+				"settid|tidaddr|robust|rseq|altstack|altsignal|blocked|segvaction|"
+				"signals\n");
 		return 2;
 	}
 	stores(&wv.v, 10, 5);

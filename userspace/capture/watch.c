@@ -65,6 +65,7 @@ struct watch_run {
 	struct bpf_link *sys_enter;   /* its hook (foreign.h) */
 	struct bpf_link *sys_exit;    /* by pages: EFAULTs (watch.bpf.c) */
 	struct bpf_link *page_fault;  /* by pages: faults with SIGSEGV blocked */
+	struct bpf_link *deliver;     /* by pages: signal frames on the pages */
 	struct watch_pages *pages;    /* by pages (watch_pages.h), else NULL */
 	bool by_pages;
 	bool execs_seen; /* the exec hook's count stands (fork hooks for shared memory) */
@@ -370,7 +371,8 @@ static int load_bpf(struct watch_run *run)
 		run->sys_exit = bpf_program__attach(run->skel->progs.vsc_sys_exit);
 #if defined(__x86_64__)
 		run->page_fault = bpf_program__attach(run->skel->progs.vsc_page_fault);
-		bool faults = run->page_fault != NULL;
+		run->deliver = bpf_program__attach(run->skel->progs.vsc_signal_deliver);
+		bool faults = run->page_fault && run->deliver;
 #else
 		bool faults = true; /* no pages there (watch_pages.h) */
 #endif
@@ -378,7 +380,8 @@ static int load_bpf(struct watch_run *run)
 			/* its count of system calls that met a protected page */
 			err = -errno;
 			diag("record",
-			     "--watch by pages: cannot attach the system call and page fault hooks: %s",
+			     "--watch by pages: cannot attach the system call, page fault and "
+			     "signal hooks: %s",
 			     strerror(-err));
 			return err;
 		}
@@ -441,12 +444,14 @@ static const char *call_name(uint64_t nr)
 		{ 56, "clone" },
 		{ 60, "exit" },
 		{ 67, "shmdt" },
+		{ 131, "sigaltstack" },
 		{ 216, "remap_file_pages" },
 		{ 218, "set_tid_address" },
 		{ 273, "set_robust_list" },
 		{ 329, "pkey_mprotect" },
 		{ 334, "rseq" },
 		{ 435, "clone3" },
+		{ 512, "a signal's frame" },
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (names[i].nr == nr)
@@ -496,7 +501,8 @@ static int pages_why(const struct watch_run *run, char *buf, size_t len, int n)
 			      "%s%" PRIu64
 			      " calls of the program gave the kernel an address on a watched "
 			      "page to write outside system calls (the last: %s, number %" PRIu64
-			      "; thread ids of clone, set_tid_address, robust futex lists, rseq): "
+			      "; thread ids of clone, set_tid_address, robust futex lists, rseq, "
+			      "sigaltstack, signal frames): "
 			      "such a write fails there unseen, and the program may hang",
 			      m ? "; " : "", kernel_writes,
 			      call_name(run->skel->bss->kernel_write_last_nr),
@@ -577,6 +583,8 @@ static void detach_all(struct watch_run *run)
 	run->sys_exit = NULL;
 	bpf_link__destroy(run->page_fault);
 	run->page_fault = NULL;
+	bpf_link__destroy(run->deliver);
+	run->deliver = NULL;
 	for (size_t i = 0; i < run->link_count; i++)
 		bpf_link__destroy(run->links[i]);
 	run->link_count = 0;

@@ -249,6 +249,12 @@ static void resend(struct watch_pages *wp, pid_t tid, int sig, const siginfo_t *
 	}
 	if (syscall(SYS_tgkill, wp->t->pid, tid, sig) || !si)
 		return;
+	/* those of threads gone meanwhile go (their ids may come again) */
+	size_t kept = 0;
+	for (size_t i = 0; i < wp->resent_count; i++)
+		if (syscall(SYS_tgkill, wp->t->pid, wp->resent[i].tid, 0) == 0)
+			wp->resent[kept++] = wp->resent[i];
+	wp->resent_count = kept;
 	if (wp->resent_count == RESENT_MAX) { /* the oldest is forgotten */
 		memmove(&wp->resent[0], &wp->resent[1], (RESENT_MAX - 1) * sizeof(wp->resent[0]));
 		wp->resent_count--;
