@@ -10,7 +10,9 @@
 # CLONE_CHILD_CLEARTID / CLONE_CHILD_SETTID / CLONE_PARENT_SETTID words,
 # set_tid_address, set_robust_list, rseq, sigaltstack, a signal's frame
 # on it), or a fault on it while the thread blocks or ignores SIGSEGV
-# with an action of its own (the kernel resets the action), must not
+# with an action of its own (the kernel resets the action), or a call run
+# again on the unprotected page that had consumed what it failed to copy
+# (an eventfd's count, a datagram: run again, it gets EAGAIN), must not
 # leave a trace that looks whole: each recording of watch_pagecalls MODE must say why its loss is
 # not known exactly (naming the call) and `vsc check` must give no plain
 # verdict (unknown, exit 3). Before, the new address of an mremap, shmat
@@ -71,6 +73,7 @@ verdict() {
 changed='changed, replaced or dropped a watched page (the last:'
 kernel='gave the kernel an address on a watched page to write outside system calls'
 segv='by a thread that blocked or ignored SIGSEGV with an action of its own'
+consumed='system calls run again may have consumed what they could not copy'
 
 # by command: mode, what the loss must say
 for c in "mremap:$changed mremap," "mmap:$changed mmap MAP_FIXED," \
@@ -78,7 +81,7 @@ for c in "mremap:$changed mremap," "mmap:$changed mmap MAP_FIXED," \
   "cleartid:$kernel" "settid:$kernel (the last: clone," "tidaddr:$kernel" \
   "robust:$kernel" "rseq:$kernel" "altstack:$kernel (the last: sigaltstack," \
   "altsignal:$kernel (the last: a signal's frame," \
-  "segvaction:$segv"; do
+  "segvaction:$segv" "eventfd:$consumed" "dgram:$consumed"; do
   mode=${c%%:*}
   rm -f "$tmp/out.vsc"
   "$vsc" record --watch-by pages --watch wv:8 -o "$tmp/out.vsc" -- "$bin" "$mode" \

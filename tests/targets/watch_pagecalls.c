@@ -21,7 +21,11 @@
  * wv), tidaddr (a thread's set_tid_address(&wv)), robust (a thread's
  * robust futex list head at wv), rseq (a thread's rseq area at wv),
  * altstack (its signal stack on wv's page: no signal comes), altsignal
- * (and a signal to a handler on it: the kernel cannot write its frame).
+ * (and a signal to a handler on it: the kernel cannot write its frame),
+ * eventfd (a read of an eventfd's count into wv's page: the kernel takes
+ * the count before its copy fails), dgram (a datagram received there).
+ * Each says what its read got ("eventfd read 8", "dgram read 1", or the
+ * error).
  * blocked (SIGSEGV blocked, a store to wv, a read from a pipe into wv's
  * page: SIGSEGV must stay blocked, the call read its byte, and the program
  * live on after SIGSEGV is unblocked; it says "read N, SIGSEGV blocked
@@ -45,8 +49,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -290,6 +296,19 @@ int main(int argc, char **argv)
 			sigaction(SIGUSR1, &sa, NULL);
 			raise(SIGUSR1);
 		}
+	} else if (strcmp(mode, "eventfd") == 0 || strcmp(mode, "dgram") == 0) {
+		int fds[2] = { -1, -1 };
+		ssize_t n;
+		if (mode[0] == 'e') {
+			fds[0] = eventfd(5, EFD_NONBLOCK);
+			n = read(fds[0], &wv.page[256], 8);
+		} else {
+			if (socketpair(AF_UNIX, SOCK_DGRAM, 0, fds) == 0)
+				send(fds[1], "x", 1, 0);
+			n = recv(fds[0], &wv.page[256], 1, MSG_DONTWAIT);
+		}
+		printf("%s read %zd%s%s\n", mode, n, n < 0 ? ": " : "",
+		       n < 0 ? strerror(errno) : "");
 	} else if (strcmp(mode, "blocked") == 0) {
 		sigset_t segv;
 		int fds[2];
@@ -323,8 +342,8 @@ int main(int argc, char **argv)
 		printf("rseq: %ld\n", rseq_ret);
 	} else {
 		fprintf(stderr, "usage: watch_pagecalls mremap|mmap|madvise|shmat|brk|cleartid|"
-				"settid|tidaddr|robust|rseq|altstack|altsignal|blocked|segvaction|"
-				"signals\n");
+				"settid|tidaddr|robust|rseq|altstack|altsignal|eventfd|dgram|"
+				"blocked|segvaction|signals\n");
 		return 2;
 	}
 	stores(&wv.v, 10, 5);

@@ -521,6 +521,14 @@ static int pages_why(const struct watch_run *run, char *buf, size_t len, int n)
 			      "%s%" PRIu64 " system calls that failed with EFAULT were not run "
 			      "again (no argument near a watched page, or it could not be done)",
 			      m ? "; " : "", ps->calls_failed);
+	if (ps->calls_consumed)
+		m += snprintf(part + m, sizeof(part) - (size_t)m,
+			      "%s%" PRIu64
+			      " system calls run again may have consumed what they could "
+			      "not copy the first time (a child's exit status, an eventfd count, a "
+			      "datagram, a connection, a signal): the program got what a second "
+			      "call gives (ECHILD, EAGAIN, a wait)",
+			      m ? "; " : "", ps->calls_consumed);
 	if (ps->calls_blocked)
 		m += snprintf(part + m, sizeof(part) - (size_t)m,
 			      "%s%" PRIu64 " system calls run again blocked elsewhere than in a "

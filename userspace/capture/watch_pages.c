@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -707,6 +709,66 @@ static int protect_all(struct watch_pages *wp, pid_t via)
  * thread, and the others go on; its end is a syscall stop taken later
  * (on_signal). What the kernel read or wrote there is not recorded (as
  * with breakpoints, which exclude the kernel). */
+/* Whether the socket fd of process pid is of a kind whose data a failed
+ * copy drops (datagrams, records, raw): asked of a copy of it (pidfd_getfd),
+ * true when that cannot be done. */
+static bool socket_drops(pid_t pid, int fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), type = 0;
+	socklen_t len = sizeof(type);
+	if (pidfd < 0)
+		return true;
+	int copy = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	if (copy < 0)
+		return true;
+	bool got = getsockopt(copy, SOL_SOCKET, SO_TYPE, &type, &len) == 0;
+	close(copy);
+	return !got || type != SOCK_STREAM;
+}
+
+/* Whether system call nr(r) of process pid, which failed with EFAULT,
+ * may have consumed what it could not copy (run again, it gives something
+ * else): a child's exit status (wait4, waitid), a connection (accept), a
+ * signal (rt_sigtimedwait), a message (mq_timedreceive, msgrcv), or a read
+ * or receive from anything but a regular file, a directory, a pipe or a
+ * stream socket (which keep what a failed copy did not take): an eventfd's,
+ * timerfd's or signalfd's count, an inotify event, a datagram, a tty's
+ * line. */
+static bool call_consumes(pid_t pid, long nr, const struct user_regs_struct *r)
+{
+	switch (nr) {
+	case SYS_wait4:
+	case SYS_waitid:
+	case SYS_accept:
+	case SYS_accept4:
+	case SYS_rt_sigtimedwait:
+	case SYS_mq_timedreceive:
+	case SYS_msgrcv:
+		return true;
+	case SYS_read:
+	case SYS_readv:
+	case SYS_pread64:
+	case SYS_preadv:
+	case SYS_preadv2:
+	case SYS_recvfrom:
+	case SYS_recvmsg:
+	case SYS_recvmmsg: {
+		char path[64];
+		struct stat st;
+		int fd = (int)r->rdi;
+		snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)pid, fd);
+		if (stat(path, &st))
+			return true;
+		if (S_ISSOCK(st.st_mode))
+			return socket_drops(pid, fd);
+		return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISFIFO(st.st_mode);
+	}
+	default:
+		return false;
+	}
+}
+
 static int call_again(struct watch_pages *wp, pid_t tid, long nr)
 {
 	struct user_regs_struct r;
@@ -716,6 +778,8 @@ static int call_again(struct watch_pages *wp, pid_t tid, long nr)
 		wp->stats.calls_failed++;
 		return 0; /* its EFAULT stands */
 	}
+	if (call_consumes(wp->t->pid, nr, &r))
+		wp->stats.calls_consumed++;
 	stop_others(wp, tid);
 	if (unprotect_all(wp, tid)) {
 		wp->stats.calls_failed++;

@@ -35,13 +35,14 @@ typedef int (*watch_pages_emit)(void *ctx, void *rec, size_t size);
 typedef void (*watch_pages_size_of)(void *ctx, uint64_t ip_after, unsigned *mem_size);
 
 struct watch_pages_stats {
-	uint64_t faults;        /* accesses to a protected page stepped over */
-	uint64_t outside;       /* ... that touched no watched byte */
-	uint64_t not_stopped;   /* a thread that did not stop for a step (loss unknown) */
-	uint64_t failed;        /* a step that could not be made (loss unknown) */
-	uint64_t calls_again;   /* system calls that met a protected page, run again */
-	uint64_t calls_failed;  /* ... that could not be (their EFAULT stands: loss unknown) */
-	uint64_t calls_blocked; /* ... that blocked, not in a futex wait (loss unknown) */
+	uint64_t faults;         /* accesses to a protected page stepped over */
+	uint64_t outside;        /* ... that touched no watched byte */
+	uint64_t not_stopped;    /* a thread that did not stop for a step (loss unknown) */
+	uint64_t failed;         /* a step that could not be made (loss unknown) */
+	uint64_t calls_again;    /* system calls that met a protected page, run again */
+	uint64_t calls_failed;   /* ... that could not be (their EFAULT stands: loss unknown) */
+	uint64_t calls_blocked;  /* ... that blocked, not in a futex wait (loss unknown) */
+	uint64_t calls_consumed; /* ... that may have consumed what they could not copy */
 };
 
 /* slots: the watched variables (1, 2, 4 or 8 aligned bytes each). NULL and
