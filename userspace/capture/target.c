@@ -1236,20 +1236,25 @@ static bool traced_by_us(pid_t pid, pid_t tid)
 	return !thread_status(pid, tid, &st) && st.tracer == getpid();
 }
 
-/* Is a SIGTRAP pending for this thread alone, and not blocked (as one
- * the kernel forces on it is)? From /proc, while the thread is stopped. */
+/* Is a SIGTRAP, SIGSEGV or SIGSTOP pending for this thread alone, and not
+ * blocked (as one the kernel forces on it is)? From /proc, while the
+ * thread is stopped. */
 static bool trap_pending(pid_t pid, pid_t tid)
 {
-	unsigned long long trap = 1ull << (SIGTRAP - 1);
+	unsigned long long trap =
+		1ull << (SIGTRAP - 1) | 1ull << (SIGSEGV - 1) | 1ull << (SIGSTOP - 1);
 	struct thread_status st;
-	return !thread_status(pid, tid, &st) && (st.pending & trap) && !(st.blocked & trap);
+	return !thread_status(pid, tid, &st) && (st.pending & trap & ~st.blocked);
 }
 
 /* Let one stopped thread go. A trap of our watchpoints raised just before
  * they were removed may still be pending in it (the stop came first): let
  * it arrive as a signal stop and detach from there without it, or it
- * would kill the program after we are gone. A synchronous signal is taken
- * before any other, so that stop comes first. */
+ * would kill the program after we are gone. So with pages: the fault of
+ * an access to a page still protected then (SIGSEGV), or the hook's word
+ * of a system call that failed on one (SIGSEGV, SIGSTOP: watch_pages.c
+ * takes them, the pages unprotected by then). A synchronous signal is
+ * taken before any other, so that stop comes first. */
 static int detach_thread(struct vsc_target *t, pid_t tid)
 {
 	int status;

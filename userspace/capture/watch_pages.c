@@ -883,20 +883,28 @@ static int take_signal(struct watch_pages *wp, pid_t tid, int sig)
 		return 0;
 	/* the BPF hook's SIGSEGV after a system call that failed with
 	 * EFAULT (SI_TKILL: sent again by inject(), which came upon it
-	 * first), or its SIGSTOP when the thread blocks SIGSEGV (only with
-	 * the hook's word: never a stop of the program's own): the thread
-	 * stops on the way out of that call */
+	 * first): the thread stops on the way out of that call (SIGSEGV is
+	 * taken before any other signal) */
 	struct user_regs_struct r;
-	if ((sig == SIGSEGV || sig == SIGSTOP) &&
-	    (si.si_code == SI_KERNEL || (sig == SIGSEGV && si.si_code == SI_TKILL)) &&
-	    ptrace(PTRACE_GETREGS, tid, 0, &r) == 0 && (long)r.orig_rax >= 0 &&
-	    (long)r.rax == -EFAULT) {
-		long nr;
-		bool said = wp->hooks.syscall_failed &&
-			    wp->hooks.syscall_failed(wp->hooks.arg, tid, &nr); /* taken */
-		if (sig == SIGSTOP && !said)
-			return sig;
+	long nr;
+	bool regs = (sig == SIGSEGV || sig == SIGSTOP) &&
+		    (si.si_code == SI_KERNEL || si.si_code == SI_TKILL) &&
+		    ptrace(PTRACE_GETREGS, tid, 0, &r) == 0;
+	if (sig == SIGSEGV && regs && (long)r.orig_rax >= 0 && (long)r.rax == -EFAULT) {
+		if (wp->hooks.syscall_failed)
+			wp->hooks.syscall_failed(wp->hooks.arg, tid, &nr); /* taken */
 		return wp->armed ? call_again(wp, tid, (long)r.orig_rax) : 0;
+	}
+	/* or its SIGSTOP when the thread blocks SIGSEGV: ours when the hook
+	 * says so, never passed on (it would stop the program); a signal
+	 * below SIGSTOP that was pending too came first, its handler ran,
+	 * and the call cannot be run again: its EFAULT stands (counted) */
+	if (sig == SIGSTOP && si.si_code == SI_KERNEL && wp->hooks.syscall_failed &&
+	    wp->hooks.syscall_failed(wp->hooks.arg, tid, &nr)) {
+		if (regs && (long)r.orig_rax == nr && (long)r.rax == -EFAULT)
+			return wp->armed ? call_again(wp, tid, nr) : 0;
+		wp->stats.calls_failed++;
+		return 0;
 	}
 	if (sig != SIGSEGV || si.si_code != SEGV_ACCERR)
 		return sig;
