@@ -7,8 +7,10 @@
  * and on random programs with shuffled times: a witness it returns passes
  * the verifier with the count it claims, and only on programs exact finds
  * consistent, never below their least; it finds one on most of the lock
- * programs; and auto's --min, -p least - 1, -p least and the plain check
- * (which take its witness) agree with exact. */
+ * programs; the order of the times alone (ts_replay_witness(), which auto
+ * takes beside the run when it has fewer preemptions) the same; and
+ * auto's --min, -p least - 1, -p least and the plain check (which take
+ * those witnesses) agree with exact. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +28,7 @@
 #include "solver.h"
 #include "source_orders.h"
 #include "testutil.h"
+#include "ts_replay.h"
 
 #define LOCK_PROGRAMS 3000
 #define RANDOM_PROGRAMS 1000
@@ -41,6 +44,7 @@
 struct tally {
 	int found, least, consistent; /* lock programs: witnesses, least ones, SC ones */
 	int far;                      /* any program: its witness 2 or more above the least */
+	int order, order_fewer;       /* the times' order alone: witnesses, fewer than the run's */
 };
 
 /* A thread of the filter lock: pc 0 writes level[me] = l, 1 writes
@@ -246,6 +250,32 @@ static uint32_t *run_by_times(const struct vsc_program *p, long *claimed)
 	return w;
 }
 
+/* The events in the order of their times alone (ts_replay.c), which auto
+ * takes beside the run when it has fewer preemptions: a witness only on a
+ * program exact finds consistent, verified with the count it claims, never
+ * below the least (run: the run's count, -1 without one). 1 when wrong. */
+static int check_order(const struct vsc_program *p, int consistent, long least, long run,
+		       struct tally *tally)
+{
+	struct budget b;
+	uint32_t *o = NULL;
+	long claimed = -1, counted = -1;
+	int r, bad = 0;
+
+	memset(&b, 0, sizeof(b));
+	r = ts_replay_witness(p, &b, &o, &claimed);
+	assert_true(r == 0 || r == 1);
+	assert_true(r == 1 ? o != NULL : o == NULL);
+	if (o && (!consistent ||
+		  vsc_witness_verify(p, o, vsc_program_event_count(p), &counted, NULL, 0) ||
+		  counted != claimed || claimed < least))
+		bad = 1, dump_program("the order of the times gave a wrong witness", p);
+	tally->order += o != NULL;
+	tally->order_fewer += o && (run < 0 || claimed < run);
+	free(o);
+	return bad;
+}
+
 /* 1 when something is wrong on p; lock: count it in tally. */
 static int check_program(const struct vsc_program *p, struct tally *tally, int lock)
 {
@@ -260,6 +290,7 @@ static int check_program(const struct vsc_program *p, struct tally *tally, int l
 		bad = 1, dump_program("the run by the times gave a wrong witness", p);
 	else if (!auto_agrees_with_least(p, consistent, least, 1))
 		bad = 1, dump_program("auto disagrees with exact", p);
+	bad |= check_order(p, consistent, least, w ? claimed : -1, tally);
 	tally->far += w && consistent && claimed >= least + 2;
 	if (lock) {
 		tally->consistent += consistent;
@@ -274,7 +305,7 @@ static int check_program(const struct vsc_program *p, struct tally *tally, int l
 static void hint_run_within_least(void **state)
 {
 	uint64_t seed = 0x41e7c0deULL;
-	struct tally tally = { 0, 0, 0, 0 };
+	struct tally tally = { 0 };
 	int bad = 0, plain = 0;
 
 	(void)state;
@@ -300,6 +331,9 @@ static void hint_run_within_least(void **state)
 	printf("run by the times: a witness on %d of %d lock programs (%d consistent), "
 	       "a least one on %d\n",
 	       tally.found, plain, tally.consistent, tally.least);
+	printf("the order of the times alone: a witness on %d, fewer preemptions than the run's "
+	       "(or where it has none) on %d\n",
+	       tally.order, tally.order_fewer);
 	/* the lock programs are recordings of SC runs: it must find most */
 	assert_true(tally.found * 10 >= plain * 9);
 }
@@ -315,7 +349,7 @@ static void hint_run_within_least(void **state)
 static void min_descends_from_far_witness(void **state)
 {
 	uint64_t seed = 0xd0f4a11ULL;
-	struct tally tally = { 0, 0, 0, 0 };
+	struct tally tally = { 0 };
 	int bad = 0;
 
 	(void)state;
@@ -339,6 +373,10 @@ static void min_descends_from_far_witness(void **state)
 	assert_int_equal(bad, 0);
 	printf("far witnesses: %d of %d programs 2 or more above the least\n", tally.far,
 	       FAR_PROGRAMS);
+	printf("the order of the times alone: a witness on %d, fewer preemptions than the run's "
+	       "(or where it has none) on %d\n",
+	       tally.order, tally.order_fewer);
+	assert_true(tally.order_fewer > 0);
 	assert_true(tally.far * 10 >= FAR_PROGRAMS);
 }
 

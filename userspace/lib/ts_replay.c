@@ -120,49 +120,66 @@ static int answers(const struct query *q, long pre)
 	return q->bound < 0 || pre <= q->bound;
 }
 
-int ts_replay_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
-		    struct vsc_result *res)
+int ts_replay_witness(const struct vsc_program *p, struct budget *b, uint32_t **witness,
+		      long *preemptions)
 {
 	uint32_t k = program_threads(p), nvars = program_vars(p);
 	struct replay rp = { .p = p };
-	uint32_t *witness;
+	uint32_t *order;
 	long pre;
 	int r = -ENOMEM;
 
+	*witness = NULL;
 	if (p->event_count == 0 || !all_hinted(p))
-		return TS_REPLAY_OPEN;
+		return 0;
 	rp.heap = malloc(((size_t)k + 1) * sizeof(uint32_t));
 	rp.pos = calloc((size_t)k + 1, sizeof(uint32_t));
 	rp.value = malloc(((size_t)nvars + 1) * sizeof(int64_t));
 	rp.state = malloc((size_t)nvars + 1);
-	witness = malloc(p->event_count * sizeof(uint32_t));
-	if (rp.heap && rp.pos && rp.value && rp.state && witness) {
+	order = malloc(p->event_count * sizeof(uint32_t));
+	if (rp.heap && rp.pos && rp.value && rp.state && order) {
 		for (uint32_t x = 0; x < nvars; x++) {
 			rp.state[x] = p->inits[x].kind == VSC_INIT_KNOWN     ? 2
 				      : p->inits[x].kind == VSC_INIT_UNKNOWN ? 1
 									     : 0;
 			rp.value[x] = p->inits[x].value;
 		}
-		r = replay(&rp, b, witness);
+		r = replay(&rp, b, order);
 	}
 	if (r == 1) {
-		pre = count_preemptions(p, witness, p->event_count);
-		r = pre < 0 ? (int)pre : TS_REPLAY_OPEN;
-		if (pre >= 0 && answers(q, pre)) {
-			res->verdict = VSC_CONSISTENT;
-			res->witness = witness;
-			res->witness_length = p->event_count;
-			res->preemptions = res->lower = pre;
-			witness = NULL;
-			r = TS_REPLAY_DECIDED;
+		pre = count_preemptions(p, order, p->event_count);
+		if (pre < 0) {
+			r = (int)pre;
+		} else {
+			*witness = order;
+			*preemptions = pre;
+			order = NULL;
 		}
-	} else if (r == 0) {
-		r = TS_REPLAY_OPEN;
 	}
-	free(witness);
+	free(order);
 	free(rp.heap);
 	free(rp.pos);
 	free(rp.value);
 	free(rp.state);
 	return r;
+}
+
+int ts_replay_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
+		    struct vsc_result *res)
+{
+	uint32_t *witness;
+	long pre;
+	int r = ts_replay_witness(p, b, &witness, &pre);
+
+	if (r < 0)
+		return r;
+	if (r == 0 || !answers(q, pre)) {
+		free(witness);
+		return TS_REPLAY_OPEN;
+	}
+	res->verdict = VSC_CONSISTENT;
+	res->witness = witness;
+	res->witness_length = p->event_count;
+	res->preemptions = res->lower = pre;
+	return TS_REPLAY_DECIDED;
 }

@@ -18,4 +18,11 @@
 int ts_replay_solve(const struct vsc_program *p, const struct query *q, struct budget *b,
 		    struct vsc_result *res);
 
+/* The same order as a witness, whatever the question: 1 with *witness
+ * (malloc'd, p->event_count threads) and its *preemptions when every read
+ * sees its value in that order, 0 when one does not or some event has no
+ * hint, or -errno (-ETIME: the budget ran out). */
+int ts_replay_witness(const struct vsc_program *p, struct budget *b, uint32_t **witness,
+		      long *preemptions);
+
 #endif
