@@ -253,6 +253,27 @@ assert 3 <= len(o["core"]) <= 16 and o["core_minimal"] and not o["cycle"], o
 PY
 "$vsc" check -p 3 "$tmp/boundcore.vsc" | head -n 1 | grep -qx inconsistent || bad "-p 3 core file"
 "$vsc" check "$tmp/boundcore.vsc" | head -n 1 | grep -qx consistent || bad "-p 3 core: not the bound"
+# the core file names the bound its cores are inconsistent within (its
+# header said "inconsistent on its own" alone, and `vsc check` of it says
+# consistent); so does the text. Two independent handshakes of one
+# preemption each (2 at least): within -p 1 all 8 events are the core.
+grep -q '^# core of .*bound\.vsc within -p 3: ' "$tmp/boundcore.vsc" ||
+  bad "-p 3 core file: the bound not named"
+printf 'T1 w x 1\nT1 r y 1\nT2 r x 1\nT2 w y 1\nT3 w a 1\nT3 r b 1\nT4 r a 1\nT4 w b 1\n' \
+  > "$tmp/parts2.vsc"
+"$vsc" check -p 1 --explain --core-out "$tmp/parts2core.vsc" "$tmp/parts2.vsc" > "$tmp/parts2.out"
+sed -n 2p "$tmp/parts2.out" |
+  grep -q '^core: 8 of 8 events are inconsistent on their own within -p 1, each read' ||
+  bad "-p 1 explanation: the bound not named: $(sed -n 2p "$tmp/parts2.out")"
+grep -q '^# core of .*parts2\.vsc within -p 1: 8 of 8 events, 1-minimal' "$tmp/parts2core.vsc" ||
+  bad "-p 1 core file: the bound not named: $(grep '^# core' "$tmp/parts2core.vsc")"
+"$vsc" check -p 1 "$tmp/parts2core.vsc" | head -n 1 | grep -qx inconsistent || bad "-p 1 core file"
+"$vsc" check "$tmp/parts2core.vsc" | head -n 1 | grep -qx consistent || bad "-p 1 core: not the bound"
+# without -p no bound is named
+"$vsc" check --explain --core-out "$tmp/sbcore.vsc" "$dir/store_buffering.vsc" > "$tmp/sb.out"
+! grep -q 'within -p' "$tmp/sb.out" "$tmp/sbcore.vsc" &&
+  grep -q '^# core of .*store_buffering\.vsc: 4 of 4' "$tmp/sbcore.vsc" ||
+  bad "no bound: the core file names one, or has no core line"
 # ... cut down whole (a generated file, thread after thread, of 10^5
 # events: no prefix is looked for), said on --progress
 "$vsc" check -p 3 --explain --progress "$tmp/bound.vsc" 2>&1 >/dev/null |

@@ -200,7 +200,7 @@ static bool spilled(struct stream *st, struct file_report *f, struct item *it)
 			last = &it->facts.witness;
 		}
 		if (!err && a->core_out && it->core) {
-			err = core_spill_add(a->spill, f->path, notes, it, &it->facts.core);
+			err = core_spill_add(a->spill, a, f->path, notes, it, &it->facts.core);
 			last = &it->facts.core;
 		}
 		notes_free(notes);

@@ -66,7 +66,7 @@ static void print_item(const struct file_report *f, const struct item *it,
 	if (a->explain && it->status == EXIT_INCONSISTENT && it->facts.explained)
 		witness_spill_print_text(a->spill, &it->facts.witness, indent);
 	else if (a->explain && it->status == EXIT_INCONSISTENT)
-		story_print(stdout, f->notes, it, indent);
+		story_print(stdout, f->notes, it, story_bound(a), indent);
 }
 
 /* The lines that say a verdict is withheld, or about the events present

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* --core-out FILE: each minimal core as a trace of its own, a reproducer
- * that `vsc check` decides inconsistent. Its events keep their thread names
- * and program order; a comment on each names the original thread, index,
- * line and, when the trace had one, the program location. With several
+ * that `vsc check` decides inconsistent (with -p N: `vsc check -p N`, the
+ * bound named in its header). Its events keep their thread names and
+ * program order; a comment on each names the original thread, index, line
+ * and, when the trace had one, the program location. With several
  * inconsistent executions, each core is a segment of FILE. */
 #include <errno.h>
 #include <stdlib.h>
@@ -62,7 +63,7 @@ static void write_segment(FILE *out, const char *name)
 
 /* Its first line, the segment line when segment is set, then the rest. */
 static void write_core(FILE *out, const char *path, const struct line_notes *notes,
-		       const struct item *it, int segment)
+		       const struct item *it, long bound, int segment)
 {
 	const struct vsc_program *p = it->prog;
 	const struct vsc_event_ref *core;
@@ -72,8 +73,10 @@ static void write_core(FILE *out, const char *path, const struct line_notes *not
 
 	fputs("# core of ", out);
 	write_comment_text(out, path);
-	fprintf(out, "%s%s: %zu of %zu events, %s, %s\n", name ? " segment " : "", name ? name : "",
-		n, vsc_program_event_count(p),
+	fprintf(out, "%s%s", name ? " segment " : "", name ? name : "");
+	if (bound >= 0)
+		fprintf(out, " within -p %ld", bound);
+	fprintf(out, ": %zu of %zu events, %s, %s\n", n, vsc_program_event_count(p),
 		vsc_core_is_minimal(it->core) ? "1-minimal" : "not minimal (a limit stopped it)",
 		story_proof(it->core));
 	if (segment)
@@ -98,9 +101,9 @@ static void write_core(FILE *out, const char *path, const struct line_notes *not
 }
 
 void core_out_render(FILE *out, const char *path, const struct line_notes *notes,
-		     const struct item *it)
+		     const struct item *it, long bound)
 {
-	write_core(out, path, notes, it, 0);
+	write_core(out, path, notes, it, bound, 0);
 }
 
 /* Only executions shown inconsistent: a verdict withheld (an incomplete
@@ -115,7 +118,7 @@ static void put_core(FILE *out, const struct file_report *f, const struct item *
 		     const struct check_args *a)
 {
 	if (!it->facts.core.len) {
-		write_core(out, f->path, f->notes, it, segment);
+		write_core(out, f->path, f->notes, it, story_bound(a), segment);
 		return;
 	}
 	witness_spill_copy(a->spill, &it->facts.core, out, segment ? it->facts.name : NULL,
@@ -141,6 +144,10 @@ int core_out_write(const char *path, const struct file_report *files, size_t nfi
 	      "# inconsistent on its own, every read keeps a write (or initial value) it can\n"
 	      "# read, and without any one event it is not inconsistent\n",
 	      out);
+	if (story_bound(a) >= 0) /* vsc check without -p may find one consistent */
+		fprintf(out,
+			"# (within -p %ld, the bound they were found under: check them with it)\n",
+			story_bound(a));
 	if (!cores)
 		fputs("# (no core: no execution was found inconsistent and explained)\n", out);
 	for (size_t i = 0; i < nfiles; i++)

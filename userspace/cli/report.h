@@ -219,8 +219,12 @@ int core_neighbourhood(const struct item *it, size_t around, struct vsc_event_re
 void story_event(const struct vsc_program *p, struct vsc_event_ref r, char *out, size_t len);
 void story_describe(const struct line_notes *notes, const struct vsc_program *p,
 		    struct vsc_event_ref r, char *out, size_t len);
-/* (to out; each line begins with indent) */
-void story_print(FILE *out, const struct line_notes *notes, const struct item *it,
+/* The bound its checks had (-p N), or -1 when none: a core is inconsistent
+ * on its own within it, and may be consistent without it, so the text and
+ * --core-out name it. */
+long story_bound(const struct check_args *a);
+/* (to out; each line begins with indent; bound as story_bound) */
+void story_print(FILE *out, const struct line_notes *notes, const struct item *it, long bound,
 		 const char *indent);
 void story_brief(FILE *out, const struct item *it, const char *indent);
 /* Whether the core is a proof, in a few words (docs/explain.md). */
@@ -236,9 +240,10 @@ void story_json(struct json *j, const struct item *it);
 int core_out_write(const char *path, const struct file_report *files, size_t nfiles,
 		   const struct check_args *a);
 /* Its core as core_out_write writes it, but for the segment line (which
- * depends on how many there are): into out, its comments from notes. */
+ * depends on how many there are): into out, its comments from notes;
+ * bound as story_bound. */
 void core_out_render(FILE *out, const char *path, const struct line_notes *notes,
-		     const struct item *it);
+		     const struct item *it, long bound);
 
 /* --html: one self-contained page (html.c, html_page.c) */
 int html_write(const char *path, const struct file_report *files, size_t nfiles);

@@ -338,7 +338,12 @@ const char *story_no_core(const struct item *it)
 	return it->core_err == -ETIME ? "the time limit came first" : strerror(-it->core_err);
 }
 
-void story_print(FILE *out, const struct line_notes *notes, const struct item *it,
+long story_bound(const struct check_args *a)
+{
+	return a->opts.bounded ? (long)a->opts.preemptions : -1;
+}
+
+void story_print(FILE *out, const struct line_notes *notes, const struct item *it, long bound,
 		 const char *indent)
 {
 	const struct vsc_program *p = it->prog;
@@ -353,10 +358,11 @@ void story_print(FILE *out, const struct line_notes *notes, const struct item *i
 	}
 	n = vsc_core_events(it->core, &core);
 	m = vsc_core_cycle(it->core, &cycle);
-	fprintf(out,
-		"%score: %zu of %zu events are inconsistent on their own, each read keeping a write "
-		"it can read from%s:\n",
-		indent, n, vsc_program_event_count(p),
+	fprintf(out, "%score: %zu of %zu events are inconsistent on their own", indent, n,
+		vsc_program_event_count(p));
+	if (bound >= 0)
+		fprintf(out, " within -p %ld", bound);
+	fprintf(out, ", each read keeping a write it can read from%s:\n",
 		vsc_core_is_minimal(it->core) ? " (without any one of them they are not)"
 					      : " (not minimal: a limit stopped the shrinking)");
 	for (size_t i = 0; i < n; i++) {

@@ -112,7 +112,7 @@ static void render_story(FILE *out, const struct rendering *r)
 	} else if (r->a->summary) {
 		story_brief(out, r->it, "");
 	} else {
-		story_print(out, r->notes, r->it, "");
+		story_print(out, r->notes, r->it, story_bound(r->a), "");
 	}
 }
 
@@ -168,13 +168,14 @@ int explain_spill_add(struct witness_spill *s, const struct check_args *a,
 
 static void render_core(FILE *out, const struct rendering *r)
 {
-	core_out_render(out, r->path, r->notes, r->it);
+	core_out_render(out, r->path, r->notes, r->it, story_bound(r->a));
 }
 
-int core_spill_add(struct witness_spill *s, const char *path, const struct line_notes *notes,
-		   const struct item *it, struct spilled_witness *to)
+int core_spill_add(struct witness_spill *s, const struct check_args *a, const char *path,
+		   const struct line_notes *notes, const struct item *it,
+		   struct spilled_witness *to)
 {
-	struct rendering r = { .notes = notes, .it = it, .path = path };
+	struct rendering r = { .a = a, .notes = notes, .it = it, .path = path };
 
 	return spill_add(s, render_core, &r, to);
 }

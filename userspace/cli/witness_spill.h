@@ -61,8 +61,9 @@ void witness_spill_copy(struct witness_spill *s, const struct spilled_witness *w
 			const char *ctx, void (*after_first)(FILE *out, const char *ctx));
 /* --core-out: it's core, as written (core_out_render), into the spill;
  * 0, or -1 as above. */
-int core_spill_add(struct witness_spill *s, const char *path, const struct line_notes *notes,
-		   const struct item *it, struct spilled_witness *to);
+int core_spill_add(struct witness_spill *s, const struct check_args *a, const char *path,
+		   const struct line_notes *notes, const struct item *it,
+		   struct spilled_witness *to);
 /* The JSON witness at w, as the next value of j. */
 void witness_spill_print_json(struct witness_spill *s, const struct spilled_witness *w,
 			      struct json *j);
