@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,6 +465,29 @@ static const char *call_name(uint64_t nr)
  * of the pages, a write the kernel would make to them outside system
  * calls, a thread that did not stop for a step, a step that could not be
  * made). Appended to buf after n bytes; returns the new length. */
+/* Appends "; " (after a first part) and one formatted part to
+ * part[0..size) holding m bytes; a part that does not fit is cut, and
+ * nothing is added once it is full (m stays below size). */
+static int __attribute__((format(printf, 4, 5)))
+append_part(char *part, size_t size, int m, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (m < 0 || (size_t)m + 1 >= size)
+		return m;
+	if (m)
+		m += snprintf(part + m, size - (size_t)m, "; ");
+	if ((size_t)m + 1 >= size)
+		return (int)size - 1;
+	va_start(ap, fmt);
+	k = vsnprintf(part + m, size - (size_t)m, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return m;
+	return (size_t)m + (size_t)k >= size ? (int)size - 1 : m + k;
+}
+
 static int pages_why(const struct watch_run *run, char *buf, size_t len, int n)
 {
 	if (!run->pages || !run->skel)
@@ -474,67 +498,66 @@ static int pages_why(const struct watch_run *run, char *buf, size_t len, int n)
 	char part[1024];
 	int m = 0;
 	if (pages_efaults(run))
-		m += snprintf(part + m, sizeof(part) - (size_t)m,
-			      "%s%" PRIu64 " system calls of the program failed with EFAULT while "
-			      "the watched pages were protected (the last: number %" PRIu64
-			      "): an access of the kernel's to them is not recorded, and the "
-			      "program saw an error",
-			      m ? "; " : "", pages_efaults(run),
-			      (uint64_t)run->skel->bss->efault_last_nr);
+		m = append_part(part, sizeof(part), m,
+				"%" PRIu64 " system calls of the program failed with EFAULT while "
+				"the watched pages were protected (the last: number %" PRIu64
+				"): an access of the kernel's to them is not recorded, and the "
+				"program saw an error",
+				pages_efaults(run), (uint64_t)run->skel->bss->efault_last_nr);
 	if (calls)
-		m += snprintf(part + m, sizeof(part) - (size_t)m,
-			      "%s%" PRIu64
-			      " calls of the program changed, replaced or dropped a watched page "
-			      "(the last: %s, number %" PRIu64 "): what it holds or is there since "
-			      "may have changed unrecorded",
-			      m ? "; " : "", calls, call_name(run->skel->bss->page_last_nr),
-			      (uint64_t)run->skel->bss->page_last_nr);
+		m = append_part(part, sizeof(part), m,
+				"%" PRIu64
+				" calls of the program changed, replaced or dropped a watched page "
+				"(the last: %s, number %" PRIu64
+				"): what it holds or is there since "
+				"may have changed unrecorded",
+				calls, call_name(run->skel->bss->page_last_nr),
+				(uint64_t)run->skel->bss->page_last_nr);
 	if (run->skel->bss->segv_actions_reset)
-		m += snprintf(
-			part + m, sizeof(part) - (size_t)m,
-			"%s%" PRIu64 " accesses to a watched page by a thread that blocked or "
+		m = append_part(
+			part, sizeof(part), m,
+			"%" PRIu64 " accesses to a watched page by a thread that blocked or "
 			"ignored SIGSEGV with an action of its own: the kernel set SIGSEGV to "
 			"its default action (a later SIGSEGV kills the program)",
-			m ? "; " : "", (uint64_t)run->skel->bss->segv_actions_reset);
+			(uint64_t)run->skel->bss->segv_actions_reset);
 	if (kernel_writes)
-		m += snprintf(part + m, sizeof(part) - (size_t)m,
-			      "%s%" PRIu64
-			      " calls of the program gave the kernel an address on a watched "
-			      "page to write outside system calls (the last: %s, number %" PRIu64
-			      "; thread ids of clone, set_tid_address, robust futex lists, rseq, "
-			      "sigaltstack, signal frames): "
-			      "such a write fails there unseen, and the program may hang",
-			      m ? "; " : "", kernel_writes,
-			      call_name(run->skel->bss->kernel_write_last_nr),
-			      (uint64_t)run->skel->bss->kernel_write_last_nr);
+		m = append_part(part, sizeof(part), m,
+				"%" PRIu64
+				" calls of the program gave the kernel an address on a watched "
+				"page to write outside system calls (the last: %s, number %" PRIu64
+				"; thread ids of clone, set_tid_address, robust futex lists, rseq, "
+				"sigaltstack, signal frames): "
+				"such a write fails there unseen, and the program may hang",
+				kernel_writes, call_name(run->skel->bss->kernel_write_last_nr),
+				(uint64_t)run->skel->bss->kernel_write_last_nr);
 	if (ps->not_stopped)
-		m += snprintf(part + m, sizeof(part) - (size_t)m,
-			      "%s%" PRIu64 " times a thread did not stop for a step (it could "
-			      "touch the page unprotected)",
-			      m ? "; " : "", ps->not_stopped);
+		m = append_part(part, sizeof(part), m,
+				"%" PRIu64 " times a thread did not stop for a step (it could "
+				"touch the page unprotected)",
+				ps->not_stopped);
 	if (ps->failed)
-		m += snprintf(part + m, sizeof(part) - (size_t)m,
-			      "%s%" PRIu64 " steps over a watched page could not be made",
-			      m ? "; " : "", ps->failed);
+		m = append_part(part, sizeof(part), m,
+				"%" PRIu64 " steps over a watched page could not be made",
+				ps->failed);
 	if (ps->calls_failed)
-		m += snprintf(part + m, sizeof(part) - (size_t)m,
-			      "%s%" PRIu64 " system calls that failed with EFAULT were not run "
-			      "again (no argument near a watched page, or it could not be done)",
-			      m ? "; " : "", ps->calls_failed);
+		m = append_part(part, sizeof(part), m,
+				"%" PRIu64 " system calls that failed with EFAULT were not run "
+				"again (no argument near a watched page, or it could not be done)",
+				ps->calls_failed);
 	if (ps->calls_consumed)
-		m += snprintf(part + m, sizeof(part) - (size_t)m,
-			      "%s%" PRIu64
-			      " system calls run again may have consumed what they could "
-			      "not copy the first time (a child's exit status, an eventfd count, a "
-			      "datagram, a connection, a signal): the program got what a second "
-			      "call gives (ECHILD, EAGAIN, a wait)",
-			      m ? "; " : "", ps->calls_consumed);
+		m = append_part(
+			part, sizeof(part), m,
+			"%" PRIu64 " system calls run again may have consumed what they could "
+			"not copy the first time (a child's exit status, an eventfd count, a "
+			"datagram, a connection, a signal): the program got what a second "
+			"call gives (ECHILD, EAGAIN, a wait)",
+			ps->calls_consumed);
 	if (ps->calls_blocked)
-		m += snprintf(part + m, sizeof(part) - (size_t)m,
-			      "%s%" PRIu64 " system calls run again blocked elsewhere than in a "
-			      "futex wait (the kernel may touch a watched page after it was "
-			      "protected again)",
-			      m ? "; " : "", ps->calls_blocked);
+		m = append_part(part, sizeof(part), m,
+				"%" PRIu64 " system calls run again blocked elsewhere than in a "
+				"futex wait (the kernel may touch a watched page after it was "
+				"protected again)",
+				ps->calls_blocked);
 	if (!m || (size_t)n >= len)
 		return n;
 	return n + snprintf(buf + n, len - (size_t)n, "%s%s", n ? "; " : "", part);
