@@ -86,6 +86,7 @@ static void run_shapes(uint64_t seed, int count, int one_writer, unsigned max_th
 {
 	int timestamps = (seed >> 28) & 1; /* half the families have @ts hints */
 
+	count = (int)test_share((unsigned)count);
 	for (int i = 0; i < count; i++) {
 		struct random_shape shape = {
 			.threads = 1 + (unsigned)(random_next(&seed) % max_threads),
@@ -145,6 +146,7 @@ static int sat_family(uint64_t seed, int count, unsigned max_threads, unsigned m
 		      long max_bound)
 {
 	beyond_whole_threads = 0;
+	count = (int)test_share((unsigned)count);
 	for (int i = 0; i < count; i++) {
 		struct random_shape shape = {
 			.threads = 1 + (unsigned)(random_next(&seed) % max_threads),
@@ -184,11 +186,11 @@ static int sat_family(uint64_t seed, int count, unsigned max_threads, unsigned m
 static void sat_agrees_with_exact(void **state)
 {
 	(void)state;
-	assert_true(sat_family(0x5a75a7ULL, 3000, 5, 12, 3) > 3000);
+	assert_true(sat_family(0x5a75a7ULL, 3000, 5, 12, 3) > (int)test_share(3000));
 	/* fewer, longer threads (many preemptions to count); more threads */
-	assert_true(sat_family(0x5a7b0002ULL, 1000, 3, 16, 5) > 1000);
-	assert_true(sat_family(0x5a7b0003ULL, 300, 6, 22, 5) > 300);
-	assert_true(sat_family(0x5a7b0004ULL, 300, 3, 30, 8) > 300);
+	assert_true(sat_family(0x5a7b0002ULL, 1000, 3, 16, 5) > (int)test_share(1000));
+	assert_true(sat_family(0x5a7b0003ULL, 300, 6, 22, 5) > (int)test_share(300));
+	assert_true(sat_family(0x5a7b0004ULL, 300, 3, 30, 8) > (int)test_share(300));
 }
 
 /* Longer threads, fewer of them: deep searches, many preemptions. */
@@ -271,7 +273,7 @@ static int unique_verdict(const struct vsc_program *p)
 static void unique_run_agrees_with_exact(void **state)
 {
 	uint64_t seed = 0x0a1b2c3d4e5fULL;
-	int decided[2] = { 0, 0 }, programs = 4000;
+	int decided[2] = { 0, 0 }, programs = (int)test_share(4000);
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {
@@ -370,10 +372,10 @@ static int engine_against_exact(const struct vsc_program *p, size_t table_bytes)
 static void engine_small_tables_agree(void **state)
 {
 	uint64_t seed = 0x7ab1e5ULL;
-	int full = 0;
+	int full = 0, programs = (int)test_share(600);
 
 	(void)state;
-	for (int i = 0; i < 600; i++) {
+	for (int i = 0; i < programs; i++) {
 		struct random_shape shape = {
 			.threads = 2 + (unsigned)(random_next(&seed) % 3),
 			.events = 8 + (unsigned)(random_next(&seed) % 14),
@@ -394,7 +396,7 @@ static void engine_small_tables_agree(void **state)
 	}
 	/* the small tables were full, and dropped states, in many searches */
 	print_message("engine: %d searches with a table at its limit\n", full);
-	assert_true(full > 600);
+	assert_true(full > programs);
 }
 
 /* A limit set on a table that holds states already (no marks were kept
@@ -471,10 +473,10 @@ static uint32_t random_value(uint64_t *seed, const struct engine *g, uint32_t i)
 static void engine_keys_one_to_one(void **state)
 {
 	uint64_t seed = 0x6b657973ULL;
-	int compared = 0;
+	int compared = 0, programs = (int)test_share(300);
 
 	(void)state;
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < programs; i++) {
 		struct random_shape shape = {
 			.threads = 2 + (unsigned)(random_next(&seed) % 4),
 			.events = 8 + (unsigned)(random_next(&seed) % 40),
@@ -548,7 +550,7 @@ static void engine_keys_one_to_one(void **state)
 		vsc_program_free(p);
 	}
 	print_message("engine: %d pairs of states, every key apart\n", compared);
-	assert_true(compared > 30000);
+	assert_true(compared > programs * 100);
 }
 
 int main(void)

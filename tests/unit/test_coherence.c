@@ -21,6 +21,7 @@
 #include "pair_table.h"
 #include "write_index.h"
 #include "random_program.h"
+#include "testutil.h"
 
 #define MAX_VARS 3
 #define MAX_WRITES 32
@@ -119,8 +120,8 @@ static struct vsc_program *unique_program(struct gen *g, unsigned threads, unsig
 	return p;
 }
 
-static int decide(const struct vsc_program *p, const char *solver, long bound, int minimize,
-		  struct vsc_result **res)
+static int decide_status(const struct vsc_program *p, const char *solver, long bound, int minimize,
+			 struct vsc_result **res)
 {
 	VSC_OPTS(vsc_check_opts, opts, .bounded = bound >= 0,
 		 .preemptions = bound >= 0 ? (unsigned long)bound : 0, .minimize = minimize,
@@ -139,13 +140,13 @@ static void compare_on(const struct vsc_program *p, long bound, int minimize, st
 	static const char *const solvers[] = { "coherence", "auto" };
 	struct vsc_result *want;
 
-	assert_int_equal(decide(p, "exact", bound, minimize, &want), 0);
+	assert_int_equal(decide_status(p, "exact", bound, minimize, &want), 0);
 	for (size_t s = 0; s < 2; s++) {
 		struct vsc_result *got;
 		const uint32_t *w;
 		long pre = -1;
 		char why[200] = "";
-		int err = decide(p, solvers[s], bound, minimize, &got);
+		int err = decide_status(p, solvers[s], bound, minimize, &got);
 		if (s == 0 && err == -EINVAL)
 			continue; /* some read has a choice of writes */
 		assert_int_equal(err, 0);
@@ -188,8 +189,9 @@ struct family {
 static void run_family(const struct family *f, struct tally *tl)
 {
 	struct gen g = { .seed = f->seed };
+	unsigned count = test_share(f->count);
 
-	for (unsigned i = 0; i < f->count; i++) {
+	for (unsigned i = 0; i < count; i++) {
 		unsigned threads = 2 + below(&g, f->max_threads - 1);
 		unsigned events = 2 + below(&g, f->max_events - 1);
 		unsigned vars = 1 + below(&g, f->max_vars);
@@ -439,7 +441,7 @@ static void guess_against_exact(const struct vsc_program *p, struct guess_tally 
 	if (!sources_of(p, base, rf))
 		return;
 	tl->programs++;
-	assert_int_equal(decide(p, "exact", -1, 1, &want), 0);
+	assert_int_equal(decide_status(p, "exact", -1, 1, &want), 0);
 	least = vsc_result_verdict(want) == VSC_CONSISTENT ? vsc_result_preemptions(want) : -1;
 	vsc_result_free(want);
 	tl->consistent += least >= 0;
@@ -480,9 +482,10 @@ static void guessed_run_agrees_with_exact(void **state)
 {
 	struct guess_tally tl = { 0 };
 	struct gen g = { .seed = 0x9e55ULL };
+	unsigned programs = test_share(8000);
 
 	(void)state;
-	for (unsigned i = 0; i < 8000; i++) {
+	for (unsigned i = 0; i < programs; i++) {
 		unsigned threads = 2 + below(&g, 6), events = 2 + below(&g, 13);
 		struct vsc_program *p = unique_program(&g, threads, events, 1 + below(&g, MAX_VARS),
 						       i % 2 ? 30 : 0, 0);
@@ -491,7 +494,7 @@ static void guessed_run_agrees_with_exact(void **state)
 	}
 	report_guess("guessed run", &tl);
 	assert_true(tl.least_run * 2 >= tl.runs);
-	assert_true(tl.joined >= 20); /* 59: the repair is not idle */
+	assert_true(tl.joined >= test_share(20)); /* 59 of 8000: the repair is not idle */
 }
 
 /* A small pool run from a schedule: each thread whole, except up to
@@ -552,9 +555,10 @@ static void pool_bound_agrees_with_exact(void **state)
 	struct guess_tally tl = { 0 };
 	struct tally all = { 0 };
 	struct gen g = { .seed = 0x9001c4a1ULL };
+	unsigned programs = test_share(4000);
 
 	(void)state;
-	for (unsigned i = 0; i < 4000; i++) {
+	for (unsigned i = 0; i < programs; i++) {
 		struct vsc_program *p = small_pool(&g, 3 + below(&g, 8), 1 + below(&g, MAX_VARS));
 		guess_against_exact(p, &tl);
 		for (long bound = i % 2 ? 0 : 4; bound <= 3; bound++)
@@ -565,10 +569,10 @@ static void pool_bound_agrees_with_exact(void **state)
 	}
 	report_guess("small pools", &tl);
 	assert_true(tl.least_run * 100 >= tl.runs * 90);
-	assert_true(tl.joined >= 20); /* 42 */
+	assert_true(tl.joined >= test_share(20)); /* 42 of 4000 */
 	printf("small pools, every bound and --min: %u questions where coherence applies\n",
 	       all.applied);
-	assert_true(all.applied >= 2000 * 5);
+	assert_true(all.applied >= programs / 2 * 5);
 }
 
 /* A worker pool: threads run whole in turn, except `cut` of them, each
@@ -630,8 +634,9 @@ static void pool_without_vectors(void **state)
 		long pre = -1;
 		char why[200] = "";
 		size_t n;
-		assert_int_equal(
-			decide(p, i < 2 ? "auto" : "coherence", i < 2 ? bounds[i] : 3, 0, &got), 0);
+		assert_int_equal(decide_status(p, i < 2 ? "auto" : "coherence",
+					       i < 2 ? bounds[i] : 3, 0, &got),
+				 0);
 		assert_int_equal(vsc_result_verdict(got), VSC_CONSISTENT);
 		n = vsc_result_witness(got, &w);
 		if (vsc_witness_verify(p, w, n, &pre, why, sizeof(why)))
@@ -697,7 +702,7 @@ static void whole_threads_against_exact(struct gen *g, const struct vsc_program 
 	assert_true(some == 0 || some == 1);
 	assert_true(some == 0 || r == 1); /* a window, clipped or filtered */
 	*around += some == 1;
-	assert_int_equal(decide(p, "exact", 0, 0, &want), 0);
+	assert_int_equal(decide_status(p, "exact", 0, 0, &want), 0);
 	if (r == 1 && vsc_result_verdict(want) == VSC_CONSISTENT) {
 		vsc_program_write(p, stderr);
 		fail_msg("threads run whole refuted where exact runs them whole");
@@ -711,9 +716,10 @@ static void whole_threads_agree_with_exact(void **state)
 {
 	struct gen g = { .seed = 0xb10cULL };
 	unsigned refuted = 0, at_zero = 0, pool_refuted = 0, pool_at_zero = 0, around = 0;
+	unsigned programs = test_share(6000);
 
 	(void)state;
-	for (unsigned i = 0; i < 6000; i++) {
+	for (unsigned i = 0; i < programs; i++) {
 		unsigned threads = 2 + below(&g, 6), events = 2 + below(&g, 13);
 		struct vsc_program *p = unique_program(&g, threads, events, 1 + below(&g, MAX_VARS),
 						       i % 2 ? 30 : 0, 0);

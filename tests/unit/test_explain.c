@@ -20,6 +20,7 @@
 #include "shrink.h" /* shrink_key_init: whether a program's windows go by times */
 #include "solver.h" /* struct vsc_result: whether the verdict kept its analysis */
 #include "vsc/vsc.h"
+#include "testutil.h"
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -334,9 +335,10 @@ static void test_random_cores(void **state)
 {
 	uint64_t seed = 20261202;
 	int checked = 0;
+	int rounds = (int)test_share(1500);
 
 	(void)state;
-	for (int round = 0; round < 1500; round++) {
+	for (int round = 0; round < rounds; round++) {
 		struct vsc_program *p = small_program(&seed);
 		for (long bound = -1; bound <= 1; bound++)
 			if (verdict_of(p, bound) == VSC_INCONSISTENT) {
@@ -347,7 +349,7 @@ static void test_random_cores(void **state)
 	}
 	print_message("checked %d cores, %d of them proofs; %d events kept for C'\n", checked,
 		      proofs, proved_by_rule);
-	assert_true(checked > 100);
+	assert_true(checked > (int)test_share(100));
 	/* a core whose C' was consistent is shrunk again keeping C'
 	 * inconsistent: 91 of 4124 random cores were not proofs before */
 	assert_int_equal(proofs, cores);
@@ -382,9 +384,10 @@ static void test_generated_cores(void **state)
 	uint64_t seed = 0x5eed13;
 	int checked = 0;
 	size_t largest = 0;
+	int rounds = (int)test_share(3000);
 
 	(void)state;
-	for (int round = 0; round < 3000; round++) {
+	for (int round = 0; round < rounds; round++) {
 		struct vsc_program *p = generated_program(&seed, 12, 6, 12);
 		long bound = round % 4 == 3 ? 1 : -1;
 		size_t n;
@@ -398,8 +401,8 @@ static void test_generated_cores(void **state)
 	print_message("checked %d generated cores, largest %zu events, %d told as a cycle, "
 		      "%d from the verdict's analysis\n",
 		      checked, largest, with_cycle, reused);
-	assert_true(checked > 500);
-	assert_true(reused > 100);
+	assert_true(checked > (int)test_share(500));
+	assert_true(reused > (int)test_share(100));
 	assert_int_equal(proofs, cores);
 }
 
@@ -442,9 +445,10 @@ static void test_timed_cores(void **state)
 {
 	uint64_t seed = 0x7133d;
 	int checked = 0, before = cores - proofs;
+	int rounds = (int)test_share(6000);
 
 	(void)state;
-	for (int round = 0; round < 6000; round++) {
+	for (int round = 0; round < rounds; round++) {
 		struct vsc_program *g =
 			round % 2 ? generated_program(&seed, 12, 6, 12) : small_program(&seed);
 		struct vsc_program *p;
@@ -463,7 +467,7 @@ static void test_timed_cores(void **state)
 	}
 	print_message("checked %d cores of programs with times (%d cut by times)\n", checked,
 		      timed);
-	assert_true(checked > 500);
+	assert_true(checked > (int)test_share(500));
 	assert_true(timed > checked / 4);
 	assert_int_equal(cores - proofs, before);
 }
@@ -474,9 +478,10 @@ static void test_localize_sound(void **state)
 {
 	uint64_t seed = 0x10ca1;
 	int found = 0;
+	int rounds = (int)test_share(3000);
 
 	(void)state;
-	for (int round = 0; round < 3000; round++) {
+	for (int round = 0; round < rounds; round++) {
 		struct vsc_program *p = generated_program(&seed, 14, 8, 15);
 		struct vsc_event_ref *set;
 		struct analysis a;
@@ -497,7 +502,7 @@ static void test_localize_sound(void **state)
 		vsc_program_free(p);
 	}
 	print_message("%d refutations localized\n", found);
-	assert_true(found > 300);
+	assert_true(found > (int)test_share(300));
 }
 
 /* The argument behind vsc_core_proof: for any set of events, the set with
@@ -508,9 +513,10 @@ static void test_closure_sound(void **state)
 {
 	uint64_t seed = 0xc105ed;
 	int refuting = 0;
+	int rounds = (int)test_share(3000);
 
 	(void)state;
-	for (int round = 0; round < 3000; round++) {
+	for (int round = 0; round < rounds; round++) {
 		struct vsc_program *p = generated_program(&seed, 10, 4, round % 2 ? 10 : 0);
 		struct vsc_event_ref set[64], closed[64];
 		size_t n = 0, m;
@@ -533,7 +539,7 @@ static void test_closure_sound(void **state)
 		vsc_program_free(p);
 	}
 	print_message("%d closed sets refuted their program\n", refuting);
-	assert_true(refuting > 100);
+	assert_true(refuting > (int)test_share(100));
 }
 
 static void test_consistent_has_no_core(void **state)

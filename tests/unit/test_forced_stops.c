@@ -222,15 +222,16 @@ static void forced_stops_within_least(void **state)
 	uint64_t seed = 0xf05ced5ULL;
 	struct tally tally = { 0, 0, 0, 0 };
 	int bad = 0;
+	int locks = (int)test_share(LOCK_PROGRAMS), randoms = (int)test_share(RANDOM_PROGRAMS);
 
 	(void)state;
-	for (int i = 0; i < LOCK_PROGRAMS; i++) {
+	for (int i = 0; i < locks; i++) {
 		struct vsc_program *p = lock_program(&seed, 14 + random_below(&seed, 26),
 						     i % 2 ? 0 : random_below(&seed, 6));
 		bad += check_program(p, &tally);
 		vsc_program_free(p);
 	}
-	for (int i = 0; i < RANDOM_PROGRAMS; i++) {
+	for (int i = 0; i < randoms; i++) {
 		struct random_shape shape = small_shape(&seed, 14, 1, 4);
 
 		shape.one_writer = i % 2;
@@ -245,7 +246,7 @@ static void forced_stops_within_least(void **state)
 	printf("forced stops: raise the bound on %d programs (to the least on %d), refute %d; "
 	       "brute force answered %d\n",
 	       tally.raised, tally.meets, tally.refuted, tally.brute);
-	assert_true(tally.raised > LOCK_PROGRAMS / 20);
+	assert_true(tally.raised > locks / 20);
 }
 
 int main(void)

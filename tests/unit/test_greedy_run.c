@@ -158,7 +158,7 @@ static int check_complete(const struct vsc_program *p, int answered)
 static void run_agrees_with_exact(void **state)
 {
 	uint64_t seed = 0x6a7eed1ULL;
-	int answered = 0, asked = 0, identified = 0, programs = 20000;
+	int answered = 0, asked = 0, identified = 0, programs = (int)test_share(20000);
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {
@@ -267,10 +267,10 @@ static struct vsc_program *mapped_copy(const struct vsc_program *p, enum value_m
 static void run_same_on_any_values(void **state)
 {
 	uint64_t seed = 0x5a1e5ULL;
-	int answered = 0;
+	int answered = 0, programs = (int)test_share(3000);
 
 	(void)state;
-	for (int i = 0; i < 3000; i++) {
+	for (int i = 0; i < programs; i++) {
 		struct random_shape shape = {
 			.threads = 1 + random_below(&seed, 5),
 			.events = 1 + random_below(&seed, 11),
@@ -308,7 +308,7 @@ static void run_same_on_any_values(void **state)
 		}
 		vsc_program_free(p);
 	}
-	assert_true(answered > 3000);
+	assert_true(answered > programs);
 }
 
 /* More than GREEDY_RUN_THREADS threads, a read of a value never written:

@@ -103,7 +103,8 @@ static int value_never_written(const struct vsc_program *p)
 static void refutes_only_inconsistent(void **state)
 {
 	uint64_t seed = 0x4ef07e1ULL;
-	int inconsistent[2] = { 0 }, refuted[2] = { 0 }, trivial[2] = { 0 }, programs = 4000;
+	int inconsistent[2] = { 0 }, refuted[2] = { 0 }, trivial[2] = { 0 },
+	    programs = (int)test_share(4000);
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {

@@ -87,7 +87,7 @@ static int search_agrees(const struct vsc_program *p)
 static void search_agrees_with_exact(void **state)
 {
 	uint64_t seed = 0x5ea4c4ULL;
-	int answers[3] = { 0 }, programs = 4000, with_rmw = 0;
+	int answers[3] = { 0 }, programs = (int)test_share(4000), with_rmw = 0;
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {
@@ -115,9 +115,10 @@ static void search_agrees_with_exact(void **state)
 static void auto_agrees_with_exact(void **state)
 {
 	uint64_t seed = 0xa0705eULL;
+	int programs = (int)test_share(800);
 
 	(void)state;
-	for (int i = 0; i < 800; i++) {
+	for (int i = 0; i < programs; i++) {
 		struct random_shape shape = one_variable(&seed, i);
 		struct vsc_program *p = random_program(&seed, &shape);
 		long bounds[] = { -1, 0, 1, 2 };
@@ -175,7 +176,7 @@ static struct vsc_program *stale_hammer(uint64_t *s, unsigned k, unsigned n, uns
 static void stale_hammers_agree(void **state)
 {
 	uint64_t seed = 0x4a4e5ULL;
-	int inconsistent = 0, refuted = 0, by_orders = 0, programs = 300;
+	int inconsistent = 0, refuted = 0, by_orders = 0, programs = (int)test_share(300);
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {

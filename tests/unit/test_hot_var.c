@@ -67,7 +67,7 @@ static struct random_shape one_variable(uint64_t *seed)
 static void hot_agrees_with_exact(void **state)
 {
 	uint64_t seed = 0x407fa11ULL;
-	int answered = 0, asked = 0, programs = 3000;
+	int answered = 0, asked = 0, programs = (int)test_share(3000);
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {
@@ -97,9 +97,10 @@ static void hot_agrees_with_exact(void **state)
 static void auto_agrees_on_one_variable(void **state)
 {
 	uint64_t seed = 0x5eed407ULL;
+	int programs = (int)test_share(600);
 
 	(void)state;
-	for (int i = 0; i < 600; i++) {
+	for (int i = 0; i < programs; i++) {
 		struct random_shape shape = one_variable(&seed);
 		struct vsc_program *p = random_program(&seed, &shape);
 		long bounds[] = { -1, 0, 1, 3 };
@@ -155,7 +156,7 @@ static int bound_holds(const struct vsc_program *p)
 static void bound_at_most_least(void **state)
 {
 	uint64_t seed = 0xb0a4d5ULL;
-	int met = 0, programs = 3000;
+	int met = 0, programs = (int)test_share(3000);
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {
@@ -174,7 +175,7 @@ static void bound_at_most_least(void **state)
 static void merge_keeps_sc(void **state)
 {
 	uint64_t seed = 0x3e4a6eULL;
-	int fewer = 0, programs = 3000;
+	int fewer = 0, programs = (int)test_share(3000);
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {
@@ -213,7 +214,7 @@ static struct vsc_program *hammer(uint64_t *s, unsigned k, unsigned n, int bad);
 static void bound_on_small_hammers(void **state)
 {
 	uint64_t seed = 0x4a3b0dULL;
-	int met = 0, found = 0, exact = 0, programs = 300;
+	int met = 0, found = 0, exact = 0, programs = (int)test_share(300);
 	struct vsc_check_opts opts = { 0 };
 	struct budget b;
 	uint32_t *witness;

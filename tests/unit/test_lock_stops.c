@@ -234,16 +234,17 @@ static void lock_stops_within_least(void **state)
 #endif
 	uint64_t seed = SPIN_SEED;
 	struct tally tally = { 0, 0, 0, 0, 0 };
-	int bad = 0;
+	int bad = 0, spins = (int)test_share(SPIN_PROGRAMS),
+	    randoms = (int)test_share(RANDOM_PROGRAMS);
 
 	(void)state;
-	for (int i = 0; i < SPIN_PROGRAMS; i++) {
+	for (int i = 0; i < spins; i++) {
 		struct vsc_program *p = spin_program(&seed, 12 + random_below(&seed, 24),
 						     i % 2 ? 0 : random_below(&seed, 9));
 		bad += check_program(p, &tally);
 		vsc_program_free(p);
 	}
-	for (int i = 0; i < RANDOM_PROGRAMS; i++) {
+	for (int i = 0; i < randoms; i++) {
 		struct random_shape shape = small_shape(&seed, 14, 2, 2);
 
 		shape.rmw_pct = 70;
@@ -259,7 +260,7 @@ static void lock_stops_within_least(void **state)
 	       "intervals hold\n",
 	       tally.extra, tally.narrowed, tally.bound_meets, tally.witness_meets,
 	       tally.intervals);
-	assert_true(tally.extra > SPIN_PROGRAMS / 10);
+	assert_true(tally.extra > spins / 10);
 }
 
 /* check_program() on p, and whether the lock stops give it a witness
@@ -288,7 +289,7 @@ static void attached_mid_run(void **state)
 {
 	uint64_t seed = 0xa77ac4ULL;
 	struct tally tally = { 0, 0, 0, 0, 0 };
-	int bad = 0, witnesses = 0, programs = 1500;
+	int bad = 0, witnesses = 0, programs = (int)test_share(1500);
 
 	(void)state;
 	for (int i = 0; i < programs; i++) {
@@ -332,7 +333,7 @@ static void held_at_attach(void **state)
 	int bad = 0, programs = 0, witnesses = 0;
 
 	(void)state;
-	while (programs < HELD_PROGRAMS) {
+	while (programs < (int)test_share(HELD_PROGRAMS)) {
 		struct vsc_program *p = spin_attached(&seed, 10 + random_below(&seed, 22),
 						      random_below(&seed, 12), 1);
 		if (!held_at_start(p)) {
@@ -399,10 +400,10 @@ static void guarded_needs_every_write_inside(void **state)
 {
 	uint64_t seed = 0x6a1d0eULL;
 	struct tally tally = { 0, 0, 0, 0, 0 };
-	int bad = 0;
+	int bad = 0, programs = (int)test_share(2000);
 
 	(void)state;
-	for (int i = 0; i < 2000; i++) {
+	for (int i = 0; i < programs; i++) {
 		struct vsc_program *p = spin_program(&seed, 12 + random_below(&seed, 24), 9);
 		bad += check_program(p, &tally);
 		vsc_program_free(p);

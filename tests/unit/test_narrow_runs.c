@@ -28,6 +28,7 @@
 #include "explain.h" /* core_proof: the closure is internal */
 #include "random_program.h"
 #include "source_narrow.h"
+#include "testutil.h"
 #include "vsc/vsc.h"
 
 #define MAX_THREADS 12
@@ -237,14 +238,14 @@ static void check_runs(uint64_t seed, int rounds, uint32_t events, unsigned one_
 static void test_long_runs(void **state)
 {
 	(void)state;
-	check_runs(0x5a11, 2000, 60, 4, 10);
-	check_runs(0x10f7, 20, 4000, 3, 0.2);
+	check_runs(0x5a11, (int)test_share(2000), 60, 4, 10);
+	check_runs(0x10f7, (int)test_share(20), 4000, 3, 0.2);
 	print_message("%d sources kept (%d initial values), %d candidates narrowed away; "
 		      "closures: %d consistent, %d unknown, %d sets their own closure\n",
 		      sources_seen, sources_from_init, narrowed_away, closures_consistent,
 		      closures_unknown, sets_closed);
-	assert_true(narrowed_away > 1000);
-	assert_true(closures_consistent > 1800);
+	assert_true(narrowed_away > (int)test_share(1000));
+	assert_true(closures_consistent > (int)test_share(1800));
 }
 
 int main(void)

@@ -4,7 +4,8 @@
  * least preemptions, the answer for every bound, and every witness (checked
  * by vsc_witness_verify and by the enumerator's own replay).
  *
- * VSC_PROPERTY_SEED (default 20261202), VSC_PROPERTY_COUNT (default 5000) and
+ * VSC_PROPERTY_SEED (default 20261202), VSC_PROPERTY_COUNT (default 5000, or
+ * VSC_TEST_PERCENT percent of it: testutil.h) and
  * VSC_PROPERTY_MAX_EVENTS (default 14, at most 40) change the run; program i
  * is generated from seed + i, and a mismatch prints that seed and the program
  * in the text format. Programs the enumerator cannot finish are skipped. */
@@ -409,18 +410,12 @@ static struct vsc_trace *round_trip(struct stats *st, const struct vsc_program *
 	return trace;
 }
 
-static unsigned long env_number(const char *name, unsigned long fallback)
-{
-	const char *s = getenv(name);
-	return s && *s ? strtoul(s, NULL, 0) : fallback;
-}
-
 static void test_random_programs(void **state)
 {
 	(void)state;
-	unsigned long seed = env_number("VSC_PROPERTY_SEED", 20261202);
-	unsigned long count = env_number("VSC_PROPERTY_COUNT", 5000);
-	max_events = (unsigned)env_number("VSC_PROPERTY_MAX_EVENTS", MAX_EVENTS);
+	unsigned long seed = test_env_number("VSC_PROPERTY_SEED", 20261202);
+	unsigned long count = test_env_number("VSC_PROPERTY_COUNT", test_share(5000));
+	max_events = (unsigned)test_env_number("VSC_PROPERTY_MAX_EVENTS", MAX_EVENTS);
 	if (max_events < 2 || max_events > MAX_EVENTS_CAP)
 		max_events = MAX_EVENTS;
 	const char *const *names = vsc_solver_names();

@@ -77,3 +77,13 @@ unsigned long test_env_number(const char *name, unsigned long fallback)
 
 	return s && *s ? strtoul(s, NULL, 0) : fallback;
 }
+
+unsigned test_share(unsigned full)
+{
+	unsigned long percent = test_env_number("VSC_TEST_PERCENT", 100);
+
+	if (percent == 0 || percent > 100)
+		percent = 100;
+	unsigned n = (unsigned)((unsigned long long)full * percent / 100);
+	return n ? n : 1;
+}

@@ -37,5 +37,11 @@ void dump_program(const char *why, const struct vsc_program *prog);
 /* The number in environment variable name (a seed or count for an
  * offline stress run), or fallback when it is unset or empty. */
 unsigned long test_env_number(const char *name, unsigned long fallback);
+/* How many of its full count of random programs a property test runs:
+ * VSC_TEST_PERCENT percent of full (1-100, default 100), at least one.
+ * The emulated ARM64 run and the sanitizer run take a sample: they check
+ * that their build computes what the plain one does, on fixed seeds, where
+ * the plain run has already checked the algorithms on every program. */
+unsigned test_share(unsigned full);
 
 #endif
