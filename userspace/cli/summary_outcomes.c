@@ -264,16 +264,21 @@ static const char *execution_name(const struct execution *e)
 	return name ? name : "(whole file)";
 }
 
-/* A segment named by a decimal number, or -1 (a number past LONG_MAX
- * too: strtol gives LONG_MAX for each, and a range of them overflowed). */
+/* A segment named by a decimal number as it is written (digits only, no
+ * leading zero: "007" and "00" are names of their own, not 7 and 0, and may
+ * not stand inside a range "5-8"), or -1 (a number past LONG_MAX too:
+ * strtol gives LONG_MAX for each, and a range of them overflowed). */
 static long segment_number(const struct execution *x)
 {
 	const char *name = shown_of(x).name;
 	char *end;
 	long n;
 
-	if (!name || !*name || *name == '-')
+	if (!name || !*name || (name[0] == '0' && name[1]))
 		return -1;
+	for (const char *c = name; *c; c++)
+		if (*c < '0' || *c > '9')
+			return -1;
 	errno = 0;
 	n = strtol(name, &end, 10);
 	return *end || errno == ERANGE ? -1 : n;
