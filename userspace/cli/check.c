@@ -301,7 +301,7 @@ int cmd_check(int argc, char **argv)
 	if (a.svg)
 		status = combine_worst(status, check_draw_pictures(files, nfiles, a.svg));
 	status = write_reports(files, nfiles, &a, status);
-	if (spill.read_failed) /* a report missing some (said): an error */
+	if (spill.read_failed || outcomes.failed) /* a report missing some (said): an error */
 		status = combine_worst(status, EXIT_USAGE);
 	fflush(stdout);
 	free_files(files, nfiles);

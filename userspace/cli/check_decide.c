@@ -178,7 +178,7 @@ int check_note_facts(struct item *it, const struct check_args *a)
 		f->parts = (uint32_t)red.parts;
 	}
 	if (a->summary)
-		f->outcome = outcome_names_get(a->outcomes, outcome_text(it->prog));
+		f->outcome = outcome_names_note(a->outcomes, it->prog);
 	return a->summary && f->outcome == OUTCOME_NONE ? -ENOMEM : 0;
 }
 

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <string.h>
+
 #include "json.h"
 
 void json_init(struct json *j, FILE *out)
@@ -78,11 +80,10 @@ void json_array_end(struct json *j)
 	close_container(j, ']');
 }
 
-static void write_string(FILE *out, const char *s)
+void json_write_escaped(FILE *out, const char *s, size_t n)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
 		else if (c < 0x20)
@@ -90,6 +91,12 @@ static void write_string(FILE *out, const char *s)
 		else
 			fputc(c, out);
 	}
+}
+
+static void write_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	json_write_escaped(out, s, strlen(s));
 	fputc('"', out);
 }
 

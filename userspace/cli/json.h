@@ -20,6 +20,8 @@ void json_init(struct json *j, FILE *out);
 void json_init_inner(struct json *j, FILE *out);
 /* The next value is written by the caller, as is, to the FILE returned. */
 FILE *json_raw_value(struct json *j);
+/* n bytes of s as they go inside a JSON string (escaped). */
+void json_write_escaped(FILE *out, const char *s, size_t n);
 void json_object_begin(struct json *j);
 void json_object_end(struct json *j);
 void json_array_begin(struct json *j);

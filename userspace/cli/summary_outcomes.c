@@ -151,25 +151,23 @@ static int compare_names(const void *a, const void *b, void *ctx)
 		      vsc_program_thread_name(p, *(const size_t *)b));
 }
 
-/* "T1:0 T2:1,0": per thread (by name) the values its reads saw, in order. */
-char *outcome_text(const struct vsc_program *p)
+static void put_text(const char *text, outcome_put_fn *put, void *ctx)
 {
-	size_t threads = vsc_program_thread_count(p), len = 0;
-	size_t *order = malloc((threads ? threads : 1) * sizeof(*order));
-	char *text = NULL;
-	FILE *out = open_memstream(&text, &len);
+	put(text, strlen(text), ctx);
+}
 
-	if (!order || !out) {
-		free(order);
-		if (out)
-			fclose(out);
-		free(text);
-		return NULL;
-	}
+int outcome_write(const struct vsc_program *p, outcome_put_fn *put, void *ctx)
+{
+	size_t threads = vsc_program_thread_count(p);
+	size_t *order = malloc((threads ? threads : 1) * sizeof(*order));
+	int threads_with_reads = 0;
+	char number[32];
+
+	if (!order)
+		return -ENOMEM;
 	for (size_t t = 0; t < threads; t++)
 		order[t] = t;
 	qsort_r(order, threads, sizeof(*order), compare_names, (void *)p);
-	int threads_with_reads = 0;
 	for (size_t k = 0; k < threads; k++) {
 		const struct vsc_event *ev = vsc_program_events(p, order[k]);
 		size_t n = vsc_program_thread_length(p, order[k]);
@@ -177,28 +175,30 @@ char *outcome_text(const struct vsc_program *p)
 		for (size_t i = 0; i < n; i++) {
 			if (ev[i].kind == VSC_WRITE)
 				continue;
-			if (sep[0] == ':')
-				fprintf(out, "%s%s", threads_with_reads++ ? " " : "",
-					vsc_program_thread_name(p, order[k]));
-			fprintf(out, "%s%" PRId64, sep, ev[i].value);
+			if (sep[0] == ':') {
+				if (threads_with_reads++)
+					put(" ", 1, ctx);
+				put_text(vsc_program_thread_name(p, order[k]), put, ctx);
+			}
+			put(sep, 1, ctx);
+			put(number,
+			    (size_t)snprintf(number, sizeof(number), "%" PRId64, ev[i].value), ctx);
 			sep = ",";
 		}
 	}
 	if (!threads_with_reads)
-		fprintf(out, "(no reads)");
-	fclose(out);
+		put_text("(no reads)", put, ctx);
 	free(order);
-	return text;
+	return 0;
 }
 
 static int compare_texts(const void *a, const void *b, void *ctx)
 {
-	const struct outcome_names *names = ctx;
-	return strcmp(names->texts[*(const uint32_t *)a], names->texts[*(const uint32_t *)b]);
+	return outcome_names_compare(ctx, *(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 /* The place of each outcome (by number) in the order of their texts. */
-static uint32_t *outcome_ranks(const struct outcome_names *names)
+static uint32_t *outcome_ranks(struct outcome_names *names)
 {
 	uint32_t *order = malloc((names->count + 1) * sizeof(*order));
 	uint32_t *rank = malloc((names->count + 1) * sizeof(*rank));
@@ -210,15 +210,15 @@ static uint32_t *outcome_ranks(const struct outcome_names *names)
 	}
 	for (uint32_t i = 0; i < names->count; i++)
 		order[i] = i;
-	qsort_r(order, names->count, sizeof(*order), compare_texts, (void *)names);
+	qsort_r(order, names->count, sizeof(*order), compare_texts, names);
 	for (uint32_t i = 0; i < names->count; i++)
 		rank[order[i]] = i;
 	free(order);
 	return rank;
 }
 
-int outcomes_collect(const struct file_report *files, size_t nfiles,
-		     const struct outcome_names *names, struct outcome_table *tab)
+int outcomes_collect(const struct file_report *files, size_t nfiles, struct outcome_names *names,
+		     struct outcome_table *tab)
 {
 	uint32_t *rank = outcome_ranks(names);
 	bool ok = rank != NULL;
@@ -320,11 +320,14 @@ static void print_executions(const struct outcome_table *tab, const struct outco
 
 /* An outcome in the text table: whole, or its first values (to the last
  * separator within TEXT_OUTCOME_MAX bytes) and how many values it has. */
-static void print_outcome(const char *text)
+static void print_outcome(const struct outcome_names *names, uint32_t outcome)
 {
-	size_t len = strlen(text), cut = TEXT_OUTCOME_MAX, values = 0;
+	bool far;
+	uint64_t values;
+	const char *text = outcome_names_start(names, outcome, &far, &values);
+	size_t cut = TEXT_OUTCOME_MAX;
 
-	if (len <= TEXT_OUTCOME_MAX) {
+	if (!far && strlen(text) <= TEXT_OUTCOME_MAX) {
 		printf("%s\n", text);
 		return;
 	}
@@ -332,10 +335,13 @@ static void print_outcome(const char *text)
 		cut--;
 	/* a value after each ',' and each thread's first: a thread name may
 	 * hold ':' (`tid:4242`), never ' ' */
-	values = 1;
-	for (const char *c = text; *c; c++)
-		values += *c == ',' || *c == ' ';
-	printf("%.*s ... (%zu values read in all; --json gives them)\n", (int)cut, text, values);
+	if (!far) {
+		values = 1;
+		for (const char *c = text; *c; c++)
+			values += *c == ',' || *c == ' ';
+	}
+	printf("%.*s ... (%" PRIu64 " values read in all; --json gives them)\n", (int)cut, text,
+	       values);
 }
 
 void outcomes_text(const struct outcome_table *tab, size_t nfiles)
@@ -349,9 +355,25 @@ void outcomes_text(const struct outcome_table *tab, size_t nfiles)
 			continue; /* seen only in a file given up */
 		printf("  %8zu %10zu %12zu %8zu  ", l->count, l->by_status[EXIT_CONSISTENT],
 		       l->by_status[EXIT_INCONSISTENT], l->by_status[EXIT_UNKNOWN]);
-		print_outcome(tab->names->texts[l->outcome]);
+		print_outcome(tab->names, l->outcome);
 		print_executions(tab, l, nfiles);
 	}
+}
+
+static void put_escaped(const char *bytes, size_t n, void *ctx)
+{
+	json_write_escaped(ctx, bytes, n);
+}
+
+/* The outcome's whole text as a JSON string (a long one read back in
+ * pieces; cut short, but well-formed, when it cannot be: said on stderr). */
+static void outcome_json(struct json *j, struct outcome_names *names, uint32_t outcome)
+{
+	FILE *out = json_raw_value(j);
+
+	fputc('"', out);
+	(void)outcome_names_copy(names, outcome, put_escaped, out);
+	fputc('"', out);
 }
 
 void outcomes_json(struct json *j, const struct outcome_table *tab)
@@ -364,7 +386,8 @@ void outcomes_json(struct json *j, const struct outcome_table *tab)
 		if (!l->count)
 			continue;
 		json_object_begin(j);
-		json_key_string(j, "outcome", tab->names->texts[l->outcome]);
+		json_key(j, "outcome");
+		outcome_json(j, tab->names, l->outcome);
 		json_key_uint(j, "count", l->count);
 		json_key_uint(j, "consistent", l->by_status[EXIT_CONSISTENT]);
 		json_key_uint(j, "inconsistent", l->by_status[EXIT_INCONSISTENT]);

@@ -45,8 +45,7 @@ static void spill_skip(FILE *f)
 		(void)fseeko(f, (off_t)at, SEEK_SET); /* else from 0: the bench sees it */
 }
 
-/* A temporary file in $TMPDIR (else /tmp), gone once closed. */
-static FILE *spill_open(void)
+FILE *spill_temp_file(void)
 {
 	const char *dir = getenv("TMPDIR");
 	char *path;
@@ -68,7 +67,15 @@ static FILE *spill_open(void)
 		errno = err;
 		return NULL;
 	}
-	spill_skip(f);
+	return f;
+}
+
+static FILE *spill_open(void)
+{
+	FILE *f = spill_temp_file();
+
+	if (f)
+		spill_skip(f);
 	return f;
 }
 

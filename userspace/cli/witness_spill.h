@@ -35,6 +35,9 @@ struct spilled_witness {
 	uint64_t at, len;
 };
 
+/* A temporary file in $TMPDIR (else /tmp), open for writing and reading,
+ * gone once closed; NULL with errno set. */
+FILE *spill_temp_file(void);
 /* Is it's witness printed in the report a (the text or the JSON one)? */
 bool witness_spill_wanted(const struct check_args *a, const struct item *it);
 /* Render it's witness into the spill, where *to says it is; 0, or -1 when
