@@ -1301,14 +1301,29 @@ static int keep_upper(const struct vsc_program *p, const struct query *q, struct
 {
 	long c;
 
+	if (!q->minimize || res->verdict != VSC_UNKNOWN)
+		return 0;
+	/* best's lower bound is proven whichever witness is kept (it was
+	 * merged only with best's: a `between` weaker than known) */
+	if (best->lower > 0 && res->lower < best->lower)
+		res->lower = best->lower;
 	/* res may hold a step's own witness already (SAT over the events
 	 * under --min, stopped between its bounds, which did not start from
 	 * best's): the one with fewer preemptions is kept */
-	if (!q->minimize || res->verdict != VSC_UNKNOWN || !best->witness ||
+	if (!best->witness ||
 	    (res->witness && res->preemptions >= 0 && res->preemptions <= best->preemptions) ||
 	    (q->bound >= 0 && best->preemptions > q->bound) ||
-	    vsc_witness_verify(p, best->witness, p->event_count, &c, NULL, 0))
+	    vsc_witness_verify(p, best->witness, p->event_count, &c, NULL, 0)) {
+		/* the bounds meet: res's witness (verified) has the least */
+		if (res->witness && res->preemptions >= 0 && res->lower >= res->preemptions &&
+		    (q->bound < 0 || res->preemptions <= q->bound) &&
+		    !vsc_witness_verify(p, res->witness, res->witness_length, &c, NULL, 0) &&
+		    c == res->preemptions) {
+			res->verdict = VSC_CONSISTENT;
+			res->lower = c;
+		}
 		return 0;
+	}
 	free(res->witness);
 	res->witness = best->witness;
 	best->witness = NULL;
