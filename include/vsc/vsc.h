@@ -286,6 +286,11 @@ struct vsc_reductions {
 	uint64_t spins, dropped, parts;
 };
 void vsc_result_reductions(const struct vsc_result *res, struct vsc_reductions *out);
+/* Of those parts, how many ran out of memory (the memory limit) before
+ * their answer: the verdict is inconsistent when another part is (or, with
+ * a bound, their least preemptions proven add up past it), else unknown;
+ * with minimize the least proven of every part adds up. 0 when none. */
+uint64_t vsc_result_parts_out_of_memory(const struct vsc_result *res);
 /* With minimize, when a limit stopped the search (verdict unknown) after an
  * interleaving was found: the least preemptions lie in [*lower, *upper]; the
  * result's witness is an SC interleaving with *upper preemptions. Returns 0,

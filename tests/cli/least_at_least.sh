@@ -84,6 +84,32 @@ else
 	no "memory cap: no 'least: at least N' line: $(cat "$tmp/oom")"
 fi
 
+# independent parts, the first out of memory (the p20 trace above) and a
+# later one that settles or adds up: the fold goes on past the first (it
+# stopped there: `unknown`, `at least 18`), -j 1 and -j 2 alike, and JSON
+# and VSC_STATS say a part ran out of memory
+printf 'init sa 0\ninit sb 0\nU1 w sa 1\nU1 r sb 0\nU2 w sb 1\nU2 r sa 0\n' > "$tmp/sb.part"
+printf 'init sa 0\ninit sb 0\nU1 w sa 1\nU1 r sb 1\nU2 r sa 1\nU2 w sb 1\n' > "$tmp/one.part"
+cat "$tmp/p20.vsc" "$tmp/sb.part" > "$tmp/oom_sb.vsc"
+cat "$tmp/p20.vsc" "$tmp/one.part" > "$tmp/oom_one.vsc"
+for j in 1 2; do
+	VSC_STATS=1 sh -c 'ulimit -v 100000 && exec "$0" check -j '$j' --min --json --timeout 60 "$1"' \
+		"$vsc" "$tmp/oom_sb.vsc" > "$tmp/oomsb" 2> "$tmp/oomsberr"
+	rc=$?
+	[ $rc = 1 ] && grep -q '"verdict":"inconsistent"' "$tmp/oomsb" &&
+		grep -q '"parts_out_of_memory":1' "$tmp/oomsb" &&
+		grep -q '1 parts out of memory' "$tmp/oomsberr" && ok ||
+		no "-j $j: a part out of memory, a later one inconsistent: exit $rc, $(cat "$tmp/oomsb")"
+	sh -c 'ulimit -v 100000 && exec "$0" check -j '$j' --min --timeout 60 "$1"' \
+		"$vsc" "$tmp/oom_one.vsc" > "$tmp/oomone" 2>&1
+	rc=$?
+	# the first part proves 18 before its memory runs out, the second's least is 1
+	n=$(sed -n 's/^least: at least \([0-9][0-9]*\) (no interleaving found)$/\1/p' "$tmp/oomone")
+	[ $rc = 3 ] && [ -n "$n" ] && [ "$n" -ge 19 ] && ok ||
+		no "-j $j: a part out of memory, a later one of least 1: exit $rc, $(cat "$tmp/oomone")"
+	[ -n "$n" ] && below "parts, -j $j" "$tmp/oom_one.vsc" "$n"
+done
+
 # the last searches by rounds, the one at the least beside the one without
 # a bound: a bound that fails raises the least (-p 18 fails in 1.6 s CPU;
 # before, the search without a bound alone: at least 18 for 60 s)

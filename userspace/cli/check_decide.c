@@ -66,6 +66,10 @@ static void print_search_stats(const struct vsc_result *res)
 		     "%s: reductions: %llu spin reads collapsed, %llu events dropped, %llu parts",
 		     vsc_result_solver(res), (unsigned long long)red.spins,
 		     (unsigned long long)red.dropped, (unsigned long long)red.parts);
+	if (getenv("VSC_STATS") && vsc_result_parts_out_of_memory(res))
+		diag(NULL, "%s: %llu parts out of memory (their answers unknown)",
+		     vsc_result_solver(res),
+		     (unsigned long long)vsc_result_parts_out_of_memory(res));
 }
 
 bool check_wants_core(const struct check_args *a)
@@ -176,6 +180,7 @@ int check_note_facts(struct item *it, const struct check_args *a)
 		f->spins = (uint32_t)red.spins;
 		f->dropped = (uint32_t)red.dropped;
 		f->parts = (uint32_t)red.parts;
+		f->parts_out_of_memory = (uint32_t)vsc_result_parts_out_of_memory(it->res);
 	}
 	if (a->summary)
 		f->outcome = outcome_names_note(a->outcomes, it->prog);

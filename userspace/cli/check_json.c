@@ -54,6 +54,8 @@ static void json_reductions(struct json *j, const struct item_facts *f)
 	json_key_uint(j, "spin_reads_collapsed", f->spins);
 	json_key_uint(j, "events_dropped", f->dropped);
 	json_key_uint(j, "parts", f->parts);
+	if (f->parts_out_of_memory)
+		json_key_uint(j, "parts_out_of_memory", f->parts_out_of_memory);
 	json_object_end(j);
 }
 

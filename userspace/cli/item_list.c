@@ -151,6 +151,7 @@ static uint8_t *encode(uint8_t *p, const struct item *it, size_t whole, bool is_
 	p = put_number(p, f->spins);
 	p = put_number(p, f->dropped);
 	p = put_number(p, f->parts);
+	p = put_number(p, f->parts_out_of_memory);
 	if (f->witness.len) {
 		p = put_number(p, f->witness.at);
 		p = put_number(p, f->witness.len);
@@ -211,6 +212,7 @@ static const uint8_t *decode(const struct item_list *l, const uint8_t *p, struct
 	p = get_number(p, &v), f->spins = (uint32_t)v;
 	p = get_number(p, &v), f->dropped = (uint32_t)v;
 	p = get_number(p, &v), f->parts = (uint32_t)v;
+	p = get_number(p, &v), f->parts_out_of_memory = (uint32_t)v;
 	if (b1 & R_WITNESS) {
 		p = get_number(p, &f->witness.at);
 		p = get_number(p, &f->witness.len);

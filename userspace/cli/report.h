@@ -31,6 +31,7 @@ struct item_facts {
 	uint32_t outcome;               /* with --summary: its number in check_args.outcomes */
 	int32_t preemptions;            /* of the result's witness (least with --min), -1: none */
 	uint32_t spins, dropped, parts; /* what the reductions took (vsc_reductions) */
+	uint32_t parts_out_of_memory;   /* vsc_result_parts_out_of_memory */
 	bool decided;                   /* there was a result */
 	bool explained;                 /* witness holds its explanation instead (--explain) */
 	bool unsure;                    /* has a value marked unsure (vsc_program_unsure_values) */

@@ -143,6 +143,11 @@ void vsc_result_reductions(const struct vsc_result *res, struct vsc_reductions *
 	*out = (struct vsc_reductions){ res->spins, res->dropped, res->parts };
 }
 
+uint64_t vsc_result_parts_out_of_memory(const struct vsc_result *res)
+{
+	return res->parts_out_of_memory;
+}
+
 uint64_t vsc_result_steps(const struct vsc_result *res)
 {
 	return res->steps;

@@ -3,7 +3,8 @@
  * threads at once. How many cannot change the answer: every group is asked
  * the same question whatever the others answer (with a bound and several
  * groups, its least preemptions within the whole bound), and the answers
- * are folded in group order, stopping where a run one by one stops. Groups
+ * are folded in group order, stopping where a run one by one stops (not at
+ * a group out of memory: a later one may still refute the whole). Groups
  * past that point are not started, or told to stop through the budgets'
  * share, and what they answer is never read. Why this is exact:
  * docs/solvers.md, "Reductions" (3) and "Parts at once". */
@@ -25,8 +26,9 @@ struct part_answer {
 struct fold {
 	long used, lower; /* sums of the witnesses' preemptions and of the least */
 	int unknown, bounded;
-	int r;         /* PART_PENDING while open, then the verdict or -errno */
-	uint32_t next; /* the next group to take in */
+	uint64_t out_of_memory; /* groups taken in whose memory ran out */
+	int r;                  /* PART_PENDING while open, then the verdict or -errno */
+	uint32_t next;          /* the next group to take in */
 	uint64_t nodes, steps;
 };
 
@@ -60,15 +62,25 @@ static struct query group_query(const struct query *q, uint32_t groups)
 	return gq;
 }
 
-/* Take group g's answer in; f->r is set where the fold stops. */
+/* Take group g's answer in; f->r is set where the fold stops. A group
+ * out of memory does not stop it: its answer is unknown (with the bound it
+ * proved before), and a later group may still settle the whole, which is
+ * inconsistent when any group is (or their least add up past the bound);
+ * else the whole is out of memory (take_answer). */
 static void fold_in(struct fold *f, const struct query *q, const struct part_answer *a)
 {
 	f->nodes += a->nodes;
 	f->steps += a->steps;
 	f->next++;
+	if (a->r == -ENOMEM) {
+		f->out_of_memory++;
+		f->bounded = 0;                      /* no witness */
+		f->lower += a->low > 0 ? a->low : 0; /* proven before its memory ran out */
+		if (q->bound >= 0 && f->lower > q->bound)
+			f->r = VSC_INCONSISTENT;
+		return;
+	}
 	if (a->r < 0 || a->r == VSC_INCONSISTENT) {
-		if (a->r == -ENOMEM && a->low > 0)
-			f->lower += a->low; /* proven before its memory ran out */
 		f->r = a->r;
 		return;
 	}
@@ -154,7 +166,7 @@ static void *worker(void *arg)
 		budget_part_done(&b);
 		pthread_mutex_lock(&run->lock);
 		run->ans[g] = a;
-		if (a.r < 0 || a.r == VSC_INCONSISTENT)
+		if ((a.r < 0 && a.r != -ENOMEM) || a.r == VSC_INCONSISTENT)
 			cancel_from(run, g + 1); /* a run one by one stops here or before */
 		fold_ready(run);
 		pthread_mutex_unlock(&run->lock);
@@ -257,11 +269,12 @@ static int take_answer(const struct vsc_program *p, struct parts_run *run, const
 
 	res->nodes += f->nodes;
 	res->steps += f->steps;
+	res->parts_out_of_memory = f->out_of_memory;
 	if (f->r == PART_PENDING)
-		f->r = f->unknown ? VSC_UNKNOWN : VSC_CONSISTENT;
+		f->r = f->out_of_memory ? -ENOMEM : f->unknown ? VSC_UNKNOWN : VSC_CONSISTENT;
 	if (f->r < 0) {
 		if (f->r == -ENOMEM && q->minimize)
-			res->lower = f->lower; /* the groups' before it still add up */
+			res->lower = f->lower; /* the groups' proven least still add up */
 		return f->r;
 	}
 	res->verdict = (enum vsc_verdict)f->r;

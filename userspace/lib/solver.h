@@ -22,6 +22,7 @@ struct vsc_result {
 	double time_s;
 	uint64_t nodes, steps;          /* the search's own counts, 0 when not kept */
 	uint64_t spins, dropped, parts; /* what the reductions removed (reduce.h) */
+	uint64_t parts_out_of_memory;   /* of those parts, taken in (parts.c) */
 	/* keep_for_explain: the analysis of analysis_of that an inconsistent
 	 * verdict made (auto.c), for vsc_explain_result(); NULL when none */
 	struct analysis *analysis;
