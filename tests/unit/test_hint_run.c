@@ -513,6 +513,79 @@ static void repairs_look_below_the_write(void **state)
 	vsc_program_free(p);
 }
 
+/* The repairs' looks are capped by the size of the program (hint_run.c,
+ * LOOK_PER_EVENT): WAITERS threads wait from the start to read a value of
+ * h written last; T0 writes x at the start of each of M blocks, then reads
+ * h N times, while T1 reads each value of x after the next one was written
+ * (by its times, as in repairs_look_below_the_write): one repair a block,
+ * at which each waiter's look for a write that replaced its value walks
+ * h's steps back SCAN_BACK (65,536) steps. Without a cap, M repairs
+ * of WAITERS such walks: 2.4 x 10^9 units, some seconds (with no deadline
+ * nothing stopped it); now the run gives up at the cap (and the windows by
+ * the times take over, under their own cap). */
+static void repairs_look_within_a_cap(void **state)
+{
+	enum {
+		WAITERS = 6,
+		M = 6000,
+		N = 60,
+		T0 = WAITERS,
+		T1 = WAITERS + 1
+	};
+	struct vsc_program *p = named_program(WAITERS + 2, 2 + 2 * M);
+	struct vsc_event last = { .kind = VSC_WRITE, .var = 1 + 2 * M, .value = 7 };
+	struct vsc_event wait = { .kind = VSC_READ, .var = 1 + 2 * M, .value = 7 };
+	struct vsc_event rh = { .kind = VSC_READ, .var = 1 + 2 * M, .value = 0 };
+	uint64_t ts = 1;
+	struct analysis a;
+	struct budget b;
+	uint32_t *w;
+	long claimed, counted;
+	size_t n;
+
+	(void)state;
+	assert_non_null(p);
+	for (unsigned x = 0; x < 2 + 2 * M; x++)
+		vsc_program_set_init(p, x, VSC_INIT_KNOWN, 0);
+	for (unsigned u = 0; u < WAITERS; u++)
+		assert_int_equal(vsc_program_append(p, u, &wait, ts++), 0);
+	for (unsigned j = 0; j < M; j++) {
+		struct vsc_event wx = { .kind = VSC_WRITE, .var = 0, .value = j + 1 };
+		struct vsc_event ry = { .kind = VSC_READ, .var = 1 + j, .value = 1 };
+		struct vsc_event wz = { .kind = VSC_WRITE, .var = 1 + M + j, .value = 1 };
+		struct vsc_event rz = { .kind = VSC_READ, .var = M + j, .value = 1 };
+		struct vsc_event r0 = { .kind = VSC_READ, .var = 0, .value = j };
+		struct vsc_event wy = { .kind = VSC_WRITE, .var = 1 + j, .value = 1 };
+
+		assert_int_equal(vsc_program_append(p, T0, &wx, ts++), 0);
+		for (unsigned i = 0; i < N; i++)
+			assert_int_equal(vsc_program_append(p, T0, &rh, ts++), 0);
+		assert_int_equal(vsc_program_append(p, T0, &ry, ts++), 0);
+		if (j)
+			assert_int_equal(vsc_program_append(p, T1, &rz, ts++), 0);
+		assert_int_equal(vsc_program_append(p, T1, &r0, ts++), 0);
+		assert_int_equal(vsc_program_append(p, T1, &wy, ts++), 0);
+		assert_int_equal(vsc_program_append(p, T0, &wz, ts++), 0);
+	}
+	assert_int_equal(vsc_program_append(p, T0, &last, ts++), 0);
+	n = vsc_program_event_count(p);
+	assert_int_equal(analysis_build(&a, p), 0);
+	memset(&b, 0, sizeof(b));
+	b.memory_limit = (size_t)1 << 30;
+	assert_int_equal(hint_run(p, &a, NULL, &b, &w, &claimed), 0);
+	if (w) { /* whoever found it: a witness verified, with its count */
+		assert_int_equal(vsc_witness_verify(p, w, n, &counted, NULL, 0), 0);
+		assert_int_equal(counted, claimed);
+	}
+	printf("repairs within a cap: %lu units for %zu events (%.1f an event)\n", b.steps, n,
+	       (double)b.steps / (double)n);
+	/* the run's steps, its looks, the windows' work: each within its cap */
+	assert_true(b.steps <= 200UL * n + (16UL << 20));
+	free(w);
+	analysis_free(&a);
+	vsc_program_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +594,7 @@ int main(void)
 		cmocka_unit_test(seq_cst_locks_at_length),
 		cmocka_unit_test(source_orders_by_the_times),
 		cmocka_unit_test(repairs_look_below_the_write),
+		cmocka_unit_test(repairs_look_within_a_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

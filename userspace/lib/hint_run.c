@@ -26,8 +26,8 @@
  *   to read a value that a write W in the run replaced. A repair makes W
  *   wait for that read, or the write W replaced wait for W (repair()), and
  *   goes back to before the write that now waits; at most REPAIRS_BASE
- *   plus one per REPAIR_EVENTS events, and at most 4 steps per event in
- *   all, then the run gives up.
+ *   plus one per REPAIR_EVENTS events, at most 4 steps per event in all
+ *   and LOOK_PER_EVENT looks back, then the run gives up.
  *
  * Nothing here is trusted: the interleaving is verified before it is
  * returned, and its count is only an upper bound on the least. */
@@ -51,6 +51,16 @@
 #define HINT_CELLS (1u << 22)
 /* How far back a repair looks for the write to hold back. */
 #define SCAN_BACK (1u << 16)
+/* The repairs' looks back and undos in all: this many per event, plus
+ * LOOK_FLOOR, then the run gives up. Each repair may look SCAN_BACK steps
+ * back for every waiting thread: with 6 threads waiting on a variable read
+ * at most steps, 6,000 repairs of 400,000 events looked 2 x 10^9 steps
+ * (5.3 s; 16,000 repairs of 10^6 events with up to 62 waiting, minutes),
+ * and without a deadline nothing stopped them. Lock recordings look 4 an
+ * event at most (test_hint_run's 11,000 programs), a repair a block of
+ * reads walked and undone 2. */
+#define LOOK_PER_EVENT 64ul
+#define LOOK_FLOOR (1ul << 22)
 
 /* A repair: the write it is kept on waits until thread u has run past r. */
 struct hold {
@@ -387,6 +397,7 @@ static int run_all(struct run *r, struct budget *b)
 {
 	unsigned long repairs = REPAIRS_BASE + r->n / REPAIR_EVENTS, work = 0, polled = 0;
 	unsigned long most = 4 * (unsigned long)r->n + (1ul << 20);
+	unsigned long looks = LOOK_PER_EVENT * (unsigned long)r->n + LOOK_FLOOR;
 	uint32_t cur = first_ready(r, 1);
 
 	if (cur == NONE)
@@ -416,7 +427,7 @@ static int run_all(struct run *r, struct budget *b)
 			step(r, cur = t); /* a write the times would hold back */
 			continue;
 		}
-		if (!repairs--)
+		if (!repairs-- || r->looked > looks)
 			return 1;
 		if ((err = repair(r)))
 			return err;
