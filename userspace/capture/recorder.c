@@ -582,6 +582,13 @@ static int write_trace(struct recorder *rec)
 			     "trace no plain verdict (the reasons below, if any; else a full "
 			     "ring buffer: try a larger --ring-size)",
 			     exact ? "" : "at least ", lost);
+	if (trace_writer_mixed(rec->writer))
+		recorder_say(rec,
+			     "WARNING: %" PRIu64 " variable%s accessed with mixed sizes or "
+			     "starts (first %s), so vsc check gives this trace no plain verdict",
+			     trace_writer_mixed(rec->writer),
+			     trace_writer_mixed(rec->writer) == 1 ? " is" : "s are",
+			     trace_writer_mixed_why(rec->writer));
 	say_shared(rec);
 	if (rec->src->ops->report)
 		rec->src->ops->report(rec->src);

@@ -58,6 +58,9 @@ void trace_names_free(struct trace_names *n)
 	trace_map_free(&n->var_map);
 	trace_map_free(&n->name_map);
 	trace_map_free(&n->loc_map);
+	trace_map_free(&n->cover_map);
+	free(n->cover_bits);
+	free(n->cover_free);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -121,6 +124,135 @@ static int seen_add(struct trace_names *n, uint32_t pid, uint64_t lo, uint64_t h
 	return 0;
 }
 
+/* ---- bytes covered by live variables (mixed sizes) ------------------------ */
+
+/* Bits [lo, hi) of one chunk word, lo < hi <= 64. */
+static uint64_t chunk_mask(uint64_t lo, uint64_t hi)
+{
+	uint64_t upto = hi - lo >= 64 ? ~0ull : (1ull << (hi - lo)) - 1;
+	return upto << lo;
+}
+
+/* Does a live variable (or a forgotten mixed one: the filter may say yes
+ * wrongly, never no) cover a byte of [lo, hi)? */
+static bool cover_any(const struct trace_names *n, uint32_t pid, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t at = lo; at < hi; at = (at | 63) + 1) {
+		uint32_t slot;
+		uint64_t end = (at | 63) + 1 < hi ? (at | 63) + 1 : hi;
+		if (trace_map_get(&n->cover_map, pid, at >> CHUNK_SHIFT, &slot) &&
+		    (n->cover_bits[slot] & chunk_mask(at & 63, ((end - 1) & 63) + 1)))
+			return true;
+	}
+	return false;
+}
+
+static int cover_set(struct trace_names *n, uint32_t pid, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t at = lo; at < hi; at = (at | 63) + 1) {
+		uint32_t slot;
+		uint64_t end = (at | 63) + 1 < hi ? (at | 63) + 1 : hi;
+		if (!trace_map_get(&n->cover_map, pid, at >> CHUNK_SHIFT, &slot)) {
+			if (n->cover_free_count) {
+				slot = n->cover_free[--n->cover_free_count];
+			} else {
+				if (n->cover_count >= UINT32_MAX ||
+				    ARRAY_RESERVE(n->cover_bits, n->cover_cap,
+						  n->cover_count + 1) ||
+				    ARRAY_RESERVE(n->cover_free, n->cover_free_cap,
+						  n->cover_count + 1))
+					return -ENOMEM;
+				slot = (uint32_t)n->cover_count++;
+			}
+			if (trace_map_put(&n->cover_map, pid, at >> CHUNK_SHIFT, slot)) {
+				n->cover_free[n->cover_free_count++] = slot;
+				return -ENOMEM;
+			}
+			n->cover_bits[slot] = 0;
+		}
+		n->cover_bits[slot] |= chunk_mask(at & 63, ((end - 1) & 63) + 1);
+	}
+	return 0;
+}
+
+/* Only for a variable that shares no byte with a live one (not mixed). */
+static void cover_clear(struct trace_names *n, uint32_t pid, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t at = lo; at < hi; at = (at | 63) + 1) {
+		uint32_t slot;
+		uint64_t end = (at | 63) + 1 < hi ? (at | 63) + 1 : hi;
+		if (!trace_map_get(&n->cover_map, pid, at >> CHUNK_SHIFT, &slot))
+			continue;
+		n->cover_bits[slot] &= ~chunk_mask(at & 63, ((end - 1) & 63) + 1);
+		if (!n->cover_bits[slot]) {
+			trace_map_remove(&n->cover_map, pid, at >> CHUNK_SHIFT);
+			n->cover_free[n->cover_free_count++] = slot; /* room: cover_count */
+		}
+	}
+}
+
+static uint32_t span_of(const struct vsc_capture_event *ev)
+{
+	return ev->size ? ev->size : 1;
+}
+
+/* Variable v is found mixed (by the access ev): its events so far were
+ * written unmarked. The first one found is said in words. */
+static void mark_mixed(struct trace_names *n, struct trace_var *v,
+		       const struct vsc_capture_event *ev)
+{
+	if (v->mixed)
+		return;
+	v->mixed = true;
+	n->mixed_vars++;
+	n->mixed_unmarked += v->events;
+	if (!n->mixed_why[0])
+		snprintf(n->mixed_why, sizeof(n->mixed_why),
+			 "%s at 0x%" PRIx64 " (%" PRIu32 " bytes) and a %" PRIu32
+			 "-byte access at 0x%" PRIx64,
+			 v->name ? v->name : "?", v->addr, v->size, span_of(ev),
+			 (uint64_t)ev->addr);
+}
+
+/* Mark the live variables other than self whose bytes overlap [lo, hi)
+ * (each starts at most max_span - 1 bytes before lo). True if any. */
+static bool mark_overlaps(struct trace_names *n, const struct vsc_capture_event *ev, uint64_t lo,
+			  uint64_t hi, uint32_t self)
+{
+	bool any = false;
+	uint64_t from = lo >= n->max_span ? lo - n->max_span + 1 : 0;
+	for (uint64_t at = from; at < hi; at++) {
+		uint32_t other;
+		if (!trace_map_get(&n->var_map, ev->pid, at, &other) || other == self)
+			continue;
+		struct trace_var *u = &n->vars[other];
+		if (u->addr + u->span > lo && u->addr < hi) {
+			mark_mixed(n, u, ev);
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* An access to variable index of another size than its first: it is mixed;
+ * a wider access may overlap other variables too. 0 or -ENOMEM. */
+static int access_mixed(struct trace_names *n, const struct vsc_capture_event *ev, uint32_t index)
+{
+	struct trace_var *v = &n->vars[index];
+	uint32_t span = span_of(ev);
+	mark_mixed(n, v, ev);
+	if (span > v->span) {
+		mark_overlaps(n, ev, v->addr + v->span, v->addr + span, index);
+		if (cover_set(n, ev->pid, v->addr + v->span, v->addr + span))
+			return -ENOMEM;
+		v->span = span;
+		if (span > n->max_span)
+			n->max_span = span;
+	}
+	v->events++;
+	return 0;
+}
+
 /* ---- variables -------------------------------------------------------- */
 
 /* A slot for a new variable: a forgotten one, or one more. */
@@ -148,9 +280,19 @@ int trace_names_var(struct trace_names *n, const struct vsc_capture_event *ev, u
 {
 	char buf[NAME_MAX_LEN];
 	int64_t init = 0;
-	uint32_t slot;
-	if (trace_map_get(&n->var_map, ev->pid, ev->addr, index))
+	uint32_t slot, span = span_of(ev);
+	if (trace_map_get(&n->var_map, ev->pid, ev->addr, index)) {
+		struct trace_var *v = &n->vars[*index];
+		if (ev->size != v->size)
+			return access_mixed(n, ev, *index);
+		v->events++;
 		return 0;
+	}
+	/* bytes of a live variable: mixed (the filter first, then the look) */
+	bool mixed = cover_any(n, ev->pid, ev->addr, ev->addr + span) &&
+		     mark_overlaps(n, ev, ev->addr, ev->addr + span, UINT32_MAX);
+	if (cover_set(n, ev->pid, ev->addr, ev->addr + span))
+		return -ENOMEM;
 	if (ARRAY_RESERVE(n->free_vars, n->free_cap, n->var_count + 1) || new_slot(n, &slot))
 		return -ENOMEM;
 	choose_name(n, ev, buf, sizeof(buf));
@@ -159,6 +301,13 @@ int trace_names_var(struct trace_names *n, const struct vsc_capture_event *ev, u
 	v->pid = ev->pid;
 	v->addr = ev->addr;
 	v->size = ev->size;
+	v->span = span;
+	v->mixed = mixed;
+	v->events = 1;
+	if (mixed)
+		n->mixed_vars++;
+	if (span > n->max_span)
+		n->max_span = span;
 	v->name = strdup(buf);
 	v->name_len = strlen(buf);
 	if (n->naming.init_value &&
@@ -191,6 +340,9 @@ int trace_names_forget(struct trace_names *n, uint32_t index)
 	if (trace_map_get(&n->name_map, 0, hash, &named) && named == index)
 		trace_map_remove(&n->name_map, 0, hash);
 	trace_map_remove(&n->var_map, v->pid, v->addr);
+	/* a mixed one's bytes may be another's too: left set (the filter) */
+	if (!v->mixed)
+		cover_clear(n, v->pid, v->addr, v->addr + v->span);
 	drop_slot(n, index);
 	return 0;
 }

@@ -23,6 +23,17 @@
  * of the program's files), so one used again later is "seen before" and gets
  * `init VAR ?` instead of its value from the file. Its name is found
  * again the same way (an independent execution may reuse a name).
+ *
+ * Mixed sizes: a trace holds one value per variable, so an access whose
+ * bytes overlap a live variable's but differ from them (another size, or
+ * another start: a 2-byte read of a 4-byte word, a 4-byte read of the upper
+ * half of an 8-byte one) cannot be written truthfully. Both variables are
+ * marked `mixed`: every event of a mixed variable is uncertain, the ones
+ * written before the overlap was found included (mixed_unmarked counts
+ * those). Found by a bitmap of the bytes live variables cover, per 64-byte
+ * chunk (one lookup per new variable), and on a hit by a look at the
+ * neighbouring addresses; an access of the variable's own size costs one
+ * comparison.
  */
 #ifndef VSC_CAPTURE_TRACE_NAMES_H
 #define VSC_CAPTURE_TRACE_NAMES_H
@@ -62,6 +73,9 @@ struct trace_var {
 	bool head_init;     /* that execution has an init line for it */
 	uint64_t held_mark; /* 1 + serial of the held execution that listed it last */
 	size_t held_pos;    /* where in that execution's list */
+	uint32_t span;      /* bytes from addr its accesses cover (>= size) */
+	bool mixed;         /* bytes shared with another variable or access size */
+	uint64_t events;    /* its events so far */
 };
 
 struct trace_names {
@@ -79,10 +93,23 @@ struct trace_names {
 	struct trace_map loc_map;  /* (pid, ip) -> loc */
 	char **locs;
 	size_t loc_count, loc_cap;
+	/* bytes live variables cover: (pid, addr / 64) -> bits (a filter: a
+	 * set bit may be stale once a mixed variable is forgotten) */
+	struct trace_map cover_map;
+	uint64_t *cover_bits;
+	size_t cover_count, cover_cap;
+	uint32_t *cover_free; /* emptied slots of cover_bits */
+	size_t cover_free_count, cover_free_cap;
+	uint32_t max_span; /* the largest span of a variable */
+	/* mixed variables, their events written before they were found mixed
+	 * (not marked `value unsure`), and the first one found, in words */
+	uint64_t mixed_vars, mixed_unmarked;
+	char mixed_why[256];
 };
 
 void trace_names_free(struct trace_names *n);
-/* The variable an event accesses, named on first sight. 0 or -ENOMEM. */
+/* The variable an event accesses, named on first sight (see "Mixed sizes"
+ * above: then its `mixed` is set). 0 or -ENOMEM. */
 int trace_names_var(struct trace_names *n, const struct vsc_capture_event *ev, uint32_t *index);
 /* Variable index is used by no open execution any more: free its slot.
  * 0 or -ENOMEM (then it stays). */

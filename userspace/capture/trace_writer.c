@@ -413,6 +413,8 @@ static int deliver(struct trace_writer *w, struct tw_thread *t, const struct vsc
 	if ((err = trace_names_var(&w->names, e, &var)))
 		return err;
 	const struct trace_var *v = &w->names.vars[var];
+	if (v->mixed) /* one value per variable: not this access's (trace_names.h) */
+		e->flags |= VSC_CAP_F_VALUE_UNSURE;
 	const char *loc = trace_names_location(&w->names, e->pid, e->ip);
 	size_t len = trace_text_format_event(line, e, t->instance, v->name, v->name_len, loc,
 					     !w->opts.no_timestamps);
@@ -713,7 +715,21 @@ bool trace_writer_lost_exact(const struct trace_writer *w)
 
 uint64_t trace_writer_uncertain(const struct trace_writer *w)
 {
-	return w->uncertain;
+	uint64_t held = 0;
+	for (size_t i = w->part_head + 1; i < w->part_len; i++)
+		held += w->parts[i]->uncertain;
+	/* with the events of mixed variables written before they were found */
+	return w->uncertain + held + w->names.mixed_unmarked;
+}
+
+uint64_t trace_writer_mixed(const struct trace_writer *w)
+{
+	return w->names.mixed_vars;
+}
+
+const char *trace_writer_mixed_why(const struct trace_writer *w)
+{
+	return w->names.mixed_vars ? w->names.mixed_why : NULL;
 }
 
 /* Everything still held: holes at the end of each thread's window, then
@@ -747,11 +763,21 @@ int trace_writer_finish(struct trace_writer *w, FILE *out)
 		snprintf(n, sizeof(n), "%" PRIu64, w->lost_closed);
 		trace_writer_note(w, "events of executions written before they came (lost)", n);
 	}
+	if (w->names.mixed_vars) {
+		char why[512];
+		snprintf(why, sizeof(why),
+			 "%" PRIu64 " variable%s bytes with accesses of another size or start, "
+			 "first %s; a trace has one value per variable, so %s events are "
+			 "uncertain",
+			 w->names.mixed_vars, w->names.mixed_vars == 1 ? " shares" : "s share",
+			 w->names.mixed_why, w->names.mixed_vars == 1 ? "its" : "their");
+		trace_writer_note(w, "values not observed exactly", why);
+	}
 	struct trace_header h = header_of(w);
 	struct trace_counts c = { .threads = w->instances,
 				  .events = w->events,
 				  .lost = trace_writer_lost(w),
-				  .uncertain = w->uncertain,
+				  .uncertain = w->uncertain + w->names.mixed_unmarked,
 				  .lost_exact = !w->lost_inexact };
 	err = trace_text_finish(&w->text, &h, &c, out);
 	return err;

@@ -121,5 +121,9 @@ uint64_t trace_writer_events(const struct trace_writer *w);
 uint64_t trace_writer_lost(const struct trace_writer *w);
 bool trace_writer_lost_exact(const struct trace_writer *w);
 uint64_t trace_writer_uncertain(const struct trace_writer *w);
+/* Variables accessed with mixed sizes or starts (trace_names.h: their
+ * events are uncertain), and the first of them in words (NULL: none). */
+uint64_t trace_writer_mixed(const struct trace_writer *w);
+const char *trace_writer_mixed_why(const struct trace_writer *w);
 
 #endif /* VSC_CAPTURE_TRACE_WRITER_H */

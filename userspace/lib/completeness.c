@@ -130,7 +130,8 @@ static bool note_largest(struct text t, uint64_t *largest, bool *unreadable)
 }
 
 /* A free-text note for the reason (`# written outside the recording: WHO`,
- * `# loss not known exactly: WHY`): the first is kept. */
+ * `# loss not known exactly: WHY`, `# values not observed exactly: WHY`):
+ * the first is kept. */
 static void note_first_text(char *to, size_t len, const struct text *t)
 {
 	size_t n = (size_t)(t->end - t->s);
@@ -190,6 +191,7 @@ static const char *take_key(struct text *t, bool leading)
 						"uncertain memory:",
 						"written outside the recording:",
 						"loss not known exactly:",
+						"values not observed exactly:",
 						"end of trace:" };
 	static const char *const in_header[] = { "events:", "loss mode:" };
 
@@ -227,6 +229,8 @@ bool completeness_note_comment(struct vsc_trace *trace, const char *s, const cha
 		note_first_text(c->memory_who, sizeof(c->memory_who), &t);
 	else if (strcmp(key, "loss not known exactly:") == 0)
 		note_first_text(c->loss_why, sizeof(c->loss_why), &t);
+	else if (strcmp(key, "values not observed exactly:") == 0)
+		note_first_text(c->values_why, sizeof(c->values_why), &t);
 	else if (strcmp(key, "end of trace:") == 0)
 		note_trailer(c, &t, line); /* a bad one cuts the trace short */
 	else if (strcmp(key, "events:") == 0)
@@ -324,6 +328,7 @@ static void say_incomplete(struct vsc_trace *trace)
 		n += say_count(c->why + n, len - n, !c->uncertain_unreadable, c->uncertain,
 			       "value was not observed exactly",
 			       "values were not observed exactly");
+		n = say_reason(c->why, n, len, c->values_why);
 	}
 	if (c->uncertain_threads || c->uncertain_threads_unreadable) {
 		n = say_separator(c->why, n, len);

@@ -28,6 +28,8 @@ struct trace_completeness {
 	uint64_t uncertain_memory;
 	bool uncertain_memory_unreadable;
 	char memory_who[400];
+	/* `# values not observed exactly: WHY`: why values are uncertain */
+	char values_why[400];
 	/* `# loss not known exactly: WHY`: why the loss count is a lower bound */
 	char loss_why[400];
 	char loss_mode[16]; /* `# loss mode: WORD`, "" when absent */

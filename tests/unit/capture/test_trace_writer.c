@@ -492,6 +492,81 @@ static void test_uncertain_counted(void **state)
 	free(text);
 }
 
+/* Accesses of another size or start than a variable's (trial16: a packed
+ * ticket lock's 2-byte read of its 4-byte word; an 8-byte store and a
+ * 4-byte read of its upper half) cannot be written as one value per
+ * variable: every event of such a variable is uncertain, those written
+ * before the overlap was found included; identical ranges stay plain. */
+static void test_mixed_sizes(void **state)
+{
+	(void)state;
+	VSC_OPTS(trace_writer_opts, opts, .no_timestamps = true);
+	struct trace_writer *w = open_null(&opts);
+	uint64_t seq = 0;
+	struct vsc_capture_event evs[] = {
+		/* 4-byte RMWs, then a 2-byte read of the low half: 4 */
+		tw_event(1, seq++, VSC_CAP_RMW, 0x40, 0, 1 << 16, 4),
+		tw_event(1, seq++, VSC_CAP_RMW, 0x40, 1 << 16, 2 << 16, 4),
+		tw_event(1, seq++, VSC_CAP_RMW, 0x40, 2 << 16, 3 << 16, 4),
+		tw_event(1, seq++, VSC_CAP_LOAD, 0x40, 0, 0, 2),
+		/* an 8-byte store, a 4-byte read of its upper half: 2 */
+		tw_event(1, seq++, VSC_CAP_STORE, 0x80, 1ll << 32, 0, 8),
+		tw_event(1, seq++, VSC_CAP_LOAD, 0x84, 1, 0, 4),
+		/* 2 bytes first, then 4 at the same address: 2 */
+		tw_event(1, seq++, VSC_CAP_LOAD, 0xc0, 0, 0, 2),
+		tw_event(1, seq++, VSC_CAP_LOAD, 0xc0, 0, 0, 4),
+		/* identical and neighbouring ranges: plain */
+		tw_event(1, seq++, VSC_CAP_STORE, 0x100, 1, 0, 8),
+		tw_event(1, seq++, VSC_CAP_LOAD, 0x100, 1, 0, 8),
+		tw_event(1, seq++, VSC_CAP_LOAD, 0x108, 0, 0, 4),
+		tw_event(1, seq++, VSC_CAP_LOAD, 0x10c, 0, 0, 4),
+		tw_event(1, seq++, VSC_CAP_LOAD, 0xff, 0, 0, 1),
+		/* one wide access over two variables: 3 */
+		tw_event(1, seq++, VSC_CAP_STORE, 0x200, 1, 0, 2),
+		tw_event(1, seq++, VSC_CAP_STORE, 0x202, 1, 0, 2),
+		tw_event(1, seq++, VSC_CAP_LOAD, 0x200, 0x10001, 0, 4),
+		/* across a 64-byte chunk: 2 */
+		tw_event(1, seq++, VSC_CAP_STORE, 0x23c, 1, 0, 8),
+		tw_event(1, seq++, VSC_CAP_LOAD, 0x241, 0, 0, 1),
+		/* after a variable that starts before it: 2 */
+		tw_event(1, seq++, VSC_CAP_STORE, 0x300, 1, 0, 8),
+		tw_event(1, seq++, VSC_CAP_LOAD, 0x2fc, 0, 0, 8),
+	};
+	add_all(w, evs, sizeof(evs) / sizeof(*evs));
+	assert_int_equal(trace_writer_mixed(w), 10);
+	assert_int_equal(trace_writer_uncertain(w), 15);
+	char *text = tw_finish_text(w);
+	assert_int_equal(tw_header(text, "uncertain values"), 15);
+	assert_non_null(strstr(text, "\n# end of trace: events=20 lost=0 uncertain=15\n"));
+	assert_non_null(strstr(text, "\n# values not observed exactly: 10 variables share bytes "
+				     "with accesses of another size or start, first 0x40 at 0x40 "
+				     "(4 bytes) and a 2-byte access at 0x40; "));
+	/* the lines written after the overlap was found are marked */
+	assert_non_null(strstr(text, "\n1 r 0x40 0 # value unsure\n"));
+	assert_non_null(strstr(text, "\n1 r 0x84 1 # value unsure\n"));
+	assert_non_null(strstr(text, "\n1 u 0x40 0 65536\n"));
+	assert_non_null(strstr(text, "\n1 r 0x100 1\n"));
+	assert_non_null(strstr(text, "\n1 r 0x108 0\n"));
+	assert_non_null(strstr(text, "\n1 r 0x10c 0\n"));
+	assert_non_null(strstr(text, "\n1 r 0xff 0\n"));
+	free(text);
+
+	/* plain: no count, no note */
+	w = open_null(&opts);
+	seq = 0;
+	struct vsc_capture_event plain[] = {
+		tw_event(1, seq++, VSC_CAP_STORE, 0x40, 1, 0, 4),
+		tw_event(1, seq++, VSC_CAP_LOAD, 0x44, 0, 0, 4),
+		tw_event(1, seq++, VSC_CAP_LOAD, 0x40, 1, 0, 4),
+	};
+	add_all(w, plain, 3);
+	assert_int_equal(trace_writer_mixed(w), 0);
+	text = tw_finish_text(w);
+	assert_int_equal(tw_header(text, "uncertain values"), 0);
+	assert_null(strstr(text, "values not observed exactly"));
+	free(text);
+}
+
 static void test_lost_inexact(void **state)
 {
 	(void)state;
@@ -520,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_forgotten_variables),
 		cmocka_unit_test(test_uncertain_counted),
 		cmocka_unit_test(test_lost_inexact),
+		cmocka_unit_test(test_mixed_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
