@@ -133,22 +133,11 @@ static uint64_t chunk_mask(uint64_t lo, uint64_t hi)
 	return upto << lo;
 }
 
-/* Does a live variable (or a forgotten mixed one: the filter may say yes
- * wrongly, never no) cover a byte of [lo, hi)? */
-static bool cover_any(const struct trace_names *n, uint32_t pid, uint64_t lo, uint64_t hi)
+/* Set the bytes [lo, hi) covered; *was: whether a byte of them was covered
+ * already (by a live variable). 0 or -ENOMEM. */
+static int cover_set(struct trace_names *n, uint32_t pid, uint64_t lo, uint64_t hi, bool *was)
 {
-	for (uint64_t at = lo; at < hi; at = (at | 63) + 1) {
-		uint32_t slot;
-		uint64_t end = (at | 63) + 1 < hi ? (at | 63) + 1 : hi;
-		if (trace_map_get(&n->cover_map, pid, at >> CHUNK_SHIFT, &slot) &&
-		    (n->cover_bits[slot] & chunk_mask(at & 63, ((end - 1) & 63) + 1)))
-			return true;
-	}
-	return false;
-}
-
-static int cover_set(struct trace_names *n, uint32_t pid, uint64_t lo, uint64_t hi)
-{
+	*was = false;
 	for (uint64_t at = lo; at < hi; at = (at | 63) + 1) {
 		uint32_t slot;
 		uint64_t end = (at | 63) + 1 < hi ? (at | 63) + 1 : hi;
@@ -170,12 +159,15 @@ static int cover_set(struct trace_names *n, uint32_t pid, uint64_t lo, uint64_t 
 			}
 			n->cover_bits[slot] = 0;
 		}
-		n->cover_bits[slot] |= chunk_mask(at & 63, ((end - 1) & 63) + 1);
+		uint64_t mask = chunk_mask(at & 63, ((end - 1) & 63) + 1);
+		*was = *was || (n->cover_bits[slot] & mask);
+		n->cover_bits[slot] |= mask;
 	}
 	return 0;
 }
 
-/* Only for a variable that shares no byte with a live one (not mixed). */
+/* The bytes [lo, hi) no longer covered (then cover_again() for the live
+ * variables that share them). */
 static void cover_clear(struct trace_names *n, uint32_t pid, uint64_t lo, uint64_t hi)
 {
 	for (uint64_t at = lo; at < hi; at = (at | 63) + 1) {
@@ -234,6 +226,24 @@ static bool mark_overlaps(struct trace_names *n, const struct vsc_capture_event 
 	return any;
 }
 
+/* The bytes of the live variables other than self that overlap [lo, hi)
+ * covered again. 0 or -ENOMEM. */
+static int cover_again(struct trace_names *n, uint32_t pid, uint64_t lo, uint64_t hi, uint32_t self)
+{
+	uint64_t from = lo >= n->max_span ? lo - n->max_span + 1 : 0;
+	for (uint64_t at = from; at < hi; at++) {
+		uint32_t other;
+		bool was;
+		if (!trace_map_get(&n->var_map, pid, at, &other) || other == self)
+			continue;
+		const struct trace_var *u = &n->vars[other];
+		if (u->addr + u->span > lo && u->addr < hi &&
+		    cover_set(n, pid, u->addr, u->addr + u->span, &was))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* An access to variable index of another size than its first: it is mixed;
  * a wider access may overlap other variables too. 0 or -ENOMEM. */
 static int access_mixed(struct trace_names *n, const struct vsc_capture_event *ev, uint32_t index)
@@ -242,8 +252,9 @@ static int access_mixed(struct trace_names *n, const struct vsc_capture_event *e
 	uint32_t span = span_of(ev);
 	mark_mixed(n, v, ev);
 	if (span > v->span) {
+		bool was;
 		mark_overlaps(n, ev, v->addr + v->span, v->addr + span, index);
-		if (cover_set(n, ev->pid, v->addr + v->span, v->addr + span))
+		if (cover_set(n, ev->pid, v->addr + v->span, v->addr + span, &was))
 			return -ENOMEM;
 		v->span = span;
 		if (span > n->max_span)
@@ -289,10 +300,10 @@ int trace_names_var(struct trace_names *n, const struct vsc_capture_event *ev, u
 		return 0;
 	}
 	/* bytes of a live variable: mixed (the filter first, then the look) */
-	bool mixed = cover_any(n, ev->pid, ev->addr, ev->addr + span) &&
-		     mark_overlaps(n, ev, ev->addr, ev->addr + span, UINT32_MAX);
-	if (cover_set(n, ev->pid, ev->addr, ev->addr + span))
+	bool mixed;
+	if (cover_set(n, ev->pid, ev->addr, ev->addr + span, &mixed))
 		return -ENOMEM;
+	mixed = mixed && mark_overlaps(n, ev, ev->addr, ev->addr + span, UINT32_MAX);
 	if (ARRAY_RESERVE(n->free_vars, n->free_cap, n->var_count + 1) || new_slot(n, &slot))
 		return -ENOMEM;
 	choose_name(n, ev, buf, sizeof(buf));
@@ -336,13 +347,15 @@ int trace_names_forget(struct trace_names *n, uint32_t index)
 	 * this one's bytes gets `?` too, which is right (they were accessed) */
 	if (v->init_known && v->seen_before && seen_add(n, v->pid, v->addr, v->addr + v->size))
 		return -ENOMEM;
+	/* its bytes; a mixed one's may be another's too: theirs again (a
+	 * failure here fails the recording: the writer stops) */
+	cover_clear(n, v->pid, v->addr, v->addr + v->span);
+	if (v->mixed && cover_again(n, v->pid, v->addr, v->addr + v->span, index))
+		return -ENOMEM;
 	uint64_t hash = trace_map_hash_string(v->name);
 	if (trace_map_get(&n->name_map, 0, hash, &named) && named == index)
 		trace_map_remove(&n->name_map, 0, hash);
 	trace_map_remove(&n->var_map, v->pid, v->addr);
-	/* a mixed one's bytes may be another's too: left set (the filter) */
-	if (!v->mixed)
-		cover_clear(n, v->pid, v->addr, v->addr + v->span);
 	drop_slot(n, index);
 	return 0;
 }

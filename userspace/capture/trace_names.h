@@ -93,8 +93,7 @@ struct trace_names {
 	struct trace_map loc_map;  /* (pid, ip) -> loc */
 	char **locs;
 	size_t loc_count, loc_cap;
-	/* bytes live variables cover: (pid, addr / 64) -> bits (a filter: a
-	 * set bit may be stale once a mixed variable is forgotten) */
+	/* bytes live variables cover: (pid, addr / 64) -> bits */
 	struct trace_map cover_map;
 	uint64_t *cover_bits;
 	size_t cover_count, cover_cap;
@@ -112,7 +111,8 @@ void trace_names_free(struct trace_names *n);
  * above: then its `mixed` is set). 0 or -ENOMEM. */
 int trace_names_var(struct trace_names *n, const struct vsc_capture_event *ev, uint32_t *index);
 /* Variable index is used by no open execution any more: free its slot.
- * 0 or -ENOMEM (then it stays). */
+ * 0 or -ENOMEM (then it stays, maybe not covered any more: the writer
+ * fails the recording). */
 int trace_names_forget(struct trace_names *n, uint32_t index);
 /* Variables held now (not forgotten). */
 size_t trace_names_live(const struct trace_names *n);

@@ -567,6 +567,46 @@ static void test_mixed_sizes(void **state)
 	free(text);
 }
 
+/* Mixed variables of written executions are forgotten like the others: a
+ * lab run with a mixed pair in every execution counts each, and an address
+ * used again with one size in a later execution is plain. */
+static void test_mixed_forgotten(void **state)
+{
+	(void)state;
+	enum {
+		SEGMENTS = 3000
+	};
+	VSC_OPTS(trace_writer_opts, opts, .no_timestamps = true, .held_limit = 16384);
+	struct trace_writer *w = open_null(&opts);
+	uint64_t seq[3] = { 0, 0, 0 };
+	for (long i = 0; i < SEGMENTS; i++) {
+		uint64_t x = 0x100000 + (uint64_t)i * 16;
+		struct vsc_capture_event evs[] = {
+			tw_event(1, seq[1]++, VSC_CAP_SEGMENT, 0, i, 0, 0),
+			tw_event(1, seq[1]++, VSC_CAP_STORE, x, 1ll << 32, 0, 8),
+			tw_event(2, seq[2]++, VSC_CAP_SEGMENT, 0, i, 0, 0),
+			tw_event(2, seq[2]++, VSC_CAP_LOAD, x + 4, 1, 0, 4),
+			tw_event(2, seq[2]++, VSC_CAP_LOAD, x + 8, 0, 0, 2),
+		};
+		add_all(w, evs, 5);
+	}
+	struct vsc_capture_event again[] = {
+		tw_event(1, seq[1]++, VSC_CAP_SEGMENT, 0, SEGMENTS, 0, 0),
+		tw_event(1, seq[1]++, VSC_CAP_LOAD, 0x100004, 1, 0, 4), /* segment 0's half */
+		tw_event(1, seq[1]++, VSC_CAP_LOAD, 0x100008, 0, 0, 4), /* 2 bytes there before */
+	};
+	add_all(w, again, 3);
+	assert_int_equal(trace_writer_mixed(w), 2 * SEGMENTS);
+	char *text = tw_finish_text(w);
+	assert_int_equal(tw_header(text, "lost events"), 0);
+	assert_int_equal(tw_header(text, "uncertain values"), 2 * SEGMENTS);
+	const char *last = strstr(text, "\nsegment 3000\n");
+	assert_non_null(last);
+	assert_non_null(strstr(last, "\n1 r 0x100004 1\n"));
+	assert_non_null(strstr(last, "\n1 r 0x100008 0\n"));
+	free(text);
+}
+
 static void test_lost_inexact(void **state)
 {
 	(void)state;
@@ -596,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_uncertain_counted),
 		cmocka_unit_test(test_lost_inexact),
 		cmocka_unit_test(test_mixed_sizes),
+		cmocka_unit_test(test_mixed_forgotten),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
