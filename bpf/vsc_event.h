@@ -21,6 +21,9 @@ enum vsc_capture_kind {
 	VSC_CAP_RMW = 2,     /* atomic: read value, write new_value */
 	VSC_CAP_SEGMENT = 3, /* this thread starts segment number `value`
 				(addr: optional user address of its name) */
+	VSC_CAP_NESTED = 4,  /* `value` accesses of this thread were made by
+				probes inside one of its probes (a signal
+				handler): performed, not recorded (lost) */
 };
 
 enum vsc_capture_flags {

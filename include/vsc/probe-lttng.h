@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The LTTng-UST tracepoint provider `vsc`: events vsc:load, vsc:store,
- * vsc:rmw and vsc:segment. Target programs do not include this file
+ * vsc:rmw, vsc:segment (and vsc:thread, vsc:nested). Target programs do not include this file
  * themselves: include <vsc/probe.h> and compile with -DVSC_PROBE_LTTNG, then
  * link with -lvsc-lttng-ust -llttng-ust. The tracepoint definitions live in
  * libvsc-lttng-ust.so, so no source file of the program needs
@@ -37,6 +37,9 @@
 	VSC_LTTNG_EVENT_(rmw, (uint64_t)(uintptr_t)(addr), (uint8_t)(size), (int64_t)(old), \
 			 (int64_t)(new))
 #define VSC_LTTNG_SEGMENT(id, name) VSC_LTTNG_EVENT_(segment, (int64_t)(id), (const char *)(name))
+/* count accesses of this thread were made by probes inside one of its
+ * probes (a signal handler): performed, not traced (see <vsc/probe.h>) */
+#define VSC_LTTNG_NESTED(count) VSC_LTTNG_EVENT_(nested, (uint32_t)(count))
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -87,6 +90,12 @@ LTTNG_UST_TRACEPOINT_EVENT(vsc, segment, LTTNG_UST_TP_ARGS(int64_t, id, const ch
 			   LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(int64_t, id, id)
 						       lttng_ust_field_string(name,
 									      name ? name : "")))
+
+/* count accesses of this thread, made by probes used inside one of its
+ * probes (a signal handler that interrupted it), were performed but not
+ * traced: they cannot be placed in order. The converter counts them lost. */
+LTTNG_UST_TRACEPOINT_EVENT(vsc, nested, LTTNG_UST_TP_ARGS(uint32_t, count),
+			   LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(uint32_t, count, count)))
 
 /* A thread's first vsc event in this session follows. pid and tid are
  * getpid() and gettid() (the vpid and vtid contexts must agree), process

@@ -57,6 +57,9 @@ extern "C" {
 #define VSC_PROBE_KIND_STORE 1
 #define VSC_PROBE_KIND_RMW 2
 #define VSC_PROBE_KIND_SEGMENT 3
+/* value: probe accesses this thread made in a signal handler that
+ * interrupted one of its probes (performed, not logged: see below) */
+#define VSC_PROBE_KIND_NESTED 4
 
 /* ---- the eBPF backend's thread-local log (read by `vsc record`) ------- */
 #define VSC_PROBE_LOG_CAP 256                     /* entries per batch; bpf/record.h agrees */
@@ -97,6 +100,44 @@ struct vsc_probe_log {
 #ifdef VSC_PROBE_LAYOUT_ONLY
 /* the recorder wants the layout only */
 #else
+#if !defined(VSC_PROBE_DISABLE)
+/* ---- the reentrancy guard (eBPF and LTTng) ------------------------------
+ * A probe spans its access and its event: the log entry (or tracepoint)
+ * and the load, store or RMW it records. A signal handler that runs inside
+ * that span and uses a probe itself cannot be placed in the thread's order
+ * (its access may come before or after the interrupted one's, and the log
+ * slot is in use), so its probe performs the access only and counts it in
+ * vsc_probe_tls_nested; the interrupted probe reports the count when it
+ * ends (an event of kind VSC_PROBE_KIND_NESTED, or vsc:nested), and the
+ * recorder counts those accesses as lost. Async-signal-safe: a per-thread
+ * flag and counter, ordered by compiler barriers, no locks. */
+__attribute__((weak)) __thread uint32_t vsc_probe_tls_busy;
+__attribute__((weak)) __thread uint32_t vsc_probe_tls_nested;
+void vsc_probe_report_nested_(void);
+
+/* 1: this probe holds the guard; 0: inside another probe of this thread
+ * (a signal handler interrupted it): counted, log nothing. */
+static inline int vsc_probe_enter_(void)
+{
+	if (__builtin_expect(vsc_probe_tls_busy != 0, 0)) {
+		__atomic_fetch_add(&vsc_probe_tls_nested, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	vsc_probe_tls_busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
+static inline void vsc_probe_leave_(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	vsc_probe_tls_busy = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(__atomic_load_n(&vsc_probe_tls_nested, __ATOMIC_RELAXED) != 0, 0))
+		vsc_probe_report_nested_();
+}
+#endif
+
 /* ======================================================================== */
 #if defined(VSC_PROBE_LTTNG)
 /* ---- LTTng-UST backend (owned by the LTTng path, issue 5) --------------- */
@@ -107,11 +148,39 @@ struct vsc_probe_log {
 #ifdef __cplusplus
 extern "C" {
 #endif
-#define VSC_PROBE_LOAD_N(addr, size, value) VSC_LTTNG_LOAD(addr, size, value)
-#define VSC_PROBE_STORE_N(addr, size, value) VSC_LTTNG_STORE(addr, size, value)
-#define VSC_PROBE_RMW_N(addr, size, old, new) VSC_LTTNG_RMW(addr, size, old, new)
-#define VSC_PROBE_SEGMENT(id, name) VSC_LTTNG_SEGMENT(id, name)
+/* The count of accesses made inside a probe, as one vsc:nested event. */
+__attribute__((weak, noinline)) void vsc_probe_report_nested_(void)
+{
+	while (!vsc_probe_tls_busy && __atomic_load_n(&vsc_probe_tls_nested, __ATOMIC_RELAXED)) {
+		vsc_probe_tls_busy = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		uint32_t n_ = __atomic_exchange_n(&vsc_probe_tls_nested, 0, __ATOMIC_RELAXED);
+		VSC_LTTNG_NESTED(n_);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		vsc_probe_tls_busy = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+}
+/* The user's probes (the access is the user's own): guarded events. */
+#define VSC_PROBE_GUARDED_(event)           \
+	do {                                \
+		if (vsc_probe_enter_()) {   \
+			event;              \
+			vsc_probe_leave_(); \
+		}                           \
+	} while (0)
+#define VSC_PROBE_LOAD_N(addr, size, value) VSC_PROBE_GUARDED_(VSC_LTTNG_LOAD(addr, size, value))
+#define VSC_PROBE_STORE_N(addr, size, value) VSC_PROBE_GUARDED_(VSC_LTTNG_STORE(addr, size, value))
+#define VSC_PROBE_RMW_N(addr, size, old, new) \
+	VSC_PROBE_GUARDED_(VSC_LTTNG_RMW(addr, size, old, new))
+#define VSC_PROBE_SEGMENT(id, name) VSC_PROBE_GUARDED_(VSC_LTTNG_SEGMENT(id, name))
 #define VSC_PROBE_FLUSH() ((void)0)
+/* The helpers' events, inside a guard that spans their access too. */
+#define VSC_PROBE_GUARD_IN_() vsc_probe_enter_()
+#define VSC_PROBE_GUARD_OUT_() vsc_probe_leave_()
+#define VSC_PROBE_LOAD_RAW_(addr, size, value) VSC_LTTNG_LOAD(addr, size, value)
+#define VSC_PROBE_STORE_RAW_(addr, size, value) VSC_LTTNG_STORE(addr, size, value)
+#define VSC_PROBE_RMW_RAW_(addr, size, old, new) VSC_LTTNG_RMW(addr, size, old, new)
 /* ---- end of the LTTng-UST backend --------------------------------------- */
 
 /* ======================================================================== */
@@ -122,6 +191,11 @@ extern "C" {
 #define VSC_PROBE_RMW_N(addr, size, old, new) ((void)(addr), (void)(size), (void)(old), (void)(new))
 #define VSC_PROBE_SEGMENT(id, name) ((void)(id), (void)(name))
 #define VSC_PROBE_FLUSH() ((void)0)
+#define VSC_PROBE_GUARD_IN_() 1
+#define VSC_PROBE_GUARD_OUT_() ((void)0)
+#define VSC_PROBE_LOAD_RAW_(addr, size, value) VSC_PROBE_LOAD_N(addr, size, value)
+#define VSC_PROBE_STORE_RAW_(addr, size, value) VSC_PROBE_STORE_N(addr, size, value)
+#define VSC_PROBE_RMW_RAW_(addr, size, old, new) VSC_PROBE_RMW_N(addr, size, old, new)
 
 /* ======================================================================== */
 #else
@@ -211,14 +285,20 @@ __attribute__((weak, noinline)) void vsc_probe_flush_log_(struct vsc_probe_log *
 /* Flush the calling thread's log now (e.g. before a long wait). */
 static inline void vsc_probe_flush(void)
 {
+	if (vsc_probe_tls_busy) /* in a signal handler inside a probe: the log is in use */
+		return;
+	vsc_probe_tls_busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	vsc_probe_flush_log_(&vsc_probe_tls_log);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	vsc_probe_tls_busy = 0;
 }
 #define VSC_PROBE_FLUSH() vsc_probe_flush()
 
 __attribute__((weak)) void vsc_probe_thread_exit_(void *arg)
 {
 	(void)arg;
-	vsc_probe_flush_log_(&vsc_probe_tls_log);
+	vsc_probe_flush();
 }
 
 __attribute__((weak)) void vsc_probe_make_key_(void)
@@ -229,7 +309,7 @@ __attribute__((weak)) void vsc_probe_make_key_(void)
 /* The main thread does not run key destructors when main returns. */
 __attribute__((weak, destructor)) void vsc_probe_process_exit_(void)
 {
-	vsc_probe_flush_log_(&vsc_probe_tls_log);
+	vsc_probe_flush();
 }
 
 /* Tell the recorder where this thread's log is (vsc:log). Fired at the start
@@ -307,8 +387,10 @@ static inline void vsc_probe_publish_(void)
 		vsc_probe_flush_log_(log);
 }
 
-static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, uint16_t size,
-				     int64_t value, int64_t new_value, uint64_t ip, uint32_t flags)
+/* One entry; the caller holds the guard. */
+static inline void vsc_probe_append_raw_(uint16_t kind, const volatile void *addr, uint16_t size,
+					 int64_t value, int64_t new_value, uint64_t ip,
+					 uint32_t flags)
 {
 	struct vsc_probe_entry *e = vsc_probe_begin_(kind, addr, size, ip);
 	e->value = value;
@@ -317,6 +399,33 @@ static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, u
 	vsc_probe_publish_();
 }
 
+static inline void vsc_probe_append_(uint16_t kind, const volatile void *addr, uint16_t size,
+				     int64_t value, int64_t new_value, uint64_t ip, uint32_t flags)
+{
+	if (!vsc_probe_enter_())
+		return;
+	vsc_probe_append_raw_(kind, addr, size, value, new_value, ip, flags);
+	vsc_probe_leave_();
+}
+
+/* The count of accesses made inside a probe, as one entry. */
+__attribute__((weak, noinline)) void vsc_probe_report_nested_(void)
+{
+	while (!vsc_probe_tls_busy && __atomic_load_n(&vsc_probe_tls_nested, __ATOMIC_RELAXED)) {
+		vsc_probe_tls_busy = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		uint32_t n = __atomic_exchange_n(&vsc_probe_tls_nested, 0, __ATOMIC_RELAXED);
+		if (vsc_batch_semaphore != 0)
+			vsc_probe_append_raw_(VSC_PROBE_KIND_NESTED, 0, 0, n, 0, 0, 0);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		vsc_probe_tls_busy = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+}
+
+/* vsc_probe_rmw_begin_'s answer inside another probe: perform only. */
+#define VSC_PROBE_NESTED_ENTRY_ ((struct vsc_probe_entry *)(uintptr_t)1)
+
 /* A store or RMW in three steps: announce (pending), perform, publish.
  * NULL when not traced. */
 static inline struct vsc_probe_entry *vsc_probe_rmw_begin_(const volatile void *addr, uint16_t size,
@@ -324,6 +433,8 @@ static inline struct vsc_probe_entry *vsc_probe_rmw_begin_(const volatile void *
 {
 	if (__builtin_expect(vsc_batch_semaphore == 0, 1))
 		return 0;
+	if (!vsc_probe_enter_())
+		return VSC_PROBE_NESTED_ENTRY_;
 	struct vsc_probe_entry *e = vsc_probe_begin_(VSC_PROBE_KIND_RMW, addr, size, ip);
 	e->flags = 0;
 	vsc_probe_tls_log.pending = vsc_probe_tls_log.count + 1;
@@ -342,10 +453,22 @@ static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, const volatile 
 					  VSC_PROBE_F_AT_START);
 		return;
 	}
+	if (e == VSC_PROBE_NESTED_ENTRY_)
+		return;
 	e->kind = kind;
 	e->value = value;
 	e->new_value = new_value;
 	vsc_probe_publish_();
+	vsc_probe_leave_();
+}
+
+/* Before a helper's load: 0 not traced, 1 traced (the guard held until the
+ * entry is logged), 2 inside another probe (counted: log nothing). */
+static inline int vsc_probe_load_on_(void)
+{
+	if (__builtin_expect(vsc_batch_semaphore == 0, 1))
+		return 0;
+	return vsc_probe_enter_() ? 1 : 2;
 }
 
 #define VSC_PROBE_ENABLED_() __builtin_expect(vsc_batch_semaphore != 0, 0)
@@ -380,10 +503,20 @@ static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, const volatile 
  * is performed, a store of a thread killed (or stopped for good) in
  * between would be in the trace without ever being performed, a value
  * reads could take that nobody wrote. */
-#define VSC_PROBE_ON_() VSC_PROBE_ENABLED_()
-#define VSC_PROBE_LOAD_AFTER_(was_on, addr, size, value)                 \
-	VSC_PROBE_EMIT_FLAGS_(VSC_PROBE_KIND_LOAD, addr, size, value, 0, \
-			      (was_on) ? 0u : VSC_PROBE_F_AT_START)
+#define VSC_PROBE_ON_() vsc_probe_load_on_()
+#define VSC_PROBE_LOAD_AFTER_(was_on, addr, size, value)                                     \
+	do {                                                                                 \
+		if ((was_on) == 1) {                                                         \
+			if (VSC_PROBE_ENABLED_())                                            \
+				vsc_probe_append_raw_(VSC_PROBE_KIND_LOAD, (addr),           \
+						      (uint16_t)(size), (int64_t)(value), 0, \
+						      VSC_PROBE_IP_(), 0);                   \
+			vsc_probe_leave_();                                                  \
+		} else if (!(was_on)) {                                                      \
+			VSC_PROBE_EMIT_FLAGS_(VSC_PROBE_KIND_LOAD, addr, size, value, 0,     \
+					      VSC_PROBE_F_AT_START);                         \
+		}                                                                            \
+	} while (0)
 #define VSC_PROBE_STORE_AROUND_(addr, size, value, store)                           \
 	do {                                                                        \
 		struct vsc_probe_entry *e_ = VSC_PROBE_RMW_BEGIN_(addr, size);      \
@@ -397,25 +530,41 @@ static inline void vsc_probe_rmw_end_(struct vsc_probe_entry *e, const volatile 
 #ifndef VSC_PROBE_RMW_BEGIN_
 /* Backends without announced RMWs nor a start to straddle (LTTng, none):
  * the helpers' access is one event, a load or RMW after it, a store before. */
-#define VSC_PROBE_ON_() 1
-#define VSC_PROBE_LOAD_AFTER_(was_on, addr, size, value) \
-	do {                                             \
-		(void)(was_on);                          \
-		VSC_PROBE_LOAD_N(addr, size, value);     \
+/* The guard spans the event and the access (a signal handler between the
+ * two would be written on the wrong side of the access): inside another
+ * probe of the thread, the access is performed and counted, not logged. */
+#define VSC_PROBE_ON_() VSC_PROBE_GUARD_IN_()
+#define VSC_PROBE_LOAD_AFTER_(was_on, addr, size, value)        \
+	do {                                                    \
+		if (was_on) {                                   \
+			VSC_PROBE_LOAD_RAW_(addr, size, value); \
+			VSC_PROBE_GUARD_OUT_();                 \
+		}                                               \
 	} while (0)
-#define VSC_PROBE_STORE_AROUND_(addr, size, value, store) \
-	do {                                              \
-		VSC_PROBE_STORE_N(addr, size, value);     \
-		store;                                    \
+#define VSC_PROBE_STORE_AROUND_(addr, size, value, store)        \
+	do {                                                     \
+		if (VSC_PROBE_GUARD_IN_()) {                     \
+			VSC_PROBE_STORE_RAW_(addr, size, value); \
+			store;                                   \
+			VSC_PROBE_GUARD_OUT_();                  \
+		} else {                                         \
+			store;                                   \
+		}                                                \
 	} while (0)
-#define VSC_PROBE_RMW_BEGIN_(addr, size) ((void)(addr), (void)(size), (struct vsc_probe_entry *)0)
-#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)  \
-	do {                                                           \
-		(void)(entry);                                         \
-		if ((kind) == VSC_PROBE_KIND_RMW)                      \
-			VSC_PROBE_RMW_N(addr, size, value, new_value); \
-		else                                                   \
-			VSC_PROBE_LOAD_N(addr, size, value);           \
+/* non-NULL: the guard is held */
+#define VSC_PROBE_RMW_BEGIN_(addr, size)                                \
+	((void)(addr), (void)(size),                                    \
+	 VSC_PROBE_GUARD_IN_() ? (struct vsc_probe_entry *)(uintptr_t)1 \
+			       : (struct vsc_probe_entry *)0)
+#define VSC_PROBE_RMW_END_(entry, kind, addr, size, value, new_value)             \
+	do {                                                                      \
+		if (entry) {                                                      \
+			if ((kind) == VSC_PROBE_KIND_RMW)                         \
+				VSC_PROBE_RMW_RAW_(addr, size, value, new_value); \
+			else                                                      \
+				VSC_PROBE_LOAD_RAW_(addr, size, value);           \
+			VSC_PROBE_GUARD_OUT_();                                   \
+		}                                                                 \
 	} while (0)
 #endif
 

@@ -275,6 +275,43 @@ static void test_untraced_logs_nothing(void **state)
 	assert_true(b.v == 1);
 }
 
+static void *log_nested(void *arg)
+{
+	struct batches *b = arg;
+	vsc_store64(&b->v, 1);
+	/* as a signal handler that interrupts a probe: the flag is set */
+	vsc_probe_tls_busy = 1;
+	assert_true(vsc_load64(&b->v) == 1);
+	vsc_store64(&b->v, 2);
+	assert_true(vsc_fetch_add64(&b->v, 3) == 2);
+	VSC_PROBE_STORE(&b->v, 5);
+	vsc_probe_tls_busy = 0;
+	(void)vsc_load64(&b->v); /* ends as the interrupted probe would */
+	b->log = vsc_probe_tls_log;
+	return NULL;
+}
+
+/* Probes inside a probe (a signal handler) perform their accesses, log
+ * nothing, and the next probe to end logs their count (kind NESTED). */
+static void test_nested_probes_counted(void **state)
+{
+	(void)state;
+	static struct batches b;
+
+	vsc_batch_semaphore = 1;
+	run_in_thread(log_nested, &b);
+	vsc_batch_semaphore = 0;
+
+	assert_true(b.v == 5);
+	assert_int_equal(b.log.count, 3);
+	assert_int_equal(b.log.entries[0].kind, VSC_PROBE_KIND_STORE);
+	assert_int_equal(b.log.entries[1].kind, VSC_PROBE_KIND_LOAD);
+	assert_true(b.log.entries[1].value == 5);
+	assert_int_equal(b.log.entries[2].kind, VSC_PROBE_KIND_NESTED);
+	assert_true(b.log.entries[2].value == 4);
+	assert_int_equal(b.log.pending, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_log_holds_each_access),
 		cmocka_unit_test(test_log_flushes_full_batches),
 		cmocka_unit_test(test_untraced_logs_nothing),
+		cmocka_unit_test(test_nested_probes_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

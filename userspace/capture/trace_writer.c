@@ -82,6 +82,7 @@ struct trace_writer {
 	struct trace_map closed_map; /* segment id -> its place in closed_ids */
 
 	uint64_t lost_reported, lost_gaps, lost_late, lost_closed;
+	uint64_t lost_nested;    /* accesses made inside a probe (VSC_CAP_NESTED) */
 	uint64_t at_start_loads; /* left out: performed as the recording began */
 	bool lost_inexact;
 	bool finished;
@@ -396,6 +397,10 @@ static int deliver(struct trace_writer *w, struct tw_thread *t, const struct vsc
 	uint32_t var;
 	int err;
 	struct vsc_capture_event copy = *in, *e = &copy;
+	if (e->kind == VSC_CAP_NESTED) { /* a count in the thread's order: no line */
+		w->lost_nested += (uint64_t)e->value;
+		return 0;
+	}
 	if (at_start_dropped(w, e))
 		return 0;
 	if (e->kind == VSC_CAP_SEGMENT) {
@@ -547,9 +552,9 @@ int trace_writer_thread_instance(struct trace_writer *w, uint32_t pid, uint32_t 
 
 int trace_writer_add(struct trace_writer *w, const struct vsc_capture_event *e)
 {
-	if (e->kind > VSC_CAP_SEGMENT)
+	if (e->kind > VSC_CAP_NESTED)
 		return -EINVAL;
-	if (e->kind != VSC_CAP_SEGMENT && e->size != 1 && e->size != 2 && e->size != 4 &&
+	if (e->kind < VSC_CAP_SEGMENT && e->size != 1 && e->size != 2 && e->size != 4 &&
 	    e->size != 8)
 		return -EINVAL;
 	if (w->err)
@@ -705,7 +710,7 @@ uint64_t trace_writer_events(const struct trace_writer *w)
 uint64_t trace_writer_lost(const struct trace_writer *w)
 {
 	uint64_t seen = w->lost_reported > w->lost_gaps ? w->lost_reported : w->lost_gaps;
-	return seen + w->lost_late + w->lost_closed;
+	return seen + w->lost_late + w->lost_closed + w->lost_nested;
 }
 
 bool trace_writer_lost_exact(const struct trace_writer *w)
@@ -772,6 +777,14 @@ int trace_writer_finish(struct trace_writer *w, FILE *out)
 			 w->names.mixed_vars, w->names.mixed_vars == 1 ? " shares" : "s share",
 			 w->names.mixed_why, w->names.mixed_vars == 1 ? "its" : "their");
 		trace_writer_note(w, "values not observed exactly", why);
+	}
+	if (w->lost_nested) {
+		char n[160];
+		snprintf(n, sizeof(n),
+			 "%" PRIu64 " (a signal handler used the probes while it "
+			 "interrupted a probe of its thread: performed, not placed in order)",
+			 w->lost_nested);
+		trace_writer_note(w, "accesses made inside a probe (lost)", n);
 	}
 	struct trace_header h = header_of(w);
 	struct trace_counts c = { .threads = w->instances,

@@ -487,6 +487,13 @@ static int read_payload(struct ctf_conv *conv, struct process *p, const struct c
 {
 	uint64_t v1 = ci->tp == TP_RMW ? ci->old : ci->value;
 
+	if (ci->tp == TP_NESTED) {
+		if (ci->count == NO_MEMBER)
+			return ctf_conv_fail(conv, EINVAL, "event vsc:nested lacks its count");
+		ev->kind = VSC_CAP_NESTED;
+		ev->value = ctf_read_int(ctf_member(payload, ci->count));
+		return 0;
+	}
 	if (ci->tp == TP_SEGMENT) {
 		int64_t id;
 		int err = segment_id(p, payload, ci, &id);

@@ -56,7 +56,8 @@ static int tp_of_name(const char *name)
 					     "vsc:segment",
 					     "lttng_ust_statedump:bin_info",
 					     "vsc:thread",
-					     "lttng_ust_statedump:start" };
+					     "lttng_ust_statedump:start",
+					     "vsc:nested" };
 
 	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (strcmp(name, names[i]) == 0)
@@ -91,6 +92,7 @@ const struct class_info *ctf_class_info(struct ctf_fields *fields, const bt_even
 	ci->tid = member_index(payload, "tid");
 	ci->process = member_index(payload, "process");
 	ci->ppid = member_index(payload, "ppid");
+	ci->count = member_index(payload, "count");
 	return ci;
 }
 

@@ -25,8 +25,9 @@ enum vsc_tp {
 	TP_RMW,
 	TP_SEGMENT,
 	TP_BIN_INFO,
-	TP_THREAD,         /* a thread's first event follows (its id may be an old one's) */
-	TP_STATEDUMP_START /* a process lists its loaded objects anew */
+	TP_THREAD,          /* a thread's first event follows (its id may be an old one's) */
+	TP_STATEDUMP_START, /* a process lists its loaded objects anew */
+	TP_NESTED           /* accesses made inside a probe: counted lost */
 };
 
 /* Where the fields of one event class are, found once per class. */
@@ -36,6 +37,7 @@ struct class_info {
 	uint64_t addr, size, value, old, new_value, name, id;
 	uint64_t baddr, path;             /* lttng_ust_statedump:bin_info */
 	uint64_t pid, tid, process, ppid; /* vsc:thread (providers since 2026-12-06) */
+	uint64_t count;                   /* vsc:nested */
 };
 
 /* Where the context fields of one stream class are. */
