@@ -47,9 +47,11 @@ static long arrived; /* not recorded: only pacing, so the threads overlap */
 /* Both threads at iteration i (arrived counts up for ever). */
 static void meet(long i)
 {
+	unsigned spins = 0;
 	__atomic_add_fetch(&arrived, 1, __ATOMIC_ACQ_REL);
 	while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < 2 * (i + 1))
-		;
+		if (++spins % 1024 == 0)
+			sched_yield(); /* one CPU (an emulated machine): let the other run */
 }
 
 static void *packed(void *arg)
@@ -60,8 +62,8 @@ static void *packed(void *arg)
 		int16_t mine = (int16_t)((uint32_t)old >> 16);
 		unsigned spins = 0;
 		while (vsc_load16(&lock_word.half.owner) != mine)
-			if (++spins % 64 == 0)
-				sched_yield();
+			if (++spins % 4 == 0)
+				sched_yield(); /* short traces: spin little */
 		vsc_xchg64(&counter, vsc_load64(&counter) + 1);
 		vsc_fetch_add16(&lock_word.half.owner, 1);
 	}
