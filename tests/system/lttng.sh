@@ -58,9 +58,15 @@ if ! lttng list >/dev/null 2>&1; then
   echo "lttng: started lttng-sessiond (pid $daemon_pid)"
 fi
 
+# build_probed OUT SRC [CFLAGS...]: a C target whose probes are LTTng tracepoints
+build_probed() {
+  out=$1 src=$2
+  shift 2
+  cc -std=c11 -O2 -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -I"$top/include" "$@" "$src" \
+    -o "$out" -L"$build" -lvsc-lttng-ust -llttng-ust -lpthread -Wl,-rpath,"$build"
+}
 target=$tmp/lttng_target
-cc -std=c11 -O2 -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -I"$top/include" "$top/tests/system/lttng_target.c" \
-  -o "$target" -L"$build" -lvsc-lttng-ust -llttng-ust -lpthread -Wl,-rpath,"$build" ||
+build_probed "$target" "$top/tests/system/lttng_target.c" ||
   { echo "lttng: FAIL: cannot build the target"; exit 1; }
 
 # trace NAME [CHANNEL OPTIONS] -- CMD...: trace CMD into $tmp/NAME, its
@@ -465,9 +471,7 @@ fi
 # converter counts the events uncertain and vsc check gives no plain verdict
 # (before: a plain inconsistent for the SC packed ticket lock).
 mixed=$tmp/probe_mixed
-if cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -I"$top/include" \
-  "$top/tests/targets/probe_mixed.c" -o "$mixed" -L"$build" -lvsc-lttng-ust -llttng-ust -lpthread \
-  -Wl,-rpath,"$build"; then
+if build_probed "$mixed" "$top/tests/targets/probe_mixed.c" -D_GNU_SOURCE; then
   for m in packed split; do
     trace "mixed_$m" -- "$mixed" $m 1000
     "$vsc" convert --pid "$(pid_of "mixed_$m")" -o "$tmp/mixed_$m.vsc" "$tmp/mixed_$m" 2>/dev/null
@@ -493,9 +497,7 @@ fi
 # inside their probes, the handler reads the page (the old value) and
 # stores it: exactly 6.
 sigt=$tmp/probe_signal
-if cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -DVSC_PROBE_LTTNG -I"$top/include" \
-  "$top/tests/targets/probe_signal.c" -o "$sigt" -L"$build" -lvsc-lttng-ust -llttng-ust -lpthread \
-  -Wl,-rpath,"$build"; then
+if build_probed "$sigt" "$top/tests/targets/probe_signal.c" -D_GNU_SOURCE; then
   for run in "fault 3" "usr1 20000"; do
     name=sig_${run%% *}
     # shellcheck disable=SC2086
