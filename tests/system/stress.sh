@@ -284,8 +284,12 @@ done
 "$targets/stress_spinlock" 4 1000000000 & pid=$!
 sleep 0.2
 t=$work/target-killed.vsc
-rec -p $pid -o "$t" 2> "$work/err" & rpid=$!
-sleep 2
+# killed once the recorder records (a fixed wait was not always enough: at
+# load 10 the attach came after the kill, `cannot attach: No such process')
+: > "$work/err"
+rec -v -p $pid -o "$t" 2> "$work/err" & rpid=$!
+wait_recording "$work/err"
+sleep 1
 kill -KILL $pid
 wait_recorder $rpid
 fault_verdict "-p, target killed by SIGKILL mid-run" "$t" $? attached
