@@ -396,7 +396,7 @@ awk 'BEGIN { print "vsc 1"; for (i = 0; i < 300; i++) print "init x" i " 0"
 	for (i = 0; i < 300; i++) print "T" i " w x" i " 1\nT" i " r x" (i + 1) % 300 " 0" }' \
 	> "$tmp/ring.vsc"
 "$vsc" check --svg "$tmp/ring.svg" --html "$tmp/ring.html" "$tmp/ring.vsc" > /dev/null
-boxes=$(grep -c "<rect x=" "$tmp/ring.svg")
+boxes=$(grep -c 'class="event"' "$tmp/ring.svg")
 [ "$boxes" -gt 0 ] && [ "$boxes" -le 500 ] || bad "big core picture draws $boxes boxes"
 python3 - "$tmp/ring.html" <<'PY' || bad "big core page"
 import json, re, sys
@@ -405,7 +405,40 @@ data = json.loads(re.search(r'id="vsc-data">(.*?)</script>', page, re.S).group(1
 x = data["executions"][0]
 assert 0 < len(x["ev"]) <= 500 and len(x["cycle"]) <= 250, (len(x["ev"]), len(x["cycle"]))
 PY
-for svg in "$tmp/sbq.svg" "$tmp/long.svg" "$tmp/stale.svg" "$tmp/pool.svg" "$tmp/ring.svg"; do
+# Every picture is right and readable (svg_check.py): each text fits its
+# box (or is cut, with the whole of it as a tooltip), no label overlaps
+# another or a box, and a core's picture draws an arrow for every step that
+# --explain lists, the same events in the same order, the chains that
+# force a step as well (a recorded Peterson's core drew only its cycle's 3
+# outer steps, not the chain of 3 through the other thread, with
+# "2. program order" over "3. from-read" and "r counter 5579" past its
+# 84-px box: gen/peterson.awk has that shape). Long names are cut; a cycle
+# longer than the picture draws says how much it draws.
+awk -v n=3000 -v m=10 -f "$dir/gen/peterson.awk" > "$tmp/peterson.vsc"
+x=a_variable_name_long_enough_to_overflow_any_box
+t=a_thread_name_longer_than_the_margin
+printf 'init %s 0\ninit %s 0\n%s0 w %s 123456789012\n%s0 r %s 0\n%s1 w %s 1\n%s1 r %s 0\n' \
+  ${x}0 ${x}1 $t ${x}0 $t ${x}1 $t ${x}1 $t ${x}0 > "$tmp/names.vsc"
+awk -v k=130 'BEGIN { for (i = 0; i < k; i++) print "init x" i " 0"
+  for (i = 0; i < k; i++) print "T" i " r x" i " 1\nT" i " w x" (i + 1) % k " 1" }' \
+  > "$tmp/causal.vsc"
+for trace in "$tmp/peterson.vsc" "$tmp/names.vsc" "$tmp/causal.vsc" "$tmp/sbq.vsc" \
+  "$tmp/stale.vsc" "$dir/store_buffering.vsc" "$dir/explain_locations.vsc"; do
+  name=$(basename "$trace" .vsc)
+  "$vsc" check --explain --svg "$tmp/$name.check.svg" "$trace" > "$tmp/$name.check.txt"
+  python3 "$dir/svg_check.py" "$tmp/$name.check.svg" "$tmp/$name.check.txt" ||
+    bad "$name: the core's picture is not right or not readable"
+done
+grep -q "before T1\[18001\] w turn 0" "$tmp/peterson.check.txt" &&
+  [ "$(grep -c 'class="step"' "$tmp/peterson.check.svg")" -eq 6 ] ||
+  bad "peterson: its core is not the 3 steps and the chain of 3 it was made for"
+grep -q "(250 of the 260 steps of its explanation drawn)" "$tmp/causal.check.svg" ||
+  bad "causal cycle of 260 steps: the picture does not say it draws 250"
+for svg in "$tmp/mp.svg" "$tmp/long.svg" "$tmp/pool.svg" "$tmp/ring.svg"; do
+  python3 "$dir/svg_check.py" "$svg" || bad "$svg is not readable"
+done
+for svg in "$tmp/sbq.svg" "$tmp/long.svg" "$tmp/stale.svg" "$tmp/pool.svg" "$tmp/ring.svg" \
+  "$tmp/peterson.check.svg" "$tmp/names.check.svg" "$tmp/causal.check.svg"; do
   xmllint --noout "$svg" 2>/dev/null || bad "$svg is not well-formed XML"
   if command -v rsvg-convert > /dev/null; then
     rsvg-convert -o "$svg.png" "$svg" && [ -s "$svg.png" ] || bad "$svg does not render"
@@ -432,6 +465,7 @@ width=$(sed -n 's/.*<svg [^>]*width="\([0-9]*\)".*/\1/p' "$tmp/ring5.svg" | head
 [ -n "$width" ] && [ "$width" -le 3000 ] && [ "$(wc -c < "$tmp/ring5.svg")" -le 20000 ] ||
   bad "ring: the core picture of 500,000 events is $width px wide, $(wc -c < "$tmp/ring5.svg") bytes"
 xmllint --noout "$tmp/ring5.svg" 2> /dev/null || bad "ring: picture is not well-formed XML"
+python3 "$dir/svg_check.py" "$tmp/ring5.svg" "$tmp/ring5.out" || bad "ring: picture not readable"
 if [ -x /usr/bin/time ] && ! grep -q __asan_init "$vsc" 2> /dev/null; then
   /usr/bin/time -f %M -o "$tmp/rss.plain" "$vsc" check "$tmp/ring5.vsc" > /dev/null 2>&1
   for opts in "--explain" "--svg $tmp/ring5b.svg" "--core-out $tmp/ring5b.vsc"; do

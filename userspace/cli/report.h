@@ -216,7 +216,10 @@ int event_ref_compare(const void *a, const void *b);
 int core_neighbourhood(const struct item *it, size_t around, struct vsc_event_ref **out,
 		       size_t *count);
 
-/* explanation: text story, one-line brief, JSON keys */
+/* explanation: text story, one-line brief, JSON keys; each lists the
+ * justifications of justifications down to so many levels (the --svg
+ * picture draws as many) */
+#define STORY_WHY_DEPTH 3
 void story_event(const struct vsc_program *p, struct vsc_event_ref r, char *out, size_t len);
 void story_describe(const struct line_notes *notes, const struct vsc_program *p,
 		    struct vsc_event_ref r, char *out, size_t len);

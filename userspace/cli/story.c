@@ -10,7 +10,6 @@
 #include "commands.h"
 #include "report.h"
 
-#define WHY_DEPTH 3 /* justifications of justifications printed, at most */
 /* A core that a limit stopped shrinking may keep most of the trace: its
  * reads' choices are listed for so many reads, so many writes each (all
  * of them cost reads x writes, 52 s on a 59,392-event core, and gigabytes
@@ -190,7 +189,7 @@ static void print_chain(FILE *out, const struct line_notes *notes, const struct 
 		story_describe(notes, it->prog, chain[i].after, b, sizeof(b));
 		fprintf(out, "%s%s\n%s  before %s\n", indent, a, indent, b);
 		print_reason(out, it->prog, &chain[i], why, m, deeper);
-		if (m && depth < WHY_DEPTH)
+		if (m && depth < STORY_WHY_DEPTH)
 			print_chain(out, notes, it, why, m, chain_indent, depth + 1);
 	}
 }
@@ -448,7 +447,7 @@ static void json_orders(struct json *j, const struct item *it, const struct vsc_
 			json_key(j, "read");
 			json_ref(j, it->prog, o[i].read);
 		}
-		if (w && depth < WHY_DEPTH) {
+		if (w && depth < STORY_WHY_DEPTH) {
 			json_key(j, "why");
 			json_orders(j, it, why, w, depth + 1);
 		}
