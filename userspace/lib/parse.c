@@ -273,14 +273,9 @@ static int remember_global(struct parser *ps, const struct token *var, uint8_t k
 {
 	struct global_init *g;
 
-	for (size_t i = 0; i < ps->nglobals; i++) {
-		if (strlen(ps->globals[i].name) == var->len &&
-		    memcmp(ps->globals[i].name, var->s, var->len) == 0) {
-			ps->globals[i].kind = kind;
-			ps->globals[i].value = value;
-			return 0;
-		}
-	}
+	/* no search for an earlier one: parse_init refuses a second initial
+	 * value of a name before it gets here (a search made 80 k `init'
+	 * lines take 14 s, a recorded trace of 2.5 M variables hours) */
 	if (ARRAY_RESERVE_FROM(ps->globals, ps->globals_cap, ps->nglobals + 1, 8))
 		return -ENOMEM;
 	g = &ps->globals[ps->nglobals++];
