@@ -403,7 +403,7 @@ import json, re, sys
 page = open(sys.argv[1]).read()
 data = json.loads(re.search(r'id="vsc-data">(.*?)</script>', page, re.S).group(1))
 x = data["executions"][0]
-assert 0 < len(x["ev"]) <= 500 and len(x["cycle"]) <= 250, (len(x["ev"]), len(x["cycle"]))
+assert 0 < len(x["ev"]) <= 500 and len(x["cycle"]) <= 1000, (len(x["ev"]), len(x["cycle"]))
 PY
 # Every picture is right and readable (svg_check.py): each text fits its
 # box (or is cut, with the whole of it as a tooltip), no label overlaps
@@ -483,6 +483,8 @@ fi
 # its script ran, and a screenshot is taken.
 "$vsc" check --html "$tmp/sb.html" "$dir/store_buffering.vsc" > /dev/null
 "$vsc" check --html "$tmp/stale.html" "$tmp/stale.vsc" > /dev/null
+"$vsc" check --html "$tmp/peterson.html" "$tmp/peterson.vsc" > /dev/null
+"$vsc" check --html "$tmp/names.html" "$tmp/names.vsc" > /dev/null
 grep -qiE '<(script|link|img)[^>]+(src|href)=' "$tmp/sb.html" && bad "html page fetches something"
 # Every event the page shows carries its trace line's comment (where
 # recorders put the program location), not only the core's: a neighbour of
@@ -550,7 +552,8 @@ PY
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$chromium" ]; then
   # NAME:PAGE; stale.html#1 opens the stale trace's second view, its prefix
-  for view in sb:sb.html stale:stale.html prefix:stale.html#1 ring:ring.html; do
+  for view in sb:sb.html stale:stale.html prefix:stale.html#1 ring:ring.html \
+    peterson:peterson.html names:names.html; do
     page=${view%%:*} url=file://$tmp/${view#*:}
     profile=$(mktemp -d)
     set -- --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
@@ -575,6 +578,22 @@ if [ -n "$chromium" ]; then
   grep -q "T2\[1\] r x 0" "$tmp/sb.dom" || bad "html: the core list lacks T2[1]"
   grep -q 'class="ev core"' "$tmp/stale.dom" && grep -q 'class="ev"' "$tmp/stale.dom" \
     || bad "html: the long trace's core and its neighbours are not drawn"
+  # the page's picture as its script drew it (the same checks as --svg's,
+  # the fonts as its style sheet sets them): every step the text lists,
+  # the chain through the other thread dashed, no label over another
+  for page in sb peterson names stale; do
+    python3 - "$tmp/$page.dom" "$tmp/$page.view.svg" <<'PY' || bad "html: no picture in the $page page"
+import re, sys
+dom = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(re.search(r'<svg id="view".*?</svg>', dom, re.S).group(0))
+PY
+    explain=$tmp/$page.check.txt
+    [ $page = sb ] && explain=$tmp/store_buffering.check.txt
+    python3 "$dir/svg_check.py" --fonts lbl=11,lname=12,slbl=10,gap=11 "$tmp/$page.view.svg" \
+      "$explain" || bad "html: the $page page's picture is not right or not readable"
+  done
+  [ "$(grep -o 'class="step [a-z-]* nested"' "$tmp/peterson.dom" | wc -l)" -eq 3 ] ||
+    bad "html: the peterson page does not draw the chain of 3 dashed"
 elif [ "${VSC_REQUIRE_ALL:-0}" = 1 ]; then
   bad "chromium missing (Debian package chromium) and VSC_REQUIRE_ALL=1"
 else

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Is a `vsc check --svg` picture right and readable?
 
-svg_check.py PICTURE.svg [EXPLAIN.txt]
+svg_check.py [--fonts CLASS=PX,...] PICTURE.svg [EXPLAIN.txt]
+
+(--fonts: the font sizes a style sheet gives texts of those classes, for
+the picture an --html page's script drew, taken from a browser's DOM; such
+a picture has no size of its own and is not checked for lying inside it)
 
 - every text that sits in a box (an event's label, a step's badge) fits
   it, its width reckoned from its font size (monospace: 0.602 em a
@@ -29,7 +33,12 @@ def own_text(e):
     return (e.text or "") + "".join((c.tail or "") for c in e)
 
 
+CLASS_FONTS = {}
+
+
 def font_size(e, parents):
+    if e.get("class") in CLASS_FONTS:
+        return CLASS_FONTS[e.get("class")]
     while e is not None:
         if e.get("font-size"):
             return float(e.get("font-size"))
@@ -60,7 +69,7 @@ def check(path, explain):
     errors = []
     root = ET.parse(path).getroot()
     parents = {c: p for p in root.iter() for c in p}
-    width, height = float(root.get("width")), float(root.get("height"))
+    width, height = float(root.get("width", "inf")), float(root.get("height", "inf"))
     labels = []  # (what, box)
 
     # boxes: every rect but the background; a text whose anchor lies in a
@@ -71,9 +80,10 @@ def check(path, explain):
         x, y = float(t.get("x")), float(t.get("y"))
         tb = text_box(t, parents)
         inside = [b for r, b in boxes if b[0] <= x <= b[2] and b[1] <= y <= b[3]]
-        g = parents.get(t)
+        # its tooltip: in it, in its group, or in its box
+        tips = [t, parents.get(t)] + [r for r, b in boxes if b in inside]
         cut = own_text(t).endswith("\u2026") and not own_text(t).startswith("\u2026")
-        if cut and (g is None or g.find(NS + "title") is None):
+        if cut and not any(e is not None and e.find(NS + "title") is not None for e in tips):
             errors.append("%r is cut without a tooltip" % own_text(t))
         if not inside:
             labels.append(("text %r" % own_text(t), tb))
@@ -138,6 +148,10 @@ def explained_steps(text):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3):
+    args = sys.argv[1:]
+    if args[:1] == ["--fonts"] and len(args) > 1:
+        CLASS_FONTS.update((k, float(v)) for k, v in (f.split("=") for f in args[1].split(",")))
+        args = args[2:]
+    if len(args) not in (1, 2):
         sys.exit(__doc__)
-    sys.exit(0 if check(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else None) else 1)
+    sys.exit(0 if check(args[0], args[1] if len(args) == 2 else None) else 1)

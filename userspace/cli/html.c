@@ -42,10 +42,16 @@ struct shown {
 	size_t stop; /* a prefix: ev[stop..] are where it stops, each thread's next */
 };
 
-/* The core's events and their neighbours in their threads, sorted. */
+/* The core's events and their neighbours in their threads, and the events
+ * of every step the page draws, sorted. */
 static int around_core(const struct item *it, struct shown *s)
 {
-	return core_neighbourhood(it, HTML_AROUND, &s->ev, &s->count);
+	size_t n, listed;
+	struct story_step *steps = story_steps(it->core, &n, &listed);
+	int err = steps ? picture_events(it, HTML_AROUND, steps, n, &s->ev, &s->count) : -1;
+
+	free(steps);
+	return err;
 }
 
 /* The first steps of the witness, in its order. */
@@ -189,39 +195,34 @@ static const char *step_reason(const struct vsc_order *o, size_t why)
 	}
 }
 
+/* The steps of the explanation, as the text lists them (story_steps):
+ * [before, after, kind, reason, number, depth], before and after as
+ * places among the events shown; "steps_listed" when the page draws
+ * fewer than the text lists. */
 static void put_cycle(FILE *out, const struct item *it, const struct shown *s)
 {
 	static const char *const names[] = { "program-order", "reads-from", "from-read",
 					     "coherence" };
-	const struct vsc_order *cycle, *why;
-	size_t m = it->core ? vsc_core_cycle(it->core, &cycle) : 0;
+	size_t n = 0, listed = 0;
+	struct story_step *st = it->core ? story_steps(it->core, &n, &listed) : NULL;
 
-	m = m < PICTURE_MAX_CYCLE ? m : PICTURE_MAX_CYCLE;
 	fputs(",\"cycle\":[", out);
-	for (size_t i = 0; i < m; i++) {
-		size_t w = vsc_core_order_why(it->core, &cycle[i], &why);
-		char reason[1024], a[96], b[96];
-		size_t len;
-		snprintf(reason, sizeof(reason), "%s", step_reason(&cycle[i], w));
-		for (size_t k = 0; k < w; k++) { /* the chain, one level */
-			len = strlen(reason);
-			snprintf(a, sizeof(a), "%s[%u]",
-				 vsc_program_thread_name(it->prog, why[k].before.thread),
-				 why[k].before.index);
-			snprintf(b, sizeof(b), "%s[%u]",
-				 vsc_program_thread_name(it->prog, why[k].after.thread),
-				 why[k].after.index);
-			snprintf(reason + len, sizeof(reason) - len, "%s %s before %s (%s)",
-				 k ? ";" : ":", a, b, names[why[k].kind]);
-		}
-		fprintf(out, "%s[%zu,%zu,", i ? "," : "", find_shown(s, cycle[i].before),
-			find_shown(s, cycle[i].after));
-		put_string(out, names[cycle[i].kind]);
+	for (size_t i = 0; i < n; i++) {
+		const struct vsc_order *why;
+		size_t w = vsc_core_order_why(it->core, st[i].order, &why);
+		fprintf(out, "%s[%zu,%zu,", i ? "," : "", find_shown(s, st[i].order->before),
+			find_shown(s, st[i].order->after));
+		put_string(out, names[st[i].order->kind]);
 		fputc(',', out);
-		put_string(out, reason);
-		fputc(']', out);
+		put_string(out, step_reason(st[i].order, w));
+		fputc(',', out);
+		put_string(out, st[i].number);
+		fprintf(out, ",%u]", st[i].depth);
 	}
 	fputc(']', out);
+	if (listed > n)
+		fprintf(out, ",\"steps_listed\":%zu", listed);
+	free(st);
 }
 
 /* What the page says of the violating prefix. */

@@ -220,6 +220,24 @@ int core_neighbourhood(const struct item *it, size_t around, struct vsc_event_re
  * justifications of justifications down to so many levels (the --svg
  * picture draws as many) */
 #define STORY_WHY_DEPTH 3
+/* A step the explanation lists: the cycle's (depth 0), numbered 1, 2, ...,
+ * and those of the chains that force them, numbered under them (2.1, then
+ * 2.1.1), in the text's order. */
+struct story_step {
+	const struct vsc_order *order; /* the core's (vsc_core_order_why takes it) */
+	unsigned depth;
+	char number[40];
+};
+/* The steps a picture draws, into a new array (NULL when out of memory):
+ * the cycle's first PICTURE_MAX_CYCLE and their chains while there is
+ * room, PICTURE_MAX_STEPS in all, in the text's order; *count how many,
+ * *listed how many the text lists. */
+#define PICTURE_MAX_STEPS 1000
+struct story_step *story_steps(const struct vsc_core *core, size_t *count, size_t *listed);
+/* core_neighbourhood, and the events of the n steps too (a core too big
+ * to show whole shows its cycle's alone). */
+int picture_events(const struct item *it, size_t around, const struct story_step *steps, size_t n,
+		   struct vsc_event_ref **out, size_t *count);
 void story_event(const struct vsc_program *p, struct vsc_event_ref r, char *out, size_t len);
 void story_describe(const struct line_notes *notes, const struct vsc_program *p,
 		    struct vsc_event_ref r, char *out, size_t len);

@@ -98,6 +98,81 @@ int core_neighbourhood(const struct item *it, size_t around, struct vsc_event_re
 	return 0;
 }
 
+struct step_list {
+	struct story_step *v;
+	size_t count, listed;
+	size_t nested_room; /* chain steps that may still be taken */
+};
+
+static void collect(const struct vsc_core *core, const struct vsc_order *o, size_t n,
+		    unsigned depth, const char *prefix, bool parent_taken, struct step_list *s)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct vsc_order *why;
+		size_t w = vsc_core_order_why(core, &o[i], &why);
+		bool taken = depth == 0 ? i < PICTURE_MAX_CYCLE : parent_taken && s->nested_room;
+		struct story_step st = { .order = &o[i], .depth = depth };
+
+		if (snprintf(st.number, sizeof(st.number), "%s%s%zu", prefix, depth ? "." : "",
+			     i + 1) >= (int)sizeof(st.number))
+			taken = false; /* deeper than any chain: never */
+		s->listed++;
+		if (taken) {
+			s->nested_room -= depth > 0;
+			s->v[s->count++] = st;
+		}
+		if (w && depth < STORY_WHY_DEPTH) /* as print_chain goes */
+			collect(core, why, w, depth + 1, st.number, taken, s);
+	}
+}
+
+struct story_step *story_steps(const struct vsc_core *core, size_t *count, size_t *listed)
+{
+	const struct vsc_order *cycle;
+	size_t m = vsc_core_cycle(core, &cycle);
+	struct step_list s = { .v = malloc(PICTURE_MAX_STEPS * sizeof(*s.v)) };
+
+	*count = *listed = 0;
+	if (!s.v)
+		return NULL;
+	s.nested_room = PICTURE_MAX_STEPS - (m < PICTURE_MAX_CYCLE ? m : PICTURE_MAX_CYCLE);
+	collect(core, cycle, m, 0, "", true, &s);
+	*count = s.count;
+	*listed = s.listed;
+	return s.v;
+}
+
+int picture_events(const struct item *it, size_t around, const struct story_step *steps, size_t n,
+		   struct vsc_event_ref **out, size_t *count)
+{
+	struct vsc_event_ref *ev = NULL, *more;
+	size_t k = 0, m = 0;
+
+	*out = NULL;
+	*count = 0;
+	if (core_neighbourhood(it, around, &ev, &k)) {
+		free(ev);
+		return -1;
+	}
+	more = realloc(ev, (k + 2 * n + 1) * sizeof(*ev));
+	if (!more) {
+		free(ev);
+		return -1;
+	}
+	ev = more;
+	for (size_t i = 0; i < n; i++) {
+		ev[k++] = steps[i].order->before;
+		ev[k++] = steps[i].order->after;
+	}
+	qsort(ev, k, sizeof(*ev), event_ref_compare);
+	for (size_t i = 0; i < k; i++)
+		if (!m || event_ref_compare(&ev[m - 1], &ev[i]))
+			ev[m++] = ev[i];
+	*out = ev;
+	*count = m;
+	return 0;
+}
+
 static const struct vsc_event *event_at(const struct vsc_program *p, struct vsc_event_ref r)
 {
 	return &vsc_program_events(p, r.thread)[r.index];

@@ -11,7 +11,7 @@
  * lanes one legend line a step says it in words, as the text does. The
  * size follows the core, never the trace: a core of more than
  * PICTURE_MAX_CORE events draws the first PICTURE_MAX_CYCLE steps of its
- * cycle, and at most SVG_MAX_STEPS steps are drawn in all (the title says
+ * cycle, and at most PICTURE_MAX_STEPS steps are drawn in all (the title says
  * how many of how many). */
 #include <math.h>
 #include <stdlib.h>
@@ -21,7 +21,6 @@
 #include "svg.h"
 
 #define SVG_AROUND 2 /* neighbours drawn on each side of a core event */
-#define SVG_MAX_STEPS 1000
 #define BADGE_H 14
 #define CELL_H 18       /* a badge's cell: BADGE_H and a margin */
 #define TITLE_BOTTOM 30 /* no badge above this */
@@ -43,44 +42,11 @@ static const char *const kind_short[] = {
 	[VSC_ORDER_WRITE_FIRST] = "co",
 };
 
-/* A step of the explanation, numbered as its place in the text. */
-struct step {
-	struct vsc_order order;
-	unsigned depth; /* 0: the cycle's; 1: of a step's chain; ... */
-	char number[40];
-};
-
 struct step_list {
-	struct step *v;
-	size_t count;       /* drawn */
-	size_t listed;      /* the steps the text lists */
-	size_t nested_room; /* chain steps that may still be drawn */
+	struct story_step *v;
+	size_t count;  /* drawn */
+	size_t listed; /* the steps the text lists */
 };
-
-/* The steps the text lists, in its order (story_print's print_chain):
- * the cycle's first PICTURE_MAX_CYCLE steps drawn, and their chains while
- * there is room. */
-static void collect(const struct vsc_core *core, const struct vsc_order *o, size_t n,
-		    unsigned depth, const char *prefix, bool parent_drawn, struct step_list *s)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct vsc_order *why;
-		size_t w = vsc_core_order_why(core, &o[i], &why);
-		bool drawn = depth == 0 ? i < PICTURE_MAX_CYCLE : parent_drawn && s->nested_room;
-		struct step st = { .order = o[i], .depth = depth };
-
-		if (snprintf(st.number, sizeof(st.number), "%s%s%zu", prefix, depth ? "." : "",
-			     i + 1) >= (int)sizeof(st.number))
-			drawn = false; /* deeper than any chain: never */
-		s->listed++;
-		if (drawn) {
-			s->nested_room -= depth > 0;
-			s->v[s->count++] = st;
-		}
-		if (w && depth < STORY_WHY_DEPTH)
-			collect(core, why, w, depth + 1, st.number, drawn, s);
-	}
-}
 
 /* Where the picture puts things. */
 struct core_layout {
@@ -95,33 +61,9 @@ struct core_layout {
 	unsigned right, bottom; /* of everything placed so far */
 };
 
-/* The neighbourhood of the core and every drawn step's events, sorted. */
 static int shown_events(const struct item *it, const struct step_list *s, struct core_layout *l)
 {
-	struct vsc_event_ref *ev = NULL, *more;
-	size_t count = 0, n = 0;
-
-	if (core_neighbourhood(it, SVG_AROUND, &ev, &count)) {
-		free(ev);
-		return -1;
-	}
-	more = realloc(ev, (count + 2 * s->count + 1) * sizeof(*ev));
-	if (!more) {
-		free(ev);
-		return -1;
-	}
-	ev = more;
-	for (size_t k = 0; k < s->count; k++) {
-		ev[count++] = s->v[k].order.before;
-		ev[count++] = s->v[k].order.after;
-	}
-	qsort(ev, count, sizeof(*ev), event_ref_compare);
-	for (size_t i = 0; i < count; i++)
-		if (!n || event_ref_compare(&ev[n - 1], &ev[i]))
-			ev[n++] = ev[i];
-	l->ev = ev;
-	l->count = n;
-	return 0;
+	return picture_events(it, SVG_AROUND, s->v, s->count, &l->ev, &l->count);
 }
 
 /* Lanes for the threads of the events drawn, each thread's events in
@@ -315,11 +257,11 @@ static void route(const struct core_layout *l, const struct step_list *s, size_t
 	size_t repeat = 0;
 
 	for (size_t e = 0; e < k; e++) {
-		const struct vsc_order *o = &s->v[e].order;
-		repeat += (!event_ref_compare(&o->before, &s->v[k].order.before) &&
-			   !event_ref_compare(&o->after, &s->v[k].order.after)) ||
-			  (!event_ref_compare(&o->before, &s->v[k].order.after) &&
-			   !event_ref_compare(&o->after, &s->v[k].order.before));
+		const struct vsc_order *o = s->v[e].order;
+		repeat += (!event_ref_compare(&o->before, &s->v[k].order->before) &&
+			   !event_ref_compare(&o->after, &s->v[k].order->after)) ||
+			  (!event_ref_compare(&o->before, &s->v[k].order->after) &&
+			   !event_ref_compare(&o->after, &s->v[k].order->before));
 	}
 	if (y1 == y2) {
 		double side = x2 > x1 ? -1 : 1; /* up going right */
@@ -385,17 +327,17 @@ static int place_badge(struct core_layout *l, struct arrow *ar)
 	return cell_take(l, ar->bi, ar->bj);
 }
 
-static void legend_line(const struct item *it, const struct step *st, char *out, size_t len)
+static void legend_line(const struct item *it, const struct story_step *st, char *out, size_t len)
 {
 	char a[256], b[256];
 
-	story_event(it->prog, st->order.before, a, sizeof(a));
-	story_event(it->prog, st->order.after, b, sizeof(b));
+	story_event(it->prog, st->order->before, a, sizeof(a));
+	story_event(it->prog, st->order->after, b, sizeof(b));
 	if (strlen(a) > LEGEND_EVENT_CHARS)
 		strcpy(a + LEGEND_EVENT_CHARS - 3, "...");
 	if (strlen(b) > LEGEND_EVENT_CHARS)
 		strcpy(b + LEGEND_EVENT_CHARS - 3, "...");
-	snprintf(out, len, "%s %s: %s before %s", st->number, kind_name[st->order.kind], a, b);
+	snprintf(out, len, "%s %s: %s before %s", st->number, kind_name[st->order->kind], a, b);
 }
 
 /* `T1[16]`, as the text names events: tests match the two. */
@@ -405,17 +347,16 @@ static void ref_text(FILE *out, const struct vsc_program *p, struct vsc_event_re
 	fprintf(out, "[%u]", r.index);
 }
 
-static void draw_arrow(FILE *out, const struct item *it, const struct core_layout *l,
-		       const struct step *st, const struct arrow *ar, const char *legend)
+static void draw_arrow(FILE *out, const struct item *it, const struct story_step *st,
+		       const struct arrow *ar, const char *legend)
 {
-	bool po = st->order.kind == VSC_ORDER_PROGRAM;
+	bool po = st->order->kind == VSC_ORDER_PROGRAM;
 	const char *colour = po ? "#7f8c8d" : "#c0392b";
-	double bx = ar->bi * (double)l->cell_w + 2, by = ar->bj * (double)CELL_H + 2;
 
 	fprintf(out, "<path class=\"step\" data-step=\"%s\" data-before=\"", st->number);
-	ref_text(out, it->prog, st->order.before);
+	ref_text(out, it->prog, st->order->before);
 	fputs("\" data-after=\"", out);
-	ref_text(out, it->prog, st->order.after);
+	ref_text(out, it->prog, st->order->after);
 	fprintf(out,
 		"\" d=\"M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f\" fill=\"none\" stroke=\"%s\" "
 		"stroke-width=\"%s\"%s marker-end=\"url(#%s)\"><title>",
@@ -423,6 +364,16 @@ static void draw_arrow(FILE *out, const struct item *it, const struct core_layou
 		st->depth ? " stroke-dasharray=\"5,3\"" : "", po ? "arrow-po" : "arrow");
 	svg_text(out, legend);
 	fputs("</title></path>\n", out);
+}
+
+/* Its badge (over every arrow: drawn after them all), tied to the arrow
+ * by a dotted line when it is not on it. */
+static void draw_badge(FILE *out, const struct core_layout *l, const struct story_step *st,
+		       const struct arrow *ar, const char *legend)
+{
+	const char *colour = st->order->kind == VSC_ORDER_PROGRAM ? "#7f8c8d" : "#c0392b";
+	double bx = ar->bi * (double)l->cell_w + 2, by = ar->bj * (double)CELL_H + 2;
+
 	if (!ar->on_line) {
 		double mx, my;
 		curve_at(ar, 0.5, &mx, &my);
@@ -436,7 +387,7 @@ static void draw_arrow(FILE *out, const struct item *it, const struct core_layou
 		"fill=\"white\" stroke=\"%s\"/><text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" "
 		"font-size=\"10\" fill=\"%s\">%s %s</text><title>",
 		bx, by, l->badge_w, BADGE_H, colour, bx + l->badge_w / 2.0, by + 10.5, colour,
-		st->number, kind_short[st->order.kind]);
+		st->number, kind_short[st->order->kind]);
 	svg_text(out, legend);
 	fputs("</title></g>\n", out);
 }
@@ -495,7 +446,11 @@ static void draw(FILE *out, const struct item *it, const struct core_layout *l,
 	draw_events(out, it, l);
 	for (size_t k = 0; k < s->count; k++) {
 		legend_line(it, &s->v[k], line, sizeof(line));
-		draw_arrow(out, it, l, &s->v[k], &ar[k], line);
+		draw_arrow(out, it, &s->v[k], &ar[k], line);
+	}
+	for (size_t k = 0; k < s->count; k++) {
+		legend_line(it, &s->v[k], line, sizeof(line));
+		draw_badge(out, l, &s->v[k], &ar[k], line);
 	}
 	for (size_t k = 0; k < keys; k++)
 		fprintf(out, "<text class=\"legend\" x=\"10\" y=\"%u\" fill=\"#555\">%s</text>\n",
@@ -516,8 +471,8 @@ static int place_arrows(struct core_layout *l, const struct step_list *s, struct
 	if (block_texts(l))
 		return -1;
 	for (size_t k = 0; k < s->count; k++) {
-		size_t a = find_event(l, s->v[k].order.before),
-		       b = find_event(l, s->v[k].order.after);
+		size_t a = find_event(l, s->v[k].order->before),
+		       b = find_event(l, s->v[k].order->after);
 		double bx, by;
 		route(l, s, k, a, b, &ar[k]);
 		if (place_badge(l, &ar[k]))
@@ -534,18 +489,14 @@ static int place_arrows(struct core_layout *l, const struct step_list *s, struct
 
 int svg_draw_core(FILE *out, const struct item *it, const char *title)
 {
-	const struct vsc_order *cycle;
-	size_t m = vsc_core_cycle(it->core, &cycle);
-	struct step_list s = { .v = malloc(SVG_MAX_STEPS * sizeof(*s.v)) };
+	struct step_list s = { 0 };
 	struct core_layout l = { 0 };
 	struct arrow *ar = NULL;
-
 	int err = -1;
 
+	s.v = story_steps(it->core, &s.count, &s.listed);
 	if (!s.v)
 		return -1;
-	s.nested_room = SVG_MAX_STEPS - (m < PICTURE_MAX_CYCLE ? m : PICTURE_MAX_CYCLE);
-	collect(it->core, cycle, m, 0, "", true, &s);
 	ar = calloc(s.count + 1, sizeof(*ar));
 	if (ar && !shown_events(it, &s, &l) && !place_events(it, &l)) {
 		fit(it, &s, &l);
