@@ -102,11 +102,11 @@ ARM64_TEST_PERCENT ?= 10
 check-arm64-run: $(BUILD)/vsc-qemu
 	@file $(BUILD)/vsc | grep -q 'ARM aarch64' \
 		|| { echo "check-arm64: $(BUILD)/vsc is not an AArch64 program" >&2; exit 1; }
-	@set -e; for t in $(ARM64_TEST_BINS); do echo "== qemu-aarch64 $$t"; \
-		VSC_TEST_PERCENT=$(ARM64_TEST_PERCENT) $(ARM64_RUN) $$t; done
-	@set -e; for t in $(ARM64_LLSC_TESTS); do \
-		echo "== qemu-aarch64 -cpu cortex-a57 $$t (atomics without LSE)"; \
-		VSC_TEST_PERCENT=$(ARM64_TEST_PERCENT) $(ARM64_RUN) -cpu cortex-a57 $$t; done
+	@VSC_TEST_PERCENT=$(ARM64_TEST_PERCENT) tests/unit/run_tests.sh -j $(TEST_JOBS) \
+		-r "$(ARM64_RUN)" -l qemu-aarch64 $(ARM64_TEST_BINS)
+	@VSC_TEST_PERCENT=$(ARM64_TEST_PERCENT) tests/unit/run_tests.sh -j $(TEST_JOBS) \
+		-r "$(ARM64_RUN) -cpu cortex-a57" -l "qemu-aarch64 -cpu cortex-a57 (atomics without LSE)" \
+		$(ARM64_LLSC_TESTS)
 	@tests/cli/run.sh $(BUILD)/vsc-qemu
 	@if [ -x tests/cli/reports.sh ]; then tests/cli/reports.sh $(BUILD)/vsc-qemu; fi
 
@@ -123,11 +123,12 @@ ARM64_MISSING := $(shell for n in $(ARM64_NEEDS); do \
 ARM64_SUBMAKE = ARCH=arm64 BUILD=$(ARM64_BUILD) VSC_NO_ASAN=1 \
 	CC=$(ARM64_CROSS)gcc CXX=$(ARM64_CROSS)g++
 
-# One cross build for both checks (they may run in parallel under -j).
+# One cross build for both checks (they may run in parallel under -j),
+# TEST_JOBS compilers at a time (tests/tests.mk) unless this make runs jobs.
 arm64-build:
 	@for n in $(ARM64_NEEDS); do command -v $$n >/dev/null 2>&1 || [ -e $$n ] \
 		|| { echo "check-arm64: missing $$n (run scripts/deps.sh)" >&2; exit 1; }; done
-	@$(MAKE) --no-print-directory $(ARM64_SUBMAKE) \
+	@$(MAKE) --no-print-directory $(ARM64_SUBMAKE) $(SUBMAKE_JOBS) \
 		all $(patsubst $(BUILD)/%,$(ARM64_BUILD)/%,$(ARM64_TEST_BINS)) arm64-system-bins
 
 check-arm64: arm64-build

@@ -86,25 +86,66 @@ gen_lab 3 600 > "$tmp/gen3.vsc"
 sed 's/^# lost events: 0$/# lost events: 2/' "$tmp/gen3.vsc" > "$tmp/gen3-lost.vsc"
 
 # run NAME ENV... -- ARGS...: stdout (times removed), stderr and status;
-# the pictures and the page (options with @ write them to $tmp/NAME.pics)
+# the pictures and the page (options with @ write them to $wd/NAME.pics)
+wd=$tmp
 run() {
 	out=$1
 	shift
-	rm -rf "$tmp/$out.pics"
-	mkdir "$tmp/$out.pics"
-	(cd "$tmp/$out.pics" && env "$@") > "$tmp/raw" 2> "$tmp/$out.err"
-	echo $? > "$tmp/$out.status"
-	sed 's/"time_s":[^,}]*//g' "$tmp/raw" > "$tmp/$out.out"
-	sed -i 's/"time_s":[^,}]*//g' "$tmp/$out.pics"/* 2> /dev/null
+	rm -rf "$wd/$out.pics"
+	mkdir "$wd/$out.pics"
+	(cd "$wd/$out.pics" && env "$@") > "$wd/raw" 2> "$wd/$out.err"
+	echo $? > "$wd/$out.status"
+	sed 's/"time_s":[^,}]*//g' "$wd/raw" > "$wd/$out.out"
+	sed -i 's/"time_s":[^,}]*//g' "$wd/$out.pics"/* 2> /dev/null
 }
 
 same() {
-	cmp -s "$tmp/$1.out" "$tmp/$2.out" && cmp -s "$tmp/$1.err" "$tmp/$2.err" &&
-		cmp -s "$tmp/$1.status" "$tmp/$2.status" &&
-		diff -r "$tmp/$1.pics" "$tmp/$2.pics" > /dev/null
+	cmp -s "$wd/$1.out" "$wd/$2.out" && cmp -s "$wd/$1.err" "$wd/$2.err" &&
+		cmp -s "$wd/$1.status" "$wd/$2.status" &&
+		diff -r "$wd/$1.pics" "$wd/$2.pics" > /dev/null
 }
 
-for f in "$tmp"/*.vsc; do
+# in_jobs FUNCTION: FUNCTION K runs JOBS times at once, K = 0 .. JOBS-1
+# (one per core; each takes the items of index K modulo JOBS), each in
+# its own working directory $wd; their messages are printed after, and
+# their passes and failures counted here.
+jobs=$(nproc 2> /dev/null || echo 2)
+in_jobs() {
+	k=0
+	while [ $k -lt "$jobs" ]; do
+		(
+			wd=$tmp/job$k pass=0 fail=0
+			mkdir -p "$wd"
+			"$1" $k > "$wd/log" 2>&1
+			echo "$pass $fail" > "$wd/count"
+		) &
+		k=$((k + 1))
+	done
+	wait
+	k=0
+	while [ $k -lt "$jobs" ]; do
+		cat "$tmp/job$k/log"
+		# shellcheck disable=SC2046 # two numbers
+		set -- $(cat "$tmp/job$k/count" 2> /dev/null || echo 0 1)
+		pass=$((pass + $1)) fail=$((fail + $2))
+		rm -rf "$tmp/job$k"
+		k=$((k + 1))
+	done
+}
+
+# check_files K: the files of index K modulo JOBS, each under every
+# option, whole and streamed
+check_files() {
+	i=0
+	for f in "$tmp"/*.vsc; do
+		i=$((i + 1))
+		[ $((i % jobs)) = "$1" ] || continue
+		check_file "$f"
+	done
+}
+
+check_file() {
+	f=$1
 	for opts in "" "--summary" "--json" "--summary --json" "--explain" \
 		"--summary --explain" "--json --explain" "--accept-incomplete --summary" \
 		"--witness" "--min --witness" "--json --witness" "--json --min" \
@@ -120,11 +161,11 @@ for f in "$tmp"/*.vsc; do
 				ok
 			else
 				no "$(basename "$f") $opts -j $j: streamed report differs from the whole one"
-				diff "$tmp/whole.out" "$tmp/stream.out" | head -5
-				diff "$tmp/whole.err" "$tmp/stream.err" | head -5
+				diff "$wd/whole.out" "$wd/stream.out" | head -5
+				diff "$wd/whole.err" "$wd/stream.err" | head -5
 			fi
 		done
-		status=$(cat "$tmp/stream.status")
+		status=$(cat "$wd/stream.status")
 		case "$(basename "$f") $opts" in
 		*-lost.vsc\ --accept* | *-notrailer.vsc\ --accept* | *-cutseg.vsc\ --accept*) ;;
 		*-lost.vsc* | *-notrailer.vsc* | *-cutseg.vsc*)
@@ -136,7 +177,8 @@ for f in "$tmp"/*.vsc; do
 			;;
 		esac
 	done
-done
+}
+in_jobs check_files
 
 # Two files, the first with its verdicts withheld: its inconsistent ones
 # are shown as unknown, so the second's, past 100 of its others, are still
@@ -346,14 +388,20 @@ else
 	# (3), never a crash: caps of 22-30 MB in 100 KB steps (a thread or
 	# variable named before its room was made was freed unset: SIGSEGV at
 	# 6 of these caps)
-	crashed=""
-	for cap in $(seq 22000 100 30000); do
-		(cd "$tmp/big.pics" && ulimit -v "$cap" && exec "$vsc" check --html big.html "$tmp/big.vsc") \
-			> /dev/null 2>&1
-		status=$?
-		[ "$status" -lt 128 ] || crashed="$crashed ${cap}KB:$status"
-	done
-	[ -z "$crashed" ] && ok || no "60,000 lab segments, --html under caps of 22-30 MB: crashed at$crashed"
+	# check_caps K: the caps of index K modulo JOBS
+	check_caps() {
+		crashed="" i=0
+		for cap in $(seq 22000 100 30000); do
+			i=$((i + 1))
+			[ $((i % jobs)) = "$1" ] || continue
+			(cd "$wd" && ulimit -v "$cap" && exec "$vsc" check --html big.html "$tmp/big.vsc") \
+				> /dev/null 2>&1
+			status=$?
+			[ "$status" -lt 128 ] || crashed="$crashed ${cap}KB:$status"
+		done
+		[ -z "$crashed" ] && ok || no "60,000 lab segments, --html under caps of 22-30 MB: crashed at$crashed"
+	}
+	in_jobs check_caps
 fi
 
 echo "stream: $pass passed, $fail failed"
