@@ -346,18 +346,22 @@ grep -q '^# core of .*parts2\.vsc within -p 1: 8 of 8 events, 1-minimal' "$tmp/p
 # chain is in the core, so proving it 1-minimal takes 8000 checks of 8000
 # events (over 10 s), far more than the time given; the verdict takes a few
 # milliseconds, but a slow machine (sanitizers, load) gets a second try with
-# 2 s before the verdict is taken to be what ran out.
+# 2 s before the verdict is taken to be what ran out, and a third with 8 s
+# when the verdict took the 2 s whole (inconsistent, no time left to
+# explain: no core; qemu-aarch64 at a load of 14).
 python3 - "$tmp/lost.vsc" <<'PY'
 import sys
 n = 8000
 lines = ["vsc 1", "init c 0"] + ["T%d u c %d %d" % (k % 2, k, k + 1) for k in range(n)]
 open(sys.argv[1], "w").write("\n".join(lines + ["T0 u c %d 777777" % (n - 1)]) + "\n")
 PY
-for limit in 0.5 2; do
+for limit in 0.5 2 8; do
   "$vsc" check --timeout $limit --explain --json --core-out "$tmp/lostcore.vsc" "$tmp/lost.vsc" \
     > "$tmp/lost.json"
   status=$?
-  [ $status -eq 3 ] || break
+  if [ $status -ne 3 ] && { [ $status -ne 1 ] || grep -q '"core_minimal"' "$tmp/lost.json"; }; then
+    break
+  fi
 done
 [ $status -eq 1 ] || bad "lost update under --timeout $limit: exit status $status"
 python3 - "$tmp/lost.json" <<'PY' || bad "--timeout: the core is not said to be not minimal"
