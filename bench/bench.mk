@@ -9,7 +9,8 @@ bench-probe: $(BUILD)/vsc
 	@bench/probe_cost.sh $(BUILD)
 
 # eBPF probe path on stress programs: events/s with 0 lost and with --lossy,
-# recorder CPU per event, peak RSS; then the long stress and fault tests.
+# recorder CPU per event, peak RSS; then the long stress and fault tests,
+# and the kill tests 10 times (tests/system/kill.sh; make check runs once).
 .PHONY: bench-record-stress
 BENCH_EXTRA += bench-record-stress
 bench-record-stress: $(BUILD)/vsc probe-targets $(BUILD)/targets/lab_sb

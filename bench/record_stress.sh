@@ -3,7 +3,8 @@
 # events/s with 0 lost (default, back-pressure) and with --lossy, recorder
 # CPU per event and peak RSS; then `vsc check` on each trace recorded with
 # default options (a recorded trace at 10^6-10^7 events, beside `wc -l` on
-# the same file); then the long stress and fault tests.
+# the same file); then the long stress and fault tests, and the kill tests
+# repeated 10 times.
 #   bench/record_stress.sh BUILD [rows]
 # Prints the tables and appends them to bench/results/record_stress.md;
 # "rows" leaves out the long stress and fault tests.
@@ -77,3 +78,5 @@ check_row() {
 } | tee -a "$out"
 [ "${2:-}" = rows ] && exit 0
 tests/system/stress.sh "$vsc" "$targets" long | tail -3 | tee -a "$out"
+# the killed and exiting targets' races, 10 times each (make check: once)
+tests/system/kill.sh "$vsc" "$targets" 10 | tail -3 | tee -a "$out"
