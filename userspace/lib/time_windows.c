@@ -82,6 +82,27 @@ static uint64_t start(const struct tw *w, uint32_t t, uint32_t i)
 	return i ? th->ts[i - 1] : 0;
 }
 
+/* The times between which thread t's event i took effect whichever way
+ * its probe dated it: after its thread's previous time, before its next
+ * one. The eBPF probes date an RMW, and a failed compare-and-swap (a read
+ * in the trace), before the access, LTTng's after it: on a recorded
+ * reader-writer lock the writer's failed CAS saw a reader's CAS dated
+ * after it, and the window by start() and deadline() never let them meet.
+ * A repair's window only; the run's order keeps start() and deadline(). */
+static uint64_t start_wide(const struct tw *w, uint32_t t, uint32_t i)
+{
+	return i ? w->p->threads[t].ts[i - 1] : 0;
+}
+
+static uint64_t deadline_wide(const struct tw *w, uint32_t t, uint32_t i)
+{
+	const struct vsc_thread *th = &w->p->threads[t];
+
+	if (i + 1 < th->length && th->ts[i + 1] > th->ts[i])
+		return th->ts[i + 1] - 1;
+	return i + 1 < th->length ? th->ts[i] : UINT64_MAX;
+}
+
 static uint64_t mix(uint64_t x)
 {
 	x ^= x >> 31;
@@ -243,34 +264,58 @@ static int search(struct tw *w, uint32_t nodes)
 	}
 }
 
+/* Takes back the steps from `from` on and sets each thread's limit for a
+ * window around thread t's stuck event (until): the events taken back,
+ * and up to WINDOW more of each thread's that may have begun by the latest
+ * time the stuck event may have taken effect (not the stuck thread's
+ * own); wide: by the latest time of any event taken back, and the stuck
+ * thread's too. A reader's CAS that a writer's failed CAS saw may be dated
+ * after both it and the writer's next events, as may the reader's release
+ * that the writer's CAS after it needs: the narrow window cannot hold
+ * them. */
+static void take_back(struct tw *w, uint32_t t, uint32_t until, uint32_t from, int wide)
+{
+	uint64_t by = deadline_wide(w, t, until);
+
+	for (uint32_t u = 0; u < w->k; u++)
+		w->limit[u] = u == t ? until + 1 : w->pos[u];
+	while (w->depth > from) {
+		uint32_t u = w->trail[w->depth - 1];
+		undo(w);
+		if (wide && deadline_wide(w, u, w->pos[u]) > by)
+			by = deadline_wide(w, u, w->pos[u]);
+	}
+	for (uint32_t u = 0; u < w->k; u++) {
+		uint32_t len = w->p->threads[u].length, l = w->limit[u], most = l + WINDOW;
+		while ((u != t || wide) && l < len && l < most && start_wide(w, u, l) <= by)
+			l++;
+		w->limit[u] = l;
+	}
+}
+
 /* Thread t's next event, a read, cannot run: the last steps taken back and
- * searched again, windows growing, until it has run and as many events as
- * before. 0 when they ran, 1 when no window let them. */
+ * searched again, windows growing (each narrow, then wide: take_back()),
+ * until it has run and as many events as before. 0 when they ran, 1 when
+ * no window let them. */
 static int repair(struct tw *w, uint32_t t)
 {
 	uint32_t until = w->pos[t];
-	uint64_t by = deadline(w, t, until);
 
 	w->stuck = t;
 	w->need_pos = until + 1;
 	w->need_depth = w->depth;
 
 	for (uint32_t size = WINDOW; size <= WINDOW_MOST; size *= 4) {
-		uint32_t back = size < w->depth ? size : w->depth, from = w->depth - back;
-		for (uint32_t u = 0; u < w->k; u++) {
-			uint32_t len = w->p->threads[u].length, l = w->pos[u];
-			while (u != t && l < len && l < w->pos[u] + WINDOW && start(w, u, l) <= by)
-				l++;
-			w->limit[u] = u == t ? until + 1 : l;
+		for (int wide = 0; wide < 2; wide++) {
+			uint32_t back = size < w->depth ? size : w->depth, from = w->depth - back;
+			memcpy(w->redo, w->trail + from, back * sizeof(*w->redo));
+			take_back(w, t, until, from, wide);
+			if (search(w, back * NODES_PER_STEP + NODES_PER_STEP))
+				return 0;
+			for (uint32_t j = 0; j < back; j++)
+				step(w, w->redo[j]);
 		}
-		memcpy(w->redo, w->trail + from, back * sizeof(*w->redo));
-		while (w->depth > from)
-			undo(w);
-		if (search(w, back * NODES_PER_STEP + NODES_PER_STEP))
-			return 0;
-		for (uint32_t j = 0; j < back; j++)
-			step(w, w->redo[j]);
-		if (back < size)
+		if (size >= w->depth)
 			break; /* the window held every step already */
 	}
 	return 1;
