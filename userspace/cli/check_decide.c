@@ -194,6 +194,17 @@ const char *check_shown_path(const struct file_report *f)
 	return strcmp(f->path, "-") == 0 ? "<stdin>" : f->path;
 }
 
+/* A whole recorded trace one of whose executions reads a value from
+ * nowhere (check_nowhere.c) is incomplete all the same: a writer was not
+ * recorded. (In a trace that lost events, a lost write explains it.) */
+static void note_nowhere(struct file_report *f)
+{
+	if (!f->nowhere[0] || f->comp.state != VSC_TRACE_WHOLE)
+		return;
+	f->comp.state = VSC_TRACE_INCOMPLETE;
+	f->comp.why = f->nowhere;
+}
+
 /* A recorded trace that is not whole gets no plain verdict (docs/format.md,
  * "Recorded traces"): cut short is an error, lost or uncertain data makes
  * the verdict unknown. Returns -1 when nothing is to be decided. */
@@ -202,6 +213,7 @@ static int check_completeness(struct file_report *f, const struct check_args *a)
 	f->comp = (struct vsc_trace_completeness){ .sz = sizeof(f->comp) };
 	if (vsc_trace_completeness(f->trace, &f->comp))
 		return -1;
+	note_nowhere(f);
 	if (f->comp.state == VSC_TRACE_WHOLE)
 		return 0;
 	if (a->accept_incomplete) {

@@ -220,12 +220,25 @@ static bool spilled(struct stream *st, struct file_report *f, struct item *it)
  * program, result and core go unless a report needs them (or its witness
  * or explanation could not be spilled: the report then prints it from
  * them), and then its facts are kept in a few bytes (item_list.c). */
+/* A recorded trace (docs/format.md: a `# events:` header or an end-of-trace
+ * line), as far as it is read: the reading thread's own. */
+static bool recorded(const struct file_report *f)
+{
+	struct vsc_trace_completeness c = { .sz = sizeof(c) };
+
+	return f->trace && vsc_trace_completeness(f->trace, &c) == 0 && c.recorded;
+}
+
 static void keep(struct stream *st, struct file_report *f, struct item *it)
 {
 	const struct check_args *a = st->a;
 	int err = check_note_facts(it, a); /* its name: the program's until kept */
 	bool whole = !err && needs_program(a, f, it);
 	struct vsc_program *prog = it->prog;
+
+	if (!err && it->status == EXIT_INCONSISTENT && prog && !f->nowhere[0] && recorded(f) &&
+	    check_find_nowhere(prog, f->nowhere, sizeof(f->nowhere)) < 0)
+		err = -ENOMEM;
 
 	/* only a picture or the page shows its core: explained now, in input
 	 * order, rather than every inconsistent one as it is decided */

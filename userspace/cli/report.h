@@ -94,6 +94,10 @@ struct file_report {
 	uint64_t spill_end;  /* where the last of its witnesses in the spill ends */
 	size_t may_be_shown; /* of its executions let out, those not inconsistent */
 	size_t inconsistent_let_out; /* and those inconsistent (the first few are shown) */
+	/* a recorded trace: why its first execution that reads a value no
+	 * recorded write wrote and no initial value can be (check_nowhere.c)
+	 * does, "" none */
+	char nowhere[600];
 };
 
 struct check_args {
@@ -132,6 +136,10 @@ const char *check_shown_path(const struct file_report *f);
 /* A file whose completeness is known: checked, and its verdicts withheld
  * when it is not whole (or, cut short, dropped with exit status 2). */
 void check_finish_file(struct file_report *f, const struct check_args *a);
+/* check_nowhere.c: does prog read a value that no recorded event wrote
+ * and that cannot be its variable's initial value (an unrecorded writer)?
+ * 1 with the reason at why, 0 no, -ENOMEM. */
+int check_find_nowhere(const struct vsc_program *prog, char *why, size_t len);
 
 /* item_list.c. Its executions kept: a whole one (with its program, result,
  * core or prefix) is taken over, another one's facts are copied (its name
