@@ -54,7 +54,8 @@ $(CAPTURE_OBJ): EXTRA_CFLAGS += -I$(BPF_OUT) -Ibpf
 # ---- bundled probe targets and the system tests of vsc record -------------
 PROBE_TARGET_SRC := $(wildcard tests/targets/probe_*.c)
 PROBE_TARGETS := $(PROBE_TARGET_SRC:tests/targets/%.c=$(BUILD)/targets/%) \
-	$(BUILD)/targets/probe_mp_nopie $(BUILD)/targets/uses_lib
+	$(BUILD)/targets/probe_mp_nopie $(BUILD)/targets/uses_lib \
+	$(BUILD)/targets/uses_plugin $(BUILD)/targets/liblib_plugin_dl.so
 TARGET_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Iinclude
 
 $(BUILD)/targets/probe_%: tests/targets/probe_%.c tests/targets/expect.h include/vsc/probe.h
@@ -71,6 +72,16 @@ $(BUILD)/targets/liblib_counter.so: tests/targets/lib_counter.c include/vsc/prob
 	$(CC) $(TARGET_CFLAGS) -fPIC -shared $< -o $@ -lpthread
 $(BUILD)/targets/uses_lib: tests/targets/uses_lib.c $(BUILD)/targets/liblib_counter.so
 	$(CC) $(TARGET_CFLAGS) $< -o $@ -L$(BUILD)/targets -llib_counter -Wl,-rpath,'$$ORIGIN'
+
+# a library with its own probe log (hidden visibility), linked (uses_plugin
+# split) and, a copy, loaded by dlopen (uses_plugin late)
+$(BUILD)/targets/liblib_plugin.so $(BUILD)/targets/liblib_plugin_dl.so: tests/targets/lib_plugin.c \
+		include/vsc/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -fPIC -shared -fvisibility=hidden $< -o $@ -lpthread
+$(BUILD)/targets/uses_plugin: tests/targets/uses_plugin.c $(BUILD)/targets/liblib_plugin.so
+	$(CC) $(TARGET_CFLAGS) $< -o $@ -L$(BUILD)/targets -llib_plugin -Wl,-rpath,'$$ORIGIN' \
+		-ldl -lpthread
 
 # stress targets: real-shaped programs run long, one set for both paths
 # (tests/system/stress.sh here, tests/system/lttng_stress.sh builds them

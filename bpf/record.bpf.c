@@ -188,8 +188,22 @@ static __always_inline int hand_over(struct vsc_record_log_ref *ref, __u64 log_a
 	return 0;
 }
 
-/* The map entry of the calling thread, made on its first sight. */
-static __always_inline struct vsc_record_log_ref *ref_of(__u64 log_addr)
+/* One thread whose probes write into two logs while it lives: a library
+ * with its own copy of <vsc/probe.h>'s per-thread state (dlopen'ed by an
+ * executable not linked with -rdynamic, or built with -fvisibility=hidden)
+ * beside the executable's. Each switch looks like a new thread with the id
+ * (the two logs number their entries apart), and the program order between
+ * the two logs' entries is lost: the recorder counts the loss as not known
+ * and names the objects of the two probe sites (an address in each). Also
+ * a thread id used again without its old thread's end being seen (the end
+ * hooks missing): its old log's rest is not known either. */
+__u64 split_logs = 0;
+__u32 split_tid = 0;
+__u64 split_ip[2] = {}; /* a probe site of the earlier log, of the new one */
+
+/* The map entry of the calling thread, made on its first sight; ip is the
+ * probe site that fired. */
+static __always_inline struct vsc_record_log_ref *ref_of(__u64 log_addr, __u64 ip)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id, pid = id >> 32;
@@ -207,6 +221,15 @@ static __always_inline struct vsc_record_log_ref *ref_of(__u64 log_addr)
 	}
 	if (ref)
 		fresh.instance = ref->instance + 1; /* another thread, or an exec */
+	if (ref && ref->pid == pid && ref->addr != log_addr &&
+	    !(ref->flags & (VSC_RECORD_LOG_ENDED | VSC_RECORD_LOG_EXECED))) {
+		if (__sync_fetch_and_add(&split_logs, 1) == 0) {
+			split_tid = tid;
+			split_ip[0] = ref->ip;
+			split_ip[1] = ip;
+		}
+	}
+	fresh.ip = ip;
 	if (ref && (ref->flags & (VSC_RECORD_LOG_ENDED | VSC_RECORD_LOG_EXECED))) {
 		/* a new log for this thread id (exec, id reuse): the old one's
 		 * memory is gone */
@@ -240,7 +263,7 @@ int BPF_USDT(vsc_batch, __u64 log_addr, __u64 count_arg, __u64 blocking)
 	(void)count_arg; /* the log's header is the truth */
 	if (new_program())
 		return 0;
-	ref = ref_of(log_addr);
+	ref = ref_of(log_addr, PT_REGS_IP(ctx));
 	if (ref)
 		hand_over(ref, log_addr, VSC_RECORD_FROM_BATCH, blocking != 0);
 	return 0;
@@ -250,7 +273,7 @@ SEC("usdt")
 int BPF_USDT(vsc_log, __u64 log_addr)
 {
 	if (!new_program())
-		ref_of(log_addr);
+		ref_of(log_addr, PT_REGS_IP(ctx));
 	return 0;
 }
 

@@ -84,6 +84,8 @@ struct vsc_record_log_ref {
 	 * exit or exec). Its sequence numbers start again, so the recorder must
 	 * not take its events for copies of the old thread's. */
 	__u32 instance;
+	__u32 reserved;
+	__u64 ip; /* the probe site that fired when this entry was made */
 };
 
 #endif /* VSC_RECORD_H */

@@ -72,7 +72,12 @@ struct vsc_probe_source {
 	uint64_t records_late;      /* of them after the logs were read at the end */
 	int error;                  /* first failure inside the ring callback */
 	int moved;
-	pid_t *exact_start; /* -p: threads stepped past a look at the probe */
+	uint64_t unsupported; /* probe events of a size no trace holds (16 bytes) */
+	unsigned unsupported_size;
+	size_t late_files; /* files with probes first found after the start */
+	char late_path[256];
+	char split_obj[2][256]; /* split_logs' two probe sites' files, once known */
+	pid_t *exact_start;     /* -p: threads stepped past a look at the probe */
 	size_t exact_count, exact_cap;
 	size_t start_threads; /* -p: threads stopped at the start */
 };
@@ -136,6 +141,14 @@ static int add_entries(struct vsc_probe_source *src, const struct vsc_record_log
 		 * the access after it lies after the start (see exact_start) */
 		if ((e.flags & VSC_CAP_F_AT_START) && start_is_exact(src, tid))
 			e.flags &= ~(uint32_t)VSC_CAP_F_AT_START;
+		if (e.kind < VSC_CAP_SEGMENT && e.size != 1 && e.size != 2 && e.size != 4 &&
+		    e.size != 8) {
+			/* a probe on a 16-byte object: no trace holds it; counted
+			 * lost here (a gap, or none at a thread's start or end) */
+			src->unsupported++;
+			src->unsupported_size = e.size;
+			continue;
+		}
 		int err = trace_writer_add(src->writer, &e);
 		if (err == -ENOMEM)
 			return err;
@@ -368,8 +381,25 @@ static int remember_path(struct vsc_probe_source *src, const char *path)
 	return 0;
 }
 
-static int attach_files(struct vsc_probe_source *src, const char *extra_path, char *why,
-			size_t why_len)
+/* How attach_files treats a file with probes it has not seen yet. */
+enum scan_mode {
+	SCAN_START, /* mapped at the start: attach */
+	SCAN_LATE,  /* mapped since (dlopen): attach, and note it was late */
+	SCAN_LOOK,  /* the last look, the threads stopped: only note it */
+};
+
+/* A file with probes mapped after the recording began: its probes were
+ * off until it was found (the recorder looks every 500 ms), so its
+ * accesses before are not recorded, and nothing counts them. (With its
+ * semaphores and log its own, the file cannot tell whether it ran.) */
+static void note_late(struct vsc_probe_source *src, const char *path)
+{
+	if (!src->late_files++)
+		snprintf(src->late_path, sizeof(src->late_path), "%s", path);
+}
+
+static int attach_files(struct vsc_probe_source *src, const char *extra_path, enum scan_mode mode,
+			char *why, size_t why_len)
 {
 	char maps[64], line[4096 + 256];
 	int err = 0;
@@ -396,8 +426,12 @@ static int attach_files(struct vsc_probe_source *src, const char *extra_path, ch
 		}
 		if (!already_attached(src, path)) {
 			err = remember_path(src, path);
-			if (!err && vsc_usdt_count(path, "vsc", "batch") > 0)
-				err = attach_file(src, path, why, why_len);
+			if (!err && vsc_usdt_count(path, "vsc", "batch") > 0) {
+				if (mode != SCAN_START)
+					note_late(src, path);
+				if (mode != SCAN_LOOK)
+					err = attach_file(src, path, why, why_len);
+			}
 		}
 		path = NULL;
 	}
@@ -599,8 +633,8 @@ static int attach(struct capture_source *base, struct recorder *rec)
 	if (!r)
 		exact_start(src, rec);
 	if (!r)
-		r = attach_files(src, src->target->exe[0] ? src->target->exe : NULL, why,
-				 sizeof(why));
+		r = attach_files(src, src->target->exe[0] ? src->target->exe : NULL, SCAN_START,
+				 why, sizeof(why));
 	if (r > 0)
 		return 0;
 	if (r == 0)
@@ -620,12 +654,45 @@ static int poll_source(struct capture_source *base, struct trace_writer *w, int 
 	return poll_ring(src, timeout_ms);
 }
 
+/* The file mapped at ip in the target (its path), or "" when not known. */
+static void file_at(const struct vsc_probe_source *src, uint64_t ip, char *buf, size_t len)
+{
+	char maps[64], line[4096 + 256];
+	unsigned long long lo, hi;
+	buf[0] = '\0';
+	snprintf(maps, sizeof(maps), "/proc/%ld/maps", (long)src->target->pid);
+	FILE *in = fopen(maps, "re");
+	if (!in)
+		return;
+	while (fgets(line, sizeof(line), in)) {
+		char *slash = strchr(line, '/');
+		if (sscanf(line, "%llx-%llx", &lo, &hi) != 2 || ip < lo || ip >= hi || !slash)
+			continue;
+		slash[strcspn(slash, "\n")] = '\0';
+		snprintf(buf, len, "%s", slash);
+		break;
+	}
+	fclose(in);
+}
+
+/* Name the files of the probe sites of a thread's two logs (split_logs)
+ * while the process is there. */
+static void name_split(struct vsc_probe_source *src)
+{
+	if (!src->skel || !src->skel->bss->split_logs || src->split_obj[0][0])
+		return;
+	for (int i = 0; i < 2; i++)
+		file_at(src, src->skel->bss->split_ip[i], src->split_obj[i],
+			sizeof(src->split_obj[i]));
+}
+
 static void rescan(struct capture_source *base, struct recorder *rec)
 {
 	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
 	char why[512];
-	if (attach_files(src, NULL, why, sizeof(why)) < 0)
+	if (attach_files(src, NULL, SCAN_LATE, why, sizeof(why)) < 0)
 		recorder_say(rec, "%s", why);
+	name_split(src);
 }
 
 /* With every thread stopped or gone, no record can come after the logs
@@ -653,6 +720,13 @@ static int drain(struct capture_source *base, struct trace_writer *w, bool threa
 	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
 	int n;
 	src->writer = w;
+	/* the last look: a file with probes mapped since the last rescan (a
+	 * library loaded by dlopen just now) was never attached */
+	if (threads_stopped && !src->target->ended && !src->target->exec_done) {
+		char why[512];
+		(void)attach_files(src, NULL, SCAN_LOOK, why, sizeof(why));
+	}
+	name_split(src);
 	while ((n = poll_ring(src, 0)) > 0)
 		;
 	if (n >= 0 && (threads_stopped || src->target->ended)) {
@@ -694,8 +768,8 @@ static uint64_t lost(const struct capture_source *base, bool *exact)
 		 src->drain_unread == 0 && foreign_watch_exact(&src->foreign) &&
 		 fork_watch_exact(&src->forks, children_unrecorded(src));
 	*exact = *exact && src->skel->bss->unread_logs == 0 && src->records_late == 0 &&
-		 !main_left_unnoted(src);
-	return src->skel->bss->lost + src->drain_lost;
+		 !main_left_unnoted(src) && src->skel->bss->split_logs == 0 && src->late_files == 0;
+	return src->skel->bss->lost + src->drain_lost + src->unsupported;
 }
 
 /* Why the number of lost events is not known, when it is not: said on
@@ -734,15 +808,53 @@ static int unknown_loss_why(const struct vsc_probe_source *src, char *buf, size_
 			      "process whose main thread is gone, so what they did after "
 			      "is not recorded",
 			      n ? "; " : "", (unsigned)src->skel->bss->main_left_threads);
+	uint64_t split = src->skel ? src->skel->bss->split_logs : 0;
+	if (split && n >= 0 && (size_t)n < len) {
+		const char *a = src->split_obj[0][0] ? src->split_obj[0] : "one file";
+		const char *b = src->split_obj[1][0] ? src->split_obj[1] : "another";
+		n += snprintf(buf + n, len - (size_t)n,
+			      "%sa thread used two probe logs (thread %u, %" PRIu64
+			      " switches; probes of %s and %s): a library with its own copy of "
+			      "the probes' per-thread state (-fvisibility=hidden, or dlopen "
+			      "without -rdynamic) logs apart, the order between the logs is lost",
+			      n ? "; " : "", (unsigned)src->skel->bss->split_tid, split,
+			      strcmp(a, b) ? a : "one file", strcmp(a, b) ? b : "itself");
+	}
+	if (src->late_files && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "%s%zu file%s with probes mapped after the recording began (%s%s, "
+			      "a dlopen?): %s accesses before the recorder found %s are not "
+			      "recorded (link the library or LD_PRELOAD it, so it is there at "
+			      "the start)",
+			      n ? "; " : "", src->late_files, src->late_files == 1 ? "" : "s",
+			      src->late_files == 1 ? "" : "the first ", src->late_path,
+			      src->late_files == 1 ? "its" : "their",
+			      src->late_files == 1 ? "it" : "them");
 	n = foreign_watch_why(&src->foreign, buf, len, n);
 	n = fork_watch_why(&src->forks, children_unrecorded(src), buf, len, n);
 	return n > 0;
 }
 
+/* Probe events of an access size the trace cannot hold (dropped, and
+ * their sequence numbers counted lost: the ring buffer is not the cause). */
+static int unsupported_why(const struct vsc_probe_source *src, char *buf, size_t len)
+{
+	if (!src->unsupported)
+		return 0;
+	snprintf(buf, len,
+		 "%" PRIu64 " probe events of an unsupported access size (%u bytes; "
+		 "the probes record 1, 2, 4 or 8) were dropped and are counted lost: "
+		 "record such an access as two 8-byte ones",
+		 src->unsupported, src->unsupported_size);
+	return 1;
+}
+
 static void report(struct capture_source *base)
 {
 	struct vsc_probe_source *src = (struct vsc_probe_source *)base;
-	char why[512];
+	char why[2048];
+	if (unsupported_why(src, why, sizeof(why)))
+		recorder_say(src->rec, "%s", why);
 	if (unknown_loss_why(src, why, sizeof(why)))
 		recorder_say(src->rec, "lost events not counted exactly: %s", why);
 }
@@ -760,7 +872,9 @@ static void notes(struct capture_source *base, struct trace_writer *w)
 			 src->start_threads, src->exact_count);
 		trace_writer_note(w, "start of recording", text);
 	}
-	char why[512];
+	char why[2048];
+	if (unsupported_why(src, why, sizeof(why)))
+		trace_writer_note(w, "unsupported access size", why);
 	if (unknown_loss_why(src, why, sizeof(why)))
 		trace_writer_note(w, "loss not known exactly", why);
 }
