@@ -513,7 +513,7 @@ static int with_hint_run(struct engine *g, const struct query *q, struct best *b
 	const struct forced *epochs = g->forced;
 	uint32_t *witness = NULL;
 	long preemptions;
-	int built = 0, kept = 0;
+	int built = 0, kept = 0, run;
 
 	if (!g->stops.point || best->hint_tried || !hint_run_applies(g->p) ||
 	    (best->witness && best->preemptions <= least))
@@ -532,16 +532,16 @@ static int with_hint_run(struct engine *g, const struct query *q, struct best *b
 	 * a recorded reader-writer lock of 1.7 M events (the lock word's
 	 * writers many, the data's one, every read of the data one write's)
 	 * neither gave a witness else, and the searches wandered for minutes */
-	if ((epochs || (!with_hint_order(g, best) && !(built && own.refuted))) &&
-	    hint_run(g->p, g->a, epochs, g->budget, &witness, &preemptions) == 0 && witness &&
-	    (!best->witness || preemptions < best->preemptions)) {
+	run = epochs || (!with_hint_order(g, best) && !(built && own.refuted));
+	if (run && hint_run(g->p, g->a, epochs, g->budget, &witness, &preemptions) == 0 &&
+	    witness && (!best->witness || preemptions < best->preemptions)) {
 		free(best->witness);
 		best->witness = witness;
 		best->preemptions = best->hinted = preemptions;
 		witness = NULL;
 	}
 	free(witness);
-	if (epochs)
+	if (epochs) /* without them it was tried above, before the run */
 		with_hint_order(g, best);
 	if (kept) {
 		best->fixpoint = own;
